@@ -1,0 +1,72 @@
+"""podfold's combinator algebra: pure, composable edits of nested maps and lists.
+
+Nothing here knows about Kubernetes. A transform is an immutable value and a
+pure function ``doc -> doc``: it never mutates its input, copies only the maps
+and lists along the path it changes, and returns the very same document when
+it changes nothing.
+
+>>> from combinators import compose, upsert, append_at
+>>> overlay = compose(append_at("spec.tolerations", {"key": "nvidia.com/gpu",
+...                                                  "operator": "Exists"}, unique=True),
+...                   upsert("spec.nodeSelector", {"gpu": "a100"}))
+>>> pod = {"spec": {"containers": [{"name": "trainer"}]}}
+>>> new = overlay(pod)
+>>> new["spec"]["nodeSelector"], new["spec"]["tolerations"]
+({'gpu': 'a100'}, [{'key': 'nvidia.com/gpu', 'operator': 'Exists'}])
+>>> new["spec"]["containers"] is pod["spec"]["containers"]
+True
+"""
+
+from combinators.control import expect, for_each, when
+from combinators.data import MISSING
+from combinators.errors import (
+                                ExpectationError,
+                                PathError,
+                                PathSyntaxError,
+                                StepError,
+                                TransformError,
+                                TypeClashError,
+)
+from combinators.lists import append_at, insert_at, merge_by, prepend_at
+from combinators.paths import All, End, Index, Key, Match, Part, Path, path
+from combinators.reading import exists, get_at, select
+from combinators.setting import remove_at, replace_at, set_default, update_at, upsert
+from combinators.transform import Transform, chain, compose, fold, identity
+
+__all__ = (
+    "Path",
+    "path",
+    "Part",
+    "Key",
+    "Index",
+    "End",
+    "All",
+    "Match",
+    "Transform",
+    "identity",
+    "compose",
+    "chain",
+    "fold",
+    "upsert",
+    "replace_at",
+    "set_default",
+    "update_at",
+    "remove_at",
+    "append_at",
+    "prepend_at",
+    "insert_at",
+    "merge_by",
+    "for_each",
+    "when",
+    "expect",
+    "select",
+    "get_at",
+    "exists",
+    "MISSING",
+    "TransformError",
+    "PathError",
+    "PathSyntaxError",
+    "TypeClashError",
+    "ExpectationError",
+    "StepError",
+)

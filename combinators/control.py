@@ -1,0 +1,179 @@
+"""Control: apply a transform to every match, choose by a predicate, assert.
+
+>>> pod = {"spec": {"containers": [{"name": "a"}, {"name": "b"}]}}
+>>> from combinators import upsert
+>>> for_each("spec.containers[*]", upsert("imagePullPolicy", "Always"))(pod)
+{'spec': {'containers': [{'name': 'a', 'imagePullPolicy': 'Always'}, {'name': 'b', 'imagePullPolicy': 'Always'}]}}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Union
+
+from combinators.data import Owned, is_map
+from combinators.editing import SKIP, PathEdit
+from combinators.errors import ExpectationError
+from combinators.paths import Match, Path, PathLike, as_path
+from combinators.reading import exists, select
+from combinators.transform import Transform, TransformLike, apply_step, describe_step, identity
+
+__all__ = ("for_each", "when", "expect")
+
+
+class _ForEach(PathEdit):
+    __slots__ = ("transform",)
+    name = "for_each"
+
+    def __init__(self, target: PathLike, transform: TransformLike) -> None:
+        if not callable(transform):
+            raise TypeError(f"for_each needs a transform, got {transform!r}")
+        self._init_path(target, SKIP, SKIP)
+        self.transform = transform
+        self._init_params(self.path, transform)
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        return apply_step(self.transform, old, owned)
+
+
+def for_each(target: PathLike, transform: TransformLike) -> Transform:
+    """Apply ``transform`` to every value ``target`` reaches; paths in it are relative.
+
+    Where ``target`` reaches nothing, the document comes back unchanged.
+
+    >>> from combinators import append_at
+    >>> pod = {"spec": {"containers": [{"name": "a"}, {"name": "b", "args": ["-v"]}]}}
+    >>> for_each("spec.containers[*]", append_at("args", "--fast"))(pod)["spec"]["containers"]
+    [{'name': 'a', 'args': ['--fast']}, {'name': 'b', 'args': ['-v', '--fast']}]
+    >>> for_each("spec.initContainers[*]", append_at("args", "--fast"))(pod) is pod
+    True
+    """
+    return _ForEach(target, transform)
+
+
+Predicate = Union[PathLike, Callable[[Any], bool]]
+
+
+class _When(Transform):
+    __slots__ = ("predicate", "then", "otherwise", "_test")
+    name = "when"
+
+    def __init__(self, predicate: Predicate, then: TransformLike,
+                 otherwise: TransformLike) -> None:
+        self.predicate = predicate
+        self.then = then
+        self.otherwise = otherwise
+        if isinstance(predicate, (str, Path)):
+            where = as_path(predicate)
+            self._test: Callable[[Any], bool] = lambda doc: exists(doc, where)
+            self._init_params(str(where), then, **({} if otherwise is identity
+                                                   else {"otherwise": otherwise}))
+        elif callable(predicate):
+            self._test = predicate
+            self._init_params(predicate, then, **({} if otherwise is identity
+                                                  else {"otherwise": otherwise}))
+        else:
+            raise TypeError(f"when needs a path or a predicate doc -> bool, got {predicate!r}")
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        if not isinstance(self.predicate, (str, Path)):
+            owned.clear()  # the predicate is the caller's code and may keep the document
+        chosen = self.then if self._test(doc) else self.otherwise
+        return apply_step(chosen, doc, owned)
+
+
+def when(predicate: Predicate, transform: TransformLike,
+         otherwise: TransformLike = identity) -> Transform:
+    """Apply ``transform`` where ``predicate`` holds, ``otherwise`` elsewhere.
+
+    ``predicate`` is a function ``doc -> bool`` or a path, which holds when
+    it reaches at least one value.
+
+    >>> from combinators import upsert
+    >>> gpu = when("spec.containers[*].resources.limits['nvidia.com/gpu']",
+    ...            upsert("spec.nodeSelector", {"pool": "gpu"}))
+    >>> gpu({"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": 1}}}]}})["spec"]["nodeSelector"]
+    {'pool': 'gpu'}
+    >>> pod = {"spec": {"containers": [{}]}}
+    >>> gpu(pod) is pod
+    True
+    """
+    return _When(predicate, transform, otherwise)
+
+
+Count = Union[int, str, Callable[[int], bool]]
+_AT_LEAST = re.compile(r"\s*(\d+)\s*\+\s*\Z")
+
+
+def _count_test(count: Count) -> tuple[Callable[[int], bool], str]:
+    if isinstance(count, bool):
+        raise TypeError(f"expect's count is an int, 'N+' or a predicate, got {count!r}")
+    if isinstance(count, int):
+        if count < 0:
+            raise ValueError(f"expect's count cannot be negative, got {count}")
+        return (lambda found: found == count), f"{count}"
+    if isinstance(count, str):
+        found = _AT_LEAST.match(count)
+        if not found:
+            raise ValueError(f"expect's count text must read like '1+', got {count!r}")
+        least = int(found.group(1))
+        return (lambda n: n >= least), f"at least {least}"
+    if callable(count):
+        return count, f"a count satisfying {describe_step(count)}"
+    raise TypeError(f"expect's count is an int, 'N+' or a predicate, got {count!r}")
+
+
+class _Expect(Transform):
+    __slots__ = ("path", "count", "_test", "_wanted")
+    name = "expect"
+
+    def __init__(self, target: PathLike, count: Count) -> None:
+        self.path = as_path(target)
+        self.count = count
+        self._test, self._wanted = _count_test(count)
+        self._init_params(self.path, **({} if count == 1 and not isinstance(count, bool)
+                                        else {"count": count}))
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        found = select(doc, self.path)
+        if self._test(len(found)):
+            return doc
+        raise ExpectationError(
+            f"expected {self._wanted} match{'es' if self._wanted != '1' else ''} "
+            f"for {self.path}, found {len(found)}",
+            path=self.path, found=len(found), present=self._present(doc),
+            present_label=self._present_label())
+
+    def _present_label(self) -> str:
+        last = self.path.parts[-1] if self.path.parts else None
+        return f"{last.fields[0][0]}s present" if isinstance(last, Match) else "present"
+
+    def _present(self, doc: Any) -> tuple[str, ...]:
+        parts = self.path.parts
+        if not parts or not isinstance(parts[-1], Match):
+            return ()
+        field = parts[-1].fields[0][0]
+        lists = select(doc, Path(parts[:-1]))
+        return tuple(str(element[field]) for seq in lists if not is_map(seq)
+                     for element in seq if is_map(element) and field in element)
+
+
+def expect(target: PathLike, count: Count = 1) -> Transform:
+    """Assert how many values ``target`` reaches; return the document unchanged.
+
+    ``count`` is an exact number, a text such as ``"1+"`` (at least one), or
+    a predicate on the number found. Otherwise raise an
+    :class:`~combinators.errors.ExpectationError` (also an ``AssertionError``)
+    saying what was found instead.
+
+    >>> pod = {"spec": {"containers": [{"name": "trainer-0"}, {"name": "sidecar"}]}}
+    >>> expect("spec.containers[*]", "1+")(pod) is pod
+    True
+    >>> expect("spec.containers[name=trainr]")(pod)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ExpectationError: expected 1 match for spec.containers[name=trainr], found 0; names present: trainer-0, sidecar
+    """
+    return _Expect(target, count)
+

@@ -1,0 +1,288 @@
+"""Plain and persistent data: the few operations every combinator is built on.
+
+Documents are JSON-like trees of maps (``dict`` or pyrsistent ``PMap``), lists
+(``list``, ``tuple`` or ``PVector``) and scalars. Two worlds never mix: a plain
+document gets plain values inserted, a persistent one gets frozen values.
+
+Edits are copy-on-write. ``owned`` maps ``id()`` to the containers created by
+the current application of a transform (and keeps them alive, so an ``id`` is
+never reused while the map exists): those nobody else has seen yet, so later
+steps of the same application may change them in place instead of copying
+them again. Everything else is copied before it is changed, so inputs are
+never mutated.
+
+>>> doc = {"spec": {"nodeSelector": {}}, "metadata": {}}
+>>> new = set_key(doc, "kind", "Pod", {})
+>>> new is doc, "kind" in doc, new["metadata"] is doc["metadata"]
+(False, False, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pyrsistent import PMap, PVector, freeze, pmap, pvector
+
+__all__ = (
+    "MISSING",
+    "REMOVE",
+    "Owned",
+    "is_map",
+    "is_seq",
+    "kind_name",
+    "strict_equal",
+    "copy_plain",
+    "thaw_plain",
+    "freeze_value",
+    "set_key",
+    "delete_key",
+    "rebuild_seq",
+    "extend_seq",
+    "empty_map",
+    "empty_seq",
+    "Template",
+    "merge_value",
+)
+
+Owned = dict[int, Any]  # id(container) -> container; see the module docstring
+
+
+class _Sentinel:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+MISSING: Any = _Sentinel("MISSING")
+"""Stands for a key or element that is not there."""
+
+REMOVE: Any = _Sentinel("REMOVE")
+"""Returned by a leaf operation to delete what the path points at."""
+
+
+def is_map(value: Any) -> bool:
+    """Whether ``value`` is a map this library edits: ``dict`` or ``PMap``."""
+    return type(value) is dict or isinstance(value, (dict, PMap))
+
+
+def is_seq(value: Any) -> bool:
+    """Whether ``value`` is a list this library edits: ``list``, ``tuple`` or ``PVector``."""
+    return type(value) is list or isinstance(value, (list, tuple, PVector))
+
+
+def kind_name(value: Any) -> str:
+    """A short name of what ``value`` is, for error messages.
+
+    >>> kind_name({}), kind_name([1]), kind_name("x"), kind_name(None)
+    ('a map', 'a list', "a string ('x')", 'null')
+    """
+    if is_map(value):
+        return "a map"
+    if is_seq(value):
+        return "a list"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({value!r})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        text = value if len(value) <= 40 else value[:37] + "..."
+        return f"a string ({text!r})"
+    return f"a {type(value).__name__}"
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """Deep equality that also compares kinds: ``1`` is not ``True`` nor ``1.0``.
+
+    A ``PMap`` equals a ``dict`` and a ``PVector`` a ``list`` with the same items.
+
+    >>> strict_equal({"a": [1, 2]}, {"a": [1, 2]}), strict_equal(1, True), strict_equal(1, 1.0)
+    (True, False, False)
+    """
+    if a is b:
+        return True
+    if is_map(a):
+        if not is_map(b) or len(a) != len(b):
+            return False
+        for key, value in a.items():
+            other = b.get(key, MISSING)
+            if other is MISSING or not strict_equal(value, other):
+                return False
+        return True
+    if is_seq(a):
+        if not is_seq(b) or len(a) != len(b):
+            return False
+        return all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is not type(b):
+        return False
+    return bool(a == b)
+
+
+def copy_plain(value: Any) -> Any:
+    """A fresh plain copy: dicts and lists are new, scalars shared; keeps key order.
+
+    Frozen input (``PMap``/``PVector``) is thawed on the way.
+    """
+    cls = type(value)
+    if cls is dict:
+        return {key: copy_plain(item) for key, item in value.items()}
+    if cls is list:
+        return [copy_plain(item) for item in value]
+    if isinstance(value, (dict, PMap)):
+        return {key: copy_plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, PVector)) and not isinstance(value, str):
+        return [copy_plain(item) for item in value]
+    return value
+
+
+thaw_plain = copy_plain
+
+
+def freeze_value(value: Any) -> Any:
+    """Freeze a value with pyrsistent (maps to ``PMap``, lists and tuples to ``PVector``)."""
+    return freeze(value)
+
+
+def empty_map(persistent: bool) -> Any:
+    return pmap() if persistent else {}
+
+
+def empty_seq(persistent: bool) -> Any:
+    return pvector() if persistent else []
+
+
+def set_key(mapping: Any, key: Any, value: Any, owned: Owned) -> Any:
+    """``mapping`` with ``key`` set to ``value``; copies unless ``mapping`` is owned."""
+    if type(mapping) is dict:
+        if id(mapping) in owned:
+            mapping[key] = value
+            return mapping
+        new = mapping.copy()
+        new[key] = value
+        owned[id(new)] = new
+        return new
+    if isinstance(mapping, PMap):
+        return mapping.set(key, value)
+    new = dict(mapping)
+    new[key] = value
+    owned[id(new)] = new
+    return new
+
+
+def delete_key(mapping: Any, key: Any, owned: Owned) -> Any:
+    """``mapping`` without ``key``; copies unless ``mapping`` is owned."""
+    if isinstance(mapping, PMap):
+        return mapping.discard(key)
+    if type(mapping) is dict and id(mapping) in owned:
+        del mapping[key]
+        return mapping
+    new = dict(mapping)
+    del new[key]
+    owned[id(new)] = new
+    return new
+
+
+def rebuild_seq(seq: Any, changes: dict[int, Any], removed: Iterable[int], owned: Owned) -> Any:
+    """``seq`` with some elements replaced (``changes``) and some removed (by index)."""
+    gone = set(removed)
+    if isinstance(seq, PVector):
+        if not gone:
+            evolver = seq.evolver()
+            for index, value in changes.items():
+                evolver[index] = value
+            return evolver.persistent()
+        return pvector(changes.get(i, item) for i, item in enumerate(seq) if i not in gone)
+    if type(seq) is list and id(seq) in owned and not gone:
+        for index, value in changes.items():
+            seq[index] = value
+        return seq
+    items = [changes.get(i, item) for i, item in enumerate(seq) if i not in gone]
+    if isinstance(seq, tuple):
+        return tuple(items)
+    owned[id(items)] = items
+    return items
+
+
+def extend_seq(seq: Any, items: list[Any], at: int | None, owned: Owned) -> Any:
+    """``seq`` with ``items`` inserted at position ``at`` (``None``: at the end)."""
+    if isinstance(seq, PVector):
+        if at is None:
+            return seq.extend(items)
+        as_list = list(seq)
+        as_list[at:at] = items
+        return pvector(as_list)
+    if isinstance(seq, tuple):
+        as_list = list(seq)
+        position = len(as_list) if at is None else at
+        as_list[position:position] = items
+        return tuple(as_list)
+    if type(seq) is list and id(seq) in owned:
+        new = seq
+    else:
+        new = list(seq)
+        owned[id(new)] = new
+    if at is None:
+        new.extend(items)
+    else:
+        new[at:at] = items
+    return new
+
+
+class Template:
+    """A value a transform inserts: kept as a private plain copy and frozen.
+
+    ``fresh`` gives what to insert: a new plain copy for a plain document (so
+    no two places, and no caller, ever share it) or the frozen value, which
+    may be shared freely, for a persistent one.
+    """
+
+    __slots__ = ("plain", "frozen", "is_container")
+
+    def __init__(self, value: Any) -> None:
+        self.plain = copy_plain(value)
+        self.frozen = freeze(self.plain)
+        self.is_container = is_map(self.plain) or is_seq(self.plain)
+
+    def fresh(self, persistent: bool) -> Any:
+        if persistent:
+            return self.frozen
+        return copy_plain(self.plain) if self.is_container else self.plain
+
+
+def merge_value(old: Any, plain: Any, frozen: Any, persistent: bool, owned: Owned) -> Any:
+    """Merge ``plain`` into ``old``: maps key by key, recursively; anything else replaces.
+
+    ``frozen`` is ``plain`` frozen (used for persistent documents). Returns
+    ``old`` itself when nothing changes.
+
+    >>> old = {"a": {"x": 1}, "b": [1]}
+    >>> merge_value(old, {"a": {"y": 2}}, None, False, {})
+    {'a': {'x': 1, 'y': 2}, 'b': [1]}
+    >>> merge_value(old, {"b": [1]}, None, False, {}) is old
+    True
+    """
+    if type(plain) is dict:
+        if old is MISSING or old is None or not is_map(old):
+            return frozen if persistent else copy_plain(plain)
+        result = old
+        for key, value in plain.items():
+            current = result.get(key, MISSING)
+            merged = merge_value(current, value, frozen[key] if persistent else None,
+                                 persistent, owned)
+            if merged is not current:
+                result = set_key(result, key, merged, owned)
+        return result
+    if old is not MISSING and strict_equal(old, plain):
+        return old
+    if persistent:
+        return frozen
+    return copy_plain(plain) if type(plain) is list else plain

@@ -1,0 +1,237 @@
+"""Walking a path and rebuilding only what changes: the engine behind every combinator.
+
+:class:`PathEdit` is the base of the combinators that act at a path. It
+walks the path, hands each value found at the last part to :meth:`PathEdit.leaf`
+and rebuilds the containers along the way, copy-on-write; a subtree that did
+not change is returned as the very same object, so a transform that changes
+nothing returns its input.
+
+What happens where the path leads nowhere is the subclass's choice:
+``CREATE`` makes the missing maps (and lists, where the next part selects in
+a list), ``SKIP`` leaves the document as it is, ``ERROR`` raises a
+:class:`~combinators.errors.PathError` naming the near misses.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pyrsistent import PMap, PVector
+
+from combinators.data import (
+    MISSING,
+    REMOVE,
+    Owned,
+    delete_key,
+    empty_map,
+    empty_seq,
+    extend_seq,
+    is_map,
+    is_seq,
+    kind_name,
+    rebuild_seq,
+    set_key,
+)
+from combinators.errors import PathError, TransformError, TypeClashError
+from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
+from combinators.transform import Transform
+
+__all__ = ("PathEdit", "CREATE", "SKIP", "ERROR", "missing_key_error", "no_match_error",
+           "persistent_world")
+
+CREATE, SKIP, ERROR = "create", "skip", "error"
+
+
+def persistent_world(doc: Any) -> bool:
+    """Whether values inserted into ``doc`` are to be frozen (a pyrsistent document)."""
+    return isinstance(doc, (PMap, PVector))
+
+
+def _where(path: Path, index: int) -> str:
+    prefix = str(path.prefix(index))
+    return prefix or "the document"
+
+
+def missing_key_error(path: Path, index: int, mapping: Any, key: str) -> PathError:
+    """The error for a key that is not in ``mapping``, with its close matches."""
+    keys = [str(k) for k in mapping]
+    close = tuple(difflib.get_close_matches(str(key), keys, n=3, cutoff=0.6))
+    return PathError(f"no key {key!r} in {_where(path, index)}", path=path, part_index=index,
+                     near_misses=close, present=tuple(keys[:20]))
+
+
+def _label_values(seq: Any, field: str) -> list[str]:
+    values = []
+    for element in seq:
+        if is_map(element) and field in element:
+            values.append(str(element[field]))
+    return values
+
+
+def no_match_error(path: Path, index: int, seq: Any, part: Part) -> PathError:
+    """The error for a selector that matches nothing, naming what is there."""
+    where = _where(path, index)
+    if isinstance(part, Match):
+        field, wanted = part.fields[0]
+        values = _label_values(seq, field)
+        close = tuple(difflib.get_close_matches(str(wanted), values, n=3, cutoff=0.6))
+        return PathError(f"no element {part.text()} in {where}", path=path, part_index=index,
+                        near_misses=close, present=tuple(values[:20]),
+                        present_label=f"{field}s present")
+    if isinstance(part, Index):
+        return PathError(f"index {part.index} out of range in {where} "
+                         f"(it has {len(seq)} elements)", path=path, part_index=index)
+    return PathError(f"nothing at {part.text()} in {where}", path=path, part_index=index)
+
+
+class PathEdit(Transform):
+    """A transform that changes what a path points at.
+
+    Subclasses set ``missing`` (what to do where a parent is missing),
+    ``missing_leaf`` (what to do where the last part finds nothing; ``CREATE``
+    calls :meth:`leaf` with ``MISSING``) and implement :meth:`leaf`.
+    """
+
+    __slots__ = ("path", "_parts", "_last", "missing", "missing_leaf")
+
+    def _init_path(self, target: Any, missing: str, missing_leaf: str) -> None:
+        self.path = as_path(target)
+        self._parts = self.path.parts
+        self._last = len(self._parts) - 1
+        self.missing = missing
+        self.missing_leaf = missing_leaf
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:  # pragma: no cover
+        """The new value for ``old`` (``MISSING`` where nothing is there), or ``REMOVE``."""
+        raise NotImplementedError
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        persistent = persistent_world(doc)
+        if self._last < 0:
+            return self._leaf_at_root(doc, persistent, owned)
+        try:
+            return self._edit(doc, 0, persistent, owned)
+        except TransformError as err:
+            if err.path is None:
+                err.path = self.path
+                err.part_index = self._last
+            raise
+
+    def _leaf_at_root(self, doc: Any, persistent: bool, owned: Owned) -> Any:
+        new = self.leaf(doc, persistent, owned)
+        if new is REMOVE:
+            raise TypeClashError("cannot remove the whole document", path=self.path)
+        return new
+
+    def _edit(self, node: Any, index: int, persistent: bool, owned: Owned) -> Any:
+        part = self._parts[index]
+        last = index == self._last
+        if type(part) is Key:
+            if not is_map(node):
+                raise TypeClashError(
+                    f"cannot take key {part.name!r} of {kind_name(node)} at "
+                    f"{_where(self.path, index)}", path=self.path, part_index=index,
+                    expected="a map", found=kind_name(node))
+            key = part.name
+            child = node.get(key, MISSING)
+            if last:
+                if child is MISSING and self.missing_leaf != CREATE:
+                    if self.missing_leaf == SKIP:
+                        return node
+                    raise missing_key_error(self.path, index, node, key)
+                new = self.leaf(child, persistent, owned)
+                if new is child:
+                    return node
+                if new is REMOVE:
+                    return node if child is MISSING else delete_key(node, key, owned)
+                return set_key(node, key, new, owned)
+            if child is MISSING or child is None:
+                if self.missing == SKIP:
+                    return node
+                if self.missing == ERROR:
+                    raise missing_key_error(self.path, index, node, key)
+                child = (empty_map(persistent) if type(self._parts[index + 1]) is Key
+                         else empty_seq(persistent))
+            new = self._edit(child, index + 1, persistent, owned)
+            if new is child:
+                return node
+            return set_key(node, key, new, owned)
+        return self._edit_seq(node, part, index, last, persistent, owned)
+
+    def _edit_seq(self, node: Any, part: Part, index: int, last: bool, persistent: bool,
+                  owned: Owned) -> Any:
+        if not is_seq(node):
+            raise TypeClashError(
+                f"cannot select {part.text()} in {kind_name(node)} at "
+                f"{_where(self.path, index)}", path=self.path, part_index=index,
+                expected="a list", found=kind_name(node))
+        kind = type(part)
+        if kind is End:
+            return self._append_new(node, part, index, last, persistent, owned)
+        if kind is All:
+            targets: list[int] = list(range(len(node)))
+        elif kind is Match:
+            assert isinstance(part, Match)
+            targets = [i for i, element in enumerate(node) if part.matches(element)]
+            if not targets:
+                return self._append_new(node, part, index, last, persistent, owned)
+        else:
+            assert isinstance(part, Index)
+            size = len(node)
+            if not -size <= part.index < size:
+                policy = self.missing_leaf if last else self.missing
+                if policy == SKIP:
+                    return node
+                raise no_match_error(self.path, index, node, part)
+            targets = [part.index % size]
+        changes: dict[int, Any] = {}
+        removed: list[int] = []
+        for position in targets:
+            child = node[position]
+            new = (self.leaf(child, persistent, owned) if last
+                   else self._edit(child, index + 1, persistent, owned))
+            if new is REMOVE:
+                removed.append(position)
+            elif new is not child:
+                changes[position] = new
+        if not changes and not removed:
+            return node
+        return rebuild_seq(node, changes, removed, owned)
+
+    def _append_new(self, node: Any, part: Part, index: int, last: bool, persistent: bool,
+                    owned: Owned) -> Any:
+        """Nothing matched ``part`` (a match selector, or the end of the list)."""
+        policy = self.missing_leaf if last else self.missing
+        if policy == SKIP:
+            return node
+        if policy == ERROR or (not last and isinstance(part, Match)):
+            # A match in the middle of a path never invents an element: that
+            # would be a phantom (a container with no image, say).
+            raise no_match_error(self.path, index, node, part)
+        if last:
+            new = self.leaf(MISSING, persistent, owned)
+            if new is MISSING or new is REMOVE:
+                return node
+        else:
+            seed = empty_map(persistent) if type(self._parts[index + 1]) is Key \
+                else empty_seq(persistent)
+            new = self._edit(seed, index + 1, persistent, owned)
+            if new is seed:
+                return node
+        if isinstance(part, Match) and is_map(new):
+            new = _with_fields(new, part, owned)
+        return extend_seq(node, [new], None, owned)
+
+
+def _with_fields(element: Any, part: Match, owned: Owned) -> Any:
+    for key, value in part.fields:
+        if element.get(key, MISSING) is MISSING:
+            element = set_key(element, key, value, owned)
+    if type(element) is dict:
+        # the selector's fields lead, as a user writes them: {name: sidecar, image: ...}
+        ordered = {key: element[key] for key, _ in part.fields}
+        ordered.update(element)
+        owned[id(ordered)] = ordered
+        return ordered
+    return element

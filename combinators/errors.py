@@ -1,0 +1,162 @@
+"""Errors raised by paths and transforms.
+
+Every error is a :class:`TransformError`; each subclass also derives from the
+built-in exception a caller would reach for (``LookupError``, ``TypeError``,
+``ValueError``, ``AssertionError``), so ``except KeyError``-style code keeps
+working where it makes sense. Errors carry structured fields, and their
+message names the path, the part of it that failed and what was there instead.
+
+>>> from combinators import path
+>>> err = PathError("no key 'nodeSelectr'", path=path("spec.nodeSelectr"), part_index=1,
+...                 near_misses=("nodeSelector",))
+>>> print(err)
+no key 'nodeSelectr' (part 2 of spec.nodeSelectr); did you mean: nodeSelector?
+>>> isinstance(err, LookupError)
+True
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from combinators.paths import Path
+
+__all__ = (
+    "TransformError",
+    "PathError",
+    "PathSyntaxError",
+    "TypeClashError",
+    "ExpectationError",
+    "StepError",
+)
+
+
+class TransformError(Exception):
+    """Base of every error podfold raises.
+
+    ``steps`` lists where in a composition the error happened, outermost
+    first (for example ``("step 3 of 8: upsert('spec.nodeSelector', ...)",)``);
+    compositions add to it as the error travels up.
+    """
+
+    def __init__(self, message: str, *, path: Path | None = None,
+                 part_index: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.part_index = part_index
+        self.steps: tuple[str, ...] = ()
+
+    def _where(self) -> str:
+        if self.path is None:
+            return ""
+        if self.part_index is not None and 0 <= self.part_index < len(self.path.parts):
+            return f" (part {self.part_index + 1} of {self.path})"
+        return f" (in {self.path})"
+
+    def _detail(self) -> str:
+        return ""
+
+    def with_step(self, step: str) -> TransformError:
+        """Record one more enclosing step (outermost ends up first); returns ``self``."""
+        self.steps = (step, *self.steps)
+        return self
+
+    def __str__(self) -> str:
+        text = self.message + self._where() + self._detail()
+        if self.steps:
+            text += " [in " + " > ".join(self.steps) + "]"
+        return text
+
+    def __reduce__(self) -> Any:  # keep errors picklable despite keyword-only fields
+        return (_rebuild, (type(self), self.__dict__.copy()))
+
+
+def _rebuild(cls: type[TransformError], state: dict[str, Any]) -> TransformError:
+    err = cls.__new__(cls)
+    Exception.__init__(err, state.get("message", ""))
+    err.__dict__.update(state)
+    return err
+
+
+class PathError(TransformError, LookupError):
+    """A path leads nowhere: a missing key, an index out of range, no match.
+
+    ``near_misses`` holds what was there instead (keys of the map, names of
+    the list's elements, ...), best first.
+    """
+
+    def __init__(self, message: str, *, path: Path | None = None,
+                 part_index: int | None = None,
+                 near_misses: tuple[str, ...] = (), present: tuple[str, ...] = (),
+                 present_label: str = "present") -> None:
+        super().__init__(message, path=path, part_index=part_index)
+        self.near_misses = tuple(near_misses)
+        self.present = tuple(present)
+        self.present_label = present_label
+
+    def _detail(self) -> str:
+        text = ""
+        if self.near_misses:
+            text += "; did you mean: " + ", ".join(self.near_misses) + "?"
+        if self.present:
+            text += f"; {self.present_label}: " + ", ".join(self.present)
+        return text
+
+    # LookupError's __str__ would otherwise win for KeyError-like subclasses
+    __str__ = TransformError.__str__
+
+
+class PathSyntaxError(TransformError, ValueError):
+    """A path's text does not parse; ``text`` and ``position`` point at the fault."""
+
+    def __init__(self, message: str, *, text: str, position: int) -> None:
+        super().__init__(message)
+        self.text = text
+        self.position = position
+
+    def __str__(self) -> str:
+        caret = " " * self.position + "^"
+        return f"{self.message} at character {self.position + 1}\n  {self.text}\n  {caret}"
+
+
+class TypeClashError(TransformError, TypeError):
+    """A value has the wrong kind for the operation: appending to a map, say.
+
+    ``expected`` names what the operation needed, ``found`` what was there.
+    """
+
+    def __init__(self, message: str, *, path: Path | None = None,
+                 part_index: int | None = None, expected: str = "", found: str = "") -> None:
+        super().__init__(message, path=path, part_index=part_index)
+        self.expected = expected
+        self.found = found
+
+
+class ExpectationError(TransformError, AssertionError):
+    """An :func:`~combinators.expect` step found something other than expected."""
+
+    def __init__(self, message: str, *, path: Path | None = None, found: int = 0,
+                 present: tuple[str, ...] = (), present_label: str = "present") -> None:
+        super().__init__(message, path=path)
+        self.found = found
+        self.present = tuple(present)
+        self.present_label = present_label
+
+    def _where(self) -> str:
+        return ""  # the message names the path already
+
+    def _detail(self) -> str:
+        return f"; {self.present_label}: " + ", ".join(self.present) if self.present else ""
+
+
+class StepError(TransformError):
+    """A step that is not a podfold transform (a plain function) raised.
+
+    The original exception is kept as ``__cause__`` and in ``cause``.
+    """
+
+    def __init__(self, message: str, *, cause: BaseException) -> None:
+        super().__init__(message)
+        self.cause = cause

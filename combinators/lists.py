@@ -1,0 +1,240 @@
+"""Adding to lists: append, prepend, insert next to a match, merge by key.
+
+Each factory takes the path of the list first. A missing list is created
+(with missing parent maps); a path that leads to something other than a
+list raises a :class:`~combinators.errors.TypeClashError` (also a ``TypeError``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Union
+
+from combinators.data import (
+    MISSING,
+    Owned,
+    Template,
+    empty_seq,
+    extend_seq,
+    is_map,
+    is_seq,
+    kind_name,
+    merge_value,
+    rebuild_seq,
+    strict_equal,
+)
+from combinators.editing import CREATE, PathEdit, no_match_error
+from combinators.errors import TypeClashError
+from combinators.paths import Index, Match, Part, Path, PathLike
+from combinators.transform import Transform
+
+__all__ = ("append_at", "prepend_at", "insert_at", "merge_by")
+
+
+def _require_list(old: Any) -> None:
+    if not is_seq(old):
+        raise TypeClashError(f"expected a list, found {kind_name(old)}",
+                             expected="a list", found=kind_name(old))
+
+
+class _Add(PathEdit):
+    """Add items at the end, at the start, or next to a selected element."""
+
+    __slots__ = ("name", "items", "unique", "where", "anchor")
+
+    def __init__(self, name: str, target: PathLike, items: Sequence[Any], unique: bool,
+                 where: str, anchor: Part | None, params: dict[str, Any]) -> None:
+        self.name = name
+        self._init_path(target, CREATE, CREATE)
+        self.items = tuple(Template(item) for item in items)
+        self.unique = unique
+        self.where = where
+        self.anchor = anchor
+        self._init_params(self.path, *(item.plain for item in self.items), **params)
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        if old is MISSING or old is None:
+            old = empty_seq(persistent)
+        else:
+            _require_list(old)
+        new: list[Any] = []
+        for item in self.items:
+            if self.unique and (any(strict_equal(item.plain, present) for present in old)
+                                or any(strict_equal(item.plain, added) for added in new)):
+                continue
+            new.append(item.fresh(persistent))
+        if not new:
+            return old
+        return extend_seq(old, new, self._position(old), owned)
+
+    def _position(self, old: Any) -> int | None:
+        if self.where == "end":
+            return None
+        if self.where == "start":
+            return 0
+        assert self.anchor is not None
+        found = _anchor_positions(old, self.anchor)
+        if not found:
+            raise no_match_error(self.path.child(self.anchor), len(self.path), old, self.anchor)
+        return found[0] if self.where == "before" else found[-1] + 1
+
+
+def _anchor_positions(seq: Any, anchor: Part) -> list[int]:
+    if isinstance(anchor, Index):
+        size = len(seq)
+        return [anchor.index % size] if -size <= anchor.index < size else []
+    assert isinstance(anchor, Match)
+    return [i for i, element in enumerate(seq) if anchor.matches(element)]
+
+
+def append_at(target: PathLike, *items: Any, unique: bool = False) -> Transform:
+    """Append ``items`` to the list at ``target``, creating it where absent.
+
+    With ``unique=True`` an item already in the list (or given twice) is
+    skipped, so applying the transform twice equals applying it once.
+
+    >>> pod = {"spec": {"tolerations": [{"key": "a"}]}}
+    >>> append_at("spec.tolerations", {"key": "b"})(pod)
+    {'spec': {'tolerations': [{'key': 'a'}, {'key': 'b'}]}}
+    >>> append_at("spec.tolerations", {"key": "a"}, unique=True)(pod) is pod
+    True
+    >>> append_at("spec.containers[0].args", "--fast")({"spec": {"containers": [{"name": "t"}]}})
+    {'spec': {'containers': [{'name': 't', 'args': ['--fast']}]}}
+    """
+    return _Add("append_at", target, items, unique, "end", None,
+                {"unique": True} if unique else {})
+
+
+def prepend_at(target: PathLike, *items: Any, unique: bool = False) -> Transform:
+    """Put ``items`` at the start of the list at ``target``, in the order given.
+
+    Missing lists are created; ``unique=True`` skips items already present.
+
+    >>> prepend_at("spec.containers[0].command", "torchrun")(
+    ...     {"spec": {"containers": [{"command": ["python"]}]}})
+    {'spec': {'containers': [{'command': ['torchrun', 'python']}]}}
+    """
+    return _Add("prepend_at", target, items, unique, "start", None,
+                {"unique": True} if unique else {})
+
+
+AnchorLike = Union[str, int, dict[str, Any]]
+
+
+def _anchor(value: AnchorLike) -> Part:
+    if isinstance(value, bool):
+        raise TypeError(f"before=/after= takes a selector, an index or a map, got {value!r}")
+    if isinstance(value, int):
+        return Index(value)
+    if isinstance(value, dict):
+        return Match(tuple(value.items()))
+    if isinstance(value, str):
+        text = value if value.startswith("[") else f"[{value}]"
+        parts = Path.parse(text).parts
+        if len(parts) == 1 and isinstance(parts[0], (Match, Index)):
+            return parts[0]
+    raise TypeError(f"before=/after= takes a selector such as 'name=trainer', an index "
+                    f"or a map of fields, got {value!r}")
+
+
+def insert_at(target: PathLike, *items: Any, before: AnchorLike | None = None,
+              after: AnchorLike | None = None, unique: bool = False) -> Transform:
+    """Insert ``items`` into the list at ``target`` next to a selected element.
+
+    ``before`` or ``after`` (exactly one) selects the element: a selector
+    (``"name=trainer"``), an index, or a map of fields. Items go before the
+    first match or after the last one; where nothing matches, a
+    :class:`~combinators.errors.PathError` names what is there.
+
+    >>> pod = {"spec": {"initContainers": [{"name": "fetch"}, {"name": "setup"}]}}
+    >>> insert_at("spec.initContainers", {"name": "wait"}, before="name=setup")(pod)
+    {'spec': {'initContainers': [{'name': 'fetch'}, {'name': 'wait'}, {'name': 'setup'}]}}
+    >>> insert_at("spec.initContainers", {"name": "last"}, after=-1)(pod)["spec"]["initContainers"][-1]
+    {'name': 'last'}
+    """
+    if (before is None) == (after is None):
+        raise TypeError("insert_at takes exactly one of before= or after=")
+    where, anchor = ("before", before) if before is not None else ("after", after)
+    assert anchor is not None
+    params: dict[str, Any] = {where: anchor}
+    if unique:
+        params["unique"] = True
+    return _Add("insert_at", target, items, unique, where, _anchor(anchor), params)
+
+
+class _MergeBy(PathEdit):
+    __slots__ = ("items", "keys")
+    name = "merge_by"
+
+    def __init__(self, target: PathLike, items: Sequence[Any], key: str | tuple[str, ...]) -> None:
+        self._init_path(target, CREATE, CREATE)
+        self.keys = (key,) if isinstance(key, str) else tuple(key)
+        if not self.keys:
+            raise ValueError("merge_by needs at least one key field")
+        for number, item in enumerate(items):
+            if not is_map(item):
+                raise TypeError(f"merge_by item {number} is {kind_name(item)}; items are maps")
+            absent = [k for k in self.keys if k not in item]
+            if absent:
+                raise ValueError(f"merge_by item {number} has no {', '.join(absent)} field "
+                                 f"to merge by: {item!r}")
+        self.items = tuple(Template(item) for item in items)
+        params: dict[str, Any] = {} if key == "name" else {"key": key}
+        self._init_params(self.path, [item.plain for item in self.items], **params)
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        if old is MISSING or old is None:
+            old = empty_seq(persistent)
+        else:
+            _require_list(old)
+        changes: dict[int, Any] = {}
+        appended: list[Any] = []
+        for item in self.items:
+            wanted = [item.plain[k] for k in self.keys]
+            position = _find_keyed(old, self.keys, wanted)
+            if position is None:
+                found = _find_keyed(appended, self.keys, wanted)
+                if found is None:
+                    appended.append(item.fresh(persistent))
+                else:
+                    appended[found] = merge_value(appended[found], item.plain,
+                                                  item.frozen, persistent, owned)
+                continue
+            current = changes.get(position, old[position])
+            merged = merge_value(current, item.plain, item.frozen, persistent, owned)
+            if merged is not current:
+                changes[position] = merged
+        result = rebuild_seq(old, changes, (), owned) if changes else old
+        if appended:
+            result = extend_seq(result, appended, None, owned)
+        return result
+
+
+def _find_keyed(seq: Any, keys: tuple[str, ...], wanted: list[Any]) -> int | None:
+    for position, element in enumerate(seq):
+        if is_map(element) and all(
+                strict_equal(element.get(k, MISSING), w) for k, w in zip(keys, wanted, strict=True)):
+            return position
+    return None
+
+
+def merge_by(target: PathLike, items: Sequence[Any],
+             key: str | tuple[str, ...] = "name") -> Transform:
+    """Merge each item into the list element with the same ``key``; append the rest.
+
+    ``key`` is a field name or a tuple of them (a composite key such as
+    ``("containerPort", "protocol")``). Matching elements are merged as
+    :func:`upsert` merges (maps recursively, other values replace); items with
+    no match are appended in order. A missing list is created.
+
+    >>> pod = {"spec": {"containers": [{"name": "t", "env": [{"name": "A", "value": "1"}]}]}}
+    >>> merge_by("spec.containers[name=t].env", [{"name": "A", "value": "2"},
+    ...                                          {"name": "B", "value": "3"}])(pod)
+    {'spec': {'containers': [{'name': 't', 'env': [{'name': 'A', 'value': '2'}, {'name': 'B', 'value': '3'}]}]}}
+    >>> ports = {"ports": [{"containerPort": 80, "protocol": "TCP"}]}
+    >>> merge_by("ports", [{"containerPort": 80, "protocol": "UDP"}],
+    ...          key=("containerPort", "protocol"))(ports)
+    {'ports': [{'containerPort': 80, 'protocol': 'TCP'}, {'containerPort': 80, 'protocol': 'UDP'}]}
+    """
+    return _MergeBy(target, items, key)
+

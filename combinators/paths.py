@@ -1,0 +1,440 @@
+"""Paths: one small grammar to point into nested maps and lists.
+
+A path is a sequence of parts, written like
+``spec.containers[name=trainer].env[name=NCCL_DEBUG].value``:
+
+=============================  ==================================================
+``name`` / ``["a.b/c"]``         a key of a map (quote keys with dots or brackets)
+``[0]``, ``[-1]``                 an element of a list by index
+``[-]``                           the end of a list: a new element goes there
+``[*]``                           every element of a list
+``[name=trainer]``                the elements whose field equals the value
+``[containerPort=29500,protocol=TCP]``  several fields must all match
+=============================  ==================================================
+
+Unquoted match values that look like integers, ``true``/``false`` or ``null``
+become those values; quote them (``[name="8080"]``) to keep a string.
+
+>>> p = path('spec.containers[name=trainer].env[-]')
+>>> p
+path('spec.containers[name=trainer].env[-]')
+>>> str(p)
+'spec.containers[name=trainer].env[-]'
+>>> path('metadata.annotations["sidecar.istio.io/inject"]').parts[-1]
+Key('sidecar.istio.io/inject')
+>>> path('ports[containerPort=29500,protocol=TCP]').parts[-1]
+Match((('containerPort', 29500), ('protocol', 'TCP')))
+>>> path('spec.containers[name=trainer')
+Traceback (most recent call last):
+  ...
+combinators.errors.PathSyntaxError: expected ']' to close the selector at character 29
+  spec.containers[name=trainer
+                              ^
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any, Union
+
+from combinators.errors import PathSyntaxError
+
+__all__ = ("Path", "path", "Key", "Index", "End", "All", "Match", "Part", "PathLike")
+
+_IDENT = re.compile(r"[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*|[0-9]+[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*")
+_BARE_KEY = re.compile(r"[A-Za-z_$@][A-Za-z0-9_$@/:+~-]*\Z")
+_BARE_VALUE = re.compile(r"[^,\]\"'\s=]+")
+_INT = re.compile(r"-?[0-9]+\Z")
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+class Part:
+    """One step of a path. Subclasses: Key, Index, End, All, Match."""
+
+    __slots__ = ()
+
+    def text(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def is_list_part(self) -> bool:
+        return not isinstance(self, Key)
+
+
+class Key(Part):
+    """A key of a map."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def text(self) -> str:
+        if _BARE_KEY.match(self.name) and self.name not in _LITERALS:
+            return self.name
+        return "[" + json.dumps(self.name) + "]"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Key and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((Key, self.name))
+
+    def __repr__(self) -> str:
+        return f"Key({self.name!r})"
+
+
+class Index(Part):
+    """An element of a list by position; negative counts from the end."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def text(self) -> str:
+        return f"[{self.index}]"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Index and other.index == self.index
+
+    def __hash__(self) -> int:
+        return hash((Index, self.index))
+
+    def __repr__(self) -> str:
+        return f"Index({self.index})"
+
+
+class End(Part):
+    """The position after a list's last element: ``[-]``."""
+
+    __slots__ = ()
+
+    def text(self) -> str:
+        return "[-]"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is End
+
+    def __hash__(self) -> int:
+        return hash(End)
+
+    def __repr__(self) -> str:
+        return "End()"
+
+
+class All(Part):
+    """Every element of a list: ``[*]``."""
+
+    __slots__ = ()
+
+    def text(self) -> str:
+        return "[*]"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is All
+
+    def __hash__(self) -> int:
+        return hash(All)
+
+    def __repr__(self) -> str:
+        return "All()"
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, str):
+        if _BARE_VALUE.fullmatch(value) and value not in _LITERALS and not _INT.match(value):
+            return value
+        return json.dumps(value)
+    return json.dumps(value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality that keeps ``True`` apart from ``1``."""
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
+
+
+class Match(Part):
+    """The elements of a list (maps) whose fields all equal the given values."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: Iterable[tuple[str, Any]]) -> None:
+        self.fields = tuple((str(k), v) for k, v in fields)
+        if not self.fields:
+            raise ValueError("a Match needs at least one field")
+
+    def matches(self, element: Any) -> bool:
+        """Whether ``element`` is a map holding every field with the value."""
+        get = getattr(element, "get", None)
+        if get is None or isinstance(element, (str, bytes)):
+            return False
+        return all(_same(get(key, _Nothing), value) for key, value in self.fields)
+
+    def as_map(self) -> dict[str, Any]:
+        """The fields as a plain map: what a new matching element starts with."""
+        return dict(self.fields)
+
+    def text(self) -> str:
+        inner = ",".join(f"{_key_text(k)}={_value_text(v)}" for k, v in self.fields)
+        return f"[{inner}]"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Match and other.fields == self.fields
+
+    def __hash__(self) -> int:
+        return hash((Match, self.fields))
+
+    def __repr__(self) -> str:
+        return f"Match({self.fields!r})"
+
+
+class _NothingType:
+    __slots__ = ()
+
+
+_Nothing = _NothingType()
+
+
+def _key_text(name: str) -> str:
+    return name if _BARE_KEY.match(name) else json.dumps(name)
+
+
+class Path:
+    """A parsed path: an immutable sequence of :class:`Part`.
+
+    ``Path`` values are hashable and compare by their parts. Build them with
+    :func:`path`; ``str()`` gives the text back, ``repr()`` the call.
+
+    >>> path('spec.tolerations') + '[-]'
+    path('spec.tolerations[-]')
+    >>> path('spec').child('nodeSelector')
+    path('spec.nodeSelector')
+    >>> len(path('spec.containers[0].image'))
+    4
+    """
+
+    __slots__ = ("parts", "_text")
+
+    def __init__(self, parts: Iterable[Part] = ()) -> None:
+        self.parts: tuple[Part, ...] = tuple(parts)
+        for part in self.parts:
+            if not isinstance(part, Part):
+                raise TypeError(f"a Path is made of Part objects, got {part!r}")
+        self._text = _render(self.parts)
+
+    @classmethod
+    def parse(cls, text: str) -> Path:
+        """Parse ``text``; raise :class:`PathSyntaxError` pointing at the fault."""
+        return cls(_Parser(text).parse())
+
+    def child(self, *parts: Part | str | int) -> Path:
+        """A longer path: strings become keys, ints indexes."""
+        extra = [p if isinstance(p, Part) else Index(p) if isinstance(p, int) else Key(p)
+                 for p in parts]
+        return Path((*self.parts, *extra))
+
+    def prefix(self, length: int) -> Path:
+        """The first ``length`` parts."""
+        return Path(self.parts[:length])
+
+    def __add__(self, other: PathLike) -> Path:
+        if isinstance(other, str):
+            other = Path.parse(other[1:] if other.startswith(".") else other)
+        return Path((*self.parts, *as_path(other).parts))
+
+    def __len__(self) -> int:
+        return len(self.parts)
+
+    def __iter__(self) -> Iterator[Part]:
+        return iter(self.parts)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Path) and other.parts == self.parts
+
+    def __hash__(self) -> int:
+        return hash((Path, self.parts))
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"path({self._text!r})"
+
+
+PathLike = Union[Path, str]
+
+
+def path(text: PathLike) -> Path:
+    """Parse a path from text (a :class:`Path` is returned as it is).
+
+    >>> path('spec.nodeSelector')
+    path('spec.nodeSelector')
+    >>> path('')
+    path('')
+    """
+    return as_path(text)
+
+
+def as_path(value: Any) -> Path:
+    if isinstance(value, Path):
+        return value
+    if isinstance(value, str):
+        return _parse_cached(value)
+    raise TypeError(f"a path is a string or a Path, got {type(value).__name__}: {value!r}")
+
+
+_CACHE: dict[str, Path] = {}
+
+
+def _parse_cached(text: str) -> Path:
+    # Paths are immutable values, so sharing parses is safe; the cache is bounded.
+    found = _CACHE.get(text)
+    if found is None:
+        found = Path.parse(text)
+        if len(_CACHE) < 4096:
+            _CACHE[text] = found
+    return found
+
+
+def _render(parts: tuple[Part, ...]) -> str:
+    out: list[str] = []
+    for part in parts:
+        text = part.text()
+        if out and not text.startswith("["):
+            out.append(".")
+        out.append(text)
+    return "".join(out)
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def fail(self, message: str, position: int | None = None) -> PathSyntaxError:
+        return PathSyntaxError(message, text=self.text,
+                               position=self.pos if position is None else position)
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def parse(self) -> list[Part]:
+        parts: list[Part] = []
+        text = self.text
+        if text == "":
+            return parts
+        first = True
+        while self.pos < len(text):
+            char = self.peek()
+            if char == "[":
+                parts.append(self.selector())
+            elif char == "." and not first:
+                self.pos += 1
+                if self.peek() in ("", ".", "["):
+                    raise self.fail("expected a key after '.'")
+                parts.append(self.key())
+            elif first:
+                parts.append(self.key())
+            else:
+                raise self.fail(f"unexpected {char!r}; expected '.' or '['")
+            first = False
+        return parts
+
+    def key(self) -> Key:
+        char = self.peek()
+        if char in ("'", '"'):
+            return Key(self.quoted())
+        found = _IDENT.match(self.text, self.pos)
+        if not found:
+            raise self.fail(f"unexpected {char!r}; expected a key" if char else "expected a key")
+        self.pos = found.end()
+        return Key(found.group())
+
+    def quoted(self) -> str:
+        quote = self.text[self.pos]
+        start = self.pos
+        self.pos += 1
+        chars: list[str] = []
+        while True:
+            if self.pos >= len(self.text):
+                raise self.fail("unterminated quoted string", start)
+            char = self.text[self.pos]
+            if char == "\\" and self.pos + 1 < len(self.text):
+                chars.append(self.text[self.pos + 1])
+                self.pos += 2
+                continue
+            self.pos += 1
+            if char == quote:
+                return "".join(chars)
+            chars.append(char)
+
+    def selector(self) -> Part:
+        start = self.pos
+        self.pos += 1
+        char = self.peek()
+        part: Part
+        if char == "*":
+            self.pos += 1
+            part = All()
+        elif char == "-" and self.text[self.pos + 1:self.pos + 2] in ("]", ""):
+            self.pos += 1
+            part = End()
+        elif char in ("'", '"'):
+            part = Key(self.quoted())
+        else:
+            number = re.compile(r"-?[0-9]+(?=\])").match(self.text, self.pos)
+            if number:
+                self.pos = number.end()
+                part = Index(int(number.group()))
+            elif char in ("]", ""):
+                raise self.fail("empty selector; expected *, -, an index, a quoted key "
+                                "or field=value")
+            else:
+                part = Match(self.fields())
+        if self.peek() != "]":
+            raise self.fail("expected ']' to close the selector" if not self.peek()
+                            else f"unexpected {self.peek()!r} in selector opened at "
+                                 f"character {start + 1}; expected ']'")
+        self.pos += 1
+        return part
+
+    def fields(self) -> list[tuple[str, Any]]:
+        fields: list[tuple[str, Any]] = []
+        while True:
+            if self.peek() in ("'", '"'):
+                name = self.quoted()
+            else:
+                found = _IDENT.match(self.text, self.pos)
+                if not found:
+                    char = self.peek()
+                    raise self.fail(f"unexpected {char!r}; expected a field name" if char
+                                    else "expected a field name")
+                name = found.group()
+                self.pos = found.end()
+            if self.peek() != "=":
+                raise self.fail(f"expected '=' after field {name!r}" if self.peek() in ("", "]")
+                                else f"unexpected {self.peek()!r}; expected '='")
+            self.pos += 1
+            fields.append((name, self.value()))
+            if self.peek() == ",":
+                self.pos += 1
+                continue
+            return fields
+
+    def value(self) -> Any:
+        char = self.peek()
+        if char in ("'", '"'):
+            return self.quoted()
+        found = _BARE_VALUE.match(self.text, self.pos)
+        if not found:
+            raise self.fail(f"unexpected {char!r}; expected a value" if char
+                            else "expected a value")
+        self.pos = found.end()
+        raw = found.group()
+        if _INT.match(raw):
+            return int(raw)
+        if raw in _LITERALS:
+            return _LITERALS[raw]
+        return raw

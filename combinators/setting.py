@@ -1,0 +1,196 @@
+"""Setting, merging, updating and removing what a path points at.
+
+Every factory here takes the path first, then the value, then options, and
+returns a :class:`~combinators.transform.Transform`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from combinators.data import MISSING, REMOVE, Owned, Template, merge_value, strict_equal
+from combinators.editing import CREATE, ERROR, SKIP, PathEdit
+from combinators.paths import PathLike
+from combinators.transform import Transform
+
+__all__ = ("upsert", "replace_at", "set_default", "update_at", "remove_at")
+
+
+class _Upsert(PathEdit):
+    __slots__ = ("value",)
+    name = "upsert"
+
+    def __init__(self, target: PathLike, value: Any) -> None:
+        self._init_path(target, CREATE, CREATE)
+        self.value = Template(value)
+        self._init_params(self.path, self.value.plain)
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        return merge_value(old, self.value.plain, self.value.frozen, persistent, owned)
+
+
+def upsert(target: PathLike, value: Any) -> Transform:
+    """Merge ``value`` into what ``target`` points at, creating what is missing.
+
+    - maps merge key by key, recursively; any other value (a list, a string,
+      ``None``) replaces what was there;
+    - missing parent maps are created (a list where the next part selects
+      in a list); a match selector in the middle of the path must match;
+    - a path ending in a match selector merges into every matching element,
+      or appends a new element made of the selector's fields and ``value``;
+      ``[-]`` appends, ``[*]`` merges into every element;
+    - where nothing changes, the very same document comes back.
+
+    >>> pod = {"spec": {"nodeSelector": {"zone": "a"}}}
+    >>> upsert("spec.nodeSelector", {"gpu": "a100"})(pod)
+    {'spec': {'nodeSelector': {'zone': 'a', 'gpu': 'a100'}}}
+    >>> upsert("metadata.labels.team", "ml")(pod)
+    {'spec': {'nodeSelector': {'zone': 'a'}}, 'metadata': {'labels': {'team': 'ml'}}}
+    >>> upsert("spec.containers[name=sidecar]", {"image": "envoy"})({"spec": {"containers": []}})
+    {'spec': {'containers': [{'name': 'sidecar', 'image': 'envoy'}]}}
+    >>> upsert("spec.nodeSelector", {"zone": "a"})(pod) is pod
+    True
+    """
+    return _Upsert(target, value)
+
+
+class _Replace(PathEdit):
+    __slots__ = ("value",)
+    name = "replace_at"
+
+    def __init__(self, target: PathLike, value: Any) -> None:
+        self._init_path(target, CREATE, CREATE)
+        self.value = Template(value)
+        self._init_params(self.path, self.value.plain)
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        if old is not MISSING and strict_equal(old, self.value.plain):
+            return old
+        return self.value.fresh(persistent)
+
+
+def replace_at(target: PathLike, value: Any) -> Transform:
+    """Set what ``target`` points at to ``value``, whatever was there.
+
+    Maps and lists are replaced whole (no merging); missing parent maps are
+    created; a path ending in a match selector replaces every matching
+    element, or appends ``value`` (with the selector's fields) when none matches.
+
+    >>> pod = {"spec": {"volumes": [{"name": "dshm"}], "nodeSelector": {"zone": "a"}}}
+    >>> replace_at("spec.nodeSelector", {"gpu": "a100"})(pod)["spec"]["nodeSelector"]
+    {'gpu': 'a100'}
+    >>> replace_at("spec.volumes", [])(pod)["spec"]["volumes"]
+    []
+    >>> replace_at("spec.hostIPC", True)({})
+    {'spec': {'hostIPC': True}}
+    """
+    return _Replace(target, value)
+
+
+class _SetDefault(PathEdit):
+    __slots__ = ("value",)
+    name = "set_default"
+
+    def __init__(self, target: PathLike, value: Any) -> None:
+        self._init_path(target, CREATE, CREATE)
+        self.value = Template(value)
+        self._init_params(self.path, self.value.plain)
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        if old is MISSING or old is None:
+            return self.value.fresh(persistent)
+        return old
+
+
+def set_default(target: PathLike, value: Any) -> Transform:
+    """Set ``target`` to ``value`` only where it is absent (missing or ``null``).
+
+    ``False``, ``0``, ``""``, ``{}`` and ``[]`` count as present and are kept.
+    Missing parent maps are created. With a match selector at the end, a
+    new element is appended only when none matches.
+
+    >>> set_default("spec.restartPolicy", "Never")({"spec": {}})
+    {'spec': {'restartPolicy': 'Never'}}
+    >>> pod = {"spec": {"hostIPC": False}}
+    >>> set_default("spec.hostIPC", True)(pod) is pod
+    True
+    """
+    return _SetDefault(target, value)
+
+
+class _Update(PathEdit):
+    __slots__ = ("fn", "default")
+    name = "update_at"
+
+    def __init__(self, target: PathLike, fn: Callable[[Any], Any], default: Any) -> None:
+        policy = ERROR if default is MISSING else CREATE
+        self._init_path(target, policy, policy)
+        self.fn = fn
+        self.default = default
+        if default is MISSING:
+            self._init_params(self.path, fn)
+        else:
+            self._init_params(self.path, fn, default=default)
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        # ``fn`` is the caller's code and may keep what it is given: nothing
+        # made so far may be changed in place any more.
+        owned.clear()
+        return self.fn(self.default if old is MISSING else old)
+
+
+def update_at(target: PathLike, fn: Callable[[Any], Any], default: Any = MISSING) -> Transform:
+    """Replace the value at ``target`` with ``fn(value)``.
+
+    ``fn`` must not mutate its argument. Where ``target`` leads nowhere, a
+    :class:`~combinators.errors.PathError` names the near misses, unless a
+    ``default`` is given: then ``fn(default)`` is set and missing parents are
+    created. With ``[*]`` or a match selector, ``fn`` runs on every match.
+
+    >>> update_at("spec.terminationGracePeriodSeconds", lambda s: s * 2)(
+    ...     {"spec": {"terminationGracePeriodSeconds": 30}})
+    {'spec': {'terminationGracePeriodSeconds': 60}}
+    >>> update_at("spec.containers[*].args", lambda a: [*a, "--fast"], default=[])(
+    ...     {"spec": {"containers": [{"name": "t"}]}})
+    {'spec': {'containers': [{'name': 't', 'args': ['--fast']}]}}
+    """
+    return _Update(target, fn, default)
+
+
+class _Remove(PathEdit):
+    __slots__ = ()
+    name = "remove_at"
+
+    def __init__(self, target: PathLike, missing_ok: bool) -> None:
+        policy = SKIP if missing_ok else ERROR
+        self._init_path(target, policy, policy)
+        if missing_ok:
+            self._init_params(self.path)
+        else:
+            self._init_params(self.path, missing_ok=False)
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        return REMOVE
+
+
+def remove_at(target: PathLike, missing_ok: bool = True) -> Transform:
+    """Remove the key, or every list element, that ``target`` points at.
+
+    Where nothing is there the document comes back unchanged, or, with
+    ``missing_ok=False``, a :class:`~combinators.errors.PathError` says what
+    was there instead.
+
+    >>> pod = {"spec": {"volumes": [{"name": "dshm"}, {"name": "data"}], "hostIPC": True}}
+    >>> remove_at("spec.volumes[name=dshm]")(pod)
+    {'spec': {'volumes': [{'name': 'data'}], 'hostIPC': True}}
+    >>> remove_at("spec.hostIPC")(pod)
+    {'spec': {'volumes': [{'name': 'dshm'}, {'name': 'data'}]}}
+    >>> remove_at("spec.nodeSelector")(pod) is pod
+    True
+    >>> remove_at("spec.volumes[name=dshn]", missing_ok=False)(pod)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.PathError: no element [name=dshn] in spec.volumes (part 3 of spec.volumes[name=dshn]); did you mean: dshm?; names present: dshm, data
+    """
+    return _Remove(target, missing_ok)

@@ -1,0 +1,234 @@
+"""Transforms as values, and the ways to combine them.
+
+A transform is a callable ``doc -> doc`` that never mutates its input. The
+ones podfold builds are immutable values: they compare and hash by their
+parameters (frozen with pyrsistent) and their ``repr`` is the call that
+builds them. Any other callable ``doc -> doc`` can be composed with them.
+
+>>> from combinators import upsert
+>>> f = upsert("metadata.labels", {"team": "ml"})
+>>> g = upsert("spec.nodeSelector", {"gpu": "a100"})
+>>> compose(f, g)
+compose(upsert('metadata.labels', {'team': 'ml'}), upsert('spec.nodeSelector', {'gpu': 'a100'}))
+>>> compose(f, g) == chain(g, f)
+True
+>>> compose() is identity, compose(f) is f
+(True, True)
+>>> fold({}, [g, f])
+{'spec': {'nodeSelector': {'gpu': 'a100'}}, 'metadata': {'labels': {'team': 'ml'}}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar, Union
+
+from pyrsistent import freeze
+
+from combinators.data import Owned
+from combinators.errors import StepError, TransformError
+from combinators.paths import Path
+
+__all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold", "apply_step",
+           "describe_step")
+
+Doc = TypeVar("Doc")
+
+
+class Transform:
+    """Base class of podfold's transforms: a pure, immutable ``doc -> doc`` value.
+
+    Subclasses set ``name`` (the factory's name, used by ``repr``), store their
+    parameters with :meth:`_init_params` and implement :meth:`_apply`, which
+    may change in place only the containers listed in ``owned`` (see
+    :mod:`combinators.data`).
+    """
+
+    __slots__ = ("_args", "_kwargs", "_key", "_hash")
+    name = "transform"
+
+    def _init_params(self, *args: Any, **kwargs: Any) -> None:
+        """Record the factory's arguments, as given, for ``repr``, ``==`` and ``hash``."""
+        self._args = args
+        self._kwargs = kwargs
+        self._key = (_freeze_param(args), _freeze_param(tuple(sorted(kwargs.items()))))
+        self._hash: int | None = None
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __call__(self, doc: Doc) -> Doc:
+        result: Doc = self._apply(doc, {})
+        return result
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Transform)
+        return bool(self._key == other._key)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((type(self).__name__, self._key))
+        return self._hash
+
+    def __repr__(self) -> str:
+        parts = [_param_repr(arg) for arg in self._args]
+        parts += [f"{key}={_param_repr(value)}" for key, value in self._kwargs.items()]
+        return f"{self.name}({', '.join(parts)})"
+
+    @property
+    def params(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The arguments the transform was built with: ``(args, kwargs)``."""
+        return self._args, dict(self._kwargs)
+
+
+def _freeze_param(value: Any) -> Any:
+    if isinstance(value, Path) or (callable(value) and not isinstance(value, type)):
+        return value
+    if isinstance(value, tuple):
+        return tuple(_freeze_param(item) for item in value)
+    return freeze(value)
+
+
+def _param_repr(value: Any) -> str:
+    if isinstance(value, Path):
+        return repr(str(value))
+    if callable(value) and not isinstance(value, (Transform, type)):
+        return getattr(value, "__qualname__", None) or repr(value)
+    return repr(value)
+
+
+TransformLike = Union[Transform, Callable[[Any], Any]]
+
+
+def describe_step(step: TransformLike) -> str:
+    """A short label of a step for error messages."""
+    text = repr(step) if isinstance(step, Transform) else getattr(step, "__qualname__", repr(step))
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def apply_step(step: TransformLike, doc: Any, owned: Owned) -> Any:
+    """Apply one step; a foreign callable first invalidates ``owned``.
+
+    A plain function may keep a reference to what it is given, so nothing
+    created before it may be changed in place afterwards. Its exceptions come
+    out as :class:`StepError`, naming the step.
+    """
+    if isinstance(step, Transform):
+        return step._apply(doc, owned)
+    owned.clear()
+    try:
+        return step(doc)
+    except TransformError:
+        raise
+    except Exception as err:  # a user's function: report which step failed, and how
+        raise StepError(f"{describe_step(step)} raised {type(err).__name__}: {err}",
+                        cause=err) from err
+
+
+class _Identity(Transform):
+    __slots__ = ()
+    name = "identity"
+
+    def __init__(self) -> None:
+        self._init_params()
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        return doc
+
+    def __repr__(self) -> str:
+        return "identity"
+
+
+identity: Transform = _Identity()
+"""The transform that returns its input, the very same object.
+
+>>> pod = {"spec": {}}
+>>> identity(pod) is pod
+True
+"""
+
+
+class Compose(Transform):
+    """Several steps as one transform; ``steps`` are in the order they apply."""
+
+    __slots__ = ("steps",)
+    name = "compose"
+
+    def __init__(self, steps: Sequence[TransformLike]) -> None:
+        self.steps = tuple(steps)
+        self._init_params(*reversed(self.steps))
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        total = len(self.steps)
+        for number, step in enumerate(self.steps, 1):
+            try:
+                doc = apply_step(step, doc, owned)
+            except TransformError as err:
+                err.with_step(f"step {number} of {total}: {describe_step(step)}")
+                raise
+        return doc
+
+
+def _flatten(steps: Iterable[TransformLike]) -> list[TransformLike]:
+    flat: list[TransformLike] = []
+    for step in steps:
+        if isinstance(step, Compose):
+            flat.extend(step.steps)
+        elif step is identity:
+            continue
+        elif callable(step):
+            flat.append(step)
+        else:
+            raise TypeError(f"a step must be a transform or a callable doc -> doc, "
+                            f"got {type(step).__name__}: {step!r}")
+    return flat
+
+
+def chain(*transforms: TransformLike) -> TransformLike:
+    """Apply ``transforms`` in the order written: ``chain(f, g)(doc) == g(f(doc))``.
+
+    Nested compositions flatten and ``identity`` steps drop out, so
+    ``chain()`` is ``identity`` and ``chain(f)`` is ``f``.
+
+    >>> from combinators import replace_at
+    >>> chain(replace_at("a", 1), replace_at("a", 2))({})
+    {'a': 2}
+    """
+    steps = _flatten(transforms)
+    if not steps:
+        return identity
+    if len(steps) == 1:
+        return steps[0]
+    return Compose(steps)
+
+
+def compose(*transforms: TransformLike) -> TransformLike:
+    """Compose right to left, as toolz does: ``compose(f, g)(doc) == f(g(doc))``.
+
+    >>> from combinators import replace_at
+    >>> compose(replace_at("a", 1), replace_at("a", 2))({})
+    {'a': 1}
+    """
+    return chain(*reversed(transforms))
+
+
+def fold(doc: Doc, transforms: Iterable[TransformLike]) -> Doc:
+    """Apply ``transforms`` to ``doc`` in the order listed; ``doc`` is left as it was.
+
+    Either every step applies and a new document comes back, or an error
+    names the step that failed and nothing is returned.
+
+    >>> from combinators import append_at
+    >>> pod = {"spec": {}}
+    >>> fold(pod, [append_at("spec.tolerations", {"key": "a"}),
+    ...            append_at("spec.tolerations", {"key": "b"})])
+    {'spec': {'tolerations': [{'key': 'a'}, {'key': 'b'}]}}
+    >>> pod
+    {'spec': {}}
+    """
+    result: Doc = chain(*transforms)(doc)
+    return result
