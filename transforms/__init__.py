@@ -1,0 +1,1 @@
+"""Overlays for Kubernetes pods, built on the combinator algebra."""
