@@ -1,0 +1,345 @@
+"""What the official Kubernetes schema says about pods: types, fields, list semantics.
+
+The tables in ``transforms/data/`` are extracted once (``python -m
+transforms.schema_build``) from the OpenAPI schemas that ``kubernetes-validate``
+ships, and cover every type reachable from a Pod, PodSpec, PodTemplateSpec
+and ObjectMeta. A version's table is loaded on first use, never at import.
+
+>>> schema = schema_for("1.37")
+>>> containers = schema.root("PodSpec").field("containers")
+>>> containers.kind, containers.list_type, containers.list_map_keys
+('list', 'map', ('name',))
+>>> schema.type_at("Pod", ("spec", "containers", None, "ports")).field("containerPort")
+Field(name='containerPort', kind='scalar', nullable=False, required=True, json_type='integer', format='int32')
+>>> schema_for() is schema_for(DEFAULT_VERSION)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import difflib
+import functools
+import gzip
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from combinators.errors import TransformError
+
+__all__ = (
+    "SUPPORTED_VERSIONS",
+    "DEFAULT_VERSION",
+    "ROOT_KINDS",
+    "Field",
+    "Type",
+    "Schema",
+    "UnsupportedVersionError",
+    "schema_for",
+    "suggest_field",
+    "to_api_form",
+)
+
+#: Kubernetes versions whose pod schema is bundled, oldest first.
+SUPPORTED_VERSIONS: tuple[str, ...] = ("1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
+#: The version used when none is given: the newest bundled.
+DEFAULT_VERSION: str = SUPPORTED_VERSIONS[-1]
+#: The kinds :meth:`Schema.root` knows.
+ROOT_KINDS: tuple[str, ...] = ("Pod", "PodSpec", "PodTemplateSpec")
+
+
+class UnsupportedVersionError(TransformError, ValueError):
+    """No bundled schema for the asked Kubernetes version.
+
+    >>> schema_for("1.12")
+    Traceback (most recent call last):
+      ...
+    transforms.schema.UnsupportedVersionError: no pod schema for Kubernetes 1.12; supported: 1.32, 1.33, 1.34, 1.35, 1.36, 1.37
+    """
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a type, or the element of a list or map (``item``).
+
+    ``kind`` is ``object`` (``ref`` names its type), ``list`` or ``map``
+    (``item`` describes the elements), ``scalar`` (``json_type`` is string,
+    integer, number or boolean; ``format`` such as int32, byte), ``int-or-string``,
+    ``quantity`` (``"500m"``, ``"2Gi"``, or a number) or ``any`` (free-form).
+    Lists carry their merge semantics: ``list_type`` (atomic, set, map),
+    ``list_map_keys``, ``merge_key`` and ``patch_strategy``.
+
+    >>> schema_for().root("PodSpec").field("tolerations").list_type
+    'atomic'
+    >>> schema_for().root("PodSpec").field("nodeSelector").item.json_type
+    'string'
+    """
+
+    name: str
+    kind: str
+    nullable: bool = True
+    required: bool = False
+    ref: str | None = None
+    item: Field | None = None
+    json_type: str | None = None
+    format: str | None = None
+    enum: tuple[Any, ...] = ()
+    list_type: str | None = None
+    list_map_keys: tuple[str, ...] = ()
+    merge_key: str | None = None
+    patch_strategy: str | None = None
+    map_type: str | None = None
+
+    def __repr__(self) -> str:
+        shown = [f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
+                 if f.name in ("name", "kind", "nullable") or getattr(self, f.name) != f.default]
+        return "Field(" + ", ".join(shown) + ")"
+
+
+def _normal(name: str) -> str:
+    return name.replace("_", "").lower()
+
+
+@dataclass(frozen=True, eq=False)
+class Type:
+    """An object type: its fields in schema order and which of them are required.
+
+    >>> volume = schema_for().type("io.k8s.api.core.v1.Volume")
+    >>> volume.required
+    ('name',)
+    >>> volume.field("emptyDir").ref
+    'io.k8s.api.core.v1.EmptyDirVolumeSource'
+    >>> volume.field("nope") is None
+    True
+    """
+
+    name: str
+    fields: Mapping[str, Field]
+    required: tuple[str, ...]
+    aliases: Mapping[str, str]  # normalised name (no "_", lower case) -> field name
+
+    def field(self, name: str) -> Field | None:
+        """The field called ``name`` (exact spelling), or ``None``."""
+        return self.fields.get(name)
+
+    def __repr__(self) -> str:
+        return f"Type({self.name!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class Schema:
+    """The pod-related types of one Kubernetes version.
+
+    >>> s = schema_for("1.32")
+    >>> s.version, s.root("Pod").name
+    ('1.32', 'io.k8s.api.core.v1.Pod')
+    >>> s.type_at("PodSpec", ("volumes", None, "emptyDir")).name
+    'io.k8s.api.core.v1.EmptyDirVolumeSource'
+    """
+
+    version: str
+    types: Mapping[str, Type]
+    roots: Mapping[str, str]
+
+    def type(self, name: str) -> Type:
+        """The type with the full definition name, e.g. ``io.k8s.api.core.v1.Container``."""
+        try:
+            return self.types[name]
+        except KeyError:
+            raise KeyError(f"no type {name!r} in the pod schema of Kubernetes {self.version}") from None
+
+    def root(self, kind: str) -> Type:
+        """The type of a root kind: ``Pod``, ``PodSpec`` or ``PodTemplateSpec``."""
+        if kind not in ROOT_KINDS:
+            raise ValueError(f"unknown kind {kind!r}; expected one of: {', '.join(ROOT_KINDS)}")
+        return self.types[self.roots[kind]]
+
+    def field_at(self, kind: str, path_keys: Iterable[str | int | None]) -> Field | None:
+        """The field a path of keys ends on, or ``None`` if the path leaves the schema.
+
+        Keys are field names, map keys, and ``None`` or an index for a list element.
+
+        >>> schema_for().field_at("Pod", ("metadata", "labels", "app")).json_type
+        'string'
+        >>> schema_for().field_at("Pod", ("spec", "nodeSelectr")) is None
+        True
+        """
+        current: Type | None = self.root(kind)
+        found: Field | None = None
+        for key in path_keys:
+            if current is None:
+                if found is None or found.item is None:
+                    return None
+                is_element = (found.kind == "list" and (key is None or type(key) is int)) or (
+                    found.kind == "map" and isinstance(key, str))
+                if not is_element:
+                    return None
+                found = found.item
+                current = self.types[found.ref] if found.kind == "object" and found.ref else None
+                continue
+            if not isinstance(key, str):
+                return None
+            found = current.field(key)
+            if found is None:
+                return None
+            current = self.types[found.ref] if found.kind == "object" and found.ref else None
+        return found
+
+    def type_at(self, kind: str, path_keys: Iterable[str | int | None]) -> Type | None:
+        """The object type at a path; a list or map of objects gives its element type.
+
+        ``None`` marks a list element, ``()`` is the root.
+
+        >>> schema_for().type_at("Pod", ("spec", "containers", None, "ports")).name
+        'io.k8s.api.core.v1.ContainerPort'
+        >>> schema_for().type_at("Pod", ("spec", "containers")).name
+        'io.k8s.api.core.v1.Container'
+        >>> schema_for().type_at("Pod", ("spec", "nodeName")) is None
+        True
+        """
+        keys = tuple(path_keys)
+        if not keys:
+            return self.root(kind)
+        found = self.field_at(kind, keys)
+        while found is not None and found.kind in ("list", "map"):
+            found = found.item
+        if found is None or found.kind != "object" or found.ref is None:
+            return None
+        return self.types[found.ref]
+
+
+def _field(name: str, shape: Mapping[str, Any], required: bool = False) -> Field:
+    item = shape.get("item")
+    return Field(
+        name=name,
+        kind=shape["k"],
+        nullable=bool(shape.get("null", False)),
+        required=required,
+        ref=shape.get("ref"),
+        item=_field("", item) if item is not None else None,
+        json_type=shape.get("t"),
+        format=shape.get("f"),
+        enum=tuple(shape.get("enum", ())),
+        list_type=shape.get("lt"),
+        list_map_keys=tuple(shape.get("lk", ())),
+        merge_key=shape.get("mk"),
+        patch_strategy=shape.get("ps"),
+        map_type=shape.get("mt"),
+    )
+
+
+def _normal_version(version: str | None) -> str:
+    if version is None:
+        return DEFAULT_VERSION
+    text = version[1:] if version.startswith("v") else version
+    major_minor = ".".join(text.split(".")[:2])
+    if major_minor not in SUPPORTED_VERSIONS:
+        raise UnsupportedVersionError(
+            f"no pod schema for Kubernetes {version}; supported: {', '.join(SUPPORTED_VERSIONS)}")
+    return major_minor
+
+
+def schema_for(version: str | None = None) -> Schema:
+    """The schema of a Kubernetes version (``"1.37"``, ``"v1.37.2"``; default the newest).
+
+    Loaded on first use and cached: asking again gives the same object.
+
+    >>> schema_for("v1.33.4") is schema_for("1.33")
+    True
+    """
+    return _load(_normal_version(version))
+
+
+@functools.cache
+def _load(version: str) -> Schema:
+    blob = resources.files("transforms").joinpath("data").joinpath(f"pod-schema-{version}.json.gz").read_bytes()
+    table = json.loads(gzip.decompress(blob))
+    types: dict[str, Type] = {}
+    for name, spec in table["types"].items():
+        required = tuple(spec["required"])
+        fields = {key: _field(key, shape, key in required) for key, shape in spec["fields"].items()}
+        types[name] = Type(name=name, fields=fields, required=required,
+                           aliases={_normal(key): key for key in fields})
+    roots = {kind: table["roots"][kind] for kind in ROOT_KINDS}
+    return Schema(version=version, types=types, roots=roots)
+
+
+def suggest_field(type_: Type, name: str) -> str | None:
+    """The field of ``type_`` that ``name`` most likely meant, or ``None``.
+
+    snake_case and wrong case map to the real spelling; typos go to close matches.
+
+    >>> spec = schema_for().root("PodSpec")
+    >>> suggest_field(spec, "node_selector")
+    'nodeSelector'
+    >>> suggest_field(spec, "tolerration")
+    'tolerations'
+    >>> suggest_field(spec, "zzz") is None
+    True
+    """
+    exact = type_.aliases.get(_normal(name))
+    if exact is not None:
+        return exact
+    close = difflib.get_close_matches(name, list(type_.fields), n=1, cutoff=0.75)
+    if close:
+        return close[0]
+    close = difflib.get_close_matches(_normal(name), list(type_.aliases), n=1, cutoff=0.75)
+    return type_.aliases[close[0]] if close else None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _convert(value: Any, shape: Field, schema: Schema) -> Any:
+    kind = shape.kind
+    if kind == "object" and shape.ref is not None and isinstance(value, Mapping):
+        return _convert_object(value, schema.types[shape.ref], schema)
+    if kind == "list" and shape.item is not None and isinstance(value, (list, tuple)):
+        return [None if item is None else _convert(item, shape.item, schema) for item in value]
+    if kind == "map" and shape.item is not None and isinstance(value, Mapping):
+        return {key: None if item is None else _convert(item, shape.item, schema)
+                for key, item in value.items()}
+    return _plain(value)
+
+
+def _convert_object(value: Mapping[str, Any], type_: Type, schema: Schema) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if item is None:
+            continue
+        name = key if key in type_.fields else type_.aliases.get(_normal(key))
+        if name is None:  # unknown: kept as written, so validation can name it
+            out[key] = _plain(item)
+        else:
+            out[name] = _convert(item, type_.fields[name], schema)
+    return out
+
+
+def to_api_form(data: Any, kind: str = "Pod", *, version: str | None = None) -> dict[str, Any]:
+    """Convert a kubernetes-client style dict (``V1Pod.to_dict()``) to API form.
+
+    Field names become the schema's spelling (``node_selector`` ->
+    ``nodeSelector``, ``_exec`` -> ``exec``, ``pod_ips`` -> ``podIPs``), fields
+    set to ``None`` are dropped and datetimes become ISO strings. Keys of
+    free-form maps (labels, annotations, nodeSelector, resource limits) are
+    kept as written. Keys the schema does not know are kept unchanged. An
+    object with ``to_dict()`` (a ``V1Pod``) is converted first. Returns a new dict.
+
+    >>> to_api_form({"api_version": "v1", "metadata": {"labels": {"team_name": "ml"}},
+    ...              "spec": {"node_selector": {"gpu_type": "a100"}, "host_ipc": None}})
+    {'apiVersion': 'v1', 'metadata': {'labels': {'team_name': 'ml'}}, 'spec': {'nodeSelector': {'gpu_type': 'a100'}}}
+    """
+    if not isinstance(data, Mapping) and hasattr(data, "to_dict"):
+        data = data.to_dict()
+    schema = schema_for(version)
+    return _convert_object(data, schema.root(kind), schema)

@@ -1,0 +1,178 @@
+"""Build the compact pod schema tables in ``transforms/data/`` (run once, commit the output).
+
+Run ``python -m transforms.schema_build``. It reads the official Kubernetes
+OpenAPI schemas that the ``kubernetes-validate`` package ships (JSON Schema
+2020-12, one directory per Kubernetes version), keeps the types reachable
+from ``io.k8s.api.core.v1.Pod``, ``PodSpec``, ``PodTemplateSpec`` and
+``ObjectMeta``, and writes one gzipped JSON table per version:
+
+``{"version": "1.37", "roots": {"Pod": name, ...}, "types": {name: type}}``
+
+where a type is ``{"fields": {name: shape}, "required": [names]}`` and a
+shape is a small map: ``k`` (``object``, ``list``, ``map``, ``scalar``,
+``int-or-string``, ``quantity``, ``any``), ``ref`` (the type of an object),
+``item`` (the shape of a list's or map's elements), ``t``/``f`` (JSON type
+and format of a scalar), ``null`` (whether ``null`` is allowed), ``enum``,
+and the list and map semantics ``lt`` (``x-kubernetes-list-type``), ``lk``
+(``x-kubernetes-list-map-keys``), ``mk`` (``x-kubernetes-patch-merge-key``),
+``ps`` (``x-kubernetes-patch-strategy``), ``mt`` (``x-kubernetes-map-type``).
+Output is deterministic: sorted keys, compact separators, gzip without a
+timestamp.
+
+>>> shape_of({"type": ["string", "null"], "format": "byte"}, {})
+{'k': 'scalar', 'null': True, 't': 'string', 'f': 'byte'}
+>>> shape_of({"type": "array", "items": {"type": "string"},
+...           "x-kubernetes-list-type": "atomic"}, {})
+{'k': 'list', 'null': False, 'item': {'k': 'scalar', 'null': False, 't': 'string'}, 'lt': 'atomic'}
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+__all__ = ("VERSIONS", "ROOTS", "shape_of", "build_table", "main")
+
+#: The Kubernetes versions whose tables are built, oldest first.
+VERSIONS: tuple[str, ...] = ("1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
+
+#: Root kinds and their definition names.
+ROOTS: dict[str, str] = {
+    "Pod": "io.k8s.api.core.v1.Pod",
+    "PodSpec": "io.k8s.api.core.v1.PodSpec",
+    "PodTemplateSpec": "io.k8s.api.core.v1.PodTemplateSpec",
+    "ObjectMeta": "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+}
+
+_SPECIAL: dict[str, dict[str, Any]] = {
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {"k": "int-or-string"},
+    "io.k8s.apimachinery.pkg.api.resource.Quantity": {"k": "quantity"},
+}
+
+_SEMANTICS = (
+    ("x-kubernetes-list-type", "lt"),
+    ("x-kubernetes-list-map-keys", "lk"),
+    ("x-kubernetes-patch-merge-key", "mk"),
+    ("x-kubernetes-patch-strategy", "ps"),
+    ("x-kubernetes-map-type", "mt"),
+)
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def _types_of(schema: dict[str, Any]) -> tuple[list[str], bool]:
+    declared = schema.get("type")
+    names = [declared] if isinstance(declared, str) else list(declared or [])
+    return [n for n in names if n != "null"], "null" in names or declared is None
+
+
+def shape_of(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """The compact shape of one property schema (see the module docstring)."""
+    shape: dict[str, Any]
+    if "$ref" in schema:
+        name = _ref_name(schema["$ref"])
+        target = defs[name]
+        if name in _SPECIAL:
+            shape = dict(_SPECIAL[name], null=False)
+        elif "properties" in target:
+            shape = {"k": "object", "ref": name, "null": _types_of(target)[1]}
+        else:
+            shape = shape_of(target, defs)
+    else:
+        types, nullable = _types_of(schema)
+        if types == ["array"]:
+            shape = {"k": "list", "null": nullable, "item": shape_of(schema["items"], defs)}
+        elif types == ["object"] and "additionalProperties" in schema:
+            shape = {"k": "map", "null": nullable,
+                     "item": shape_of(schema["additionalProperties"], defs)}
+        elif types == ["object"] or not types:
+            shape = {"k": "any", "null": nullable}
+        else:
+            (json_type,) = types
+            shape = {"k": "scalar", "null": nullable, "t": json_type}
+            if "format" in schema:
+                shape["f"] = schema["format"]
+    if "enum" in schema:
+        shape["enum"] = list(schema["enum"])
+        # JSON Schema checks enum on its own: null passes only if listed
+        shape["null"] = shape["null"] and None in schema["enum"]
+    for long_name, short in _SEMANTICS:
+        if long_name in schema:
+            shape[short] = schema[long_name]
+    return shape
+
+
+def _refs(schema: Any) -> Iterator[str]:
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "$ref":
+                yield _ref_name(value)
+            elif key != "description":
+                yield from _refs(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _refs(value)
+
+
+def _normal(name: str) -> str:
+    return name.replace("_", "").lower()
+
+
+def build_table(version: str, root_dir: Path) -> dict[str, Any]:
+    """The compact table of one version, from that version's schema directory."""
+    defs: dict[str, Any] = json.loads((root_dir / "_definitions.json").read_text())["$defs"]
+    pod_file: dict[str, Any] = json.loads((root_dir / "pod-v1.json").read_text())
+    # the per-kind file pins apiVersion and kind; fold that into the Pod type
+    defs = dict(defs)
+    pod = dict(defs[ROOTS["Pod"]])
+    pod["properties"] = {**pod["properties"], **pod_file["properties"]}
+    defs[ROOTS["Pod"]] = pod
+    seen: set[str] = set()
+    stack = list(ROOTS.values())
+    while stack:
+        name = stack.pop()
+        if name in seen or name in _SPECIAL:
+            continue
+        seen.add(name)
+        stack.extend(_refs(defs[name]))
+    types: dict[str, Any] = {}
+    for name in sorted(seen):
+        schema = defs[name]
+        if "properties" not in schema:
+            continue  # scalars such as Time are inlined where they are used
+        fields = {key: shape_of(prop, defs) for key, prop in schema["properties"].items()}
+        normal = [_normal(key) for key in fields]
+        if len(set(normal)) != len(normal):  # to_api_form matches keys this way
+            raise ValueError(f"{name}: field names clash once normalised")
+        types[name] = {"fields": fields, "required": sorted(schema.get("required", []))}
+    return {"version": version, "roots": dict(ROOTS), "types": types}
+
+
+def _schema_root() -> Path:
+    return Path(str(resources.files("kubernetes_validate") / "kubernetes-json-schema"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write one ``pod-schema-<version>.json.gz`` per version next to this module."""
+    out_dir = Path(__file__).resolve().parent / "data"
+    out_dir.mkdir(exist_ok=True)
+    source = _schema_root()
+    for version in VERSIONS:
+        table = build_table(version, source / f"v{version}.0-local")
+        text = json.dumps(table, sort_keys=True, separators=(",", ":"))
+        target = out_dir / f"pod-schema-{version}.json.gz"
+        target.write_bytes(gzip.compress(text.encode(), compresslevel=9, mtime=0))
+        print(f"{target.name}: {len(table['types'])} types, "
+              f"{len(text)} bytes of JSON, {target.stat().st_size} gzipped")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))
