@@ -68,14 +68,27 @@ REMOVE: Any = _Sentinel("REMOVE")
 """Returned by a leaf operation to delete what the path points at."""
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def is_map(value: Any) -> bool:
     """Whether ``value`` is a map this library edits: ``dict`` or ``PMap``."""
-    return type(value) is dict or isinstance(value, (dict, PMap))
+    cls = type(value)
+    if cls is dict:
+        return True
+    if cls is list or cls in _SCALARS:
+        return False
+    return isinstance(value, (dict, PMap))
 
 
 def is_seq(value: Any) -> bool:
     """Whether ``value`` is a list this library edits: ``list``, ``tuple`` or ``PVector``."""
-    return type(value) is list or isinstance(value, (list, tuple, PVector))
+    cls = type(value)
+    if cls is list:
+        return True
+    if cls is dict or cls in _SCALARS:
+        return False
+    return isinstance(value, (list, tuple, PVector))
 
 
 def kind_name(value: Any) -> str:
@@ -110,6 +123,9 @@ def strict_equal(a: Any, b: Any) -> bool:
     """
     if a is b:
         return True
+    cls = type(a)
+    if cls in _SCALARS:
+        return cls is type(b) and bool(a == b)
     if is_map(a):
         if not is_map(b) or len(a) != len(b):
             return False
@@ -134,12 +150,23 @@ def copy_plain(value: Any) -> Any:
     """
     cls = type(value)
     if cls is dict:
-        return {key: copy_plain(item) for key, item in value.items()}
+        # copy() runs in C; only nested containers need another look
+        new = value.copy()
+        for key, item in new.items():
+            if type(item) not in _SCALARS:
+                new[key] = copy_plain(item)
+        return new
     if cls is list:
-        return [copy_plain(item) for item in value]
+        new_list = value.copy()
+        for position, item in enumerate(new_list):
+            if type(item) not in _SCALARS:
+                new_list[position] = copy_plain(item)
+        return new_list
+    if cls in _SCALARS:
+        return value
     if isinstance(value, (dict, PMap)):
         return {key: copy_plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple, PVector)) and not isinstance(value, str):
+    if isinstance(value, (list, tuple, PVector)):
         return [copy_plain(item) for item in value]
     return value
 
@@ -194,6 +221,15 @@ def delete_key(mapping: Any, key: Any, owned: Owned) -> Any:
 def rebuild_seq(seq: Any, changes: dict[int, Any], removed: Iterable[int], owned: Owned) -> Any:
     """``seq`` with some elements replaced (``changes``) and some removed (by index)."""
     gone = set(removed)
+    if type(seq) is list and not gone:
+        if id(seq) in owned:
+            target = seq
+        else:
+            target = seq.copy()
+            owned[id(target)] = target
+        for index, value in changes.items():
+            target[index] = value
+        return target
     if isinstance(seq, PVector):
         if not gone:
             evolver = seq.evolver()
@@ -214,6 +250,17 @@ def rebuild_seq(seq: Any, changes: dict[int, Any], removed: Iterable[int], owned
 
 def extend_seq(seq: Any, items: list[Any], at: int | None, owned: Owned) -> Any:
     """``seq`` with ``items`` inserted at position ``at`` (``None``: at the end)."""
+    if type(seq) is list:
+        if id(seq) in owned:
+            new = seq
+        else:
+            new = seq.copy()
+            owned[id(new)] = new
+        if at is None:
+            new.extend(items)
+        else:
+            new[at:at] = items
+        return new
     if isinstance(seq, PVector):
         if at is None:
             return seq.extend(items)
@@ -245,16 +292,22 @@ class Template:
     may be shared freely, for a persistent one.
     """
 
-    __slots__ = ("plain", "frozen", "is_container")
+    __slots__ = ("plain", "frozen", "is_container", "flat")
 
     def __init__(self, value: Any) -> None:
         self.plain = copy_plain(value)
         self.frozen = freeze(self.plain)
         self.is_container = is_map(self.plain) or is_seq(self.plain)
+        # a map or list of scalars only: a shallow copy is a full copy
+        self.flat = self.is_container and all(
+            type(item) in _SCALARS
+            for item in (self.plain.values() if is_map(self.plain) else self.plain))
 
     def fresh(self, persistent: bool) -> Any:
         if persistent:
             return self.frozen
+        if self.flat:
+            return self.plain.copy()
         return copy_plain(self.plain) if self.is_container else self.plain
 
 
@@ -271,14 +324,23 @@ def merge_value(old: Any, plain: Any, frozen: Any, persistent: bool, owned: Owne
     True
     """
     if type(plain) is dict:
-        if old is MISSING or old is None or not is_map(old):
+        if type(old) is not dict and (old is MISSING or old is None or not is_map(old)):
             return frozen if persistent else copy_plain(plain)
         result = old
         for key, value in plain.items():
             current = result.get(key, MISSING)
-            merged = merge_value(current, value, frozen[key] if persistent else None,
-                                 persistent, owned)
-            if merged is not current:
+            if type(value) in _SCALARS:
+                if current is value or (type(current) is type(value) and current == value):
+                    continue
+                merged = frozen[key] if persistent else value
+            else:
+                merged = merge_value(current, value, frozen[key] if persistent else None,
+                                     persistent, owned)
+                if merged is current:
+                    continue
+            if type(result) is dict and id(result) in owned:
+                result[key] = merged
+            else:
                 result = set_key(result, key, merged, owned)
         return result
     if old is not MISSING and strict_equal(old, plain):

@@ -40,7 +40,7 @@ def _require_list(old: Any) -> None:
 class _Add(PathEdit):
     """Add items at the end, at the start, or next to a selected element."""
 
-    __slots__ = ("name", "items", "unique", "where", "anchor")
+    __slots__ = ("name", "items", "unique", "where", "anchor", "_flat_items")
 
     def __init__(self, name: str, target: PathLike, items: Sequence[Any], unique: bool,
                  where: str, anchor: Part | None, params: dict[str, Any]) -> None:
@@ -51,8 +51,19 @@ class _Add(PathEdit):
         self.where = where
         self.anchor = anchor
         self._init_params(self.path, *(item.plain for item in self.items), **params)
+        # the common case, kept short in ``leaf``: append maps or lists of scalars
+        simple = not unique and where == "end" and all(item.flat for item in self.items)
+        self._flat_items = tuple(item.plain for item in self.items) if simple else None
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        flat = self._flat_items
+        if flat is not None and type(old) is list:
+            if id(old) not in owned:
+                old = old.copy()
+                owned[id(old)] = old
+            for plain in flat:
+                old.append(plain.copy())
+            return old
         if old is MISSING or old is None:
             old = empty_seq(persistent)
         else:
@@ -211,6 +222,16 @@ class _MergeBy(PathEdit):
 
 
 def _find_keyed(seq: Any, keys: tuple[str, ...], wanted: list[Any]) -> int | None:
+    if len(keys) == 1:
+        key, value = keys[0], wanted[0]
+        for position, element in enumerate(seq):
+            if type(element) is dict:
+                found = element.get(key, MISSING)
+                if found is value or (found == value and type(found) is type(value)):
+                    return position
+            elif is_map(element) and strict_equal(element.get(key, MISSING), value):
+                return position
+        return None
     for position, element in enumerate(seq):
         if is_map(element) and all(
                 strict_equal(element.get(k, MISSING), w) for k, w in zip(keys, wanted, strict=True)):

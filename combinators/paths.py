@@ -158,19 +158,25 @@ def _same(a: Any, b: Any) -> bool:
 class Match(Part):
     """The elements of a list (maps) whose fields all equal the given values."""
 
-    __slots__ = ("fields",)
+    __slots__ = ("fields", "field", "value", "single")
 
     def __init__(self, fields: Iterable[tuple[str, Any]]) -> None:
         self.fields = tuple((str(k), v) for k, v in fields)
         if not self.fields:
             raise ValueError("a Match needs at least one field")
+        # the first field, for the scans that look at it first
+        self.field, self.value = self.fields[0]
+        self.single = len(self.fields) == 1
 
     def matches(self, element: Any) -> bool:
         """Whether ``element`` is a map holding every field with the value."""
-        get = getattr(element, "get", None)
-        if get is None or isinstance(element, (str, bytes)):
+        if type(element) is not dict and not hasattr(element, "keys"):
             return False
-        return all(_same(get(key, _Nothing), value) for key, value in self.fields)
+        for key, value in self.fields:
+            found = element.get(key, _Nothing)
+            if found is not value and not _same(found, value):
+                return False
+        return True
 
     def as_map(self) -> dict[str, Any]:
         """The fields as a plain map: what a new matching element starts with."""

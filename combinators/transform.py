@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any, TypeVar, Union
 
 from pyrsistent import freeze
@@ -155,21 +156,25 @@ True
 class Compose(Transform):
     """Several steps as one transform; ``steps`` are in the order they apply."""
 
-    __slots__ = ("steps",)
+    __slots__ = ("steps", "_appliers")
     name = "compose"
 
     def __init__(self, steps: Sequence[TransformLike]) -> None:
         self.steps = tuple(steps)
         self._init_params(*reversed(self.steps))
+        self._appliers: tuple[Callable[[Any, Owned], Any], ...] = tuple(
+            step._apply if isinstance(step, Transform) else partial(apply_step, step)
+            for step in self.steps)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
-        total = len(self.steps)
-        for number, step in enumerate(self.steps, 1):
-            try:
-                doc = apply_step(step, doc, owned)
-            except TransformError as err:
-                err.with_step(f"step {number} of {total}: {describe_step(step)}")
-                raise
+        number = 0
+        try:
+            for number, apply in enumerate(self._appliers, 1):
+                doc = apply(doc, owned)
+        except TransformError as err:
+            step = self.steps[number - 1]
+            err.with_step(f"step {number} of {len(self.steps)}: {describe_step(step)}")
+            raise
         return doc
 
 
