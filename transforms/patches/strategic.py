@@ -259,8 +259,7 @@ def _merge_list(original: Any, patch: Any, meta: FieldMeta, where: str, ctx: _Ct
         base, patch_items = _special_elements(list(original), patch, key_of, where, ctx)
         merged = _merge_elements(base, patch_items, key_of, meta, where, ctx)
     ordered = _normalize_order(merged, patch_items, base, key_of)
-    if len(ordered) == len(original) and all(a is b for a, b in zip(ordered, original,
-                                                                      strict=True)):
+    if strict_equal(ordered, original):  # identical elements short-cut the comparison
         return original
     return ctx.seq(ordered)
 
@@ -400,8 +399,7 @@ def _set_element_order(result: Any, patch: Any, field: str, order: Any, type_nam
     else:
         merged = _same_or(current, ctx.fresh(value))
     ordered = _normalize_order(list(merged), order, [] if current is MISSING else current, key_of)
-    if current is not MISSING and len(ordered) == len(current) and all(
-            a is b for a, b in zip(ordered, current, strict=True)):
+    if current is not MISSING and strict_equal(ordered, current):
         return result
     return set_key(result, field, ctx.seq(ordered), ctx.owned)
 
