@@ -98,7 +98,9 @@ class Problem:
     """One thing wrong with a pod: where (podfold path grammar), what, what was found.
 
     ``severity`` is ``"error"`` or ``"warning"``; only errors make
-    :func:`validate_pod` raise.
+    :func:`validate_pod` raise. ``check`` says which kind of check found it:
+    ``"schema"`` (the official schema, with the differences the module names)
+    or ``"reference"`` (volumes, container names, requests and limits, env).
 
     >>> print(Problem("spec.containers[0].name", "missing required field name"))
     spec.containers[0].name: missing required field name
@@ -108,6 +110,7 @@ class Problem:
     message: str
     found: Any = None
     severity: str = "error"
+    check: str = "schema"
 
     def __str__(self) -> str:
         prefix = "warning: " if self.severity == "warning" else ""
@@ -529,7 +532,7 @@ def _render(root: Any, keys: list[Any]) -> tuple[str, list[Part]]:
     return str(Path(parts)), parts
 
 
-def _problem(root: Any, raw: _Raw, schema: Schema, kind: str) -> Problem:
+def _problem(root: Any, raw: _Raw, check: str) -> Problem:
     trail, key, message, found, severity = raw
     keys = _keys(trail, key)
     where, _ = _render(root, keys)
@@ -539,11 +542,11 @@ def _problem(root: Any, raw: _Raw, schema: Schema, kind: str) -> Problem:
         text = message(found)
     else:
         text = message
-    return Problem(where, text, found, severity)
+    return Problem(where, text, found, severity, check)
 
 
 def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> list[Problem]:
-    """Every problem of ``pod`` (API form), errors and warnings, in document order.
+    """Every problem of ``pod`` (API form), errors and warnings: schema ones first.
 
     ``kind`` is ``"Pod"``, ``"PodSpec"`` or ``"PodTemplateSpec"``;
     ``k8s_version`` picks the schema (default the newest bundled). Paths
@@ -551,7 +554,7 @@ def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> 
 
     >>> problems({"spec": {"containers": [{"name": "c", "image": "x",
     ...     "resources": {"requests": {"memory": "2Gi"}, "limits": {"memory": "1024Mi"}}}]}})
-    [Problem(path='spec.containers[name=c].resources.requests.memory', message='request 2Gi for memory exceeds its limit 1024Mi', found='2Gi', severity='error')]
+    [Problem(path='spec.containers[name=c].resources.requests.memory', message='request 2Gi for memory exceeds its limit 1024Mi', found='2Gi', severity='error', check='reference')]
     >>> problems({"containers": [{"name": "c", "ports": [{"containerPort": "80"}]}]}, kind="PodSpec")[0].message
     "expected integer, found string '80'"
     """
@@ -559,12 +562,16 @@ def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> 
     check = _root_checker(schema.version, kind)
     out: list[_Raw] = []
     check(pod, None, None, out)
+    refs: list[_Raw] = []
     if type(pod) is dict:
         if kind == "PodSpec":
-            _references(pod, (None, None), out)
+            _references(pod, (None, None), refs)
         elif type(spec := pod.get("spec")) is dict:
-            _references(spec, ((None, None), "spec"), out)
-    return [_problem(pod, raw, schema, kind) for raw in out]
+            _references(spec, ((None, None), "spec"), refs)
+    found = [_problem(pod, raw, "schema") for raw in out]
+    if refs:
+        found += [_problem(pod, raw, "reference") for raw in refs]
+    return found
 
 
 def validate_pod(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> Any:
