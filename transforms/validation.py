@@ -189,7 +189,8 @@ class _Compiler:
         if found is not None:
             return found
         table: dict[str, tuple[_Checker | None, bool, Field]] = {}
-        fast: dict[str, type] = {}
+        # a field's Python type when one exact type check settles it, else its table entry
+        lookup: dict[str, type | tuple[_Checker | None, bool, Field]] = {}
         required = type_.required
         wrong = _expected("object")
         unknown = _Unknown(type_)
@@ -199,27 +200,34 @@ class _Compiler:
                 out.append((trail, key, wrong, value, "error"))
                 return
             here = (trail, key)
-            get = table.get
+            get = lookup.get
             for name, item in value.items():
-                if fast.get(name) is type(item):  # the common case: a string or a boolean
-                    continue
                 entry = get(name)
+                if entry is type(item):  # the common case: a string or a boolean, as declared
+                    continue
                 if entry is None:
                     out.append((here, name, unknown, item, "error"))
-                elif item is None:
+                    continue
+                if type(entry) is not tuple:
+                    entry = table[name]
+                if item is None:
                     if not entry[1]:
                         out.append((here, name, _expected_for(entry[2]), item, "error"))
                 elif entry[0] is not None:
                     entry[0](item, here, name, out)
-            for name in required:
-                if name not in value:
-                    out.append((here, name, f"missing required field {name}", None, "error"))
+            if required:
+                for name in required:
+                    if name not in value:
+                        out.append((here, name, f"missing required field {name}", None,
+                                    "error"))
 
         self.objects[type_.name] = check  # before compiling fields: types may recurse
         for name, field in type_.fields.items():
             table[name] = (self.checker(field), field.nullable, field)
             if field.kind == "scalar" and not field.enum and field.json_type in _EXACT:
-                fast[name] = _EXACT[field.json_type]
+                lookup[name] = _EXACT[field.json_type]
+            else:
+                lookup[name] = table[name]
         return check
 
     def checker(self, field: Field) -> _Checker | None:
