@@ -99,7 +99,7 @@ class PathEdit(Transform):
         self.path = as_path(target)
         self._parts = self.path.parts
         self._last = len(self._parts) - 1
-        plan = tuple(_plan_step(part) for part in self._parts)
+        plan: tuple[tuple[str, Any, Any], ...] = tuple(_plan_step(p) for p in self._parts)
         self._plan = plan[:-1]
         self._final = plan[-1] if plan else (_ROOT, None, None)
         self.missing = missing
@@ -340,7 +340,7 @@ _FALLBACK: Any = object()
 _KEY, _INDEX, _MATCH, _END, _ALL, _ROOT = "key", "index", "match", "end", "all", "root"
 
 
-def _plan_step(part: Part) -> tuple[str, Any, Part]:
+def _plan_step(part: Part) -> tuple[str, Any, Any]:
     """What the fast path needs of a part: a kind code and its slot."""
     if isinstance(part, Key):
         return _KEY, part.name, part
