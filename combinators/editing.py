@@ -140,6 +140,7 @@ class PathEdit(Transform):
         path selects exactly one existing container. Returns ``_FALLBACK``
         (having changed nothing) for anything else."""
         node: Any = doc
+        slot: Any = None
         trail: list[tuple[Any, Any]] = []
         append = trail.append
         for code, slot, part in self._plan:
