@@ -1,0 +1,239 @@
+"""Loading overlays from YAML, safely, with every error pointing into the file.
+
+A file holds one or more YAML documents, applied in order. A document is
+either a partial pod (a map; see :mod:`transforms.overlay`) whose values may
+carry tags, or a pipeline (a list of steps; see :mod:`transforms.pipeline`).
+
+Tags in a partial pod:
+
+==================  ===========================================================
+``!append``         append the list's items (what an untagged list does)
+``!prepend``        put the list's items first
+``!replace``        replace whatever is there
+``!remove``         remove the key
+``!default``        set only where absent (missing or null)
+``!merge-by``       merge list items by ``name``; ``!merge-by:<field>[,<field>]``
+                    names other key fields
+``!!python/tuple``  replace (TorchX's files); no Python object is built
+==================  ===========================================================
+
+Loading is safe: the loader derives from ``yaml.SafeLoader``, refuses every
+other tag, and refuses documents whose aliases would expand past a bound
+(the "billion laughs").
+
+>>> t = loads_overlay('''
+... spec:
+...   nodeSelector: {gpu: a100}
+...   tolerations: !replace [{key: nvidia.com/gpu, operator: Exists}]
+... ''')
+>>> t({"spec": {"tolerations": [{"key": "old"}]}})
+{'spec': {'tolerations': [{'key': 'nvidia.com/gpu', 'operator': 'Exists'}], 'nodeSelector': {'gpu': 'a100'}}}
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import fsspec
+import yaml
+
+from combinators import Transform, TransformError, chain
+from combinators.paths import Key
+from transforms.errors import OverlayError
+from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
+from transforms.overlay import overlay
+from transforms.pipeline import build_step
+
+__all__ = ("load_overlay", "loads_overlay", "OverlayLoader", "MAX_NODES")
+
+MAX_NODES = 100_000
+"""The most YAML nodes a file may expand to, counting each alias as what it stands for."""
+
+
+class OverlayLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` with podfold's tags; any other tag is refused."""
+
+
+def _sequence_or_scalar(loader: OverlayLoader, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node, deep=True)
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+def _any(loader: OverlayLoader, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        # resolve the plain scalar as YAML would have without the tag
+        tag = loader.resolve(yaml.ScalarNode, node.value, (True, False))  # type: ignore[no-untyped-call]
+        return loader.construct_object(yaml.ScalarNode(tag, node.value, node.start_mark,
+                                                       node.end_mark, node.style), deep=True)
+    return _sequence_or_scalar(loader, node)
+
+
+def _marker(cls: type[Any]) -> Callable[[OverlayLoader, yaml.Node], Any]:
+    def construct(loader: OverlayLoader, node: yaml.Node) -> Any:
+        return cls(_any(loader, node))
+    return construct
+
+
+def _remove(loader: OverlayLoader, node: yaml.Node) -> Remove:
+    if not (isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null")):
+        raise yaml.constructor.ConstructorError(
+            None, None, "!remove takes no value (write 'key: !remove')", node.start_mark)
+    return Remove()
+
+
+def _merge_by_default(loader: OverlayLoader, node: yaml.Node) -> MergeBy:
+    if isinstance(node, yaml.MappingNode):
+        spec = loader.construct_mapping(node, deep=True)
+        key = spec.get("key", "name")
+        return MergeBy(spec.get("items", []), key=tuple(key) if isinstance(key, list) else key)
+    return MergeBy(_any(loader, node))
+
+
+def _merge_by_fields(loader: OverlayLoader, suffix: str, node: yaml.Node) -> MergeBy:
+    fields = tuple(field.strip() for field in suffix.split(",") if field.strip())
+    if not fields:
+        raise yaml.constructor.ConstructorError(
+            None, None, "!merge-by: names no key field (write !merge-by:name)", node.start_mark)
+    return MergeBy(_any(loader, node), key=fields[0] if len(fields) == 1 else fields)
+
+
+def _tuple(loader: OverlayLoader, node: yaml.Node) -> tuple[Any, ...]:
+    if not isinstance(node, yaml.SequenceNode):
+        raise yaml.constructor.ConstructorError(
+            None, None, "!!python/tuple takes a list", node.start_mark)
+    return tuple(loader.construct_sequence(node, deep=True))
+
+
+def _undefined(loader: OverlayLoader, node: yaml.Node) -> Any:
+    raise yaml.constructor.ConstructorError(
+        None, None, f"unknown or unsafe tag {node.tag!r} (podfold's tags: !append, !prepend, "
+        f"!replace, !remove, !default, !merge-by, !!python/tuple)", node.start_mark)
+
+
+for _tag, _cls in (("!append", Append), ("!prepend", Prepend), ("!replace", Replace),
+                   ("!default", Default)):
+    OverlayLoader.add_constructor(_tag, _marker(_cls))
+OverlayLoader.add_constructor("!remove", _remove)
+OverlayLoader.add_constructor("!merge-by", _merge_by_default)
+OverlayLoader.add_multi_constructor("!merge-by:", _merge_by_fields)
+OverlayLoader.add_constructor("tag:yaml.org,2002:python/tuple", _tuple)
+OverlayLoader.add_constructor(None, _undefined)
+
+
+def _expanded_size(node: yaml.Node, memo: dict[int, int], limit: int) -> int:
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    memo[id(node)] = limit + 1  # a cycle counts as too large
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        for child in node.value:
+            size += _expanded_size(child, memo, limit)
+            if size > limit:
+                break
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            size += _expanded_size(key, memo, limit) + _expanded_size(value, memo, limit)
+            if size > limit:
+                break
+    memo[id(node)] = size
+    return size
+
+
+def _error(message: str, source: str, mark: Any, step: int | None) -> OverlayError:
+    line = mark.line + 1 if mark is not None else None
+    column = mark.column + 1 if mark is not None else None
+    return OverlayError(message, source=source, line=line, column=column, step=step)
+
+
+def _locate(node: yaml.Node, keys: list[str]) -> yaml.Node:
+    """The deepest node along ``keys`` in a mapping node (for error positions)."""
+    for key in keys:
+        if not isinstance(node, yaml.MappingNode):
+            break
+        for key_node, value_node in node.value:
+            if getattr(key_node, "value", None) == key:
+                node = value_node
+                break
+        else:
+            break
+    return node
+
+
+def loads_overlay(text: str, source: str = "<string>") -> Transform | Callable[[Any], Any]:
+    """Build the transform a YAML text describes (``source`` names it in errors)."""
+    loader = OverlayLoader(text)
+    steps: list[Any] = []
+    try:
+        document = 0
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:  # pragma: no cover - check_node said there is one
+                break
+            if _expanded_size(node, {}, MAX_NODES) > MAX_NODES:
+                raise _error(f"the document expands to more than {MAX_NODES} nodes "
+                             f"(aliases counted as what they stand for); refused",
+                             source, node.start_mark, None)
+            steps.extend(_document(loader, node, source, document))
+            document += 1
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        raise _error(err.problem or str(err), source, mark, None) from None
+    except yaml.YAMLError as err:  # pragma: no cover - every YAML error we meet is marked
+        raise OverlayError(str(err), source=source) from None
+    finally:
+        loader.dispose()
+    return chain(*steps)
+
+
+def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int) -> list[Any]:
+    if isinstance(node, yaml.SequenceNode):
+        built = []
+        for number, step_node in enumerate(node.value):
+            step = loader.construct_object(step_node, deep=True)
+            try:
+                built.append(build_step(step))
+            except OverlayError:
+                raise
+            except (TransformError, TypeError, ValueError, LookupError) as err:
+                message = err.args[0] if isinstance(err, LookupError) and err.args else str(err)
+                where = _locate(step_node, _keys_of(err))
+                raise _error(str(message), source, where.start_mark, number) from err
+        return built
+    if isinstance(node, yaml.MappingNode):
+        data = loader.construct_object(node, deep=True)
+        try:
+            return [overlay(data)]
+        except (TransformError, TypeError, ValueError) as err:
+            where = _locate(node, _keys_of(err))
+            raise _error(str(err), source, where.start_mark, index) from err
+    if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
+        return []  # an empty document changes nothing
+    raise _error("a document is a partial pod (a map) or a pipeline (a list of steps), "
+                 f"not {node.tag.rsplit(':', 1)[-1]}", source, node.start_mark, None)
+
+
+def _keys_of(err: BaseException) -> list[str]:
+    path = getattr(err, "path", None)
+    if path is None:
+        return []
+    return [part.name for part in path.parts if isinstance(part, Key)]
+
+
+def load_overlay(uri: str | os.PathLike[str]) -> Transform | Callable[[Any], Any]:
+    """Build the transform in the YAML file at ``uri``: a path or any fsspec URI.
+
+    Errors carry the file, line and column, and the step's index.
+    """
+    source = os.fspath(uri)
+    try:
+        with fsspec.open(source, "r", encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, ValueError, ImportError) as err:
+        raise OverlayError(f"cannot read the overlay: {err}", source=source) from err
+    return loads_overlay(text, source=source)

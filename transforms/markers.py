@@ -1,0 +1,107 @@
+"""Markers: say, inside a partial pod, what to do with a value other than the default.
+
+A partial pod merges into a pod: maps merge key by key, an untagged list is
+appended (TorchX's rule), anything else replaces. A marker changes that for
+one value. In YAML they are tags (``!replace``, ``!append``, ...); in Python
+they are these small immutable values:
+
+>>> from transforms import overlay
+>>> pod = {"spec": {"tolerations": [{"key": "a"}], "hostIPC": True}}
+>>> overlay({"spec": {"tolerations": Replace([]), "hostIPC": Remove()}})(pod)
+{'spec': {'tolerations': []}}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyrsistent import freeze
+
+from combinators.data import copy_plain
+
+__all__ = ("Marker", "Append", "Prepend", "Replace", "Remove", "Default", "MergeBy", "MARKERS")
+
+
+class Marker:
+    """Base of the markers; a marker holds a plain copy of its value."""
+
+    __slots__ = ("value",)
+    tag = ""
+
+    def __init__(self, value: Any = None) -> None:
+        self.value = copy_plain(value)
+
+    def _key(self) -> Any:
+        return freeze(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Marker) and type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._key()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.value!r})"
+
+
+class Append(Marker):
+    """Append the items of a list (the default for a list; explicit here)."""
+
+    __slots__ = ()
+    tag = "!append"
+
+
+class Prepend(Marker):
+    """Put the items of a list before the existing ones."""
+
+    __slots__ = ()
+    tag = "!prepend"
+
+
+class Replace(Marker):
+    """Replace whatever is there, lists and maps included, with the value."""
+
+    __slots__ = ()
+    tag = "!replace"
+
+
+class Remove(Marker):
+    """Remove the key."""
+
+    __slots__ = ()
+    tag = "!remove"
+
+    def __init__(self, value: Any = None) -> None:
+        super().__init__(None)
+
+    def __repr__(self) -> str:
+        return "Remove()"
+
+
+class Default(Marker):
+    """Set the value only where the key is absent (missing or null)."""
+
+    __slots__ = ()
+    tag = "!default"
+
+
+class MergeBy(Marker):
+    """Merge list items into the elements with the same key field(s); append the rest."""
+
+    __slots__ = ("key",)
+    tag = "!merge-by"
+
+    def __init__(self, value: Any = None, key: str | tuple[str, ...] = "name") -> None:
+        super().__init__(value)
+        self.key = key if isinstance(key, str) else tuple(key)
+
+    def _key(self) -> Any:
+        return (self.key, freeze(self.value))
+
+    def __repr__(self) -> str:
+        if self.key == "name":
+            return f"MergeBy({self.value!r})"
+        return f"MergeBy({self.value!r}, key={self.key!r})"
+
+
+MARKERS: tuple[type[Marker], ...] = (Append, Prepend, Replace, Remove, Default, MergeBy)

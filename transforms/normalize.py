@@ -1,0 +1,59 @@
+"""Every form an overlay comes in, made into one transform.
+
+>>> t = as_transform({"spec": {"nodeSelector": {"gpu": "a100"}}})
+>>> t
+overlay({'spec': {'nodeSelector': {'gpu': 'a100'}}})
+>>> as_transform([{"op": "add", "path": "/spec/hostIPC", "value": True}])({"spec": {}})
+{'spec': {'hostIPC': True}}
+>>> as_transform(t) is t
+True
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from combinators import Transform, chain
+from combinators.data import is_map
+from transforms.loading import load_overlay
+from transforms.overlay import overlay
+from transforms.patches import json_patch
+
+__all__ = ("as_transform", "OverlayLike")
+
+OverlayLike = Any
+"""A transform, a callable ``pod -> pod``, a dict, a list, a string or a path."""
+
+
+def _is_json_patch(items: list[Any]) -> bool:
+    return bool(items) and all(is_map(item) and "op" in item and "path" in item
+                               and isinstance(item.get("op"), str) for item in items)
+
+
+def as_transform(value: OverlayLike) -> Transform | Callable[[Any], Any]:
+    """The transform ``value`` stands for.
+
+    - a transform, or any callable ``pod -> pod``: itself;
+    - a dict: a partial pod with TorchX's overlay semantics (:func:`transforms.overlay`),
+      upstream's ``{"__torchx_overlays__": True, "V1Pod": {...}}`` container included;
+    - a list of RFC 6902 operations (maps with ``op`` and ``path``): :func:`json_patch`;
+      any other list: each item normalised, applied in order;
+    - a string or ``os.PathLike``: a YAML file loaded with :func:`load_overlay`
+      (a path or any fsspec URI).
+    """
+    if callable(value):
+        found: Transform | Callable[[Any], Any] = value
+        return found
+    if is_map(value):
+        return overlay(value)
+    if isinstance(value, (str, os.PathLike)):
+        return load_overlay(value)
+    if isinstance(value, (list, tuple)):
+        items = list(value)
+        if _is_json_patch(items):
+            return json_patch(items)
+        return chain(*(as_transform(item) for item in items))
+    raise TypeError(f"cannot make an overlay of {type(value).__name__}: {value!r}; give a "
+                    "transform, a function pod -> pod, a dict, a list or a YAML path")

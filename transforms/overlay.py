@@ -1,0 +1,317 @@
+"""Partial pods as transforms, with TorchX's overlay semantics and nothing mutated.
+
+A partial pod is a map that merges into a pod, as upstream TorchX's
+``apply_overlay`` does, but copy-on-write:
+
+- a map merges key by key, recursively;
+- a list is appended to the list in the pod;
+- a tuple (``!!python/tuple`` in YAML) replaces the list in the pod;
+- anything else replaces what was there;
+- a map or list meeting something of another kind (a map where the pod has
+  a list, a list where it has a string) is a type clash, an error naming the path;
+- the operator keys ``"__put__:<key>"`` (replace), ``"__join__:<key>:<on>"``
+  (merge list items by the field ``<on>``: the item's top-level fields
+  overwrite, unmatched items are appended) and ``"__del__:<key>"`` (remove);
+- markers (:mod:`transforms.markers`, YAML tags) say what to do with one value.
+
+>>> pod = {"spec": {"containers": [{"name": "main", "image": "v1"}], "tolerations": []}}
+>>> new = overlay({"spec": {"nodeSelector": {"gpu": "a100"},
+...                         "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
+...                         "__join__:containers:name": [{"name": "main", "image": "v2"}]}})(pod)
+>>> new["spec"]["containers"], new["spec"]["nodeSelector"]
+([{'name': 'main', 'image': 'v2'}], {'gpu': 'a100'})
+>>> pod["spec"]["tolerations"]
+[]
+
+Where upstream differs, on purpose: operator keys and markers inside a map
+that is new to the pod are resolved too (upstream copies such keys into the
+pod verbatim), and a tuple always becomes a list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyrsistent import freeze
+
+from combinators import Path, Transform, append_at, merge_by, prepend_at
+from combinators.data import (
+    MISSING,
+    REMOVE,
+    Owned,
+    copy_plain,
+    delete_key,
+    empty_map,
+    extend_seq,
+    is_map,
+    is_seq,
+    kind_name,
+    set_key,
+    strict_equal,
+)
+from combinators.editing import PathEdit, persistent_world
+from combinators.errors import TypeClashError
+from combinators.paths import Key
+from transforms.markers import Append, Default, Marker, MergeBy, Prepend, Remove
+
+__all__ = ("overlay", "Overlay", "PUT", "JOIN", "DEL", "unwrap_torchx")
+
+_PUT, _JOIN, _DEL = "__put__:", "__join__:", "__del__:"
+TORCHX_CONTAINER = "__torchx_overlays__"
+
+
+def PUT(key: str) -> str:
+    """The operator key that replaces ``key``'s value: ``PUT("volumes")``."""
+    return _PUT + key
+
+
+def JOIN(key: str, *, on: str) -> str:
+    """The operator key that merges list items by a field: ``JOIN("env", on="name")``."""
+    return f"{_JOIN}{key}:{on}"
+
+
+def DEL(key: str) -> str:
+    """The operator key that removes ``key``: ``{DEL("nodeSelector"): None}``."""
+    return _DEL + key
+
+
+def unwrap_torchx(value: Any) -> Any:
+    """Take the pod overlay out of upstream's ``{"__torchx_overlays__": True, "V1Pod": ...}``."""
+    if is_map(value) and value.get(TORCHX_CONTAINER) is True:
+        return value.get("V1Pod", {})
+    return value
+
+
+class _Edit:
+    """A marker compiled to the combinator that does its work."""
+
+    __slots__ = ("edit",)
+
+    def __init__(self, edit: PathEdit) -> None:
+        self.edit = edit
+
+
+def _compile(value: Any, where: tuple[str, ...]) -> Any:
+    """Check a partial pod and swap the list markers for combinators."""
+    if isinstance(value, (Append, Prepend, MergeBy)):
+        items = value.value
+        if not isinstance(items, list):
+            raise TypeError(f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}")
+        target = Path(Key(k) for k in where)
+        if isinstance(value, MergeBy):
+            return _Edit(merge_by(target, items, key=value.key))  # type: ignore[arg-type]
+        factory = append_at if isinstance(value, Append) else prepend_at
+        return _Edit(factory(target, *items))  # type: ignore[arg-type]
+    if isinstance(value, Marker):
+        return value
+    if is_map(value):
+        compiled = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"keys of an overlay are strings; {key!r} at {_text(where)} is not")
+            if key.startswith(_JOIN):
+                field, _, on = key[len(_JOIN):].partition(":")
+                if not field or not on:
+                    raise ValueError(f"malformed join key {key!r} at {_text(where)}; "
+                                     f"write '__join__:<key>:<field>'")
+                if not isinstance(item, list) or not all(is_map(x) for x in item):
+                    raise TypeError(f"{key!r} at {_text(where)} needs a list of maps, "
+                                    f"got {kind_name(item)}")
+                compiled[key] = copy_plain(item)
+            elif key.startswith((_PUT, _DEL)):
+                compiled[key] = copy_plain(item)
+            else:
+                compiled[key] = _compile(item, (*where, key))
+        return compiled
+    if isinstance(value, tuple):
+        return tuple(copy_plain(list(value)))
+    return copy_plain(value)
+
+
+def _text(where: tuple[str, ...]) -> str:
+    return str(Path(Key(k) for k in where)) or "the top level"
+
+
+class Overlay(Transform):
+    """A partial pod, compiled; build it with :func:`overlay`."""
+
+    __slots__ = ("source", "_compiled")
+    name = "overlay"
+
+    def __init__(self, source: Any) -> None:
+        source = unwrap_torchx(source)
+        if not is_map(source):
+            raise TypeError(f"an overlay is a map (a partial pod), got {kind_name(source)}")
+        self.source = copy_plain_keep_markers(source)
+        self._compiled = _compile(self.source, ())
+        self._init_params(self.source)
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        if not is_map(doc):
+            raise TypeClashError(f"an overlay applies to a map, got {kind_name(doc)}",
+                                 expected="a map", found=kind_name(doc))
+        return _merge_map(doc, self._compiled, (), persistent_world(doc), owned)
+
+
+def copy_plain_keep_markers(value: Any) -> Any:
+    """A plain copy that keeps markers and tuples as they are."""
+    if isinstance(value, Marker):
+        return value
+    if isinstance(value, tuple):
+        return tuple(copy_plain_keep_markers(item) for item in value)
+    if is_map(value):
+        return {key: copy_plain_keep_markers(item) for key, item in value.items()}
+    if is_seq(value):
+        return [copy_plain_keep_markers(item) for item in value]
+    return value
+
+
+def overlay(partial_pod: Any) -> Transform:
+    """A transform that merges ``partial_pod`` into a pod, by TorchX's rules.
+
+    See the module's documentation for the rules. Bad operator keys and
+    marker values fail here, when the overlay is built.
+
+    >>> overlay({"spec": {"__put__:volumes": []}})({"spec": {"volumes": [{"name": "a"}]}})
+    {'spec': {'volumes': []}}
+    >>> overlay({"spec": {"__del__:nodeSelector": None}})({"spec": {"nodeSelector": {}}})
+    {'spec': {}}
+    """
+    return Overlay(partial_pod)
+
+
+def _fresh(value: Any, where: tuple[str, ...], persistent: bool, owned: Owned) -> Any:
+    """A new value for a key the pod lacks."""
+    if isinstance(value, _Edit):
+        return value.edit.leaf(MISSING, persistent, owned)
+    if isinstance(value, Marker):
+        if isinstance(value, Remove):
+            return REMOVE
+        plain = copy_plain(value.value)
+        return freeze(plain) if persistent else plain
+    if type(value) is dict:
+        return _merge_map(empty_map(persistent), value, where, persistent, owned)
+    plain = copy_plain(list(value) if isinstance(value, tuple) else value)
+    return freeze(plain) if persistent else plain
+
+
+def _clash(where: tuple[str, ...], current: Any, value: Any) -> TypeClashError:
+    found, given = kind_name(current), kind_name(value)
+    return TypeClashError(f"type mismatch at {_text(where)}: the pod has {found}, "
+                          f"the overlay {given}", path=Path(Key(k) for k in where),
+                          expected=given, found=found)
+
+
+def _merge_value(current: Any, value: Any, where: tuple[str, ...], persistent: bool,
+                 owned: Owned) -> Any:
+    if current is MISSING:
+        return _fresh(value, where, persistent, owned)
+    if isinstance(value, _Edit):
+        return value.edit.leaf(current, persistent, owned)
+    if isinstance(value, Marker):
+        if isinstance(value, Remove):
+            return REMOVE
+        if isinstance(value, Default) and current is not None:
+            return current
+        if strict_equal(current, value.value):
+            return current
+        return _fresh(value, where, persistent, owned)
+    if type(value) is dict:
+        if not is_map(current):
+            raise _clash(where, current, value)
+        return _merge_map(current, value, where, persistent, owned)
+    if isinstance(value, tuple):
+        if is_map(current):
+            raise _clash(where, current, value)
+        if strict_equal(current, list(value)):
+            return current
+        return _fresh(value, where, persistent, owned)
+    if type(value) is list:
+        if not is_seq(current):
+            raise _clash(where, current, value)
+        if not value:
+            return current
+        return append_items(current, value, persistent, owned)
+    if is_map(current) or is_seq(current):
+        raise _clash(where, current, value)
+    if strict_equal(current, value):
+        return current
+    return value
+
+
+def append_items(current: Any, items: list[Any], persistent: bool, owned: Owned) -> Any:
+    """``current`` with fresh copies of ``items`` appended."""
+    fresh = [freeze(copy_plain(item)) if persistent else copy_plain(item) for item in items]
+    return extend_seq(current, fresh, None, owned)
+
+
+def _merge_map(base: Any, ov: dict[str, Any], where: tuple[str, ...], persistent: bool,
+               owned: Owned) -> Any:
+    result = base
+    for key, value in ov.items():
+        if key.startswith("__"):
+            if key.startswith(_PUT):
+                field = key[len(_PUT):]
+                current = result.get(field, MISSING)
+                if current is MISSING or not strict_equal(current, value):
+                    plain = copy_plain(value)
+                    result = set_key(result, field, freeze(plain) if persistent else plain, owned)
+                continue
+            if key.startswith(_DEL):
+                field = key[len(_DEL):]
+                if field in result:
+                    result = delete_key(result, field, owned)
+                continue
+            if key.startswith(_JOIN):
+                field, _, on = key[len(_JOIN):].partition(":")
+                result = _join(result, field, on, value, (*where, field), persistent, owned)
+                continue
+        current = result.get(key, MISSING)
+        new = _merge_value(current, value, (*where, key), persistent, owned)
+        if new is current:
+            continue
+        if new is REMOVE:
+            if current is not MISSING:
+                result = delete_key(result, key, owned)
+            continue
+        result = set_key(result, key, new, owned)
+    return result
+
+
+def _join(base: Any, field: str, on: str, items: list[Any], where: tuple[str, ...],
+          persistent: bool, owned: Owned) -> Any:
+    """Upstream's JOIN: matched items overwrite top-level fields; others append."""
+    current = base.get(field, MISSING)
+    if current is MISSING:
+        plain = copy_plain(items)
+        return set_key(base, field, freeze(plain) if persistent else plain, owned)
+    if not is_seq(current) or not all(is_map(element) for element in current):
+        raise TypeClashError(f"join needs a list of maps at {_text(where)}, the pod has "
+                             f"{kind_name(current)}", path=Path(Key(k) for k in where),
+                             expected="a list of maps", found=kind_name(current))
+    # like upstream, the last element with a given key is the one merged into
+    positions = {element[on]: i for i, element in enumerate(current) if on in element}
+    result = list(current)
+    changed = False
+    for item in items:
+        if on in item and item[on] in positions:
+            position = positions[item[on]]
+            element = result[position]
+            for key, value in item.items():
+                if key == on or (key in element and strict_equal(element[key], value)):
+                    continue
+                plain = copy_plain(value)
+                element = set_key(element, key, freeze(plain) if persistent else plain, owned)
+            if element is not result[position]:
+                result[position] = element
+                changed = True
+        else:
+            plain = copy_plain(item)
+            result.append(freeze(plain) if persistent else plain)
+            changed = True
+    if not changed:
+        return base
+    new_list: Any = freeze(result) if persistent else result
+    if not persistent:
+        owned[id(new_list)] = new_list
+    return set_key(base, field, new_list, owned)
