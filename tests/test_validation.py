@@ -482,3 +482,13 @@ def _official_strict_pod() -> Any:
     if not _STRICT:
         _STRICT.append(_official("Pod", strict=True))
     return _STRICT[0]
+
+
+def test_free_form_objects_must_still_be_objects(strict: dict[str, Any]) -> None:
+    entry = {"manager": "kubectl", "operation": "Update", "fieldsType": "FieldsV1"}
+    good = _with(lambda p: p["metadata"].update(managedFields=[dict(entry, fieldsV1={"f:a": {}})]))
+    bad = _with(lambda p: p["metadata"].update(managedFields=[dict(entry, fieldsV1="f:a")]))
+    assert problems(good) == [] and strict["Pod"].is_valid(good)
+    [found] = problems(bad)
+    assert found.path == "metadata.managedFields[0].fieldsV1"
+    assert not strict["Pod"].is_valid(bad)

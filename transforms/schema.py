@@ -68,7 +68,8 @@ class Field:
     ``kind`` is ``object`` (``ref`` names its type), ``list`` or ``map``
     (``item`` describes the elements), ``scalar`` (``json_type`` is string,
     integer, number or boolean; ``format`` such as int32, byte), ``int-or-string``,
-    ``quantity`` (``"500m"``, ``"2Gi"``, or a number) or ``any`` (free-form).
+    ``quantity`` (``"500m"``, ``"2Gi"``, or a number) or ``any`` (free-form;
+    ``json_type`` is ``object`` when it must at least be an object).
     Lists carry their merge semantics: ``list_type`` (atomic, set, map),
     ``list_map_keys``, ``merge_key`` and ``patch_strategy``.
 

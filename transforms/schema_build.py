@@ -92,7 +92,9 @@ def shape_of(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
         elif types == ["object"] and "additionalProperties" in schema:
             shape = {"k": "map", "null": nullable,
                      "item": shape_of(schema["additionalProperties"], defs)}
-        elif types == ["object"] or not types:
+        elif types == ["object"]:  # free-form object, such as FieldsV1
+            shape = {"k": "any", "null": nullable, "t": "object"}
+        elif not types:
             shape = {"k": "any", "null": nullable}
         else:
             (json_type,) = types

@@ -245,11 +245,13 @@ class _Compiler:
             return _check_int_or_string
         if kind == "scalar":
             return _scalar_checker(field)
+        if field.json_type == "object":  # free-form, but still an object
+            return _check_free_object
         return None
 
 
 def _expected_for(field: Field) -> Callable[[Any], str]:
-    names = {"object": "object", "list": "list", "map": "object", "any": "value",
+    names = {"object": "object", "list": "list", "map": "object", "any": field.json_type or "value",
              "int-or-string": "integer or string", "quantity": "quantity"}
     return _expected(field.json_type or "value" if field.kind == "scalar" else names[field.kind])
 
@@ -380,6 +382,7 @@ def _scalar_checker(field: Field) -> _Checker:
 
 _WRONG_STRING, _WRONG_BOOLEAN = _expected("string"), _expected("boolean")
 _WRONG_NUMBER, _WRONG_INT_OR_STRING = _expected("number"), _expected("integer or string")
+_WRONG_OBJECT = _expected("object")
 
 
 def _check_string(value: Any, trail: _Trail, key: Any, out: list[_Raw]) -> None:
@@ -395,6 +398,11 @@ def _check_boolean(value: Any, trail: _Trail, key: Any, out: list[_Raw]) -> None
 def _check_number(value: Any, trail: _Trail, key: Any, out: list[_Raw]) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         out.append((trail, key, _WRONG_NUMBER, value, "error"))
+
+
+def _check_free_object(value: Any, trail: _Trail, key: Any, out: list[_Raw]) -> None:
+    if not isinstance(value, dict):
+        out.append((trail, key, _WRONG_OBJECT, value, "error"))
 
 
 def _check_int_or_string(value: Any, trail: _Trail, key: Any, out: list[_Raw]) -> None:
