@@ -492,3 +492,19 @@ def test_free_form_objects_must_still_be_objects(strict: dict[str, Any]) -> None
     [found] = problems(bad)
     assert found.path == "metadata.managedFields[0].fieldsV1"
     assert not strict["Pod"].is_valid(bad)
+
+
+def test_client_objects_and_persistent_maps_are_checked_in_api_form() -> None:
+    from kubernetes import client as k8s
+    from pyrsistent import freeze
+
+    pod = k8s.V1Pod(api_version="v1", kind="Pod", spec=k8s.V1PodSpec(containers=[
+        k8s.V1Container(name="c", image="x",
+                        volume_mounts=[k8s.V1VolumeMount(name="gone", mount_path="/g")])]))
+    [found] = problems(pod)
+    assert found.path == "spec.containers[name=c].volumeMounts[name=gone].name"
+    frozen = freeze(base_pod())
+    assert problems(frozen) == []
+    assert validate_pod(frozen) is frozen
+    assert [p.path for p in problems(freeze(INVALID["port as string"][0]))] == [
+        "spec.containers[name=trainer].ports[name=c10d].containerPort"]

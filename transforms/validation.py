@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from combinators.errors import TransformError
 from combinators.paths import Index, Key, Match, Part, Path
-from transforms.schema import Field, Schema, Type, schema_for, suggest_field
+from transforms.schema import Field, Schema, Type, schema_for, suggest_field, to_api_form
 
 __all__ = ("Problem", "PodValidationError", "problems", "validate_pod", "parse_quantity")
 
@@ -561,10 +561,26 @@ def _problem(root: Any, raw: _Raw, check: str) -> Problem:
     return Problem(where, text, found, severity, check)
 
 
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _thaw(item) for key, item in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        return [_thaw(item) for item in value]
+    return value
+
+
+def _as_plain(pod: Any, kind: str, version: str) -> Any:
+    if not isinstance(pod, Mapping) and hasattr(pod, "to_dict"):
+        return to_api_form(pod, kind, version=version)
+    return _thaw(pod)
+
+
 def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> list[Problem]:
     """Every problem of ``pod`` (API form), errors and warnings: schema ones first.
 
-    ``kind`` is ``"Pod"``, ``"PodSpec"`` or ``"PodTemplateSpec"``;
+    A kubernetes client object (``V1Pod``) is checked in its API form
+    (:func:`~transforms.schema.to_api_form`), other mappings and sequences
+    (pyrsistent's) as plain data. ``kind`` is ``"Pod"``, ``"PodSpec"`` or ``"PodTemplateSpec"``;
     ``k8s_version`` picks the schema (default the newest bundled). Paths
     name list elements by ``[name=...]`` when their name is unique, else by index.
 
@@ -576,6 +592,8 @@ def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> 
     """
     schema = schema_for(k8s_version)
     check = _root_checker(schema.version, kind)
+    if type(pod) is not dict:
+        pod = _as_plain(pod, kind, schema.version)
     out: list[_Raw] = []
     check(pod, None, None, out)
     refs: list[_Raw] = []
@@ -593,7 +611,8 @@ def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> 
 def validate_pod(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> Any:
     """Return ``pod`` itself if it has no errors, else raise :class:`PodValidationError`.
 
-    Warnings (an env name set twice) do not raise.
+    Warnings (an env name set twice) do not raise. Accepts what
+    :func:`problems` accepts and gives back the very object it was given.
 
     >>> pod = {"spec": {"containers": [{"name": "c", "image": "x"}]}}
     >>> validate_pod(pod) is pod
