@@ -40,10 +40,13 @@ import fsspec
 import yaml
 
 from combinators import Transform, TransformError, chain
+from combinators.editing import PathEdit
 from combinators.paths import Key
+from combinators.transform import Compose
 from transforms.errors import OverlayError
+from transforms.fields import check_overlay_fields, check_path_fields
 from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
-from transforms.overlay import overlay
+from transforms.overlay import Overlay, overlay
 from transforms.pipeline import build_step
 
 __all__ = ("load_overlay", "loads_overlay", "OverlayLoader", "MAX_NODES")
@@ -165,8 +168,14 @@ def _locate(node: yaml.Node, keys: list[str]) -> yaml.Node:
     return node
 
 
-def loads_overlay(text: str, source: str = "<string>") -> Transform | Callable[[Any], Any]:
-    """Build the transform a YAML text describes (``source`` names it in errors)."""
+def loads_overlay(text: str, source: str = "<string>",
+                  kind: str | None = "Pod") -> Transform | Callable[[Any], Any]:
+    """Build the transform a YAML text describes (``source`` names it in errors).
+
+    Field names in partial pods and in steps' paths are checked against the
+    official schema of ``kind`` (``Pod``, ``PodSpec``, ``PodTemplateSpec``);
+    ``kind=None`` skips the check, for documents that are not pods.
+    """
     loader = OverlayLoader(text)
     steps: list[Any] = []
     try:
@@ -179,7 +188,7 @@ def loads_overlay(text: str, source: str = "<string>") -> Transform | Callable[[
                 raise _error(f"the document expands to more than {MAX_NODES} nodes "
                              f"(aliases counted as what they stand for); refused",
                              source, node.start_mark, None)
-            steps.extend(_document(loader, node, source, document))
+            steps.extend(_document(loader, node, source, document, kind))
             document += 1
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
@@ -191,24 +200,47 @@ def loads_overlay(text: str, source: str = "<string>") -> Transform | Callable[[
     return chain(*steps)
 
 
-def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int) -> list[Any]:
+def _check(step: Any, kind: str | None) -> None:
+    """Check the field names a built step will touch."""
+    if kind is None:
+        return
+    if isinstance(step, Compose):
+        for inner in step.steps:
+            _check(inner, kind)
+    elif isinstance(step, Overlay):
+        check_overlay_fields(step.source, kind)
+    elif isinstance(step, PathEdit):
+        check_path_fields(step.path, kind)
+
+
+def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
+              kind: str | None) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
         built = []
         for number, step_node in enumerate(node.value):
             step = loader.construct_object(step_node, deep=True)
             try:
-                built.append(build_step(step))
+                built_step = build_step(step)
+                _check(built_step, kind)
+                built.append(built_step)
             except OverlayError:
                 raise
             except (TransformError, TypeError, ValueError, LookupError) as err:
-                message = err.args[0] if isinstance(err, LookupError) and err.args else str(err)
-                where = _locate(step_node, _keys_of(err))
-                raise _error(str(message), source, where.start_mark, number) from err
+                if isinstance(err, TransformError):
+                    message = str(err)
+                else:
+                    message = str(err.args[0]) if err.args else str(err)
+                keys = ["overlay", *_keys_of(err)] if isinstance(step, dict) \
+                    and "overlay" in step else ["path"] if getattr(err, "path", None) else []
+                where = _locate(step_node, keys)
+                raise _error(message, source, where.start_mark, number) from err
         return built
     if isinstance(node, yaml.MappingNode):
         data = loader.construct_object(node, deep=True)
         try:
-            return [overlay(data)]
+            built_overlay = overlay(data)
+            _check(built_overlay, kind)
+            return [built_overlay]
         except (TransformError, TypeError, ValueError) as err:
             where = _locate(node, _keys_of(err))
             raise _error(str(err), source, where.start_mark, index) from err
@@ -225,10 +257,12 @@ def _keys_of(err: BaseException) -> list[str]:
     return [part.name for part in path.parts if isinstance(part, Key)]
 
 
-def load_overlay(uri: str | os.PathLike[str]) -> Transform | Callable[[Any], Any]:
+def load_overlay(uri: str | os.PathLike[str],
+                 kind: str | None = "Pod") -> Transform | Callable[[Any], Any]:
     """Build the transform in the YAML file at ``uri``: a path or any fsspec URI.
 
-    Errors carry the file, line and column, and the step's index.
+    Errors carry the file, line and column, and the step's index; field
+    names are checked as :func:`loads_overlay` does.
     """
     source = os.fspath(uri)
     try:
@@ -236,4 +270,4 @@ def load_overlay(uri: str | os.PathLike[str]) -> Transform | Callable[[Any], Any
             text = handle.read()
     except (OSError, ValueError, ImportError) as err:
         raise OverlayError(f"cannot read the overlay: {err}", source=source) from err
-    return loads_overlay(text, source=source)
+    return loads_overlay(text, source=source, kind=kind)
