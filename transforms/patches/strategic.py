@@ -69,6 +69,8 @@ Key = Any  # a hashable stand-in for a merge key's value(s), or for a scalar ele
 
 def _value_key(value: Any) -> Key:
     """Hashable, JSON-minded identity of a scalar: ``1 == 1.0`` but ``True != 1``."""
+    if type(value) is str:
+        return value  # the common case; no tuple below equals a string
     if isinstance(value, bool):
         return ("bool", value)
     if isinstance(value, (int, float)):
@@ -78,8 +80,15 @@ def _value_key(value: Any) -> Key:
     return ("other", repr(copy_plain(value)))
 
 
+_PLAIN_KINDS = {dict: "map", list: "list", str: "str", int: "number", float: "number",
+                bool: "bool", type(None): "null"}
+
+
 def _kind(value: Any) -> str:
     """The JSON type of a value, as Go's decoder sees it (all numbers alike)."""
+    kind = _PLAIN_KINDS.get(type(value))
+    if kind is not None:
+        return kind
     if is_map(value):
         return "map"
     if is_seq(value):
@@ -210,7 +219,11 @@ def _retain_keys(result: Any, patch: Any, retain: Any, where: str, ctx: _Ctx) ->
 
 
 def _key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
-    """Identity of a list element: its merge key's values (maps) or itself (scalars)."""
+    """Identity of a list element: its merge key's values (maps) or itself (scalars).
+
+    With ``strict``, an element without the (first) key field is an error, as
+    it is for a patch's elements; a pod's element without one matches nothing.
+    """
     if not meta.keys:
         return lambda item, strict: _value_key(item)
     defaults = dict(meta.defaults)
@@ -226,9 +239,17 @@ def _key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
                 raise InvalidPatchError(f"strategic_merge: an element of {where} has no "
                                         f"merge key {field!r}: {copy_plain(item)!r}")
             values.append(MISSING if value is MISSING else _value_key(value))
-        return tuple(values)
+        return values[0] if len(values) == 1 else tuple(values)
 
-    return key_of
+    if len(meta.keys) > 1 or defaults:
+        return key_of
+    only = meta.keys[0]
+
+    def single_key_of(item: Any, strict: bool) -> Key:
+        value = item.get(only, MISSING) if is_map(item) else MISSING
+        return key_of(item, strict) if value is MISSING else _value_key(value)
+
+    return single_key_of
 
 
 def _element_kind(where: str, *lists: Sequence[Any]) -> str | None:
@@ -336,27 +357,28 @@ def _normalize_order(merged: list[Any], order: Sequence[Any], server_order: Sequ
     """
     wanted = _first_positions(order, key_of)
     server = _first_positions(server_order, key_of)
-    patch_items = [item for item in merged if key_of(item, False) in wanted]
-    server_only = [item for item in merged if key_of(item, False) not in wanted]
-    patch_items.sort(key=lambda item: wanted[key_of(item, False)])
-    server_only.sort(key=lambda item: server.get(key_of(item, False), -1))
+    keyed = [(key_of(item, False), item) for item in merged]
+    patch_items = sorted((pair for pair in keyed if pair[0] in wanted),
+                         key=lambda pair: wanted[pair[0]])
+    server_only = sorted((pair for pair in keyed if pair[0] not in wanted),
+                         key=lambda pair: server.get(pair[0], -1))
     result = []
     i = j = 0
     while i < len(server_only) or j < len(patch_items):
         if j >= len(patch_items):
-            result.append(server_only[i])
+            result.append(server_only[i][1])
             i += 1
         elif i >= len(server_only):
-            result.append(patch_items[j])
+            result.append(patch_items[j][1])
             j += 1
         else:
-            left = server.get(key_of(server_only[i], False))
-            right = server.get(key_of(patch_items[j], False))
+            left = server.get(server_only[i][0])
+            right = server.get(patch_items[j][0])
             if left is not None and right is not None and left < right:
-                result.append(server_only[i])
+                result.append(server_only[i][1])
                 i += 1
             else:
-                result.append(patch_items[j])
+                result.append(patch_items[j][1])
                 j += 1
     return result
 
