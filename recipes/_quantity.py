@@ -1,0 +1,82 @@
+"""Kubernetes resource quantities: parse and check them, as the API server does.
+
+A quantity is a decimal number with an optional suffix: a binary one
+(``Ki Mi Gi Ti Pi Ei``), a decimal one (``n u m k M G T P E``) or an exponent
+(``e3``, ``E-2``).
+
+>>> parse_quantity("16Gi")
+Fraction(17179869184, 1)
+>>> parse_quantity("500m")
+Fraction(1, 2)
+>>> check_quantity("size", 8)
+'8'
+>>> check_quantity("size", "8 GB")
+Traceback (most recent call last):
+  ...
+ValueError: size must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '8 GB'
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+__all__ = ("parse_quantity", "check_quantity", "is_quantity")
+
+_QUANTITY = re.compile(
+    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
+    r"(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\Z")
+
+_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+
+
+def is_quantity(text: str) -> bool:
+    """Whether ``text`` is a Kubernetes quantity.
+
+    >>> is_quantity("1.5Gi"), is_quantity("1GB"), is_quantity("")
+    (True, False, False)
+    """
+    return _QUANTITY.match(text) is not None
+
+
+def parse_quantity(text: str) -> Fraction:
+    """The exact value of the quantity ``text``; ``ValueError`` if it is none.
+
+    >>> parse_quantity("1e3"), parse_quantity("0.5Ki")
+    (Fraction(1000, 1), Fraction(512, 1))
+    """
+    found = _QUANTITY.match(text)
+    if found is None:
+        raise ValueError(f"not a Kubernetes quantity: {text!r}")
+    number = Fraction(found.group("number"))
+    suffix = found.group("suffix") or ""
+    if suffix in _BINARY:
+        return number * Fraction(1024) ** _BINARY[suffix]
+    if suffix in _DECIMAL:
+        return number * Fraction(10) ** _DECIMAL[suffix]
+    return number * Fraction(10) ** int(suffix[1:])
+
+
+def check_quantity(argument: str, value: object, *, positive: bool = False) -> str:
+    """``value`` as quantity text, or a ``ValueError``/``TypeError`` naming ``argument``.
+
+    Integers and floats are accepted and written as text. With
+    ``positive=True`` zero and negative quantities are refused.
+
+    >>> check_quantity("size", "-1Gi", positive=True)
+    Traceback (most recent call last):
+      ...
+    ValueError: size must be a positive quantity, got '-1Gi'
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise TypeError(f"{argument} must be a quantity (text such as '1Gi', or a number), "
+                        f"got {type(value).__name__}: {value!r}")
+    text = value if isinstance(value, str) else (
+        str(value) if isinstance(value, int) or not value.is_integer() else str(int(value)))
+    if not is_quantity(text):
+        raise ValueError(f"{argument} must be a Kubernetes quantity such as '1Gi', '500m' or "
+                         f"'2', got {value!r}")
+    if positive and parse_quantity(text) <= 0:
+        raise ValueError(f"{argument} must be a positive quantity, got {value!r}")
+    return text

@@ -1,0 +1,109 @@
+"""Recipes as values: a name, the arguments it was called with, and what it does.
+
+A recipe is a :class:`combinators.Transform` whose ``repr`` reads as the call
+that built it and that compares equal to any recipe built by the same call.
+Under the hood it holds an ordinary composition of combinators and hands
+every pod to it.
+
+>>> from combinators import upsert
+>>> @recipe
+... def team(name: str, cost_center: str | None = None) -> Transform:
+...     '''Label the pod with its team.'''
+...     return upsert("metadata.labels", {"team": name})
+>>> team("ml")
+team('ml')
+>>> team("ml") == team(name="ml") == team("ml", cost_center=None)
+True
+>>> team("ml")({"spec": {}})
+{'spec': {}, 'metadata': {'labels': {'team': 'ml'}}}
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, ParamSpec
+
+from combinators import Transform
+from combinators.data import Owned
+from combinators.transform import TransformLike, apply_step
+
+__all__ = ("Recipe", "recipe", "summary")
+
+P = ParamSpec("P")
+
+
+class Recipe(Transform):
+    """A named transform: ``repr`` is the call, ``_apply`` is the composed body.
+
+    Two recipes are equal when they have the same name and arguments.
+    """
+
+    __slots__ = ("name", "body")
+
+    def __init__(self, name: str, body: TransformLike, args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> None:
+        self.name = name
+        self.body = body
+        self._init_params(*args, **kwargs)
+        self._key = (name, self._key)
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        return apply_step(self.body, doc, owned)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and bool(a == b)
+
+
+def _canonical(signature: inspect.Signature, bound: inspect.BoundArguments
+               ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments as the shortest call that means the same: required
+    parameters by position, the rest by keyword, defaults left out."""
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for name, parameter in signature.parameters.items():
+        if name not in bound.arguments:
+            continue
+        value = bound.arguments[name]
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            args.extend(value)
+        elif parameter.kind is parameter.VAR_KEYWORD:
+            kwargs.update(value)
+        elif parameter.kind is parameter.POSITIONAL_ONLY:
+            if parameter.default is parameter.empty or not _same(value, parameter.default):
+                args.append(value)
+        elif parameter.default is parameter.empty and parameter.kind is not parameter.KEYWORD_ONLY:
+            args.append(value)
+        elif not _same(value, parameter.default):
+            kwargs[name] = value
+    return tuple(args), kwargs
+
+
+def recipe(build: Callable[P, TransformLike]) -> Callable[P, Recipe]:
+    """Turn a function that builds a transform into a recipe factory.
+
+    The factory keeps ``build``'s name, signature and docstring; the
+    arguments are checked by ``build`` itself, so bad ones fail at once.
+    """
+    signature = inspect.signature(build)
+
+    @functools.wraps(build)
+    def factory(*args: P.args, **kwargs: P.kwargs) -> Recipe:
+        body = build(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        canonical_args, canonical_kwargs = _canonical(signature, bound)
+        return Recipe(build.__name__, body, canonical_args, canonical_kwargs)
+
+    return factory
+
+
+def summary(factory: Callable[..., Any]) -> str:
+    """The first line of ``factory``'s docstring.
+
+    >>> summary(recipe)
+    'Turn a function that builds a transform into a recipe factory.'
+    """
+    doc = inspect.getdoc(factory) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""

@@ -1,0 +1,298 @@
+"""Containers: environment, resources, security, sidecars and init containers.
+
+Recipes that act on a container take ``container=None`` (the main container,
+``spec.containers[0]``), a container name, or ``"*"`` for every container;
+see :mod:`recipes._target`. The container must exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from combinators import Key, Match, Path, Transform, append_at, chain, replace_at, upsert
+from recipes._check import (
+    check_bool,
+    check_choice,
+    check_dns_label,
+    check_int,
+    check_qualified_name,
+    check_text,
+    merge_kwargs,
+)
+from recipes._quantity import check_quantity, parse_quantity
+from recipes._recipe import recipe
+from recipes._target import ContainerTarget, on_container
+from recipes.env import ConfigMapKey, EnvValue, FieldRef, SecretKey, env_var
+
+__all__ = ("add_env", "add_env_from_secret", "add_env_from_config_map", "add_env_from_field",
+           "resources", "image_pull_policy", "working_dir", "security_context",
+           "add_capabilities", "sidecar", "init_container", "set_env", "set_resources",
+           "resource_map")
+
+PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+
+
+def set_env(variables: Mapping[str, Any]) -> Transform:
+    """Set env vars by name in a container (paths relative to it): each replaces
+    the variable of that name, or is appended; so ``value`` and ``valueFrom``
+    never mix and nothing is duplicated."""
+    steps = [replace_at(Path([Key("env"), Match([("name", name)])]), env_var(name, value))
+             for name, value in variables.items()]
+    result = chain(*steps)
+    assert isinstance(result, Transform)
+    return result
+
+
+@recipe
+def add_env(variables: Mapping[str, EnvValue] | None = None, /, *,
+            container: ContainerTarget = None, **values: EnvValue) -> Transform:
+    """Set environment variables on a container (``containers[].env``).
+
+    Values are text, numbers or booleans (written as text), or a source:
+    :class:`~recipes.env.SecretKey`, :class:`~recipes.env.ConfigMapKey`,
+    :class:`~recipes.env.FieldRef`, :class:`~recipes.env.ResourceFieldRef`,
+    or a ``valueFrom`` map (the YAML spelling). A variable already there is
+    replaced, never duplicated.
+
+    >>> pod = {"spec": {"containers": [{"name": "t", "env": [{"name": "NCCL_DEBUG", "value": "WARN"}]}]}}
+    >>> add_env(NCCL_DEBUG="INFO", OMP_NUM_THREADS=4)(pod)["spec"]["containers"][0]["env"]
+    [{'name': 'NCCL_DEBUG', 'value': 'INFO'}, {'name': 'OMP_NUM_THREADS', 'value': '4'}]
+    >>> from recipes.env import SecretKey
+    >>> add_env(HF_TOKEN=SecretKey("hf", "token"))(pod)["spec"]["containers"][0]["env"][1]
+    {'name': 'HF_TOKEN', 'valueFrom': {'secretKeyRef': {'name': 'hf', 'key': 'token'}}}
+    """
+    merged = merge_kwargs("variables", variables, values)
+    if not merged:
+        raise ValueError("add_env needs at least one variable")
+    return on_container(container, set_env(merged))
+
+
+@recipe
+def add_env_from_secret(name: str, secret: str, key: str, optional: bool = False,
+                        container: ContainerTarget = None) -> Transform:
+    """Set env var ``name`` from ``key`` of a Secret (``env[].valueFrom.secretKeyRef``).
+
+    >>> pod = {"spec": {"containers": [{"name": "t"}]}}
+    >>> add_env_from_secret("HF_TOKEN", "hf", "token")(pod)["spec"]["containers"][0]["env"]
+    [{'name': 'HF_TOKEN', 'valueFrom': {'secretKeyRef': {'name': 'hf', 'key': 'token'}}}]
+    """
+    return on_container(container, set_env({name: SecretKey(secret, key, optional)}))
+
+
+@recipe
+def add_env_from_config_map(name: str, config_map: str, key: str, optional: bool = False,
+                            container: ContainerTarget = None) -> Transform:
+    """Set env var ``name`` from ``key`` of a ConfigMap (``env[].valueFrom.configMapKeyRef``).
+
+    >>> pod = {"spec": {"containers": [{"name": "t"}]}}
+    >>> add_env_from_config_map("LEVEL", "settings", "level")(pod)["spec"]["containers"][0]["env"]
+    [{'name': 'LEVEL', 'valueFrom': {'configMapKeyRef': {'name': 'settings', 'key': 'level'}}}]
+    """
+    return on_container(container, set_env({name: ConfigMapKey(config_map, key, optional)}))
+
+
+@recipe
+def add_env_from_field(name: str, field_path: str,
+                       container: ContainerTarget = None) -> Transform:
+    """Set env var ``name`` from a pod field, via the downward API (``env[].valueFrom.fieldRef``).
+
+    >>> pod = {"spec": {"containers": [{"name": "t"}]}}
+    >>> add_env_from_field("POD_IP", "status.podIP")(pod)["spec"]["containers"][0]["env"]
+    [{'name': 'POD_IP', 'valueFrom': {'fieldRef': {'fieldPath': 'status.podIP'}}}]
+    """
+    return on_container(container, set_env({name: FieldRef(field_path)}))
+
+
+def resource_map(argument: str, amounts: Mapping[str, Any] | None) -> dict[str, str]:
+    """Checked resource names and quantities, as text.
+
+    >>> resource_map("limits", {"cpu": 2, "memory": "8Gi"})
+    {'cpu': '2', 'memory': '8Gi'}
+    """
+    checked: dict[str, str] = {}
+    for name, amount in merge_kwargs(argument, amounts, {}).items():
+        check_qualified_name(f"{argument} resource name", name)
+        checked[name] = check_quantity(f"{argument}[{name!r}]", amount)
+    return checked
+
+
+def set_resources(requests: Mapping[str, str], limits: Mapping[str, str]) -> Transform:
+    """Merge requests and limits into a container's ``resources`` (relative paths)."""
+    wanted: dict[str, Any] = {}
+    if requests:
+        wanted["requests"] = dict(requests)
+    if limits:
+        wanted["limits"] = dict(limits)
+    return upsert("resources", wanted)
+
+
+@recipe
+def resources(requests: Mapping[str, Any] | None = None, limits: Mapping[str, Any] | None = None,
+              container: ContainerTarget = None) -> Transform:
+    """Set resource requests and limits (``containers[].resources``), merging by resource name.
+
+    Quantities are checked (``'8Gi'``, ``'500m'``, ``4``); a request above its
+    limit is refused.
+
+    >>> pod = {"spec": {"containers": [{"name": "t", "resources": {"limits": {"cpu": "8"}}}]}}
+    >>> resources(limits={"memory": "64Gi"}, requests={"memory": "60Gi"})(pod)["spec"]["containers"][0]["resources"]
+    {'limits': {'cpu': '8', 'memory': '64Gi'}, 'requests': {'memory': '60Gi'}}
+    >>> resources(requests={"memory": "64GB"})
+    Traceback (most recent call last):
+      ...
+    ValueError: requests['memory'] must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '64GB'
+    """
+    wanted_requests = resource_map("requests", requests)
+    wanted_limits = resource_map("limits", limits)
+    if not wanted_requests and not wanted_limits:
+        raise ValueError("resources needs requests or limits")
+    for name, amount in wanted_requests.items():
+        limit = wanted_limits.get(name)
+        if limit is not None and parse_quantity(amount) > parse_quantity(limit):
+            raise ValueError(f"requests[{name!r}] = {amount!r} is above limits[{name!r}] = "
+                             f"{limit!r}")
+    return on_container(container, set_resources(wanted_requests, wanted_limits))
+
+
+@recipe
+def image_pull_policy(policy: str, container: ContainerTarget = None) -> Transform:
+    """When to pull the image (``containers[].imagePullPolicy``): Always, IfNotPresent or Never.
+
+    >>> image_pull_policy("Always", container="*")({"spec": {"containers": [{"name": "a"}, {"name": "b"}]}})
+    {'spec': {'containers': [{'name': 'a', 'imagePullPolicy': 'Always'}, {'name': 'b', 'imagePullPolicy': 'Always'}]}}
+    """
+    check_choice("policy", policy, PULL_POLICIES)
+    return on_container(container, replace_at("imagePullPolicy", policy))
+
+
+@recipe
+def working_dir(path: str, container: ContainerTarget = None) -> Transform:
+    """Start the container in ``path`` (``containers[].workingDir``).
+
+    >>> working_dir("/workspace")({"spec": {"containers": [{"name": "t"}]}})
+    {'spec': {'containers': [{'name': 't', 'workingDir': '/workspace'}]}}
+    """
+    check_text("path", path)
+    return on_container(container, replace_at("workingDir", path))
+
+
+@recipe
+def security_context(*, run_as_user: int | None = None, run_as_group: int | None = None,
+                     run_as_non_root: bool | None = None, privileged: bool | None = None,
+                     read_only_root_filesystem: bool | None = None,
+                     allow_privilege_escalation: bool | None = None,
+                     container: ContainerTarget = None) -> Transform:
+    """Merge settings into a container's ``securityContext``; unset ones are left alone.
+
+    >>> pod = {"spec": {"containers": [{"name": "t", "securityContext": {}}]}}
+    >>> security_context(run_as_user=1000, run_as_non_root=True)(pod)["spec"]["containers"][0]
+    {'name': 't', 'securityContext': {'runAsUser': 1000, 'runAsNonRoot': True}}
+    """
+    wanted: dict[str, Any] = {}
+    for key, value in (("runAsUser", run_as_user), ("runAsGroup", run_as_group)):
+        if value is not None:
+            wanted[key] = check_int(key, value)
+    for key, flag in (("runAsNonRoot", run_as_non_root), ("privileged", privileged),
+                      ("readOnlyRootFilesystem", read_only_root_filesystem),
+                      ("allowPrivilegeEscalation", allow_privilege_escalation)):
+        if flag is not None:
+            wanted[key] = check_bool(key, flag)
+    if not wanted:
+        raise ValueError("security_context needs at least one setting")
+    if wanted.get("privileged") and wanted.get("allowPrivilegeEscalation") is False:
+        raise ValueError("privileged=True cannot go with allow_privilege_escalation=False")
+    return on_container(container, upsert("securityContext", wanted))
+
+
+@recipe
+def add_capabilities(capabilities: Sequence[str] | str,
+                     container: ContainerTarget = None) -> Transform:
+    """Add Linux capabilities (``containers[].securityContext.capabilities.add``), once each.
+
+    Names are written without ``CAP_``, as Kubernetes expects: ``IPC_LOCK``,
+    ``SYS_PTRACE``, ``SYS_NICE``.
+
+    >>> add_capabilities(["IPC_LOCK", "SYS_NICE"])({"spec": {"containers": [{"name": "t"}]}})
+    {'spec': {'containers': [{'name': 't', 'securityContext': {'capabilities': {'add': ['IPC_LOCK', 'SYS_NICE']}}}]}}
+    >>> add_capabilities("CAP_IPC_LOCK")
+    Traceback (most recent call last):
+      ...
+    ValueError: capabilities: write 'IPC_LOCK' without the CAP_ prefix, got 'CAP_IPC_LOCK'
+    """
+    listed = [capabilities] if isinstance(capabilities, str) else list(capabilities)
+    if not listed:
+        raise ValueError("add_capabilities needs at least one capability")
+    for capability in listed:
+        check_text("capabilities", capability)
+        if capability.upper().startswith("CAP_"):
+            raise ValueError(f"capabilities: write {capability[4:].upper()!r} without the CAP_ "
+                             f"prefix, got {capability!r}")
+        if not capability.replace("_", "").isalnum() or capability.upper() != capability:
+            raise ValueError(f"capabilities must be upper-case names such as 'IPC_LOCK', "
+                             f"got {capability!r}")
+    return on_container(container, append_at("securityContext.capabilities.add", *listed,
+                                              unique=True))
+
+
+def _container_spec(name: str, image: str, command: Sequence[str] | None,
+                    args: Sequence[str] | None, env: Mapping[str, EnvValue] | None,
+                    requests: Mapping[str, Any] | None,
+                    limits: Mapping[str, Any] | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"name": check_dns_label("name", name),
+                            "image": check_text("image", image)}
+    for argument, words in (("command", command), ("args", args)):
+        if words is not None:
+            if isinstance(words, str) or not all(isinstance(word, str) for word in words):
+                raise TypeError(f"{argument} must be a list of strings, got {words!r}")
+            spec[argument] = list(words)
+    if env:
+        spec["env"] = [env_var(key, value) for key, value in merge_kwargs("env", env, {}).items()]
+    wanted_requests = resource_map("requests", requests)
+    wanted_limits = resource_map("limits", limits)
+    if wanted_requests or wanted_limits:
+        spec["resources"] = {key: value for key, value in
+                             (("requests", wanted_requests), ("limits", wanted_limits)) if value}
+    return spec
+
+
+@recipe
+def sidecar(name: str, image: str, command: Sequence[str] | None = None,
+            args: Sequence[str] | None = None, env: Mapping[str, EnvValue] | None = None,
+            requests: Mapping[str, Any] | None = None, limits: Mapping[str, Any] | None = None,
+            native: bool = False) -> Transform:
+    """Run a helper container next to the main one (appended to ``spec.containers``).
+
+    With ``native=True`` it is a Kubernetes native sidecar instead (1.29+):
+    an init container with ``restartPolicy: Always``, started before and
+    stopped after the main container, so it never keeps a finished job alive.
+    A container of the same name is replaced, so applying twice adds it once.
+
+    >>> pod = {"spec": {"containers": [{"name": "trainer-0"}]}}
+    >>> sidecar("proxy", "envoy:1.30", args=["--log-level", "warn"])(pod)["spec"]["containers"][1]
+    {'name': 'proxy', 'image': 'envoy:1.30', 'args': ['--log-level', 'warn']}
+    >>> sidecar("proxy", "envoy:1.30", native=True)(pod)["spec"]["initContainers"]
+    [{'name': 'proxy', 'image': 'envoy:1.30', 'restartPolicy': 'Always'}]
+    """
+    spec = _container_spec(name, image, command, args, env, requests, limits)
+    if check_bool("native", native):
+        spec["restartPolicy"] = "Always"
+    where = "initContainers" if native else "containers"
+    return replace_at(Path([Key("spec"), Key(where), Match([("name", name)])]), spec)
+
+
+@recipe
+def init_container(name: str, image: str, command: Sequence[str] | None = None,
+                   args: Sequence[str] | None = None, env: Mapping[str, EnvValue] | None = None,
+                   requests: Mapping[str, Any] | None = None,
+                   limits: Mapping[str, Any] | None = None) -> Transform:
+    """Run a container to completion before the others start (``spec.initContainers``).
+
+    Init containers run in the order added; one of the same name is replaced.
+
+    >>> init_container("fetch", "busybox", command=["sh", "-c", "echo ready"])({"spec": {}})
+    {'spec': {'initContainers': [{'name': 'fetch', 'image': 'busybox', 'command': ['sh', '-c', 'echo ready']}]}}
+    """
+    spec = _container_spec(name, image, command, args, env, requests, limits)
+    return replace_at(Path([Key("spec"), Key("initContainers"), Match([("name", name)])]), spec)
+

@@ -1,0 +1,297 @@
+"""Scheduling: where a pod may run and how it is queued.
+
+Every recipe here is idempotent: applying it twice equals applying it once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from combinators import (
+    Key,
+    Path,
+    Transform,
+    append_at,
+    for_each,
+    replace_at,
+    upsert,
+    when,
+)
+from recipes._check import (
+    check_choice,
+    check_int,
+    check_label_value,
+    check_qualified_name,
+    check_text,
+    merge_kwargs,
+)
+from recipes._recipe import recipe
+
+__all__ = ("node_selector", "add_toleration", "require_node_affinity", "prefer_node_affinity",
+           "spread", "anti_affinity", "priority_class", "scheduler_name", "runtime_class",
+           "kueue_queue", "JOB_LABEL", "toleration_value", "node_expression")
+
+JOB_LABEL = "app.kubernetes.io/instance"
+"""The label torchx gives every pod of a job (its app id): the default group of
+pods that :func:`spread` and :func:`anti_affinity` keep apart."""
+
+TOLERATION_OPERATORS = ("Exists", "Equal")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+_REQUIRED = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+_TERMS = _REQUIRED + ".nodeSelectorTerms"
+
+
+@recipe
+def node_selector(labels: Mapping[str, str] | None = None, /, **more: str) -> Transform:
+    """Run only on nodes with these labels (``spec.nodeSelector``).
+
+    Labels merge into the selector already there. Keys with dots or slashes
+    go in the positional map.
+
+    >>> node_selector(gpu="a100")({"spec": {"nodeSelector": {"zone": "a"}}})
+    {'spec': {'nodeSelector': {'zone': 'a', 'gpu': 'a100'}}}
+    >>> node_selector({"cloud.google.com/gke-nodepool": "gpu"})
+    node_selector({'cloud.google.com/gke-nodepool': 'gpu'})
+    """
+    merged = merge_kwargs("labels", labels, more)
+    if not merged:
+        raise ValueError("node_selector needs at least one label")
+    for key, value in merged.items():
+        check_qualified_name("node_selector label key", key)
+        check_label_value(f"node_selector label {key!r}", value)
+    return upsert("spec.nodeSelector", merged)
+
+
+def toleration_value(key: str, operator: str | None = None, value: str | None = None,
+                     effect: str | None = None, seconds: int | None = None) -> dict[str, Any]:
+    """A checked toleration in API form (see :func:`add_toleration`).
+
+    >>> toleration_value("nvidia.com/gpu", effect="NoSchedule")
+    {'key': 'nvidia.com/gpu', 'operator': 'Exists', 'effect': 'NoSchedule'}
+    """
+    check_qualified_name("key", key)
+    if operator is None:
+        operator = "Equal" if value is not None else "Exists"
+    check_choice("operator", operator, TOLERATION_OPERATORS)
+    toleration: dict[str, Any] = {"key": key, "operator": operator}
+    if value is not None:
+        if operator == "Exists":
+            raise ValueError(f"value must be left out with operator 'Exists', got {value!r}")
+        toleration["value"] = check_label_value("value", value)
+    if effect is not None:
+        toleration["effect"] = check_choice("effect", effect, TAINT_EFFECTS)
+    if seconds is not None:
+        check_int("seconds", seconds)
+        if effect != "NoExecute":
+            raise ValueError(f"seconds only applies with effect 'NoExecute', got "
+                             f"effect={effect!r}")
+        toleration["tolerationSeconds"] = seconds
+    return toleration
+
+
+@recipe
+def add_toleration(key: str, operator: str | None = None, value: str | None = None,
+                   effect: str | None = None, seconds: int | None = None) -> Transform:
+    """Tolerate a node taint (appends to ``spec.tolerations`` unless already there).
+
+    ``operator`` is ``'Exists'`` (the default without a ``value``) or
+    ``'Equal'`` (the default with one); ``effect`` is ``'NoSchedule'``,
+    ``'PreferNoSchedule'`` or ``'NoExecute'`` (any effect when left out);
+    ``seconds`` (``tolerationSeconds``) only goes with ``'NoExecute'``.
+
+    >>> gpu = add_toleration("nvidia.com/gpu", effect="NoSchedule")
+    >>> pod = gpu({"spec": {}})
+    >>> pod
+    {'spec': {'tolerations': [{'key': 'nvidia.com/gpu', 'operator': 'Exists', 'effect': 'NoSchedule'}]}}
+    >>> gpu(pod) is pod
+    True
+    >>> add_toleration("dedicated", operator="Equals", value="ml")
+    Traceback (most recent call last):
+      ...
+    ValueError: operator must be one of 'Exists', 'Equal', got 'Equals' (did you mean 'Equal'?)
+    """
+    return append_at("spec.tolerations", toleration_value(key, operator, value, effect, seconds),
+                     unique=True)
+
+
+def node_expression(key: str, values: Sequence[str] | str, operator: str) -> dict[str, Any]:
+    """A checked node selector requirement ``{key, operator, values}``.
+
+    >>> node_expression("gpu", "a100", "In")
+    {'key': 'gpu', 'operator': 'In', 'values': ['a100']}
+    """
+    check_qualified_name("key", key)
+    check_choice("operator", operator, NODE_OPERATORS)
+    listed = [values] if isinstance(values, str) else list(values)
+    for value in listed:
+        check_label_value("values", value)
+    if operator in ("Exists", "DoesNotExist"):
+        if listed:
+            raise ValueError(f"values must be empty with operator {operator!r}, got {listed!r}")
+        return {"key": key, "operator": operator}
+    if operator in ("Gt", "Lt") and (len(listed) != 1 or not listed[0].lstrip("-").isdigit()):
+        raise ValueError(f"operator {operator!r} needs exactly one integer value, got {listed!r}")
+    if not listed:
+        raise ValueError(f"operator {operator!r} needs at least one value in values")
+    return {"key": key, "operator": operator, "values": listed}
+
+
+def require_expression(expression: Mapping[str, Any]) -> Transform:
+    """AND ``expression`` into every required node selector term (one term if none)."""
+    every_term = Path.parse(_TERMS + "[*]")
+    return when(every_term,
+                for_each(every_term, append_at("matchExpressions", dict(expression),
+                                               unique=True)),
+                otherwise=replace_at(_TERMS, [{"matchExpressions": [dict(expression)]}]))
+
+
+@recipe
+def require_node_affinity(key: str, values: Sequence[str] | str = (),
+                          operator: str = "In") -> Transform:
+    """Run only on nodes whose label ``key`` satisfies ``operator`` over ``values``.
+
+    Sets ``spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution``.
+    Kubernetes ORs node selector terms, so the requirement is ANDed into
+    *every* existing term (and one term is made where there is none): a
+    requirement added never weakens one already there.
+
+    >>> pod = require_node_affinity("gpu", ["a100", "h100"])({"spec": {}})
+    >>> pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    {'nodeSelectorTerms': [{'matchExpressions': [{'key': 'gpu', 'operator': 'In', 'values': ['a100', 'h100']}]}]}
+    >>> zone = require_node_affinity("zone", "a")(pod)
+    >>> zone["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"][1]
+    {'key': 'zone', 'operator': 'In', 'values': ['a']}
+    """
+    return require_expression(node_expression(key, values, operator))
+
+
+@recipe
+def prefer_node_affinity(key: str, values: Sequence[str] | str = (), operator: str = "In",
+                         weight: int = 1) -> Transform:
+    """Prefer nodes whose label ``key`` satisfies ``operator`` over ``values``.
+
+    Appends a term of weight 1-100 to
+    ``spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution``,
+    unless the same term is already there.
+
+    >>> prefer_node_affinity("zone", "us-central1-a", weight=10)({"spec": {}})["spec"]["affinity"]
+    {'nodeAffinity': {'preferredDuringSchedulingIgnoredDuringExecution': [{'weight': 10, 'preference': {'matchExpressions': [{'key': 'zone', 'operator': 'In', 'values': ['us-central1-a']}]}}]}}
+    """
+    expression = node_expression(key, values, operator)
+    check_int("weight", weight, minimum=1)
+    if weight > 100:
+        raise ValueError(f"weight must be between 1 and 100, got {weight}")
+    return append_at("spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution",
+                     {"weight": weight, "preference": {"matchExpressions": [expression]}},
+                     unique=True)
+
+
+def _pod_selector(match_labels: Mapping[str, str] | None) -> dict[str, Any]:
+    """A label selector and matchLabelKeys: the given labels, or the pod's own job."""
+    if match_labels is None:
+        return {"labelSelector": {"matchExpressions": [{"key": JOB_LABEL, "operator": "Exists"}]},
+                "matchLabelKeys": [JOB_LABEL]}
+    labels = merge_kwargs("match_labels", match_labels, {})
+    if not labels:
+        raise ValueError("match_labels must name at least one label (or be None for the "
+                         "pods of the same job)")
+    for key, value in labels.items():
+        check_qualified_name("match_labels key", key)
+        check_label_value(f"match_labels[{key!r}]", value)
+    return {"labelSelector": {"matchLabels": labels}}
+
+
+@recipe
+def spread(topology_key: str, max_skew: int = 1, when_unsatisfiable: str = "ScheduleAnyway",
+           match_labels: Mapping[str, str] | None = None) -> Transform:
+    """Spread the job's pods evenly over ``topology_key`` domains (``spec.topologySpreadConstraints``).
+
+    By default the pods counted are those of the same job: the ones sharing
+    this pod's ``app.kubernetes.io/instance`` label (set by torchx), through
+    ``matchLabelKeys``; ``match_labels`` selects other pods instead.
+    ``when_unsatisfiable`` is ``'ScheduleAnyway'`` or ``'DoNotSchedule'``.
+
+    >>> spread("topology.kubernetes.io/zone", match_labels={"team": "ml"})({"spec": {}})
+    {'spec': {'topologySpreadConstraints': [{'topologyKey': 'topology.kubernetes.io/zone', 'maxSkew': 1, 'whenUnsatisfiable': 'ScheduleAnyway', 'labelSelector': {'matchLabels': {'team': 'ml'}}}]}}
+    """
+    check_qualified_name("topology_key", topology_key)
+    check_int("max_skew", max_skew, minimum=1)
+    check_choice("when_unsatisfiable", when_unsatisfiable, ("ScheduleAnyway", "DoNotSchedule"))
+    constraint = {"topologyKey": topology_key, "maxSkew": max_skew,
+                  "whenUnsatisfiable": when_unsatisfiable, **_pod_selector(match_labels)}
+    return append_at("spec.topologySpreadConstraints", constraint, unique=True)
+
+
+@recipe
+def anti_affinity(topology_key: str = "kubernetes.io/hostname", required: bool = False,
+                  weight: int = 100, match_labels: Mapping[str, str] | None = None) -> Transform:
+    """Keep pods apart: no two of the job's pods in one ``topology_key`` domain.
+
+    Sets ``spec.affinity.podAntiAffinity``: a required term with
+    ``required=True``, else a preferred term of ``weight`` (1-100). The pods
+    kept apart are those of the same job (``app.kubernetes.io/instance``), or
+    those matching ``match_labels``.
+
+    >>> pod = anti_affinity(required=True, match_labels={"app": "trainer"})({"spec": {}})
+    >>> pod["spec"]["affinity"]["podAntiAffinity"]
+    {'requiredDuringSchedulingIgnoredDuringExecution': [{'topologyKey': 'kubernetes.io/hostname', 'labelSelector': {'matchLabels': {'app': 'trainer'}}}]}
+    """
+    check_qualified_name("topology_key", topology_key)
+    term = {"topologyKey": topology_key, **_pod_selector(match_labels)}
+    base = "spec.affinity.podAntiAffinity."
+    if required:
+        return append_at(base + "requiredDuringSchedulingIgnoredDuringExecution", term,
+                         unique=True)
+    check_int("weight", weight, minimum=1)
+    if weight > 100:
+        raise ValueError(f"weight must be between 1 and 100, got {weight}")
+    return append_at(base + "preferredDuringSchedulingIgnoredDuringExecution",
+                     {"weight": weight, "podAffinityTerm": term}, unique=True)
+
+
+@recipe
+def priority_class(name: str) -> Transform:
+    """Give the pod a priority class (``spec.priorityClassName``).
+
+    >>> priority_class("high")({"spec": {}})
+    {'spec': {'priorityClassName': 'high'}}
+    """
+    check_text("name", name)
+    return replace_at("spec.priorityClassName", name)
+
+
+@recipe
+def scheduler_name(name: str) -> Transform:
+    """Have the pod scheduled by the named scheduler (``spec.schedulerName``).
+
+    >>> scheduler_name("default-scheduler")({"spec": {"schedulerName": "volcano"}})
+    {'spec': {'schedulerName': 'default-scheduler'}}
+    """
+    check_text("name", name)
+    return replace_at("spec.schedulerName", name)
+
+
+@recipe
+def runtime_class(name: str) -> Transform:
+    """Run the pod's containers with a runtime class (``spec.runtimeClassName``).
+
+    >>> runtime_class("nvidia")({"spec": {}})
+    {'spec': {'runtimeClassName': 'nvidia'}}
+    """
+    check_text("name", name)
+    return replace_at("spec.runtimeClassName", name)
+
+
+@recipe
+def kueue_queue(name: str) -> Transform:
+    """Submit the pod to a Kueue local queue (label ``kueue.x-k8s.io/queue-name``).
+
+    >>> kueue_queue("team-a")({"metadata": {"labels": {}}})
+    {'metadata': {'labels': {'kueue.x-k8s.io/queue-name': 'team-a'}}}
+    """
+    check_label_value("name", check_text("name", name))
+    return replace_at(Path([Key("metadata"), Key("labels"), Key("kueue.x-k8s.io/queue-name")]),
+                      name)

@@ -1,0 +1,217 @@
+"""Storage: volumes and where containers mount them.
+
+Each recipe adds the volume (``spec.volumes``) and its mount
+(``containers[].volumeMounts``) together, so they never disagree. Volumes
+are set by name and mounts by mount path: a volume of the same name is
+replaced whole (a volume has exactly one source), and so is a mount at the
+same path; applying a recipe twice equals applying it once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from combinators import Key, Match, Path, Transform, chain, replace_at
+from recipes._check import check_bool, check_choice, check_dns_label, check_int, check_text
+from recipes._quantity import check_quantity
+from recipes._recipe import recipe
+from recipes._target import ContainerTarget, on_container
+
+__all__ = ("shm_size", "mount_pvc", "mount_secret", "mount_config_map", "mount_empty_dir",
+           "mount_host_path", "mount_volume", "volume_name_for", "SHM_VOLUME")
+
+SHM_VOLUME = "dshm"
+"""The name torchx gives the memory-backed volume it mounts at ``/dev/shm``."""
+
+HOST_PATH_TYPES = ("", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket",
+                   "CharDevice", "BlockDevice")
+
+
+def volume_name_for(text: str, prefix: str = "") -> str:
+    """A DNS-1123 label made from ``text``, for a volume nobody named.
+
+    >>> volume_name_for("team.datasets"), volume_name_for("/mnt/Data", prefix="host")
+    ('team-datasets', 'host-mnt-data')
+    """
+    words = [word for word in re.split(r"[^a-z0-9]+", text.lower()) if word]
+    if prefix:
+        words.insert(0, prefix)
+    name = "-".join(words)[:63].strip("-")
+    return name or "volume"
+
+
+def _mount_path(mount_path: Any) -> str:
+    check_text("mount_path", mount_path)
+    if not mount_path.startswith("/"):
+        raise ValueError(f"mount_path must be an absolute path, got {mount_path!r}")
+    return str(mount_path)
+
+
+def mount_volume(volume: dict[str, Any], mount: dict[str, Any],
+                 container: ContainerTarget) -> Transform:
+    """Set ``volume`` by name and ``mount`` by mount path in the selected container(s).
+
+    >>> pod = {"spec": {"containers": [{"name": "t"}]}}
+    >>> mount_volume({"name": "x", "emptyDir": {}}, {"mountPath": "/x", "name": "x"}, None)(pod)
+    {'spec': {'containers': [{'name': 't', 'volumeMounts': [{'mountPath': '/x', 'name': 'x'}]}], 'volumes': [{'name': 'x', 'emptyDir': {}}]}}
+    """
+    volumes = Path([Key("spec"), Key("volumes"), Match([("name", volume["name"])])])
+    mounts = Path([Key("volumeMounts"), Match([("mountPath", mount["mountPath"])])])
+    # the mount first: where the container is missing, the volume is not added either
+    result = chain(on_container(container, replace_at(mounts, mount)),
+                   replace_at(volumes, volume))
+    assert isinstance(result, Transform)
+    return result
+
+
+def _mount(name: str, mount_path: str, read_only: bool = False,
+           sub_path: str | None = None) -> dict[str, Any]:
+    mount: dict[str, Any] = {"mountPath": _mount_path(mount_path), "name": name}
+    if check_bool("read_only", read_only):
+        mount["readOnly"] = True
+    if sub_path is not None:
+        check_text("sub_path", sub_path)
+        if sub_path.startswith("/") or ".." in sub_path.split("/"):
+            raise ValueError(f"sub_path must be a relative path without '..', got {sub_path!r}")
+        mount["subPath"] = sub_path
+    return mount
+
+
+def _volume_name(volume: str | None, source: str) -> str:
+    return volume_name_for(source) if volume is None else check_dns_label("volume", volume)
+
+
+def _mode(default_mode: int | None) -> dict[str, Any]:
+    if default_mode is None:
+        return {}
+    check_int("default_mode", default_mode)
+    if default_mode > 0o777:
+        raise ValueError(f"default_mode must be a file mode between 0 and 0o777, "
+                         f"got {default_mode!r}")
+    return {"defaultMode": default_mode}
+
+
+@recipe
+def shm_size(size: str, container: ContainerTarget = None) -> Transform:
+    """Size the shared memory at ``/dev/shm`` (the memory-backed ``dshm`` emptyDir volume).
+
+    Sets ``spec.volumes[name=dshm]`` to ``{emptyDir: {medium: Memory,
+    sizeLimit: size}}`` and mounts it at ``/dev/shm``; torchx's own ``dshm``
+    volume is resized, and both are created where absent.
+
+    >>> pod = {"spec": {"containers": [{"name": "t", "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}]}],
+    ...                 "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}]}}
+    >>> shm_size("64Gi")(pod)["spec"]["volumes"]
+    [{'name': 'dshm', 'emptyDir': {'medium': 'Memory', 'sizeLimit': '64Gi'}}]
+    >>> shm_size("64 GB")
+    Traceback (most recent call last):
+      ...
+    ValueError: size must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '64 GB'
+    """
+    limit = check_quantity("size", size, positive=True)
+    return mount_volume({"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": limit}},
+                        {"mountPath": "/dev/shm", "name": SHM_VOLUME}, container)
+
+
+@recipe
+def mount_pvc(claim: str, mount_path: str, volume: str | None = None, read_only: bool = False,
+              sub_path: str | None = None, container: ContainerTarget = None) -> Transform:
+    """Mount a PersistentVolumeClaim (``volumes[].persistentVolumeClaim``) at ``mount_path``.
+
+    The volume is named ``volume``, by default after the claim.
+
+    >>> pod = mount_pvc("datasets", "/data", read_only=True)({"spec": {"containers": [{"name": "t"}]}})
+    >>> pod["spec"]["volumes"], pod["spec"]["containers"][0]["volumeMounts"]
+    ([{'name': 'datasets', 'persistentVolumeClaim': {'claimName': 'datasets', 'readOnly': True}}], [{'mountPath': '/data', 'name': 'datasets', 'readOnly': True}])
+    """
+    check_text("claim", claim)
+    name = _volume_name(volume, claim)
+    source: dict[str, Any] = {"claimName": claim}
+    if read_only:
+        source["readOnly"] = True
+    return mount_volume({"name": name, "persistentVolumeClaim": source},
+                        _mount(name, mount_path, read_only, sub_path), container)
+
+
+@recipe
+def mount_secret(secret: str, mount_path: str, volume: str | None = None,
+                 default_mode: int | None = None, optional: bool = False,
+                 container: ContainerTarget = None) -> Transform:
+    """Mount a Secret's keys as files (``volumes[].secret``), read-only, at ``mount_path``.
+
+    >>> pod = mount_secret("gcs-key", "/secrets/gcs", default_mode=0o400)({"spec": {"containers": [{"name": "t"}]}})
+    >>> pod["spec"]["volumes"], pod["spec"]["containers"][0]["volumeMounts"]
+    ([{'name': 'gcs-key', 'secret': {'secretName': 'gcs-key', 'defaultMode': 256}}], [{'mountPath': '/secrets/gcs', 'name': 'gcs-key', 'readOnly': True}])
+    """
+    check_text("secret", secret)
+    name = _volume_name(volume, secret)
+    source: dict[str, Any] = {"secretName": secret, **_mode(default_mode)}
+    if check_bool("optional", optional):
+        source["optional"] = True
+    return mount_volume({"name": name, "secret": source},
+                        _mount(name, mount_path, read_only=True), container)
+
+
+@recipe
+def mount_config_map(config_map: str, mount_path: str, volume: str | None = None,
+                     default_mode: int | None = None, optional: bool = False,
+                     container: ContainerTarget = None) -> Transform:
+    """Mount a ConfigMap's keys as files (``volumes[].configMap``), read-only, at ``mount_path``.
+
+    >>> pod = mount_config_map("train-config", "/etc/train")({"spec": {"containers": [{"name": "t"}]}})
+    >>> pod["spec"]["volumes"]
+    [{'name': 'train-config', 'configMap': {'name': 'train-config'}}]
+    """
+    check_text("config_map", config_map)
+    name = _volume_name(volume, config_map)
+    source: dict[str, Any] = {"name": config_map, **_mode(default_mode)}
+    if check_bool("optional", optional):
+        source["optional"] = True
+    return mount_volume({"name": name, "configMap": source},
+                        _mount(name, mount_path, read_only=True), container)
+
+
+@recipe
+def mount_empty_dir(name: str, mount_path: str, size: str | None = None, memory: bool = False,
+                    container: ContainerTarget = None) -> Transform:
+    """Mount scratch space that lives as long as the pod (``volumes[].emptyDir``).
+
+    ``memory=True`` backs it with RAM (tmpfs); ``size`` sets ``sizeLimit``.
+
+    >>> mount_empty_dir("scratch", "/scratch", size="100Gi")({"spec": {"containers": [{"name": "t"}]}})["spec"]["volumes"]
+    [{'name': 'scratch', 'emptyDir': {'sizeLimit': '100Gi'}}]
+    """
+    check_dns_label("name", name)
+    source: dict[str, Any] = {}
+    if check_bool("memory", memory):
+        source["medium"] = "Memory"
+    if size is not None:
+        source["sizeLimit"] = check_quantity("size", size, positive=True)
+    return mount_volume({"name": name, "emptyDir": source}, _mount(name, mount_path), container)
+
+
+@recipe
+def mount_host_path(path: str, mount_path: str, volume: str | None = None, type: str = "",
+                    read_only: bool = False, container: ContainerTarget = None) -> Transform:
+    """Mount a file or directory of the node (``volumes[].hostPath``) at ``mount_path``.
+
+    ``type`` is a hostPath type such as ``'Directory'`` or
+    ``'DirectoryOrCreate'`` (no check when empty); the volume is named
+    ``volume``, by default after the path (``/mnt/data`` -> ``host-mnt-data``).
+
+    >>> pod = mount_host_path("/mnt/data", "/data", type="Directory")({"spec": {"containers": [{"name": "t"}]}})
+    >>> pod["spec"]["volumes"]
+    [{'name': 'host-mnt-data', 'hostPath': {'path': '/mnt/data', 'type': 'Directory'}}]
+    """
+    check_text("path", path)
+    if not path.startswith("/"):
+        raise ValueError(f"path must be an absolute path on the node, got {path!r}")
+    check_choice("type", type, HOST_PATH_TYPES)
+    name = volume_name_for(path, prefix="host") if volume is None else check_dns_label(
+        "volume", volume)
+    source: dict[str, Any] = {"path": path}
+    if type:
+        source["type"] = type
+    return mount_volume({"name": name, "hostPath": source},
+                        _mount(name, mount_path, read_only), container)
