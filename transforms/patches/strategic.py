@@ -22,7 +22,8 @@ Deliberate differences from kubectl, each covered by a marked test case:
    ``TCP``) and topology spread constraints on ``(topologyKey,
    whenUnsatisfiable)``; kubectl uses the single ``patchMergeKey``
    (``containerPort``, ``topologyKey``) and merges a UDP port into a TCP one;
-2. ``$patch: merge`` on a map means "merge" (the default) rather than an error;
+2. ``$patch: merge`` (on a map or a list element) means "merge", the default,
+   where kubectl rejects it;
 3. values inserted from the patch (new keys, new list elements, replaced
    lists) lose their ``null`` members and directives; kubectl keeps them
    verbatim inside new list elements and replaced lists.
@@ -287,7 +288,10 @@ def _merge_list(original: Any, patch: Any, meta: FieldMeta, where: str, ctx: _Ct
 
 def _special_elements(original: list[Any], patch: Any, key_of: Callable[[Any, bool], Key],
                       where: str, ctx: _Ctx) -> tuple[list[Any], list[Any]]:
-    """Apply ``$patch`` elements: ``delete`` drops by key, ``replace`` drops the rest."""
+    """Apply ``$patch`` elements: ``delete`` drops by key, ``replace`` drops the rest.
+
+    A ``$patch: merge`` element merges like any other; alone, it does nothing.
+    """
     plain = []
     replace = False
     for item in patch:
@@ -299,10 +303,8 @@ def _special_elements(original: list[Any], patch: Any, key_of: Callable[[Any, bo
             original = [old for old in original if key_of(old, False) != doomed]
         elif directive == "replace":
             replace = True
-        else:
-            raise InvalidPatchError(f"strategic_merge: an element of {where} has "
-                                    f"'$patch: {directive}'; in a list only delete and "
-                                    f"replace are allowed")
+        elif len(item) > 1:  # '$patch: merge' on an element: merge it, as without the directive
+            plain.append(item)
     if replace:
         return [ctx.fresh(item) for item in plain], []
     return original, plain
