@@ -1,0 +1,100 @@
+"""TorchX schedulers that fold each role's overlays over every pod they render.
+
+``kubernetes_overlay`` renders what TorchX's ``kubernetes`` scheduler renders
+(a Volcano Job) and ``kubernetes_mcad_overlay`` what ``kubernetes_mcad``
+renders (an AppWrapper); then every pod gets its role's overlays, in order,
+then the ones given at launch with ``-cfg overlays=a.yaml;b.yaml``. The
+overlays have the last word over what TorchX rendered, labels included.
+Both are registered with TorchX when podfold is installed::
+
+    torchx run --scheduler kubernetes_overlay --dryrun --workspace "" \\
+        -cfg queue=default,overlays=examples/a100.yaml examples/trainer.py:trainer
+
+Run options beyond TorchX's own: ``overlays`` (YAML paths or URIs for every
+role), ``validate`` (default true: check each pod against the official
+schema and its references) and ``k8s_version`` (the schema's version).
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Mapping
+
+from torchx.schedulers.api import AppDryRunInfo
+from torchx.schedulers.kubernetes_mcad_scheduler import KubernetesMCADJob, KubernetesMCADScheduler
+from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
+from torchx.specs import AppDef, runopts
+
+from transforms.loading import load_overlay
+from transforms.schema import DEFAULT_VERSION
+from transforms.torchx.folding import FoldSettings, fold_app_wrapper, fold_volcano_job
+
+__all__ = ("KubernetesOverlayScheduler", "KubernetesMCADOverlayScheduler",
+           "create_kubernetes_overlay", "create_kubernetes_mcad_overlay", "fold_settings")
+
+
+def _add_options(opts: runopts) -> runopts:
+    opts.add("overlays", type_=List[str],
+             help="YAML overlays (paths or URIs, ';'-separated) applied to every role's "
+                  "pods after the role's own")
+    opts.add("validate", type_=bool, default=True,
+             help="check every pod against the official Kubernetes schema and its references")
+    opts.add("k8s_version", type_=str, default=DEFAULT_VERSION,
+             help="the Kubernetes version whose schema pods are checked against")
+    return opts
+
+
+def fold_settings(cfg: Mapping[str, Any]) -> FoldSettings:
+    """The fold's settings from a scheduler's run configuration."""
+    uris = cfg.get("overlays") or []
+    if isinstance(uris, str):
+        uris = [uri for uri in uris.replace(";", ",").split(",") if uri]
+    validate = cfg.get("validate")
+    return FoldSettings(extra=tuple(load_overlay(uri) for uri in uris),
+                        validate=True if validate is None else bool(validate),
+                        k8s_version=cfg.get("k8s_version") or None)
+
+
+class KubernetesOverlayScheduler(KubernetesScheduler):
+    """TorchX's Volcano scheduler, with each role's overlays folded over its pods."""
+
+    def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[KubernetesJob]:
+        settings = fold_settings(cfg)  # read the launch-time overlays before rendering
+        info = super()._submit_dryrun(app, cfg)
+        request = info.request
+        folded = KubernetesJob(resource=fold_volcano_job(app, request.resource, settings),
+                               images_to_push=request.images_to_push)
+        return AppDryRunInfo(folded, repr)
+
+    def _run_opts(self) -> runopts:
+        return _add_options(super()._run_opts())
+
+
+class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler):
+    """TorchX's MCAD (AppWrapper) scheduler, with each role's overlays folded over its pods."""
+
+    def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[KubernetesMCADJob]:
+        settings = fold_settings(cfg)
+        info = super()._submit_dryrun(app, cfg)
+        request = info.request
+        folded = KubernetesMCADJob(resource=fold_app_wrapper(app, request.resource, settings),
+                                   images_to_push=request.images_to_push)
+        return AppDryRunInfo(folded, repr)
+
+    def _run_opts(self) -> runopts:
+        return _add_options(super()._run_opts())
+
+
+def create_kubernetes_overlay(session_name: str, client: Any = None,
+                              docker_client: Any = None, **kwargs: Any,
+                              ) -> KubernetesOverlayScheduler:
+    """The factory TorchX calls for ``--scheduler kubernetes_overlay``."""
+    return KubernetesOverlayScheduler(session_name=session_name, client=client,
+                                      docker_client=docker_client)
+
+
+def create_kubernetes_mcad_overlay(session_name: str, client: Any = None,
+                                   docker_client: Any = None, **kwargs: Any,
+                                   ) -> KubernetesMCADOverlayScheduler:
+    """The factory TorchX calls for ``--scheduler kubernetes_mcad_overlay``."""
+    return KubernetesMCADOverlayScheduler(session_name=session_name, client=client,
+                                          docker_client=docker_client)
