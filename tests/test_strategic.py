@@ -158,11 +158,13 @@ def test_unknown_kind_is_rejected() -> None:
         strategic_merge({}, kind="Deployment")
 
 
-def test_missing_merge_key_names_the_field() -> None:
-    with pytest.raises(InvalidPatchError, match=r"Pod.spec.containers has no merge key 'name'"
-                                                r"|element of Pod.spec.containers has no merge"):
-        strategic_merge({"spec": {"containers": [{"image": "x"}]}})(
-            {"spec": {"containers": [{"name": "a"}]}})
+def test_missing_merge_key_is_rejected_when_built() -> None:
+    with pytest.raises(InvalidPatchError, match=r"an element of Pod.spec.containers\[name=c\]"
+                                                r".env has no merge key 'name'"):
+        strategic_merge({"spec": {"containers": [{"name": "c", "env": [{"value": "x"}]}]}})
+    with pytest.raises(InvalidPatchError, match=r"PodSpec\.volumes has no merge key 'name'"):
+        strategic_merge({"volumes": [{"$patch": "delete"}]}, kind="PodSpec")
+    strategic_merge({"spec": {"containers": [{"$patch": "replace"}, {"$patch": "merge"}]}})
 
 
 def test_retain_keys_must_cover_the_patch() -> None:
@@ -261,3 +263,21 @@ def test_law_agrees_with_kubectl_on_generated_patches(pod: Any, patch: Any) -> N
     assume(code == 0 or "no elements in any of the given slices" not in out)
     assert code == 0, out
     assert strategic_merge(patch)(pod) == out
+
+
+@given(pods, patches(), patches())
+def test_law_chained_patches_equal_patches_applied_one_by_one(pod: Any, first: Any,
+                                                               second: Any) -> None:
+    """In one chain later steps may edit in place what earlier steps created, never the input."""
+    from combinators import chain
+    from transforms.patches import json_patch, merge_patch
+
+    before = copy.deepcopy(pod)
+    steps = [strategic_merge(first), merge_patch({"metadata": {"labels": {"x": "1"}}}),
+             json_patch([{"op": "add", "path": "/metadata/labels/y", "value": "2"}]),
+             strategic_merge(second)]
+    expected = pod
+    for step in steps:
+        expected = step(expected)
+    assert chain(*steps)(pod) == expected
+    assert pod == before

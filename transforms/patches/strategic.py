@@ -445,12 +445,8 @@ def _check_order(value: Any, order: Any, key_of: Callable[[Any, bool], Key], kin
         position += 1
 
 
-def _check_patch(patch: Any, where: str) -> None:
-    """Reject malformed directives when the patch is built."""
-    if is_seq(patch):
-        for index, item in enumerate(patch):
-            _check_patch(item, f"{where}[{index}]")
-        return
+def _check_patch(patch: Any, type_name: str | None, where: str) -> None:
+    """Reject malformed directives, and merge-list elements without their key, when built."""
     if not is_map(patch):
         return
     for key, value in patch.items():
@@ -463,9 +459,26 @@ def _check_patch(patch: Any, where: str) -> None:
             if not is_seq(value):
                 raise InvalidPatchError(f"strategic_merge: {where}.{key} must be a list, "
                                         f"got {kind_name(value)}")
-        elif key.startswith("$") and key != PATCH:
+            continue
+        if key.startswith("$") and key != PATCH:
             raise InvalidPatchError(f"strategic_merge: unknown directive {key!r} at {where}")
-        _check_patch(value, f"{where}.{key}")
+        meta = field_meta(type_name, key)
+        if is_map(value):
+            _check_patch(value, meta.type, f"{where}.{key}")
+        elif is_seq(value):
+            _check_elements(value, meta, f"{where}.{key}")
+
+
+def _check_elements(items: Any, meta: FieldMeta, where: str) -> None:
+    key_of = _key_function(meta, where) if meta.merge and meta.keys else None
+    for item in items:
+        if not is_map(item):
+            continue
+        directive = item.get(PATCH, MISSING)
+        bare_merge = directive == "merge" and len(item) == 1
+        if key_of is not None and directive != "replace" and not bare_merge:
+            key_of(item, True)
+        _check_patch(item, meta.type, f"{where}[{_label(item, meta)}]")
 
 
 class _StrategicMerge(Transform):
@@ -479,7 +492,7 @@ class _StrategicMerge(Transform):
         if not is_map(patch):
             raise InvalidPatchError(f"strategic_merge: a patch is a map, got {kind_name(patch)}")
         self.patch = copy_plain(patch)
-        _check_patch(self.patch, kind)
+        _check_patch(self.patch, ROOTS[kind], kind)
         self.root = ROOTS[kind]
         if kind == "Pod":
             self._init_params(self.patch)
