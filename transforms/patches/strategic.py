@@ -76,8 +76,10 @@ def _value_key(value: Any) -> Key:
         return ("bool", value)
     if isinstance(value, (int, float)):
         return ("number", value)
-    if isinstance(value, str) or value is None:
-        return ("text", value)
+    if isinstance(value, str):
+        return str(value)
+    if value is None:
+        return ("null",)
     return ("other", repr(copy_plain(value)))
 
 
@@ -166,6 +168,8 @@ def _merge_map(original: Any, patch: Any, type_name: str | None, where: str, ctx
             deletions.append((key[len(DELETE_FROM):], value))
             continue
         result = _merge_field(result, key, value, type_name, f"{where}.{key}", ctx)
+    # Kubernetes visits a patch's keys in no set order; deleting last makes a scalar that
+    # is both added and deleted end up deleted.
     for field, value in deletions:
         current = result.get(field, MISSING)
         if current is MISSING or not is_seq(current) or not is_seq(value):
