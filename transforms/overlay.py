@@ -30,6 +30,7 @@ pod verbatim), and a tuple always becomes a list.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 from pyrsistent import freeze
@@ -57,6 +58,7 @@ from transforms.markers import Append, Default, Marker, MergeBy, Prepend, Remove
 __all__ = ("overlay", "Overlay", "PUT", "JOIN", "DEL", "unwrap_torchx")
 
 _PUT, _JOIN, _DEL = "__put__:", "__join__:", "__del__:"
+_OPERATORS = (_PUT, _JOIN, _DEL)
 TORCHX_CONTAINER = "__torchx_overlays__"
 
 
@@ -115,8 +117,9 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
                     raise ValueError(f"malformed join key {key!r} at {_text(where)}; "
                                      f"write '__join__:<key>:<field>'")
                 if not isinstance(item, list) or not all(is_map(x) for x in item):
-                    raise TypeError(f"{key!r} at {_text(where)} needs a list of maps, "
-                                    f"got {kind_name(item)}")
+                    got = kind_name(item) if not isinstance(item, list) \
+                        else "a list with an item that is not a map"
+                    raise TypeError(f"{key!r} at {_text(where)} needs a list of maps, got {got}")
                 compiled[key] = copy_plain(item)
             elif key.startswith((_PUT, _DEL)):
                 compiled[key] = copy_plain(item)
@@ -197,8 +200,9 @@ def _fresh(value: Any, where: tuple[str, ...], persistent: bool, owned: Owned) -
 
 def _clash(where: tuple[str, ...], current: Any, value: Any) -> TypeClashError:
     found, given = kind_name(current), kind_name(value)
-    return TypeClashError(f"type mismatch at {_text(where)}: the pod has {found}, "
-                          f"the overlay {given}", path=Path(Key(k) for k in where),
+    # the error's own text adds "(in <path>)"
+    return TypeClashError(f"type mismatch: the pod has {found}, the overlay {given}",
+                          path=Path(Key(k) for k in where),
                           expected=given, found=found)
 
 
@@ -245,10 +249,41 @@ def append_items(current: Any, items: list[Any], persistent: bool, owned: Owned)
     return extend_seq(current, fresh, None, owned)
 
 
+def _has_operator_keys(mapping: Any) -> bool:
+    """Whether ``mapping`` holds keys that look like operator keys (a stored overlay does)."""
+    try:
+        return any(map(str.startswith, mapping, repeat("__")))
+    except TypeError:  # a key that is no string
+        return any(isinstance(key, str) and key.startswith("__") for key in mapping)
+
+
+def _field_of(key: str) -> str:
+    """The field an operator key is about (``"__join__:env:name"`` is about ``env``)."""
+    for prefix in _OPERATORS:
+        if key.startswith(prefix):
+            rest = key[len(prefix):]
+            return rest.split(":", 1)[0] if prefix == _JOIN else rest
+    return key
+
+
+def _drop_operator_keys(base: Any, field: str, owned: Owned) -> Any:
+    """``base`` without the operator keys about ``field``, as upstream resolves a conflict."""
+    stale = [key for key in base if isinstance(key, str) and key.startswith(_OPERATORS)
+             and _field_of(key) == field]
+    for key in stale:
+        base = delete_key(base, key, owned)
+    return base
+
+
 def _merge_map(base: Any, ov: dict[str, Any], where: tuple[str, ...], persistent: bool,
                owned: Owned) -> Any:
     result = base
+    # Upstream lets the last operation on a field win over operator keys the
+    # base map holds (stored, unresolved overlays); a pod rarely has any.
+    conflicts = _has_operator_keys(base)
     for key, value in ov.items():
+        if conflicts:
+            result = _drop_operator_keys(result, _field_of(key), owned)
         if key.startswith("__"):
             if key.startswith(_PUT):
                 field = key[len(_PUT):]
@@ -286,9 +321,11 @@ def _join(base: Any, field: str, on: str, items: list[Any], where: tuple[str, ..
         plain = copy_plain(items)
         return set_key(base, field, freeze(plain) if persistent else plain, owned)
     if not is_seq(current) or not all(is_map(element) for element in current):
-        raise TypeClashError(f"join needs a list of maps at {_text(where)}, the pod has "
-                             f"{kind_name(current)}", path=Path(Key(k) for k in where),
-                             expected="a list of maps", found=kind_name(current))
+        found = kind_name(current) if not is_seq(current) \
+            else "a list with an item that is not a map"
+        raise TypeClashError(f"join needs a list of maps; the pod has {found}",
+                             path=Path(Key(k) for k in where),
+                             expected="a list of maps", found=found)
     # like upstream, the last element with a given key is the one merged into
     positions = {element[on]: i for i, element in enumerate(current) if on in element}
     result = list(current)
