@@ -75,6 +75,14 @@ class Transform:
             self._hash = hash((type(self).__name__, self._key))
         return self._hash
 
+    def __copy__(self) -> Transform:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Transform:
+        # an immutable value: a copy is the value itself (TorchX deep-copies
+        # each role, metadata and overlays included, once per replica)
+        return self
+
     def __repr__(self) -> str:
         parts = [_param_repr(arg) for arg in self._args]
         parts += [f"{key}={_param_repr(value)}" for key, value in self._kwargs.items()]
