@@ -11,14 +11,19 @@ from __future__ import annotations
 from recipes._catalog import GROUPS
 from recipes._recipe import summary
 
-__all__ = ("markdown_table", "BEGIN", "END")
+__all__ = ("markdown_table", "cell", "BEGIN", "END")
 
 BEGIN = "<!-- recipes:begin -->"
 END = "<!-- recipes:end -->"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+def cell(text: str) -> str:
+    """Docstring text as a Markdown table cell: single backticks, ``|`` escaped.
+
+    >>> print(cell("Set ``spec.hostIPC`` (a | b)."))
+    Set `spec.hostIPC` (a \\| b).
+    """
+    return text.replace("``", "`").replace("|", "\\|")
 
 
 def markdown_table() -> str:
@@ -26,6 +31,6 @@ def markdown_table() -> str:
     lines = ["| recipe | what it does |", "|---|---|"]
     for topic, factories in GROUPS:
         lines.append(f"| **{topic}** | |")
-        lines.extend(f"| `{factory.__name__}` | {_cell(summary(factory))} |"
+        lines.extend(f"| `{factory.__name__}` | {cell(summary(factory))} |"
                      for factory in factories)
     return "\n".join(lines) + "\n"

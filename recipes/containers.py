@@ -53,7 +53,8 @@ def add_env(variables: Mapping[str, EnvValue] | None = None, /, *,
     :class:`~recipes.env.SecretKey`, :class:`~recipes.env.ConfigMapKey`,
     :class:`~recipes.env.FieldRef`, :class:`~recipes.env.ResourceFieldRef`,
     or a ``valueFrom`` map (the YAML spelling). A variable already there is
-    replaced, never duplicated.
+    replaced, never duplicated. Names that are not Python identifiers, and
+    a variable named ``container``, go in the positional map.
 
     >>> pod = {"spec": {"containers": [{"name": "t", "env": [{"name": "NCCL_DEBUG", "value": "WARN"}]}]}}
     >>> add_env(NCCL_DEBUG="INFO", OMP_NUM_THREADS=4)(pod)["spec"]["containers"][0]["env"]

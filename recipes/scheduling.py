@@ -211,7 +211,8 @@ def spread(topology_key: str, max_skew: int = 1, when_unsatisfiable: str = "Sche
 
     By default the pods counted are those of the same job: the ones sharing
     this pod's ``app.kubernetes.io/instance`` label (set by torchx), through
-    ``matchLabelKeys``; ``match_labels`` selects other pods instead.
+    ``matchLabelKeys`` (honoured from Kubernetes 1.27); ``match_labels``
+    selects other pods instead.
     ``when_unsatisfiable`` is ``'ScheduleAnyway'`` or ``'DoNotSchedule'``.
 
     >>> spread("topology.kubernetes.io/zone", match_labels={"team": "ml"})({"spec": {}})
@@ -232,7 +233,9 @@ def anti_affinity(topology_key: str = "kubernetes.io/hostname", required: bool =
 
     Sets ``spec.affinity.podAntiAffinity``: a required term with
     ``required=True``, else a preferred term of ``weight`` (1-100). The pods
-    kept apart are those of the same job (``app.kubernetes.io/instance``), or
+    kept apart are those of the same job (``app.kubernetes.io/instance``,
+    through ``matchLabelKeys``, honoured from Kubernetes 1.31; on older
+    clusters pass ``match_labels``, or every torchx pod is kept apart), or
     those matching ``match_labels``.
 
     >>> pod = anti_affinity(required=True, match_labels={"app": "trainer"})({"spec": {}})

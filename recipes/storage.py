@@ -58,7 +58,7 @@ def mount_volume(volume: dict[str, Any], mount: dict[str, Any],
     """
     volumes = Path([Key("spec"), Key("volumes"), Match([("name", volume["name"])])])
     mounts = Path([Key("volumeMounts"), Match([("mountPath", mount["mountPath"])])])
-    # the mount first: where the container is missing, the volume is not added either
+    # the container is checked first, so a missing one is reported before anything else
     result = chain(on_container(container, replace_at(mounts, mount)),
                    replace_at(volumes, volume))
     assert isinstance(result, Transform)

@@ -21,7 +21,7 @@ from torchx.schedulers.kubernetes_scheduler import KubernetesScheduler, role_to_
 import recipes
 from combinators import ExpectationError, chain, get_at
 from recipes import catalog, markdown_table
-from recipes._table import BEGIN, END
+from recipes._table import BEGIN, END, cell
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 K8S_VERSION = "1.32"
@@ -419,7 +419,7 @@ def test_markdown_table_lists_every_recipe_with_its_summary() -> None:
     table = markdown_table()
     for name, factory in catalog.items():
         summary = (inspect.getdoc(factory) or "").splitlines()[0]
-        assert f"| `{name}` | {summary.replace('|', chr(92) + '|')} |" in table
+        assert f"| `{name}` | {cell(summary)} |" in table
 
 
 def test_readme_table_in_sync() -> None:
