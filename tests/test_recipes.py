@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import inspect
 import pathlib
+import typing
 from typing import Any
 
 import kubernetes
@@ -40,11 +41,16 @@ def _api_form(pod: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", **plain}
 
 
-def torchx_pod() -> dict[str, Any]:
-    """The pod of replica 1 of a 2-replica GPU role, as torchx's dry run renders it."""
+def torchx_pods() -> list[dict[str, Any]]:
+    """Every pod of a 2-replica GPU role, as torchx's dry run renders them."""
     app = specs.AppDef(name="llm", roles=[_trainer_role()])
     info = KubernetesScheduler("test")._submit_dryrun(app, {"queue": "default"})
-    return _api_form(info.request.resource["spec"]["tasks"][1]["template"])
+    return [_api_form(task["template"]) for task in info.request.resource["spec"]["tasks"]]
+
+
+def torchx_pod() -> dict[str, Any]:
+    """The pod of replica 1 (its container is ``trainer-1``, not ``trainer-0``)."""
+    return torchx_pods()[1]
 
 
 def plain_torchx_pod() -> dict[str, Any]:
@@ -181,6 +187,7 @@ def test_output_on_torchx_pod_is_valid(name: str, args: tuple[Any, ...],
     assert before == POD, "the input pod was changed"
     assert new != POD, "the recipe changed nothing"
     check_valid(new)
+    check_valid(build(name, args, kwargs)(PLAIN_POD))
 
 
 @pytest.mark.parametrize(("name", "args", "kwargs"), CASES)
@@ -255,6 +262,23 @@ def test_container_by_name_and_all_containers() -> None:
     assert [c.get("workingDir") for c in named["spec"]["containers"]] == [None, "/w"]
     every = recipes.working_dir("/w", container="*")(pod)
     assert [c.get("workingDir") for c in every["spec"]["containers"]] == ["/w", "/w"]
+
+
+def test_every_replica_gets_the_same_change_on_its_own_main_container() -> None:
+    # container names differ per replica (trainer-0, trainer-1): the main container is
+    # found by position, so no replica gets a phantom container
+    overlay = chain(recipes.gpu("h100", count=8), recipes.add_env(NCCL_DEBUG="INFO"),
+                    recipes.shm_size("32Gi"))
+    for number, pod in enumerate(torchx_pods()):
+        new = overlay(pod)
+        check_valid(new)
+        assert [c["name"] for c in new["spec"]["containers"]] == [f"trainer-{number}"]
+        assert {"name": "NCCL_DEBUG", "value": "INFO"} in new["spec"]["containers"][0]["env"]
+
+
+def test_factories_have_resolvable_type_hints() -> None:
+    for factory in catalog.values():
+        typing.get_type_hints(factory)
 
 
 def test_a_missing_container_is_an_error_never_a_phantom() -> None:
