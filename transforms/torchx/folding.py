@@ -66,24 +66,30 @@ def substitute_macros(new: Any, old: Any, values: Mapping[str, str]) -> Any:
     """
     if new is old:
         return new
-    if type(new) is str:
+    cls = type(new)
+    if cls is str:
         return string.Template(new).safe_substitute(values) if "${" in new else new
-    if is_map(new):
+    if cls is dict or (cls is not list and is_map(new)):
+        before = old if old is not MISSING and is_map(old) else _EMPTY
         result = new
         for key, value in new.items():
-            before = old.get(key, MISSING) if is_map(old) else MISSING
-            changed = substitute_macros(value, before, values)
+            if type(value) in _OTHER_SCALARS:
+                continue
+            was = before.get(key, MISSING)
+            if value is was:
+                continue
+            changed = substitute_macros(value, was, values)
             if changed is not value:
                 if result is new:
                     result = dict(new)
                 result[key] = changed
         return result
-    if is_seq(new):
-        kept = {id(item) for item in old} if is_seq(old) else set()
+    if cls is list or is_seq(new):
+        kept = {id(item) for item in old} if old is not MISSING and is_seq(old) else set()
         items = list(new)
         touched = False
         for position, item in enumerate(items):
-            if id(item) in kept:
+            if id(item) in kept or type(item) in _OTHER_SCALARS:
                 continue
             changed = substitute_macros(item, MISSING, values)
             if changed is not item:
@@ -91,6 +97,31 @@ def substitute_macros(new: Any, old: Any, values: Mapping[str, str]) -> Any:
                 touched = True
         return items if touched else new
     return new
+
+
+_EMPTY: Mapping[str, Any] = {}
+_OTHER_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _may_write_macros(step: Any) -> bool:
+    """Whether a step may write a ``${...}`` macro: its values hold one, or it
+    runs code of the caller's (a function anywhere inside it)."""
+    if not isinstance(step, Transform):
+        return True
+    if "${" in repr(step):
+        return True
+    args, kwargs = step.params
+    return any(_holds_code(value) for value in (*args, *kwargs.values()))
+
+
+def _holds_code(value: Any) -> bool:
+    if isinstance(value, Transform):
+        return _may_write_macros(value)
+    if callable(value):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_code(item) for item in value)
+    return False
 
 
 def _macro_values(app_id: str, replica_id: int, rank0_env: str) -> dict[str, str]:
@@ -107,6 +138,7 @@ class _Folder:
         self.settings = settings
         self.rank0_env = rank0_env
         self.chains: list[Transform | Callable[[Any], Any]] = []
+        self.macros: list[bool] = []
         for role in app.roles:
             try:
                 steps = [*role_overlays(role), *settings.extra]
@@ -114,6 +146,7 @@ class _Folder:
                 raise FoldError(f"cannot read its overlays: {err}", role=role.name,
                                 replica=0) from err
             self.chains.append(chain(*steps))
+            self.macros.append(any(_may_write_macros(step) for step in steps))
 
     def fold(self, pod: Any) -> dict[str, Any]:
         plain = pod_to_dict(pod)
@@ -123,7 +156,7 @@ class _Folder:
         role = self.app.roles[role_index]
         try:
             new = self.chains[role_index](plain)
-            if new is not plain:
+            if new is not plain and self.macros[role_index]:
                 values = _macro_values(labels.get(LABEL_INSTANCE, ""), replica_id,
                                        self.rank0_env(role_index, replica_id))
                 new = substitute_macros(new, plain, values)
