@@ -22,7 +22,8 @@ import argparse
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torchx.specs as specs
 from torchx.schedulers.kubernetes_scheduler import KubernetesScheduler

@@ -12,7 +12,7 @@ class's fields once, which matters on every pod of a large job.
 from __future__ import annotations
 
 import datetime
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 __all__ = ("pod_to_dict", "model_to_dict")
@@ -20,7 +20,7 @@ __all__ = ("pod_to_dict", "model_to_dict")
 _SCALARS = (str, int, float, bool)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fields(cls: type) -> tuple[tuple[str, str], ...]:
     """(stored attribute, JSON key) of a client model class, in the client's order."""
     attribute_map: dict[str, str] = getattr(cls, "attribute_map", {})

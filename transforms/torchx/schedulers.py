@@ -17,7 +17,8 @@ schema and its references) and ``k8s_version`` (the schema's version).
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping
+from collections.abc import Mapping
+from typing import Any, List  # noqa: UP035 - torchx compares option types with typing.List[str]
 
 from torchx.schedulers.api import AppDryRunInfo
 from torchx.schedulers.kubernetes_mcad_scheduler import KubernetesMCADJob, KubernetesMCADScheduler
@@ -33,7 +34,7 @@ __all__ = ("KubernetesOverlayScheduler", "KubernetesMCADOverlayScheduler",
 
 
 def _add_options(opts: runopts) -> runopts:
-    opts.add("overlays", type_=List[str],
+    opts.add("overlays", type_=List[str],  # noqa: UP006
              help="YAML overlays (paths or URIs, ';'-separated) applied to every role's "
                   "pods after the role's own")
     opts.add("validate", type_=bool, default=True,
