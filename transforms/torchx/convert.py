@@ -21,7 +21,7 @@ _SCALARS = (str, int, float, bool)
 
 
 @cache
-def _fields(cls: type) -> tuple[tuple[str, str], ...]:
+def _fields(cls: Any) -> tuple[tuple[str, str], ...]:
     """(stored attribute, JSON key) of a client model class, in the client's order."""
     attribute_map: dict[str, str] = getattr(cls, "attribute_map", {})
     return tuple(("_" + name, key) for name, key in attribute_map.items())
