@@ -29,7 +29,7 @@ def _fields(cls: Any) -> tuple[tuple[str, str], ...]:
 
 def model_to_dict(value: Any) -> Any:
     """Plain data for a client model, a list, a dict or a scalar; ``None`` fields dropped."""
-    cls = type(value)
+    cls: Any = type(value)
     if cls in _SCALARS or value is None:
         return value
     if cls is list or cls is tuple:
