@@ -1,0 +1,1 @@
+"""Testing your overlays: assertion helpers, fixtures and hypothesis strategies."""
