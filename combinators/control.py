@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Union
 
-from combinators.data import Owned, is_map
+from combinators.data import Owned, is_map, is_seq
 from combinators.editing import SKIP, PathEdit
 from combinators.errors import ExpectationError
 from combinators.paths import Match, Path, PathLike, as_path
@@ -155,7 +155,7 @@ class _Expect(Transform):
             return ()
         field = parts[-1].fields[0][0]
         lists = select(doc, Path(parts[:-1]))
-        return tuple(str(element[field]) for seq in lists if not is_map(seq)
+        return tuple(str(element[field]) for seq in lists if is_seq(seq)
                      for element in seq if is_map(element) and field in element)
 
 

@@ -190,6 +190,8 @@ class PathEdit(Transform):
         elif type(node) is not list:
             return _FALLBACK
         elif code is _END:
+            if self.missing_leaf != CREATE:
+                return _FALLBACK  # [-] holds nothing: the slow path knows what to do then
             child, slot = MISSING, None
         elif code is _MATCH:
             slot = _only_match(node, part)
@@ -332,7 +334,13 @@ class PathEdit(Transform):
             new = self._edit(seed, index + 1, persistent, owned)
             if new is seed:
                 return node
-        if isinstance(part, Match) and is_map(new):
+        if isinstance(part, Match):
+            if not is_map(new):
+                # it could never match the selector: each application would add another
+                raise TypeClashError(
+                    f"a new element for {part.text()} in {_where(self.path, index)} must be "
+                    f"a map to hold the selector's fields, not {kind_name(new)}",
+                    path=self.path, part_index=index, expected="a map", found=kind_name(new))
             new = _with_fields(new, part, owned)
         return extend_seq(node, [new], None, owned)
 

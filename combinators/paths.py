@@ -73,7 +73,7 @@ class Key(Part):
     def text(self) -> str:
         if _BARE_KEY.match(self.name) and self.name not in _LITERALS:
             return self.name
-        return "[" + json.dumps(self.name) + "]"
+        return "[" + _quote(self.name) + "]"
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Key and other.name == self.name
@@ -142,17 +142,27 @@ class All(Part):
         return "All()"
 
 
+def _quote(text: str) -> str:
+    """``text`` in double quotes, escaped the way the parser reads it back.
+
+    Only the backslash and the quote are escaped: ``json.dumps`` would also
+    write ``\\n`` and ``\\u00e9``, which the parser reads as plain letters.
+    """
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _value_text(value: Any) -> str:
     if isinstance(value, str):
         if _BARE_VALUE.fullmatch(value) and value not in _LITERALS and not _INT.match(value):
             return value
-        return json.dumps(value)
+        return _quote(value)
     return json.dumps(value)
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equality that keeps ``True`` apart from ``1``."""
-    return a == b and isinstance(a, bool) == isinstance(b, bool)
+    """Equality of values of the same type: keeps ``True`` apart from ``1`` and ``1.0``,
+    as the fast path of the editing engine does."""
+    return type(a) is type(b) and bool(a == b)
 
 
 class Match(Part):
@@ -187,7 +197,9 @@ class Match(Part):
         return f"[{inner}]"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Match and other.fields == self.fields
+        return type(other) is Match and len(other.fields) == len(self.fields) and all(
+            key == other_key and _same(value, other_value)
+            for (key, value), (other_key, other_value) in zip(self.fields, other.fields, strict=True))
 
     def __hash__(self) -> int:
         return hash((Match, self.fields))
@@ -204,7 +216,7 @@ _Nothing = _NothingType()
 
 
 def _key_text(name: str) -> str:
-    return name if _BARE_KEY.match(name) else json.dumps(name)
+    return name if _BARE_KEY.match(name) else _quote(name)
 
 
 class Path:

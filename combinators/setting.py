@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from combinators.data import MISSING, REMOVE, Owned, Template, merge_value, strict_equal
+from combinators.data import (
+    MISSING,
+    REMOVE,
+    Owned,
+    Template,
+    freeze_value,
+    merge_value,
+    strict_equal,
+)
 from combinators.editing import CREATE, ERROR, SKIP, PathEdit
 from combinators.paths import PathLike
 from combinators.transform import Transform
@@ -127,17 +135,23 @@ class _Update(PathEdit):
         policy = ERROR if default is MISSING else CREATE
         self._init_path(target, policy, policy)
         self.fn = fn
-        self.default = default
-        if default is MISSING:
+        # a private copy, and a fresh one for each use: ``fn`` may return it as it is
+        self.default = None if default is MISSING else Template(default)
+        if self.default is None:
             self._init_params(self.path, fn)
         else:
-            self._init_params(self.path, fn, default=default)
+            self._init_params(self.path, fn, default=self.default.plain)
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         # ``fn`` is the caller's code and may keep what it is given: nothing
         # made so far may be changed in place any more.
         owned.clear()
-        return self.fn(self.default if old is MISSING else old)
+        if old is MISSING:
+            assert self.default is not None
+            old = self.default.fresh(persistent)
+        new = self.fn(old)
+        # a persistent document gets frozen values only, whatever ``fn`` builds
+        return freeze_value(new) if persistent and new is not old else new
 
 
 def update_at(target: PathLike, fn: Callable[[Any], Any], default: Any = MISSING) -> Transform:

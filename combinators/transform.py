@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, TypeVar, Union
 
-from pyrsistent import freeze
+from pyrsistent import PMap, PVector, freeze, pmap, pvector
 
 from combinators.data import Owned
 from combinators.errors import StepError, TransformError
@@ -68,11 +68,12 @@ class Transform:
         if type(other) is not type(self):
             return NotImplemented
         assert isinstance(other, Transform)
-        return bool(self._key == other._key)
+        # one class may serve several factories (append_at and prepend_at)
+        return self.name == other.name and bool(self._key == other._key)
 
     def __hash__(self) -> int:
         if self._hash is None:
-            self._hash = hash((type(self).__name__, self._key))
+            self._hash = hash((type(self).__name__, self.name, self._key))
         return self._hash
 
     def __copy__(self) -> Transform:
@@ -97,8 +98,15 @@ class Transform:
 def _freeze_param(value: Any) -> Any:
     if isinstance(value, Path) or (callable(value) and not isinstance(value, type)):
         return value
+    if isinstance(value, (bool, int, float)):
+        # transforms treat 1, 1.0 and True as different values; so must ``==``
+        return (type(value), value)
     if isinstance(value, tuple):
         return tuple(_freeze_param(item) for item in value)
+    if isinstance(value, (dict, PMap)):
+        return pmap({key: _freeze_param(item) for key, item in value.items()})
+    if isinstance(value, (list, PVector)):
+        return pvector(_freeze_param(item) for item in value)
     return freeze(value)
 
 
@@ -177,7 +185,7 @@ class Compose(Transform):
     def _apply(self, doc: Any, owned: Owned) -> Any:
         number = 0
         try:
-            for number, apply in enumerate(self._appliers, 1):
+            for number, apply in enumerate(self._appliers, 1):  # noqa: B007 (the handler reads it)
                 doc = apply(doc, owned)
         except TransformError as err:
             step = self.steps[number - 1]
