@@ -42,18 +42,29 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
                    what: str) -> inspect.BoundArguments:
     """Bind ``arguments`` (by name) to ``factory``'s signature, or say what is wrong.
 
-    A parameter collecting positional items (``*items``) takes a list.
+    A parameter collecting positional items (``*items``) takes a list; a
+    positional-only parameter is given by its name too (the name wins over
+    a ``**kwargs`` entry of the same name).
+
+    >>> def node_selector(labels=None, /, **more): ...
+    >>> bind_arguments(node_selector, {"labels": {"gpu": "a100"}}, "recipe").args
+    ({'gpu': 'a100'},)
     """
     signature = inspect.signature(factory)
-    args: list[Any] = []
-    kwargs: dict[str, Any] = {}
     params = signature.parameters
     accepts_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    positional_only: dict[str, Any] = {}
+    items: list[Any] | None = None
+    kwargs: dict[str, Any] = {}
     for name, value in arguments.items():
         param = params.get(name)
         if param is not None and param.kind is param.VAR_POSITIONAL:
             if not isinstance(value, list):
                 raise TypeError(f"{what}: {name!r} takes a list, got {value!r}")
+            items = value
+            continue
+        if param is not None and param.kind is param.POSITIONAL_ONLY:
+            positional_only[name] = value
             continue
         if param is None and not accepts_any:
             known = [p for p, v in params.items() if v.kind is not v.VAR_POSITIONAL]
@@ -62,11 +73,21 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
             raise TypeError(f"{what} takes no argument {name!r}{hint} "
                             f"(it takes: {', '.join(params)})")
         kwargs[name] = value
-    for name, param in params.items():
-        if param.kind is param.VAR_POSITIONAL and name in arguments:
-            positional = [kwargs.pop(p) for p, v in params.items()
-                          if v.kind is v.POSITIONAL_OR_KEYWORD and p in kwargs]
-            args = [*positional, *arguments[name]]
+    args: list[Any] = []
+    if positional_only or items is not None:
+        ordered = [p for p in params.values() if p.kind is p.POSITIONAL_ONLY]
+        for number, param in enumerate(ordered):
+            later = any(p.name in positional_only for p in ordered[number + 1:])
+            if param.name in positional_only:
+                args.append(positional_only[param.name])
+            elif param.default is not param.empty and (later or items is not None):
+                args.append(param.default)
+            else:
+                break
+    if items is not None:
+        args += [kwargs.pop(p) for p, v in params.items()
+                 if v.kind is v.POSITIONAL_OR_KEYWORD and p in kwargs]
+        args += items
     try:
         return signature.bind(*args, **kwargs)
     except TypeError as err:

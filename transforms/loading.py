@@ -69,8 +69,9 @@ def _sequence_or_scalar(loader: OverlayLoader, node: yaml.Node) -> Any:
 
 def _any(loader: OverlayLoader, node: yaml.Node) -> Any:
     if isinstance(node, yaml.ScalarNode):
-        # resolve the plain scalar as YAML would have without the tag
-        tag = loader.resolve(yaml.ScalarNode, node.value, (True, False))  # type: ignore[no-untyped-call]
+        # resolve the scalar as YAML would have without the tag: a quoted one is a string
+        tag = loader.resolve(yaml.ScalarNode, node.value,  # type: ignore[no-untyped-call]
+                             (node.style is None, False))
         return loader.construct_object(yaml.ScalarNode(tag, node.value, node.start_mark,
                                                        node.end_mark, node.style), deep=True)
     return _sequence_or_scalar(loader, node)

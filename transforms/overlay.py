@@ -23,9 +23,17 @@ A partial pod is a map that merges into a pod, as upstream TorchX's
 >>> pod["spec"]["tolerations"]
 []
 
-Where upstream differs, on purpose: operator keys and markers inside a map
-that is new to the pod are resolved too (upstream copies such keys into the
-pod verbatim), and a tuple always becomes a list.
+Where upstream differs, on purpose: operator keys and markers inside a value
+that is new to the pod (a map the pod lacks, appended list items, the values
+of ``__put__``/``__join__`` keys and of markers) are resolved as if merged into
+nothing, so no operator key or marker ever lands in a pod (upstream copies
+such keys in verbatim); and a tuple always becomes a list (upstream keeps a
+tuple that replaces a scalar or sits inside a new value).
+When the pod itself holds operator keys (a stored, unresolved overlay), the
+last operation on a field wins over them, as upstream resolves the conflict.
+
+>>> overlay({"spec": {"__put__:volumes": [], "tolerations": []}})({})
+{'spec': {'volumes': [], 'tolerations': []}}
 """
 
 from __future__ import annotations
@@ -94,41 +102,82 @@ class _Edit:
 
 
 def _compile(value: Any, where: tuple[str, ...]) -> Any:
-    """Check a partial pod and swap the list markers for combinators."""
+    """Check a partial pod, swap the list markers for combinators, and resolve
+    what goes into the pod as it is (see :func:`_materialize`) once, here."""
     if isinstance(value, (Append, Prepend, MergeBy)):
         items = value.value
         if not isinstance(items, list):
             raise TypeError(f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}")
         target = Path(Key(k) for k in where)
+        items = _materialize(items)
         if isinstance(value, MergeBy):
             return _Edit(merge_by(target, items, key=value.key))  # type: ignore[arg-type]
         factory = append_at if isinstance(value, Append) else prepend_at
         return _Edit(factory(target, *items))  # type: ignore[arg-type]
-    if isinstance(value, Marker):
+    if isinstance(value, Remove):
         return value
+    if isinstance(value, Marker):
+        return type(value)(_materialize(value.value))
     if is_map(value):
         compiled = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"keys of an overlay are strings; {key!r} at {_text(where)} is not")
             if key.startswith(_JOIN):
-                field, _, on = key[len(_JOIN):].partition(":")
-                if not field or not on:
-                    raise ValueError(f"malformed join key {key!r} at {_text(where)}; "
-                                     f"write '__join__:<key>:<field>'")
-                if not isinstance(item, list) or not all(is_map(x) for x in item):
-                    got = kind_name(item) if not isinstance(item, list) \
-                        else "a list with an item that is not a map"
-                    raise TypeError(f"{key!r} at {_text(where)} needs a list of maps, got {got}")
-                compiled[key] = copy_plain(item)
+                _check_join(key, item, where)
+                compiled[key] = _materialize(item)
             elif key.startswith((_PUT, _DEL)):
-                compiled[key] = copy_plain(item)
+                compiled[key] = _materialize(item)
             else:
                 compiled[key] = _compile(item, (*where, key))
         return compiled
     if isinstance(value, tuple):
-        return tuple(copy_plain(list(value)))
-    return copy_plain(value)
+        return tuple(_materialize(value))
+    return _materialize(value)
+
+
+def _check_join(key: str, items: Any, where: tuple[str, ...]) -> None:
+    field, _, on = key[len(_JOIN):].partition(":")
+    if not field or not on:
+        raise ValueError(f"malformed join key {key!r} at {_text(where)}; "
+                         f"write '__join__:<key>:<field>'")
+    if not isinstance(items, list) or not all(is_map(x) for x in items):
+        got = kind_name(items) if not isinstance(items, list) \
+            else "a list with an item that is not a map"
+        raise TypeError(f"{key!r} at {_text(where)} needs a list of maps, got {got}")
+
+
+def _materialize(value: Any) -> Any:
+    """The plain value a part of an overlay puts into the pod where nothing was.
+
+    Markers and operator keys inside it are resolved as if merged into
+    nothing (``!remove`` drops the key or list item), tuples become lists.
+    """
+    if isinstance(value, Marker):
+        return REMOVE if isinstance(value, Remove) else _materialize(value.value)
+    if is_map(value):
+        result: dict[Any, Any] = {}
+        for key, item in value.items():
+            if isinstance(key, str) and key.startswith(_OPERATORS):
+                field = _field_of(key)
+                if key.startswith(_JOIN):
+                    _check_join(key, item, ())
+                    result = _join(result, field, key[len(_JOIN):].partition(":")[2], _materialize(item),
+                                   (field,), False, {})
+                    continue
+                result.pop(field, None)
+                if key.startswith(_DEL):
+                    continue
+                key = field
+            new = _materialize(item)
+            if new is REMOVE:
+                result.pop(key, None)
+            else:
+                result[key] = new
+        return result
+    if is_seq(value):
+        return [new for new in map(_materialize, value) if new is not REMOVE]
+    return value
 
 
 def _text(where: tuple[str, ...]) -> str:
@@ -190,11 +239,10 @@ def _fresh(value: Any, where: tuple[str, ...], persistent: bool, owned: Owned) -
     if isinstance(value, Marker):
         if isinstance(value, Remove):
             return REMOVE
-        plain = copy_plain(value.value)
-        return freeze(plain) if persistent else plain
-    if type(value) is dict:
+        value = value.value
+    elif type(value) is dict:
         return _merge_map(empty_map(persistent), value, where, persistent, owned)
-    plain = copy_plain(list(value) if isinstance(value, tuple) else value)
+    plain = copy_plain(value)  # compiled values are plain already: tuples became lists
     return freeze(plain) if persistent else plain
 
 
@@ -227,7 +275,7 @@ def _merge_value(current: Any, value: Any, where: tuple[str, ...], persistent: b
     if isinstance(value, tuple):
         if is_map(current):
             raise _clash(where, current, value)
-        if strict_equal(current, list(value)):
+        if strict_equal(current, value):
             return current
         return _fresh(value, where, persistent, owned)
     if type(value) is list:

@@ -93,18 +93,33 @@ def _no_extra(kind: str, rest: Mapping[str, Any], allowed: set[str]) -> None:
 def _build_op(name: Any, arguments: dict[str, Any]) -> Any:
     op = _ALIASES.get(name, name)
     factory = OPS.get(op) if isinstance(op, str) else None
-    if factory is None or op == "update_at":
+    if op == "update_at":
+        raise LookupError("op 'update_at' takes a Python function, which YAML cannot hold; "
+                          "use replace_at, upsert or a recipe")
+    if factory is None:
         known = [n for n in OPS if n != "update_at"]
         close = difflib.get_close_matches(str(name), [*known, *_ALIASES], n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise LookupError(f"unknown op {name!r}{hint} (ops: {', '.join(known)})")
     params = list(inspect.signature(factory).parameters)
+    arguments = dict(arguments)
     if "path" in arguments and "path" not in params:
         arguments = {params[0]: arguments.pop("path"), **arguments}
     for nested in ("transform", "then", "otherwise"):
         if nested in arguments and isinstance(arguments[nested], list):
             arguments[nested] = build_pipeline(arguments[nested])
+        elif nested in arguments and isinstance(arguments[nested], Mapping):
+            arguments[nested] = build_step(arguments[nested])
+    if op == "merge_by" and isinstance(arguments.get("key"), list):
+        arguments["key"] = tuple(arguments["key"])  # a composite key
     if op in ("append_at", "prepend_at", "insert_at") and "value" in arguments:
         arguments["items"] = [arguments.pop("value")]
-    bound = bind_arguments(factory, arguments, f"op {op!r}")
+    try:
+        bound = bind_arguments(factory, arguments, f"op {op!r}")
+    except TypeError as err:
+        # YAML writes the first parameter (``target``, ``predicate``) as ``path``
+        first = params[0]
+        message = str(err).replace(f"'{first}'", "'path'").replace(
+            f"it takes: {first}", "it takes: path")
+        raise TypeError(message) from None
     return factory(*bound.args, **bound.kwargs)
