@@ -400,7 +400,13 @@ class _Parser:
             self.pos += 1
             part = End()
         elif char in ("'", '"'):
-            part = Key(self.quoted())
+            quote_at = self.pos
+            name = self.quoted()
+            if self.peek() == "=":  # a quoted field name: ["x.y"=1]
+                self.pos = quote_at
+                part = Match(self.fields())
+            else:
+                part = Key(name)
         else:
             number = re.compile(r"-?[0-9]+(?=\])").match(self.text, self.pos)
             if number:
