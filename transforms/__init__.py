@@ -12,7 +12,9 @@ YAML files, JSON Patch, merge patches, strategic merge patches) becomes a
 {'spec': {'nodeSelector': {'gpu': 'a100'}, 'restartPolicy': 'Never'}}
 """
 
+from transforms.dumping import dump_overlay
 from transforms.errors import OverlayError
+from transforms.explain import Change, Explanation, describe, explain
 from transforms.loading import load_overlay, loads_overlay
 from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
 from transforms.normalize import as_transform
@@ -35,6 +37,11 @@ __all__ = (
     "MergeBy",
     "load_overlay",
     "loads_overlay",
+    "dump_overlay",
+    "explain",
+    "describe",
+    "Explanation",
+    "Change",
     "build_step",
     "build_pipeline",
     "json_patch",
