@@ -22,9 +22,14 @@ _SCALARS = (str, int, float, bool)
 
 @cache
 def _fields(cls: Any) -> tuple[tuple[str, str], ...]:
-    """(stored attribute, JSON key) of a client model class, in the client's order."""
+    """(stored attribute, JSON key) of a client model class, in the client's order.
+
+    Clients up to 36 keep a field ``name`` in ``_name`` behind a property;
+    later ones (pydantic models) keep it in ``name`` itself.
+    """
     attribute_map: dict[str, str] = getattr(cls, "attribute_map", {})
-    return tuple(("_" + name, key) for name, key in attribute_map.items())
+    return tuple(("_" + name if isinstance(getattr(cls, name, None), property) else name, key)
+                 for name, key in attribute_map.items())
 
 
 def model_to_dict(value: Any) -> Any:

@@ -13,24 +13,42 @@ Both are registered with TorchX when podfold is installed::
 Run options beyond TorchX's own: ``overlays`` (YAML paths or URIs for every
 role), ``validate`` (default true: check each pod against the official
 schema and its references) and ``k8s_version`` (the schema's version).
+
+TorchX's own scheduler is handed the roles without ``metadata["kubernetes"]``:
+podfold alone reads it, so where TorchX applies overlays itself (newer
+releases) nothing is applied twice. Where TorchX has no MCAD scheduler (newer
+releases), ``kubernetes_mcad_overlay`` says so when it is created.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, List  # noqa: UP035 - torchx compares option types with typing.List[str]
 
 from torchx.schedulers.api import AppDryRunInfo
-from torchx.schedulers.kubernetes_mcad_scheduler import KubernetesMCADJob, KubernetesMCADScheduler
 from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
 from torchx.specs import AppDef, runopts
 
 from transforms.loading import load_overlay
 from transforms.schema import DEFAULT_VERSION
 from transforms.torchx.folding import FoldSettings, fold_app_wrapper, fold_volcano_job
+from transforms.torchx.roles import METADATA_KEY
+
+try:  # TorchX releases after 0.7.0 have no MCAD scheduler
+    from torchx.schedulers.kubernetes_mcad_scheduler import (
+        KubernetesMCADJob,
+        KubernetesMCADScheduler,
+    )
+except ImportError as _missing:  # pragma: no cover - depends on the TorchX release
+    _MCAD_MISSING: ImportError | None = _missing
+    KubernetesMCADJob = KubernetesMCADScheduler = None
+else:
+    _MCAD_MISSING = None
 
 __all__ = ("KubernetesOverlayScheduler", "KubernetesMCADOverlayScheduler",
-           "create_kubernetes_overlay", "create_kubernetes_mcad_overlay", "fold_settings")
+           "create_kubernetes_overlay", "create_kubernetes_mcad_overlay", "fold_settings",
+           "without_overlays")
 
 
 def _add_options(opts: runopts) -> runopts:
@@ -55,12 +73,27 @@ def fold_settings(cfg: Mapping[str, Any]) -> FoldSettings:
                         k8s_version=cfg.get("k8s_version") or None)
 
 
+def without_overlays(app: AppDef) -> AppDef:
+    """A shallow copy of ``app`` whose roles lack ``metadata["kubernetes"]``.
+
+    What TorchX renders from it is what podfold folds over; newer TorchX
+    releases would otherwise apply (or fail to read) the overlays themselves.
+    """
+    if not any(METADATA_KEY in role.metadata for role in app.roles):
+        return app
+    roles = [dataclasses.replace(role, metadata={key: value for key, value
+                                                 in role.metadata.items()
+                                                 if key != METADATA_KEY})
+             for role in app.roles]
+    return dataclasses.replace(app, roles=roles)
+
+
 class KubernetesOverlayScheduler(KubernetesScheduler):
     """TorchX's Volcano scheduler, with each role's overlays folded over its pods."""
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[KubernetesJob]:
         settings = fold_settings(cfg)  # read the launch-time overlays before rendering
-        info = super()._submit_dryrun(app, cfg)
+        info = super()._submit_dryrun(without_overlays(app), cfg)
         request = info.request
         folded = KubernetesJob(resource=fold_volcano_job(app, request.resource, settings),
                                images_to_push=request.images_to_push)
@@ -70,12 +103,18 @@ class KubernetesOverlayScheduler(KubernetesScheduler):
         return _add_options(super()._run_opts())
 
 
-class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler):
+class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesScheduler):  # type: ignore[misc]
     """TorchX's MCAD (AppWrapper) scheduler, with each role's overlays folded over its pods."""
 
-    def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[KubernetesMCADJob]:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if _MCAD_MISSING is not None:
+            raise RuntimeError("kubernetes_mcad_overlay needs TorchX's kubernetes_mcad "
+                               f"scheduler, which this TorchX lacks: {_MCAD_MISSING}")
+        super().__init__(*args, **kwargs)
+
+    def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[Any]:
         settings = fold_settings(cfg)
-        info = super()._submit_dryrun(app, cfg)
+        info = super()._submit_dryrun(without_overlays(app), cfg)
         request = info.request
         folded = KubernetesMCADJob(resource=fold_app_wrapper(app, request.resource, settings),
                                    images_to_push=request.images_to_push)
