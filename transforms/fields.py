@@ -19,7 +19,7 @@ from typing import Any
 from combinators import Path
 from combinators.data import is_map, is_seq
 from combinators.errors import PathError
-from combinators.paths import Key
+from combinators.paths import Index, Key, Part
 from transforms.markers import Marker, Remove
 from transforms.schema import Field, Type, schema_for, suggest_field
 
@@ -56,14 +56,14 @@ def check_overlay_fields(partial: Any, kind: str = "Pod", k8s_version: str | Non
     _check_object(partial, schema.root(kind), (), schema)
 
 
-def _check_object(value: Any, type_: Type, where: tuple[str, ...], schema: Any) -> None:
+def _check_object(value: Any, type_: Type, where: tuple[Part, ...], schema: Any) -> None:
     if isinstance(value, Marker):
         if not isinstance(value, Remove):
             _check_object(value.value, type_, where, schema)
         return
     if is_seq(value):
-        for item in value:
-            _check_object(item, type_, where, schema)
+        for index, item in enumerate(value):
+            _check_object(item, type_, (*where, Index(index)), schema)
         return
     if not is_map(value):
         return
@@ -72,13 +72,13 @@ def _check_object(value: Any, type_: Type, where: tuple[str, ...], schema: Any) 
             continue
         name = _field_name(key)
         field = type_.field(name)
-        here = (*where, name)
+        here = (*where, Key(name))
         if field is None:
-            raise UnknownFieldError(Path(Key(k) for k in here), suggest_field(type_, name))
+            raise UnknownFieldError(Path(here), suggest_field(type_, name))
         _check_value(item, field, here, schema)
 
 
-def _check_value(value: Any, field: Field, where: tuple[str, ...], schema: Any) -> None:
+def _check_value(value: Any, field: Field, where: tuple[Part, ...], schema: Any) -> None:
     while field.kind in ("list", "map") and field.item is not None:
         if field.kind == "map":
             return  # free-form keys: labels, nodeSelector, limits, ...

@@ -41,12 +41,12 @@ import yaml
 
 from combinators import Transform, TransformError, chain
 from combinators.editing import PathEdit
-from combinators.paths import Key
+from combinators.paths import Index, Key
 from combinators.transform import Compose
 from transforms.errors import OverlayError
 from transforms.fields import check_overlay_fields, check_path_fields
 from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
-from transforms.overlay import Overlay, overlay
+from transforms.overlay import Overlay, field_of, overlay
 from transforms.pipeline import build_step
 
 __all__ = ("load_overlay", "loads_overlay", "OverlayLoader", "MAX_NODES")
@@ -155,13 +155,22 @@ def _error(message: str, source: str, mark: Any, step: int | None) -> OverlayErr
     return OverlayError(message, source=source, line=line, column=column, step=step)
 
 
-def _locate(node: yaml.Node, keys: list[str]) -> yaml.Node:
-    """The deepest node along ``keys`` in a mapping node (for error positions)."""
-    for key in keys:
-        if not isinstance(node, yaml.MappingNode):
+def _locate(node: yaml.Node, parts: list[str | int]) -> yaml.Node:
+    """The deepest node along ``parts`` (keys and list indexes), for error positions.
+
+    A key also finds the operator key about it (``__join__:containers:name``).
+    """
+    for part in parts:
+        if isinstance(part, int) and isinstance(node, yaml.SequenceNode) \
+                and -len(node.value) <= part < len(node.value):
+            node = node.value[part]
+            continue
+        if not isinstance(part, str) or not isinstance(node, yaml.MappingNode):
             break
         for key_node, value_node in node.value:
-            if getattr(key_node, "value", None) == key:
+            key = getattr(key_node, "value", None)
+            if key == part or (isinstance(key, str) and key.startswith("__")
+                               and field_of(key) == part):
                 node = value_node
                 break
         else:
@@ -231,8 +240,9 @@ def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
                     message = str(err)
                 else:
                     message = str(err.args[0]) if err.args else str(err)
-                keys = ["overlay", *_keys_of(err)] if isinstance(step, dict) \
-                    and "overlay" in step else ["path"] if getattr(err, "path", None) else []
+                keys: list[str | int] = ["overlay", *_keys_of(err)] \
+                    if isinstance(step, dict) and "overlay" in step \
+                    else ["path"] if getattr(err, "path", None) else []
                 where = _locate(step_node, keys)
                 raise _error(message, source, where.start_mark, number) from err
         return built
@@ -251,11 +261,19 @@ def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
                  f"not {node.tag.rsplit(':', 1)[-1]}", source, node.start_mark, None)
 
 
-def _keys_of(err: BaseException) -> list[str]:
+def _keys_of(err: BaseException) -> list[str | int]:
     path = getattr(err, "path", None)
     if path is None:
         return []
-    return [part.name for part in path.parts if isinstance(part, Key)]
+    parts: list[str | int] = []
+    for part in path.parts:
+        if isinstance(part, Key):
+            parts.append(part.name)
+        elif isinstance(part, Index):
+            parts.append(part.index)
+        else:
+            break
+    return parts
 
 
 def load_overlay(uri: str | os.PathLike[str],

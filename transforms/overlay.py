@@ -63,7 +63,7 @@ from combinators.errors import TypeClashError
 from combinators.paths import Key
 from transforms.markers import Append, Default, Marker, MergeBy, Prepend, Remove
 
-__all__ = ("overlay", "Overlay", "PUT", "JOIN", "DEL", "unwrap_torchx")
+__all__ = ("overlay", "Overlay", "PUT", "JOIN", "DEL", "unwrap_torchx", "field_of")
 
 _PUT, _JOIN, _DEL = "__put__:", "__join__:", "__del__:"
 _OPERATORS = (_PUT, _JOIN, _DEL)
@@ -159,7 +159,7 @@ def _materialize(value: Any) -> Any:
         result: dict[Any, Any] = {}
         for key, item in value.items():
             if isinstance(key, str) and key.startswith(_OPERATORS):
-                field = _field_of(key)
+                field = field_of(key)
                 if key.startswith(_JOIN):
                     _check_join(key, item, ())
                     result = _join(result, field, key[len(_JOIN):].partition(":")[2], _materialize(item),
@@ -305,7 +305,7 @@ def _has_operator_keys(mapping: Any) -> bool:
         return any(isinstance(key, str) and key.startswith("__") for key in mapping)
 
 
-def _field_of(key: str) -> str:
+def field_of(key: str) -> str:
     """The field an operator key is about (``"__join__:env:name"`` is about ``env``)."""
     for prefix in _OPERATORS:
         if key.startswith(prefix):
@@ -317,7 +317,7 @@ def _field_of(key: str) -> str:
 def _drop_operator_keys(base: Any, field: str, owned: Owned) -> Any:
     """``base`` without the operator keys about ``field``, as upstream resolves a conflict."""
     stale = [key for key in base if isinstance(key, str) and key.startswith(_OPERATORS)
-             and _field_of(key) == field]
+             and field_of(key) == field]
     for key in stale:
         base = delete_key(base, key, owned)
     return base
@@ -331,7 +331,7 @@ def _merge_map(base: Any, ov: dict[str, Any], where: tuple[str, ...], persistent
     conflicts = _has_operator_keys(base)
     for key, value in ov.items():
         if conflicts:
-            result = _drop_operator_keys(result, _field_of(key), owned)
+            result = _drop_operator_keys(result, field_of(key), owned)
         if key.startswith("__"):
             if key.startswith(_PUT):
                 field = key[len(_PUT):]

@@ -1,0 +1,307 @@
+"""Loading overlays from YAML: tags, documents, pipelines, fsspec, refusals and where errors point."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+import uuid
+from typing import Any
+
+import fsspec
+import pytest
+
+from combinators import Transform, append_at, chain, merge_by, upsert
+from transforms import (
+    Append,
+    Default,
+    MergeBy,
+    OverlayError,
+    Prepend,
+    Remove,
+    Replace,
+    load_overlay,
+    loads_overlay,
+    overlay,
+)
+
+
+def make_pod() -> dict[str, Any]:
+    return {"spec": {
+        "containers": [{"name": "trainer", "image": "t:1",
+                        "ports": [{"containerPort": 80, "protocol": "TCP"}]}],
+        "tolerations": [{"key": "a"}],
+        "nodeSelector": {"zone": "a"},
+        "hostIPC": True,
+    }}
+
+
+def error_of(text: str, **options: Any) -> OverlayError:
+    with pytest.raises(OverlayError) as caught:
+        loads_overlay(text, **options)
+    return caught.value
+
+
+# ---------------------------------------------------------------- tags
+
+
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("spec:\n  tolerations: !append [{key: b}]\n",
+     {"spec": {"tolerations": Append([{"key": "b"}])}}),
+    ("spec:\n  tolerations: !prepend [{key: b}]\n",
+     {"spec": {"tolerations": Prepend([{"key": "b"}])}}),
+    ("spec:\n  nodeSelector: !replace {gpu: a100}\n",
+     {"spec": {"nodeSelector": Replace({"gpu": "a100"})}}),
+    ("spec:\n  hostIPC: !remove\n", {"spec": {"hostIPC": Remove()}}),
+    ("spec:\n  restartPolicy: !default Never\n", {"spec": {"restartPolicy": Default("Never")}}),
+    ("spec:\n  containers: !merge-by [{name: trainer, image: t:2}]\n",
+     {"spec": {"containers": MergeBy([{"name": "trainer", "image": "t:2"}])}}),
+    ("spec:\n  volumes: !merge-by:name [{name: v}]\n",
+     {"spec": {"volumes": MergeBy([{"name": "v"}], key="name")}}),
+    ("spec:\n  tolerations: !!python/tuple [{key: b}]\n",
+     {"spec": {"tolerations": ({"key": "b"},)}}),
+])
+def test_each_tag_loads_its_marker(text: str, wanted: dict[str, Any]) -> None:
+    assert loads_overlay(text) == overlay(wanted)
+
+
+def test_each_tag_applies() -> None:
+    pod = make_pod()
+    spec = loads_overlay("""
+spec:
+  tolerations: !prepend [{key: first}]
+  nodeSelector: !replace {gpu: a100}
+  hostIPC: !remove
+  restartPolicy: !default Never
+  initContainers: !append [{name: init}]
+  volumes: !!python/tuple [{name: only}]
+""")(pod)["spec"]
+    assert spec["tolerations"] == [{"key": "first"}, {"key": "a"}]
+    assert spec["nodeSelector"] == {"gpu": "a100"}
+    assert "hostIPC" not in spec
+    assert spec["restartPolicy"] == "Never"
+    assert spec["initContainers"] == [{"name": "init"}]
+    assert spec["volumes"] == [{"name": "only"}]
+
+
+def test_merge_by_composite_key_tag() -> None:
+    transform = loads_overlay("""
+spec:
+  __join__:containers:name:
+  - name: trainer
+    ports: !merge-by:containerPort,protocol
+    - {containerPort: 80, protocol: TCP, name: http}
+    - {containerPort: 80, protocol: UDP}
+""")
+    ports = transform(make_pod())["spec"]["containers"][0]["ports"]
+    assert ports == [{"containerPort": 80, "protocol": "TCP", "name": "http"},
+                     {"containerPort": 80, "protocol": "UDP"}]
+    marker = loads_overlay("a: !merge-by:containerPort,protocol []", kind=None)
+    assert marker == overlay({"a": MergeBy([], key=("containerPort", "protocol"))})
+
+
+def test_merge_by_long_form() -> None:
+    loaded = loads_overlay("ports: !merge-by {key: [containerPort, protocol], items: []}",
+                           kind=None)
+    assert loaded == overlay({"ports": MergeBy([], key=("containerPort", "protocol"))})
+
+
+def test_tagged_scalars_keep_their_yaml_types() -> None:
+    loaded = loads_overlay("a: !default 1\nb: !default 'true'\nc: !default true\n"
+                           "d: !replace null\ne: !default ''\n", kind=None)
+    assert loaded == overlay({"a": Default(1), "b": Default("true"), "c": Default(True),
+                              "d": Replace(None), "e": Default("")})
+
+
+# ---------------------------------------------------------------- documents and pipelines
+
+
+def test_documents_apply_in_order() -> None:
+    transform = loads_overlay("""
+spec:
+  nodeSelector: {gpu: a100}
+---
+spec:
+  nodeSelector: !replace {gpu: h100}
+---
+- {op: append_at, path: spec.tolerations, items: [{key: b}]}
+""")
+    spec = transform(make_pod())["spec"]
+    assert spec["nodeSelector"] == {"gpu": "h100"}
+    assert spec["tolerations"] == [{"key": "a"}, {"key": "b"}]
+
+
+def test_empty_documents_change_nothing() -> None:
+    pod = make_pod()
+    assert loads_overlay("")(pod) is pod
+    assert loads_overlay("---\n---\n")(pod) is pod
+    assert loads_overlay("[]")(pod) is pod
+
+
+def test_pipeline_document_builds_a_chain() -> None:
+    transform = loads_overlay("""
+- op: upsert
+  path: spec.nodeSelector
+  value: {gpu: a100}
+- op: merge_by
+  path: spec.containers
+  items: [{name: trainer, image: t:2}]
+""")
+    assert transform == chain(upsert("spec.nodeSelector", {"gpu": "a100"}),
+                              merge_by("spec.containers", [{"name": "trainer", "image": "t:2"}]))
+
+
+# ---------------------------------------------------------------- sources
+
+
+def test_load_from_a_path_str_and_pathlike(tmp_path: pathlib.Path) -> None:
+    file = tmp_path / "tolerate.yaml"
+    file.write_text("- {op: append_at, path: spec.tolerations, items: [{key: b}], unique: true}\n",
+                    encoding="utf-8")
+    wanted = append_at("spec.tolerations", {"key": "b"}, unique=True)
+    assert load_overlay(file) == wanted
+    assert load_overlay(str(file)) == wanted
+    assert load_overlay(f"file://{file}") == wanted
+
+
+def test_load_from_an_fsspec_uri() -> None:
+    uri = f"memory://podfold-tests/{uuid.uuid4().hex}.yaml"
+    with fsspec.open(uri, "w") as handle:
+        handle.write("spec:\n  nodeSelector: {gpu: a100}\n")
+    try:
+        assert load_overlay(uri) == overlay({"spec": {"nodeSelector": {"gpu": "a100"}}})
+    finally:
+        fsspec.filesystem("memory").rm(uri)
+
+
+def test_errors_name_the_file(tmp_path: pathlib.Path) -> None:
+    file = tmp_path / "bad.yaml"
+    file.write_text("spec:\n  nodeSelector: !apend {a: b}\n", encoding="utf-8")
+    with pytest.raises(OverlayError) as caught:
+        load_overlay(file)
+    err = caught.value
+    assert (err.source, err.line, err.column) == (str(file), 2, 17)
+    assert str(err).startswith(f"{file}:2:17: ")
+
+
+def test_unreadable_source() -> None:
+    with pytest.raises(OverlayError, match="cannot read the overlay") as caught:
+        load_overlay("memory://podfold-tests/absent.yaml")
+    assert caught.value.source == "memory://podfold-tests/absent.yaml"
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def test_python_object_tags_are_refused() -> None:
+    err = error_of("spec: !!python/object/apply:os.system ['echo owned']\n")
+    assert "unsafe tag" in str(err)
+    assert (err.line, err.column, err.step) == (1, 7, None)
+    err = error_of("a: !!python/name:os.system\n", kind=None)
+    assert "unsafe tag" in str(err)
+
+
+def test_unknown_tags_are_refused_with_the_list() -> None:
+    err = error_of("spec:\n  tolerations: !apend [{key: b}]\n")
+    assert "'!apend'" in str(err) and "!append" in str(err)
+    assert (err.source, err.line, err.column) == ("<string>", 2, 16)
+
+
+def test_tag_misuse() -> None:
+    assert "!remove takes no value" in str(error_of("spec:\n  hostIPC: !remove yes\n"))
+    assert "needs a list" in str(error_of("spec:\n  tolerations: !append {key: b}\n"))
+    assert "takes a list" in str(error_of("a: !!python/tuple x\n", kind=None))
+    assert "names no key field" in str(error_of("a: !merge-by:, []\n", kind=None))
+
+
+def test_alias_bombs_are_refused_quickly() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    started = time.perf_counter()
+    err = error_of("\n".join(lines) + "\n", kind=None)
+    assert time.perf_counter() - started < 5
+    assert "expands to more than" in str(err)
+    assert (err.line, err.column) == (1, 1)
+
+
+def test_modest_aliases_are_fine() -> None:
+    transform = loads_overlay("x: &t {key: a}\nspec:\n  tolerations: [*t, *t]\n", kind=None)
+    assert transform({})["spec"]["tolerations"] == [{"key": "a"}, {"key": "a"}]
+
+
+def test_syntax_errors_point_into_the_text() -> None:
+    err = error_of("spec:\n  nodeSelector: {gpu: a100\n")
+    assert err.line == 3 and err.column is not None
+
+
+def test_a_document_must_be_a_map_or_a_list() -> None:
+    err = error_of("---\n42\n")
+    assert "a document is a partial pod" in str(err) and err.line == 2
+
+
+def test_pipeline_errors_carry_the_step_index() -> None:
+    err = error_of("""
+- {op: upsert, path: spec.nodeSelector, value: {gpu: a100}}
+- {op: upsret, path: spec.hostIPC, value: true}
+""")
+    assert "unknown op 'upsret'; did you mean upsert?" in str(err)
+    assert (err.source, err.line, err.column, err.step) == ("<string>", 3, 3, 1)
+    assert str(err).startswith("<string>:3:3: step 2: ")
+
+
+def test_unknown_recipe_has_close_matches() -> None:
+    catalog_is_empty = False
+    try:
+        from transforms.catalog import recipe_catalog
+        catalog_is_empty = not recipe_catalog()
+    except Exception:
+        pytest.skip("the installed recipe catalog cannot be loaded")
+    err = error_of("- {recipe: add_tolration, key: nvidia.com/gpu}\n")
+    assert err.step == 0 and err.line == 1
+    if catalog_is_empty:
+        assert "no recipe catalog is installed" in str(err)
+    else:
+        assert "unknown recipe 'add_tolration'; did you mean add_toleration" in str(err)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("- {op: upsert, path: spec.nodeSelector, valeu: {a: b}}",
+     "takes no argument 'valeu'; did you mean value?"),
+    ("- {op: upsert, value: 1}", "missing a required argument: 'path'"),
+    ("- {op: append_at, path: spec.tolerations, items: {key: a}}", "'items' takes a list"),
+    ("- {op: update_at, path: spec.x}", "takes a Python function"),
+    ("- {op: upsert, path: 'spec.containers[name=a', value: 1}", "expected ']'"),
+    ("- {opp: upsert}", "did you mean op?"),
+    ("- {op: upsert, overlay: {}}", "has exactly one of"),
+    ("- {json_patch: [], kind: Pod}", "takes no kind"),
+    ("- [1]", "a pipeline step is a map"),
+    ("- {json_patch: [{op: ad, path: /a}]}", "ad"),
+    ("- {op: expect, path: spec.containers, count: many}", "count"),
+])
+def test_bad_steps(text: str, message: str) -> None:
+    err = error_of(text + "\n", kind=None)
+    assert message in str(err)
+    assert err.step == 0 and err.line == 1 and err.column is not None
+
+
+def test_unknown_fields_suggest_the_api_name() -> None:
+    err = error_of("spec:\n  node_selector: {gpu: a100}\n")
+    assert err.message == "unknown field spec.node_selector; did you mean nodeSelector?"
+    assert (err.line, err.column, err.step) == (2, 18, 0)
+    err = error_of("- {op: upsert, path: spec.node_selector, value: {gpu: a100}}\n")
+    assert "unknown field spec.node_selector; did you mean nodeSelector?" in err.message
+    assert err.step == 0
+    err = error_of("spec:\n  containers:\n  - name: t\n    volume_mounts: []\n")
+    assert err.message == ("unknown field spec.containers[0].volume_mounts; "
+                           "did you mean volumeMounts?")
+    assert (err.line, err.column) == (4, 20)
+    err = error_of("spec:\n  __join__:containers:name:\n  - name: t\n  - image_pull_policy: x\n")
+    assert "spec.containers[1].image_pull_policy" in err.message
+    assert (err.line, err.column) == (4, 24)
+
+
+def test_field_check_can_be_skipped_and_leaves_free_maps_alone() -> None:
+    assert isinstance(loads_overlay("spec:\n  node_selector: {}\n", kind=None), Transform)
+    loads_overlay("metadata:\n  labels: {any_label: x}\n  annotations: {a.b/c: d}\n")
+    loads_overlay("nodeSelector: {any_key: x}\n", kind="PodSpec")
+    err = error_of("nodeSelector: {}\nhost_ipc: true\n", kind="PodSpec")
+    assert "did you mean hostIPC?" in err.message
