@@ -26,11 +26,12 @@ import json
 import statistics
 import sys
 import timeit
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jsonpatch
 
-from combinators import append_at, chain, merge_by, upsert
+from combinators import append_at, chain, upsert
 
 
 def realistic_pod(containers: int = 3, env_vars: int = 10) -> dict[str, Any]:
