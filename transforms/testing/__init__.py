@@ -1,1 +1,67 @@
-"""Testing your overlays: assertion helpers, fixtures and hypothesis strategies."""
+"""Testing your overlays: assertion helpers, pytest fixtures and hypothesis strategies.
+
+The helpers need nothing beyond podfold itself. The fixtures (``pod``,
+``pod_factory``, ``torchx_app``) come with podfold's pytest plugin, loaded
+when podfold is installed; they render pods with TorchX
+(:mod:`transforms.testing.pods`). Hypothesis strategies for pods and
+transforms are in :mod:`transforms.testing.strategies`.
+
+>>> from transforms.testing import assert_changes, assert_idempotent, assert_pure
+>>> from transforms.testing import assert_valid_pod
+>>> from combinators import upsert
+>>> pod = {"spec": {"nodeSelector": {}, "containers": [{"name": "trainer-0", "image": "t:1"}]}}
+>>> gpu_pool = upsert("spec.nodeSelector", {"gpu": "a100"})
+>>> new = assert_idempotent(gpu_pool, assert_pure(gpu_pool, pod))
+>>> assert_changes(gpu_pool, pod, only=["spec.nodeSelector"])
+['spec.nodeSelector.gpu']
+>>> assert_valid_pod(new) is new
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from transforms.testing.assertions import (
+        assert_changes,
+        assert_idempotent,
+        assert_pure,
+        assert_valid_pod,
+        describe_difference,
+    )
+    from transforms.testing.footprint import changed_paths, changes
+
+__all__ = (
+    "assert_pure",
+    "assert_idempotent",
+    "assert_valid_pod",
+    "assert_changes",
+    "changed_paths",
+    "changes",
+    "describe_difference",
+)
+
+# pytest imports this package for its plugin in every session of anyone who
+# installs podfold, so the helpers are imported when first asked for
+_HOMES = {
+    "assert_pure": "transforms.testing.assertions",
+    "assert_idempotent": "transforms.testing.assertions",
+    "assert_valid_pod": "transforms.testing.assertions",
+    "assert_changes": "transforms.testing.assertions",
+    "describe_difference": "transforms.testing.assertions",
+    "changed_paths": "transforms.testing.footprint",
+    "changes": "transforms.testing.footprint",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

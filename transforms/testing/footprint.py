@@ -1,0 +1,148 @@
+"""Which paths a transform changes in a pod, and whether they lie under given prefixes.
+
+Paths are written in podfold's path grammar, list elements named by
+``[name=...]`` where they have distinct names, by index otherwise. Subtrees
+the output shares with the input (the very same object) are skipped unread:
+copy-on-write leaves untouched subtrees shared.
+
+>>> from combinators import upsert
+>>> pod = {"spec": {"nodeSelector": {}, "containers": [{"name": "trainer-0", "image": "t:1"}]}}
+>>> changed_paths(upsert("spec.nodeSelector", {"gpu": "a100"}), pod)
+['spec.nodeSelector.gpu']
+>>> changed_paths(upsert("spec.containers[0].env", [{"name": "X", "value": "1"}]), pod)
+['spec.containers[name=trainer-0].env']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from combinators import MISSING, All, Index, Key, Match, Part, Path, path
+from combinators.data import is_map, is_seq
+from transforms.explain import Change, explain
+
+__all__ = ("changed_paths", "changes", "outside")
+
+
+def changes(transform: Any, pod: Any) -> list[Change]:
+    """The changes ``transform`` (any overlay form) makes to ``pod``, as :class:`Change` values.
+
+    >>> from combinators import remove_at
+    >>> changes(remove_at("spec.hostIPC"), {"spec": {"hostIPC": True}})
+    [Change(path=path('spec.hostIPC'), before=True, after=MISSING)]
+    """
+    return explain(transform, pod).changes
+
+
+def changed_paths(transform: Any, pod: Any) -> list[str]:
+    """The paths ``transform`` (any overlay form) changes in ``pod``, in document order.
+
+    A key added or removed is one path, not one per field inside it; so is a
+    list element added or removed. A transform that changes nothing gives
+    ``[]``; ``pod`` is left as it was.
+
+    >>> from combinators import append_at, chain, upsert
+    >>> pod = {"spec": {"tolerations": [{"key": "a"}]}}
+    >>> changed_paths(chain(append_at("spec.tolerations", {"key": "b"}),
+    ...                     upsert("metadata.labels", {"team": "ml"})), pod)
+    ['spec.tolerations[1]', 'metadata']
+    >>> changed_paths(upsert("spec.tolerations", [{"key": "a"}]), pod)
+    []
+    """
+    return [str(change.path) for change in changes(transform, pod)]
+
+
+def outside(found: Iterable[Change], allowed: Iterable[Path | str], before: Any,
+            after: Any) -> list[Change]:
+    """The changes of ``found`` that are not at or under one of the ``allowed`` paths.
+
+    An allowed path may use any selector of the grammar: ``[*]``, an index or
+    ``[field=value]`` select list elements as they do in a transform, looked
+    up in ``before`` and ``after``. A change above an allowed path (a map
+    created to hold one new key) is looked at more closely: it is allowed if
+    everything it changes inside is.
+
+    >>> from combinators import upsert
+    >>> pod = {"spec": {"containers": [{"name": "trainer-0"}]}}
+    >>> after = upsert("spec.nodeSelector", {"gpu": "a100"})(pod)
+    >>> found = changes(upsert("spec.nodeSelector", {"gpu": "a100"}), pod)
+    >>> outside(found, ["spec.nodeSelector.gpu"], pod, after)
+    []
+    >>> [str(c.path) for c in outside(found, ["spec.containers[*]"], pod, after)]
+    ['spec.nodeSelector']
+    """
+    prefixes = [path(item) for item in allowed]
+    left: list[Change] = []
+    for change in found:
+        left.extend(_outside(change, prefixes, before, after))
+    return left
+
+
+def _outside(change: Change, prefixes: list[Path], before: Any, after: Any) -> list[Change]:
+    parents = [prefix for prefix in prefixes if len(prefix) > len(change.path)]
+    if any(_under(change.path, prefix, before, after) for prefix in prefixes):
+        return []
+    if not any(_under(change.path, prefix.prefix(len(change.path)), before, after)
+               for prefix in parents):
+        return [change]
+    old, new = change.before, change.after
+    if old is MISSING and (is_map(new) or is_seq(new)):
+        old = {} if is_map(new) else []
+    if new is MISSING and (is_map(old) or is_seq(old)):
+        new = {} if is_map(old) else []
+    if not (is_map(old) and is_map(new)) and not (is_seq(old) and is_seq(new)):
+        return [change]
+    inner = explain(lambda _: new, old).changes
+    if not inner:
+        return [change]  # an empty map or list created or removed: the change is the key
+    left: list[Change] = []
+    for item in inner:
+        deeper = Change(change.path + item.path, item.before, item.after)
+        left.extend(_outside(deeper, prefixes, before, after))
+    return left
+
+
+def _under(changed: Path, prefix: Path, before: Any, after: Any) -> bool:
+    """Whether ``changed`` is ``prefix`` or lies under it."""
+    if len(prefix) > len(changed):
+        return False
+    olds, news = before, after
+    for wanted, part in zip(prefix.parts, changed.parts, strict=False):
+        old_parent, new_parent = olds, news
+        olds, news = _step(olds, part), _step(news, part)
+        if not _selects(wanted, part, (old_parent, olds), (new_parent, news)):
+            return False
+    return True
+
+
+def _step(doc: Any, part: Part) -> Any:
+    if isinstance(part, Key):
+        return doc.get(part.name, MISSING) if is_map(doc) else MISSING
+    if isinstance(part, Index):
+        if is_seq(doc) and -len(doc) <= part.index < len(doc):
+            return doc[part.index]
+        return MISSING
+    if isinstance(part, Match) and is_seq(doc):
+        return next((element for element in doc if part.matches(element)), MISSING)
+    return MISSING
+
+
+def _selects(wanted: Part, part: Part, *sides: tuple[Any, Any]) -> bool:
+    """Whether the prefix's ``wanted`` selects what the changed path's ``part`` reached,
+    on either side (before or after the transform)."""
+    if wanted == part:
+        return True
+    if isinstance(wanted, Key) or isinstance(part, Key):
+        return False
+    if isinstance(wanted, All):
+        return True
+    for parent, element in sides:
+        if element is MISSING or not is_seq(parent):
+            continue
+        if isinstance(wanted, Match) and wanted.matches(element):
+            return True
+        if isinstance(wanted, Index) and -len(parent) <= wanted.index < len(parent) \
+                and parent[wanted.index] is element:
+            return True
+    return False
