@@ -63,6 +63,10 @@ def substitute_macros(new: Any, old: Any, values: Mapping[str, str]) -> Any:
     >>> new = {"args": old["args"], "env": [{"name": "RANK", "value": "${replica_id}"}]}
     >>> substitute_macros(new, old, {"replica_id": "3"})
     {'args': ['${replica_id}'], 'env': [{'name': 'RANK', 'value': '3'}]}
+    >>> old = {"containers": [{"args": ["${replica_id}"]}]}
+    >>> new = {"containers": [{**old["containers"][0], "env": [{"value": "${replica_id}"}]}]}
+    >>> substitute_macros(new, old, {"replica_id": "3"})
+    {'containers': [{'args': ['${replica_id}'], 'env': [{'value': '3'}]}]}
     """
     if new is old:
         return new
@@ -85,13 +89,17 @@ def substitute_macros(new: Any, old: Any, values: Mapping[str, str]) -> Any:
                 result[key] = changed
         return result
     if cls is list or is_seq(new):
-        kept = {id(item) for item in old} if old is not MISSING and is_seq(old) else set()
+        olds = list(old) if old is not MISSING and is_seq(old) else []
+        kept = {id(item) for item in olds}
         items = list(new)
         touched = False
         for position, item in enumerate(items):
             if id(item) in kept or type(item) in _OTHER_SCALARS:
                 continue
-            changed = substitute_macros(item, MISSING, values)
+            # an edited element still shares its untouched parts with the old one
+            # in its place: those are skipped (any other old element works too)
+            was = olds[position] if position < len(olds) else MISSING
+            changed = substitute_macros(item, was, values)
             if changed is not item:
                 items[position] = changed
                 touched = True

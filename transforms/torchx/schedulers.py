@@ -120,8 +120,9 @@ class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesSchedu
                                    images_to_push=request.images_to_push)
         return AppDryRunInfo(folded, repr)
 
-    def _run_opts(self) -> runopts:
-        return _add_options(super()._run_opts())
+    def run_opts(self) -> runopts:
+        # TorchX's MCAD scheduler builds its options in run_opts, not _run_opts
+        return _add_options(super().run_opts())
 
 
 def create_kubernetes_overlay(session_name: str, client: Any = None,
