@@ -98,6 +98,15 @@ def _represent_tuple(dumper: _Dumper, value: tuple[Any, ...]) -> yaml.Node:
     return dumper.represent_sequence(_TUPLE_TAG, list(value))
 
 
+def _represent_str(dumper: _Dumper, value: str) -> yaml.Node:
+    if any(char in value for char in _BREAKS):
+        # YAML 1.1 folds these line breaks in plain and single-quoted text
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+    return dumper.represent_str(value)
+
+
+_BREAKS = ("\x85", "\u2028", "\u2029", "\r")
+_Dumper.add_representer(str, _represent_str)
 _Dumper.add_multi_representer(Marker, _represent_marker)
 _Dumper.add_representer(tuple, _represent_tuple)
 _Dumper.add_representer(Path, lambda dumper, value: dumper.represent_str(str(value)))

@@ -135,28 +135,31 @@ def _compare(before: Any, after: Any, where: Path, out: list[Change]) -> None:
 def _names(seq: Any) -> list[Any] | None:
     """The ``name`` of every element, if every element is a map with a distinct one."""
     names = [element.get("name", MISSING) if is_map(element) else MISSING for element in seq]
-    if not names or MISSING in names or not all(isinstance(n, (str, int)) for n in names):
+    if MISSING in names or not all(isinstance(n, (str, int)) for n in names):
         return None
     return names if len(set(names)) == len(names) else None
 
 
 def _compare_lists(before: Any, after: Any, where: Path, out: list[Change]) -> None:
     old_names, new_names = _names(before), _names(after)
-    if old_names is not None and new_names is not None:
+    if old_names is not None and new_names is not None and (old_names or new_names):
         kept_old = [name for name in old_names if name in new_names]
         kept_new = [name for name in new_names if name in old_names]
-        if kept_old == kept_new:  # same order: report element by element
-            new_by_name = dict(zip(new_names, after, strict=True))
-            for name, old in zip(old_names, before, strict=True):
-                selector = where.child(Match((("name", name),)))
-                if name in new_by_name:
-                    _compare(old, new_by_name[name], selector, out)
-                else:
-                    out.append(Change(selector, old, MISSING))
-            for name, new in zip(new_names, after, strict=True):
-                if name not in old_names:
-                    out.append(Change(where.child(Match((("name", name),))), MISSING, new))
+        if kept_old != kept_new:  # reordered: one change of the whole list
+            out.append(Change(where, before, after))
             return
+        # the same order: element by element, by name
+        new_by_name = dict(zip(new_names, after, strict=True))
+        for name, old in zip(old_names, before, strict=True):
+            selector = where.child(Match((("name", name),)))
+            if name in new_by_name:
+                _compare(old, new_by_name[name], selector, out)
+            else:
+                out.append(Change(selector, old, MISSING))
+        for name, new in zip(new_names, after, strict=True):
+            if name not in old_names:
+                out.append(Change(where.child(Match((("name", name),))), MISSING, new))
+        return
     shared = min(len(before), len(after))
     common = _common_prefix(before, after)
     if common == shared or len(before) == len(after):

@@ -1,0 +1,308 @@
+"""explain: the changes a transform makes to a pod; describe: its plan in words."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from combinators import (
+    MISSING,
+    Path,
+    Transform,
+    append_at,
+    chain,
+    expect,
+    for_each,
+    identity,
+    insert_at,
+    merge_by,
+    path,
+    prepend_at,
+    remove_at,
+    replace_at,
+    select,
+    set_default,
+    update_at,
+    upsert,
+    when,
+)
+from combinators.data import Owned
+from transforms import (
+    DEL,
+    JOIN,
+    PUT,
+    Change,
+    Default,
+    Explanation,
+    MergeBy,
+    Remove,
+    Replace,
+    describe,
+    explain,
+    json_patch,
+    loads_overlay,
+    merge_patch,
+    overlay,
+    strategic_merge,
+)
+from transforms.explain import _compare
+
+
+def make_pod() -> dict[str, Any]:
+    return {
+        "metadata": {"name": "job-0", "labels": {"app": "job"}},
+        "spec": {
+            "containers": [{"name": "trainer", "image": "t:1",
+                            "env": [{"name": "A", "value": "1"}]},
+                           {"name": "sidecar", "image": "envoy"}],
+            "tolerations": [{"key": "a"}],
+            "volumes": [{"name": "dshm", "emptyDir": {}}],
+            "hostIPC": True,
+        },
+    }
+
+
+def paths_of(explanation: Explanation) -> list[str]:
+    return [str(change.path) for change in explanation.changes]
+
+
+# ---------------------------------------------------------------- explain
+
+
+def test_changes_name_list_elements_by_name() -> None:
+    transform = chain(upsert("spec.containers[name=trainer].env[name=A].value", "2"),
+                      upsert("spec.containers[name=sidecar].image", "envoy:2"),
+                      remove_at("spec.volumes[name=dshm]"),
+                      merge_by("spec.containers[name=trainer].env", [{"name": "B", "value": "3"}]))
+    explanation = explain(transform, make_pod())
+    assert explanation.changes == [
+        Change(path("spec.containers[name=trainer].env[name=A].value"), "1", "2"),
+        Change(path("spec.containers[name=trainer].env[name=B]"), MISSING,
+               {"name": "B", "value": "3"}),
+        Change(path("spec.containers[name=sidecar].image"), "envoy", "envoy:2"),
+        Change(path("spec.volumes[name=dshm]"), {"name": "dshm", "emptyDir": {}}, MISSING),
+    ]
+    assert isinstance(explanation.changes[0].path, Path)
+
+
+def test_changes_of_unnamed_lists_use_indexes() -> None:
+    explanation = explain(chain(append_at("spec.tolerations", {"key": "b"}),
+                                append_at("spec.containers[name=trainer].args", "--fast")),
+                          make_pod())
+    assert paths_of(explanation) == ["spec.containers[name=trainer].args",
+                                     "spec.tolerations[1]"]
+    explanation = explain(prepend_at("spec.tolerations", {"key": "z"}), make_pod())
+    assert explanation.changes == [Change(path("spec.tolerations"), [{"key": "a"}],
+                                          [{"key": "z"}, {"key": "a"}])]
+    explanation = explain(replace_at("spec.tolerations[0].key", "b"), make_pod())
+    assert paths_of(explanation) == ["spec.tolerations[0].key"]
+
+
+def test_reordered_named_elements_are_one_change() -> None:
+    explanation = explain(replace_at("spec.containers", [{"name": "sidecar", "image": "envoy"},
+                                                         {"name": "trainer"}]), make_pod())
+    assert paths_of(explanation) == ["spec.containers"]
+
+
+def test_added_removed_and_scalar_changes() -> None:
+    explanation = explain({"spec": {"hostIPC": Remove(), "nodeSelector": {"gpu": "a100"}},
+                           "metadata": {"labels": {"app": "other"}}}, make_pod())
+    assert explanation.changes == [
+        Change(path("metadata.labels.app"), "job", "other"),
+        Change(path("spec.hostIPC"), True, MISSING),
+        Change(path("spec.nodeSelector"), MISSING, {"gpu": "a100"}),
+    ]
+    assert str(explanation.changes[1]) == "spec.hostIPC: True -> (absent)"
+    assert str(explanation.changes[2]) == "spec.nodeSelector: (absent) -> {'gpu': 'a100'}"
+
+
+def test_types_are_kept_apart() -> None:
+    pod = {"spec": {"hostIPC": 1}}
+    assert paths_of(explain(replace_at("spec.hostIPC", True), pod)) == ["spec.hostIPC"]
+
+
+def test_unchanged_pod_has_no_changes_and_no_diff() -> None:
+    pod = make_pod()
+    explanation = explain(upsert("metadata.labels", {"app": "job"}), pod)
+    assert explanation.after is pod
+    assert explanation.changes == [] and explanation.diff == ""
+    assert str(explanation) == "no changes"
+
+
+def test_shared_subtrees_are_skipped_unread() -> None:
+    class Exploding(dict):  # type: ignore[type-arg]
+        def items(self) -> Any:
+            raise AssertionError("a shared subtree was walked")
+
+    pod = make_pod()
+    pod["metadata"] = Exploding(pod["metadata"])
+    after = upsert("spec.nodeSelector", {"gpu": "a100"})(pod)
+    assert after["metadata"] is pod["metadata"]
+    changes: list[Change] = []
+    _compare(pod, after, Path(), changes)  # the diff alone renders the whole pod
+    assert [str(change.path) for change in changes] == ["spec.nodeSelector"]
+
+
+def test_diff_is_a_unified_diff_of_the_yaml() -> None:
+    explanation = explain(upsert("spec.nodeSelector", {"gpu": "a100"}), make_pod())
+    lines = explanation.diff.splitlines()
+    assert lines[:2] == ["--- before", "+++ after"]
+    assert "+  nodeSelector:" in lines and "+    gpu: a100" in lines
+    assert not any(line.startswith("-") and not line.startswith("---") for line in lines)
+
+
+def test_str_prints_changes_then_diff() -> None:
+    text = str(explain(chain(upsert("spec.nodeSelector", {"gpu": "a100"}),
+                             remove_at("spec.hostIPC")), make_pod()))
+    head, diff = text.split("\n\n", 1)
+    assert head.splitlines() == ["2 changes:",
+                                 "  spec.hostIPC: True -> (absent)",
+                                 "  spec.nodeSelector: (absent) -> {'gpu': 'a100'}"]
+    assert diff.startswith("--- before\n+++ after\n")
+
+
+def test_explain_takes_any_overlay_form_and_mutates_nothing(tmp_path: Any) -> None:
+    pod = make_pod()
+    before = copy.deepcopy(pod)
+    file = tmp_path / "o.yaml"
+    file.write_text("spec:\n  hostIPC: !remove\n", encoding="utf-8")
+    for form in (file, str(file), [{"op": "remove", "path": "/spec/hostIPC"}],
+                 {"spec": {DEL("hostIPC"): None}}, remove_at("spec.hostIPC"),
+                 lambda p: {**p, "spec": {k: v for k, v in p["spec"].items() if k != "hostIPC"}}):
+        assert paths_of(explain(form, pod)) == ["spec.hostIPC"]
+    assert pod == before
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "name"]),
+                       st.none() | st.integers(0, 2) | st.lists(st.integers(0, 2), max_size=2)
+                       | st.lists(st.fixed_dictionaries({"name": st.sampled_from("xyz")},
+                                                        optional={"v": st.integers(0, 1)}),
+                                  max_size=2),
+                       max_size=3),
+       st.dictionaries(st.sampled_from(["a", "b", "c"]),
+                       st.none() | st.integers(0, 2) | st.lists(st.integers(0, 2), max_size=2)
+                       | st.tuples(st.integers(0, 2)), max_size=3))
+def test_each_change_is_what_its_path_reaches(pod: dict[str, Any], partial: dict[str, Any]
+                                              ) -> None:
+    try:
+        explanation = explain(overlay({"spec": partial}), {"spec": pod})
+    except TypeError:
+        return  # a type clash
+    before, after = {"spec": pod}, explanation.after
+    assert bool(explanation.changes) == (after != before)
+    for change in explanation.changes:
+        assert select(before, change.path) == ([] if change.before is MISSING
+                                               else [change.before])
+        assert select(after, change.path) == ([] if change.after is MISSING else [change.after])
+
+
+# ---------------------------------------------------------------- describe
+
+
+def test_describe_every_combinator() -> None:
+    plan = describe(chain(
+        upsert("spec.nodeSelector", {"gpu": "a100"}),
+        upsert("spec.hostIPC", True),
+        append_at("spec.tolerations", {"key": "gpu"}, unique=True),
+        prepend_at("spec.containers[0].args", "-u", "-v"),
+        insert_at("spec.initContainers", {"name": "w"}, after="name=fetch"),
+        merge_by("spec.containers[0].ports", [{"containerPort": 80, "protocol": "TCP"}],
+                 key=("containerPort", "protocol")),
+        replace_at("spec.volumes", []),
+        set_default("spec.restartPolicy", "Never"),
+        remove_at("spec.hostIPC", missing_ok=False),
+        update_at("spec.terminationGracePeriodSeconds", abs, default=30),
+        for_each("spec.containers[*]", chain(upsert("imagePullPolicy", "Always"),
+                                             remove_at("tty"))),
+        when("spec.tolerations", upsert("a", 1), otherwise=remove_at("b")),
+        expect("spec.containers[name=trainer]"),
+        expect("spec.containers[*]", "2+"),
+    ))
+    assert plan.splitlines() == [
+        "1. merge {gpu: a100} into spec.nodeSelector",
+        "2. set spec.hostIPC to true",
+        "3. append 1 item to spec.tolerations, skipping items already there",
+        "4. put 2 items at the start of spec.containers[0].args",
+        "5. insert 1 item into spec.initContainers after name=fetch",
+        "6. merge 1 item into spec.containers[0].ports by containerPort, protocol, "
+        "appending those not there",
+        "7. replace spec.volumes with []",
+        "8. set spec.restartPolicy to Never where absent",
+        "9. remove spec.hostIPC, which must be there",
+        "10. update spec.terminationGracePeriodSeconds with abs (from 30 where absent)",
+        "11. for each of spec.containers[*]: set imagePullPolicy to Always; then remove tty",
+        "12. if spec.tolerations exists: set a to 1; otherwise: remove b",
+        "13. check that spec.containers[name=trainer] matches 1",
+        "14. check that spec.containers[*] matches at least 2",
+    ]
+
+
+def test_describe_overlays_patches_and_functions() -> None:
+    plan = describe(chain(
+        overlay({"spec": {"nodeSelector": {"gpu": "a100"}, "tolerations": [{"key": "g"}],
+                          "volumes": ({"name": "v"},), "hostIPC": Remove(),
+                          "restartPolicy": Default("Never"), "affinity": Replace({}),
+                          "containers": MergeBy([{"name": "t"}]),
+                          PUT("dnsConfig"): {}, DEL("hostNetwork"): None,
+                          JOIN("initContainers", on="name"): [{"name": "i"}]}}),
+        json_patch([{"op": "add", "path": "/spec/hostIPC", "value": True},
+                    {"op": "remove", "path": "/spec/x"}]),
+        merge_patch({"spec": {"hostIPC": None}}),
+        strategic_merge({"containers": []}, kind="PodSpec"),
+        lambda pod: pod,
+    ))
+    lines = plan.splitlines()
+    assert lines[0] == (
+        "1. overlay: merge {gpu: a100} into spec.nodeSelector; append 1 item to "
+        "spec.tolerations; replace spec.volumes with [{name: v}]; remove spec.hostIPC; "
+        "set spec.restartPolicy to Never where absent; replace spec.affinity with {}; "
+        "merge 1 item into spec.containers by name; replace spec.dnsConfig with {}; "
+        "remove spec.hostNetwork; merge 1 item into spec.initContainers by name "
+        "(top-level fields), appending those not there")
+    assert lines[1:4] == [
+        "2. apply a JSON Patch: add /spec/hostIPC, remove /spec/x",
+        "3. apply a JSON merge patch {spec: {hostIPC: null}}",
+        "4. apply a strategic merge patch to the PodSpec: {containers: []}",
+    ]
+    assert lines[4].startswith("5. call ") and "<lambda>" in lines[4]
+
+
+def test_describe_recipes_from_a_catalog() -> None:
+    class Team(Transform):
+        __slots__ = ()
+        name = "team"
+
+        def __init__(self, name: str) -> None:
+            self._init_params(name)
+
+        def _apply(self, doc: Any, owned: Owned) -> Any:
+            return doc
+
+    def team(name: str) -> Transform:
+        """Label the pod with its team."""
+        return Team(name)
+
+    assert describe(team("ml"), {"team": team}) == \
+        "1. recipe team('ml'): Label the pod with its team."
+    assert describe(team("ml"), {}) == "1. team('ml')"  # the generic fallback: the repr
+
+
+def test_describe_installed_recipes() -> None:
+    try:
+        loaded = loads_overlay("- {recipe: add_toleration, key: nvidia.com/gpu}\n")
+    except Exception as err:
+        pytest.skip(f"the installed recipe catalog is not available: {err}")
+    assert describe(loaded).startswith("1. recipe add_toleration('nvidia.com/gpu')")
+
+
+def test_describe_nothing_and_yaml() -> None:
+    assert describe(identity) == "leave the pod as it is"
+    assert describe({"spec": {"hostIPC": False}}) == "1. overlay: merge {hostIPC: false} into spec"
+    assert describe({"spec": {"hostIPC": Remove()}}) == "1. overlay: remove spec.hostIPC"
+    assert describe(loads_overlay("- {op: remove_at, path: spec.hostIPC}")) == \
+        "1. remove spec.hostIPC"
