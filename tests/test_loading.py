@@ -195,7 +195,7 @@ def test_unreadable_source() -> None:
 def test_python_object_tags_are_refused() -> None:
     err = error_of("spec: !!python/object/apply:os.system ['echo owned']\n")
     assert "unsafe tag" in str(err)
-    assert (err.line, err.column, err.step) == (1, 7, None)
+    assert (err.line, err.column, err.step) == (1, 7, 0)
     err = error_of("a: !!python/name:os.system\n", kind=None)
     assert "unsafe tag" in str(err)
 
@@ -203,7 +203,11 @@ def test_python_object_tags_are_refused() -> None:
 def test_unknown_tags_are_refused_with_the_list() -> None:
     err = error_of("spec:\n  tolerations: !apend [{key: b}]\n")
     assert "'!apend'" in str(err) and "!append" in str(err)
-    assert (err.source, err.line, err.column) == ("<string>", 2, 16)
+    assert (err.source, err.line, err.column, err.step) == ("<string>", 2, 16, 0)
+    err = error_of("spec: {}\n---\n- {op: upsert, path: a, value: 1}\n"
+                   "- {op: upsert, path: b, value: !apend [1]}\n", kind=None)
+    assert (err.line, err.column, err.step) == (4, 32, 1)
+    assert str(err).startswith("<string>:4:32: step 2: unknown or unsafe tag '!apend'")
 
 
 def test_tag_misuse() -> None:
@@ -220,7 +224,7 @@ def test_alias_bombs_are_refused_quickly() -> None:
     err = error_of("\n".join(lines) + "\n", kind=None)
     assert time.perf_counter() - started < 5
     assert "expands to more than" in str(err)
-    assert (err.line, err.column) == (1, 1)
+    assert (err.line, err.column, err.step) == (1, 1, 0)
 
 
 def test_modest_aliases_are_fine() -> None:
@@ -230,7 +234,9 @@ def test_modest_aliases_are_fine() -> None:
 
 def test_syntax_errors_point_into_the_text() -> None:
     err = error_of("spec:\n  nodeSelector: {gpu: a100\n")
-    assert err.line == 3 and err.column is not None
+    assert (err.line, err.column, err.step) == (3, 1, 0)
+    err = error_of("a: 1\n---\nb: [\n", kind=None)
+    assert (err.line, err.step) == (4, 1)
 
 
 def test_a_document_must_be_a_map_or_a_list() -> None:

@@ -197,17 +197,21 @@ def loads_overlay(text: str, source: str = "<string>",
             if _expanded_size(node, {}, MAX_NODES) > MAX_NODES:
                 raise _error(f"the document expands to more than {MAX_NODES} nodes "
                              f"(aliases counted as what they stand for); refused",
-                             source, node.start_mark, None)
+                             source, node.start_mark, document)
             steps.extend(_document(loader, node, source, document, kind))
             document += 1
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        raise _error(err.problem or str(err), source, mark, None) from None
+    except yaml.MarkedYAMLError as err:  # in the document being read
+        raise _yaml_error(err, source, document) from None
     except yaml.YAMLError as err:  # pragma: no cover - every YAML error we meet is marked
         raise OverlayError(str(err), source=source) from None
     finally:
         loader.dispose()
     return chain(*steps)
+
+
+def _yaml_error(err: yaml.MarkedYAMLError, source: str, step: int | None) -> OverlayError:
+    mark = err.problem_mark or err.context_mark
+    return _error(err.problem or str(err), source, mark, step)
 
 
 def _check(step: Any, kind: str | None) -> None:
@@ -228,7 +232,10 @@ def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
     if isinstance(node, yaml.SequenceNode):
         built = []
         for number, step_node in enumerate(node.value):
-            step = loader.construct_object(step_node, deep=True)
+            try:
+                step = loader.construct_object(step_node, deep=True)
+            except yaml.MarkedYAMLError as err:  # a refused tag, in this step
+                raise _yaml_error(err, source, number) from None
             try:
                 built_step = build_step(step)
                 _check(built_step, kind)
