@@ -24,12 +24,26 @@ _SCALARS = (str, int, float, bool)
 def _fields(cls: Any) -> tuple[tuple[str, str], ...]:
     """(stored attribute, JSON key) of a client model class, in the client's order.
 
-    Clients up to 36 keep a field ``name`` in ``_name`` behind a property;
-    later ones (pydantic models) keep it in ``name`` itself.
+    Clients up to 36 keep a field ``name`` in ``_name`` behind a property
+    (``_exec`` in the name-mangled ``_V1Probe__exec``); later ones, pydantic
+    models, keep it in the model field whose alias is ``name`` (``var_exec``).
     """
     attribute_map: dict[str, str] = getattr(cls, "attribute_map", {})
-    return tuple(("_" + name if isinstance(getattr(cls, name, None), property) else name, key)
-                 for name, key in attribute_map.items())
+    model_fields: dict[str, Any] = getattr(cls, "model_fields", None) or {}
+    by_alias = {getattr(info, "alias", None) or field: field
+                for field, info in model_fields.items()}
+    fields = []
+    for name, key in attribute_map.items():
+        if name in by_alias:
+            attribute = by_alias[name]
+        elif isinstance(getattr(cls, name, None), property):
+            attribute = "_" + name
+            if attribute.startswith("__"):
+                attribute = f"_{cls.__name__.lstrip('_')}{attribute}"
+        else:
+            attribute = name
+        fields.append((attribute, key))
+    return tuple(fields)
 
 
 def model_to_dict(value: Any) -> Any:
