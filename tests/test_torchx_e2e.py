@@ -380,6 +380,14 @@ def test_cli_failing_overlay_exits_non_zero_with_the_reason(tmp_path: Path) -> N
     assert "=== SCHEDULER REQUEST ===" not in done.stdout
 
 
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+def test_both_schedulers_register_the_overlay_options(runner: Runner, scheduler: str) -> None:
+    """The CLI keeps only registered options: an unregistered ``overlays`` is dropped."""
+    options = runner.scheduler_run_opts(scheduler)
+    assert options.cfg_from_str("overlays=a.yaml;b.yaml,validate=false,k8s_version=1.30") == \
+        {"overlays": ["a.yaml", "b.yaml"], "validate": False, "k8s_version": "1.30"}
+
+
 def test_cli_runopts_lists_our_options() -> None:
     done = torchx("runopts", "kubernetes_overlay")
     assert done.returncode == 0, done.stderr
