@@ -292,17 +292,17 @@ def test_bad_steps(text: str, message: str) -> None:
 def test_unknown_fields_suggest_the_api_name() -> None:
     err = error_of("spec:\n  node_selector: {gpu: a100}\n")
     assert err.message == "unknown field spec.node_selector; did you mean nodeSelector?"
-    assert (err.line, err.column, err.step) == (2, 18, 0)
+    assert (err.line, err.column, err.step) == (2, 3, 0)  # the key that is wrong
     err = error_of("- {op: upsert, path: spec.node_selector, value: {gpu: a100}}\n")
     assert "unknown field spec.node_selector; did you mean nodeSelector?" in err.message
     assert err.step == 0
     err = error_of("spec:\n  containers:\n  - name: t\n    volume_mounts: []\n")
     assert err.message == ("unknown field spec.containers[0].volume_mounts; "
                            "did you mean volumeMounts?")
-    assert (err.line, err.column) == (4, 20)
+    assert (err.line, err.column) == (4, 5)
     err = error_of("spec:\n  __join__:containers:name:\n  - name: t\n  - image_pull_policy: x\n")
     assert "spec.containers[1].image_pull_policy" in err.message
-    assert (err.line, err.column) == (4, 24)
+    assert (err.line, err.column) == (4, 5)
 
 
 def test_field_check_can_be_skipped_and_leaves_free_maps_alone() -> None:

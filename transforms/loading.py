@@ -44,7 +44,7 @@ from combinators.editing import PathEdit
 from combinators.paths import Index, Key
 from combinators.transform import Compose
 from transforms.errors import OverlayError
-from transforms.fields import check_overlay_fields, check_path_fields
+from transforms.fields import UnknownFieldError, check_overlay_fields, check_path_fields
 from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
 from transforms.overlay import Overlay, field_of, overlay
 from transforms.pipeline import build_step
@@ -155,12 +155,14 @@ def _error(message: str, source: str, mark: Any, step: int | None) -> OverlayErr
     return OverlayError(message, source=source, line=line, column=column, step=step)
 
 
-def _locate(node: yaml.Node, parts: list[str | int]) -> yaml.Node:
+def _locate(node: yaml.Node, parts: list[str | int], key_itself: bool = False) -> yaml.Node:
     """The deepest node along ``parts`` (keys and list indexes), for error positions.
 
     A key also finds the operator key about it (``__join__:containers:name``).
+    With ``key_itself``, a last part that is a key gives the key's node, not
+    its value's (where the key is what is wrong).
     """
-    for part in parts:
+    for number, part in enumerate(parts):
         if isinstance(part, int) and isinstance(node, yaml.SequenceNode) \
                 and -len(node.value) <= part < len(node.value):
             node = node.value[part]
@@ -171,7 +173,7 @@ def _locate(node: yaml.Node, parts: list[str | int]) -> yaml.Node:
             key = getattr(key_node, "value", None)
             if key == part or (isinstance(key, str) and key.startswith("__")
                                and field_of(key) == part):
-                node = value_node
+                node = key_node if key_itself and number == len(parts) - 1 else value_node
                 break
         else:
             break
@@ -260,7 +262,7 @@ def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
             _check(built_overlay, kind)
             return [built_overlay]
         except (TransformError, TypeError, ValueError) as err:
-            where = _locate(node, _keys_of(err))
+            where = _locate(node, _keys_of(err), isinstance(err, UnknownFieldError))
             raise _error(str(err), source, where.start_mark, index) from err
     if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
         return []  # an empty document changes nothing
