@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Union
 
-from combinators.data import Owned, is_map, is_seq
+from combinators.data import Owned, freeze_value, is_map, is_seq
 from combinators.editing import SKIP, PathEdit
 from combinators.errors import ExpectationError
 from combinators.paths import Match, Path, PathLike, as_path
@@ -34,7 +34,10 @@ class _ForEach(PathEdit):
         self._init_params(self.path, transform)
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
-        return apply_step(self.transform, old, owned)
+        new = apply_step(self.transform, old, owned)
+        if persistent and new is not old and not isinstance(self.transform, Transform):
+            return freeze_value(new)  # a plain function may build plain values
+        return new
 
 
 def for_each(target: PathLike, transform: TransformLike) -> Transform:

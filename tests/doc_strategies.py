@@ -58,6 +58,9 @@ __all__ = (
     "plain_transforms_for",
     "steps_for",
     "FUNCTIONS",
+    "KINDS",
+    "PLAIN_KINDS",
+    "has_many_keys",
     "wrap_in_list",
     "tag_value",
     "same_value",
@@ -74,6 +77,8 @@ scalars = (st.none() | st.booleans() | st.integers(-2, 2)
            | st.floats(allow_nan=False, allow_infinity=False, width=16)
            | st.sampled_from(NAMES))
 """JSON scalars, including ``1``, ``1.0`` and ``True``, which must stay apart."""
+
+_path_scalars = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(NAMES)
 
 
 def _named_maps(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
@@ -168,7 +173,8 @@ def _list_part(seq: list[Any]) -> st.SearchStrategy[Any]:
 @cache
 def _list_part_for(names: tuple[str, ...], size: int) -> st.SearchStrategy[Any]:
     single = st.sampled_from((*names, "nope")).map(lambda name: Match((("name", name),)))
-    double = st.tuples(st.sampled_from(names), scalars).map(
+    # no floats: the path grammar has none, so str() of such a path would not parse back
+    double = st.tuples(st.sampled_from(names), _path_scalars).map(
         lambda pair: Match((("name", pair[0]), ("b", pair[1]))))
     return st.one_of(
         st.integers(-size - 1, size).map(Index),
@@ -214,17 +220,13 @@ def _map_values() -> st.SearchStrategy[dict[str, Any]]:
 
 @st.composite
 def plain_transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1,
-                         root_ok: bool = True) -> Transform:
-    """A transform of any combinator, built from plain values only (no functions),
-    with a path into ``doc``."""
+                         root_ok: bool = True, kind: str | None = None) -> Transform:
+    """A transform of any combinator (or of ``kind``), built from plain values only
+    (no functions), with a path into ``doc``."""
     target = draw(paths_into(doc, min_parts=0 if root_ok else 1))
     value = draw(json_values(6))
-    kind = draw(st.sampled_from(
-        ("upsert", "replace_at", "set_default", "remove_at", "append_at", "prepend_at",
-         "insert_at", "merge_by", "expect", "for_each", "when", "chain")
-        if depth > 0 else
-        ("upsert", "replace_at", "set_default", "remove_at", "append_at", "prepend_at",
-         "insert_at", "merge_by", "expect")))
+    if kind is None:
+        kind = draw(st.sampled_from(PLAIN_KINDS if depth > 0 else PLAIN_KINDS[:-3]))
     if kind == "upsert":
         return upsert(target, value)
     if kind == "replace_at":
@@ -267,13 +269,24 @@ def plain_transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1,
     return result
 
 
+PLAIN_KINDS = ("upsert", "replace_at", "set_default", "remove_at", "append_at", "prepend_at",
+               "insert_at", "merge_by", "expect", "for_each", "when", "chain")
+"""What :func:`plain_transforms_for` builds: every combinator, and compositions."""
+
+KINDS = (*PLAIN_KINDS, "update_at", "when_fn", "for_each_fn")
+"""What :func:`transforms_for` builds: also the combinators that take functions."""
+
+
 @st.composite
-def transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1) -> Any:
+def transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1, kind: str | None = None) -> Any:
     """Like :func:`plain_transforms_for`, but also ``update_at`` with pure functions,
     ``when`` with a predicate function and ``for_each`` of a plain function."""
-    kind = draw(st.sampled_from(("plain", "plain", "update_at", "when_fn", "for_each_fn")))
+    if kind is None:
+        kind = draw(st.sampled_from(("plain", "plain", "update_at", "when_fn", "for_each_fn")))
     if kind == "plain":
         return draw(plain_transforms_for(doc, depth))
+    if kind in PLAIN_KINDS:
+        return draw(plain_transforms_for(doc, depth, kind=kind))
     target = draw(paths_into(doc))
     fn = draw(st.sampled_from(FUNCTIONS))
     if kind == "update_at":
@@ -282,12 +295,13 @@ def transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1) -> Any:
         return update_at(target, fn, default=draw(json_values(4)))
     if kind == "when_fn":
         inner = draw(plain_transforms_for(doc, 0))
-        return when(_has_many_keys, inner, draw(st.just(identity) | st.just(inner)))
+        return when(has_many_keys, inner, draw(st.just(identity) | st.just(inner)))
     return for_each(target, fn)
 
 
-def _has_many_keys(doc: Any) -> bool:
-    return isinstance(doc, dict) and len(doc) > 1
+def has_many_keys(doc: Any) -> bool:
+    """A predicate for ``when``: a map with more than one key."""
+    return hasattr(doc, "keys") and len(doc) > 1  # plain or persistent
 
 
 @st.composite

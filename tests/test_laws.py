@@ -52,7 +52,7 @@ from tests.doc_strategies import (
     transforms_for,
 )
 
-SETTINGS = settings(max_examples=120, deadline=None,
+SETTINGS = settings(max_examples=100, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.filter_too_much])
 
@@ -558,15 +558,33 @@ def test_law_replace_at_put_get(data: st.DataObject, doc: dict[str, Any], value:
 @given(st.data(), json_docs() | pods(), json_values(6))
 def test_law_remove_after_upsert_of_new_key_restores(data: st.DataObject,
                                                      doc: dict[str, Any], value: Any) -> None:
-    target = data.draw(paths_into(doc))
-    assume(all(isinstance(part, (Key, Index)) for part in target.parts))
-    maps = [found for found in [get_at(doc, target, default=None)] if isinstance(found, dict)]
-    assume(maps)
+    target = data.draw(_paths_to_maps(doc))
+    maps = [get_at(doc, target)]
     new_key = data.draw(st.sampled_from(("new", "x.y", "true", ""))
                         .filter(lambda key: key not in maps[0]))
     where = target.child(Key(new_key))
     restored = remove_at(where)(upsert(where, value)(doc))
     assert shape(restored) == shape(doc)
+
+
+@st.composite
+def _paths_to_maps(draw: Any, doc: Any) -> Path:
+    """A path of keys and indexes to a map that is in ``doc``."""
+    parts: list[Any] = []
+    node = doc
+    while True:
+        steps = ([Key(k) for k, v in node.items() if isinstance(v, (dict, list))]
+                 if isinstance(node, dict) else
+                 [Index(i) for i, v in enumerate(node) if isinstance(v, (dict, list))])
+        if not steps or (isinstance(node, dict) and not draw(st.booleans())):
+            break
+        part = draw(st.sampled_from(steps))
+        parts.append(part)
+        node = node[part.name] if isinstance(part, Key) else node[part.index]
+    if not isinstance(node, dict):  # a list of containers with no map reached: go back up
+        while parts and not isinstance(get_at(doc, Path(parts)), dict):
+            parts.pop()
+    return Path(parts)
 
 
 # ---------------------------------------------------------------------------
