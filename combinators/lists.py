@@ -14,6 +14,7 @@ from combinators.data import (
     MISSING,
     Owned,
     Template,
+    copy_plain,
     empty_seq,
     extend_seq,
     is_map,
@@ -189,9 +190,19 @@ class _MergeBy(PathEdit):
             if absent:
                 raise ValueError(f"merge_by item {number} has no {', '.join(absent)} field "
                                  f"to merge by: {item!r}")
-        self.items = tuple(Template(item) for item in items)
+        given = [copy_plain(item) for item in items]
+        # Items with the same key merge into one first: merging them one by one
+        # would change an element and change it back, a new but equal document.
+        combined: list[Any] = []
+        for item in given:
+            found = _find_keyed(combined, self.keys, [item[k] for k in self.keys])
+            if found is None:
+                combined.append(item)
+            else:
+                combined[found] = merge_value(combined[found], item, None, False, {})
+        self.items = tuple(Template(item) for item in combined)
         params: dict[str, Any] = {} if key == "name" else {"key": key}
-        self._init_params(self.path, [item.plain for item in self.items], **params)
+        self._init_params(self.path, given, **params)
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         if old is MISSING or old is None:

@@ -247,7 +247,7 @@ def plain_transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1,
             return insert_at(target, *items, before=anchor, unique=draw(st.booleans()))
         return insert_at(target, *items, after=anchor, unique=draw(st.booleans()))
     if kind == "merge_by":
-        names = draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=3))
+        names = draw(st.lists(st.sampled_from(NAMES), max_size=3))  # repeats merge
         items = [{"name": name, **draw(_map_values())} for name in names]
         if draw(st.booleans()):
             return merge_by(target, items)

@@ -210,6 +210,16 @@ def test_merge_by_merges_by_name_and_appends_the_rest_in_order() -> None:
     assert merge_by("missing", [{"name": "a"}])({}) == {"missing": [{"name": "a"}]}
 
 
+def test_merge_by_items_with_the_same_key_merge_in_order() -> None:
+    items = [{"name": "a", "v": 1}, {"name": "a", "v": 2, "w": {"x": 1}}, {"name": "a",
+                                                                       "w": {"y": 2}}]
+    merged = {"name": "a", "v": 2, "w": {"x": 1, "y": 2}}
+    assert merge_by("l", items)({}) == {"l": [merged]}
+    doc = {"l": [merged]}
+    assert merge_by("l", items)(doc) is doc
+    assert repr(merge_by("l", items)) == f"merge_by('l', {items!r})"
+
+
 def test_merge_by_composite_keys() -> None:
     ports = {"ports": [{"containerPort": 80, "protocol": "TCP"}]}
     key = ("containerPort", "protocol")

@@ -525,7 +525,7 @@ def test_law_append_unique_idempotent(data: st.DataObject, doc: dict[str, Any],
 def test_law_merge_by_idempotent(data: st.DataObject, doc: dict[str, Any]) -> None:
     target = data.draw(paths_into(doc))
     assume(_no_end(target) and _selectors_stable(target, {}))
-    names = data.draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=3))
+    names = data.draw(st.lists(st.sampled_from(NAMES), max_size=4))
     items = [{"name": name, **data.draw(st.dictionaries(st.sampled_from(("a", "env", "value")),
                                                         json_values(4), max_size=2))}
              for name in names]
@@ -659,7 +659,7 @@ def _check_shared(old: Any, new: Any, loc: tuple[Any, ...],
 @SETTINGS
 @given(st.data(), json_docs() | pods())
 def test_law_structural_sharing(data: st.DataObject, doc: dict[str, Any]) -> None:
-    transform = data.draw(transforms_for(doc, depth=0))
+    transform = data.draw(transforms_for(doc, depth=1))
     touched: list[tuple[Any, ...]] = []
     try:
         oracle(transform, copy.deepcopy(doc), touched)
