@@ -247,8 +247,6 @@ def test_upstream_join_on_container_names_keeps_upstreams_meaning(runner: Runner
         [("trainer-1", "trainer:1"), ("trainer-0", None)]
 
 
-@pytest.mark.xfail(strict=True, reason="the validator follows the OpenAPI schema, where a "
-                   "container's image is optional; the API server requires it in a Pod")
 def test_upstream_join_phantom_container_fails_validation(runner: Runner) -> None:
     app = make_app(trainer_overlays=(UPSTREAM_JOIN,))
     with pytest.raises(FoldError) as caught:

@@ -466,6 +466,12 @@ def _references(spec: dict[str, Any], trail: _Trail, out: list[_Raw]) -> None:
                                 f"(also in {seen_containers[name]})", name, "error"))
                 else:
                     seen_containers[name] = list_name
+            image = container.get("image")
+            if not (type(image) is str and image):
+                # the schema leaves it optional (controllers fill it in); a pod's
+                # containers must have one: a phantom container has none
+                out.append((here, "image", "a container of a pod needs an image", image,
+                            "error"))
             _container_references(container, here, known, volume_names, out)
     resources = spec.get("resources")
     if type(resources) is dict:
