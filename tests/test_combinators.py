@@ -40,7 +40,7 @@ from combinators.data import strict_equal
 from tests import doc_strategies
 from tests.doc_strategies import KINDS, PLAIN_KINDS, json_docs, json_values, pods, transforms_for
 
-PER_KIND = settings(max_examples=30, deadline=None,
+PER_KIND = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
