@@ -20,9 +20,11 @@ from typing import Any
 
 from combinators import MISSING, All, Index, Key, Match, Part, Path, path
 from combinators.data import is_map, is_seq
-from transforms.explain import Change, explain
+from transforms.explain import Change
+from transforms.explain import _compare as _compare_docs
+from transforms.normalize import as_transform
 
-__all__ = ("changed_paths", "changes", "outside")
+__all__ = ("changed_paths", "changes", "between", "outside")
 
 
 def changes(transform: Any, pod: Any) -> list[Change]:
@@ -32,7 +34,21 @@ def changes(transform: Any, pod: Any) -> list[Change]:
     >>> changes(remove_at("spec.hostIPC"), {"spec": {"hostIPC": True}})
     [Change(path=path('spec.hostIPC'), before=True, after=MISSING)]
     """
-    return explain(transform, pod).changes
+    after = as_transform(transform)(pod)
+    return between(pod, after)
+
+
+def between(before: Any, after: Any) -> list[Change]:
+    """The changes from ``before`` to ``after``; subtrees they share are not read.
+
+    >>> spec = {"containers": [{"name": "c"}]}
+    >>> between({"spec": spec}, {"spec": spec, "metadata": {}})
+    [Change(path=path('metadata'), before=MISSING, after={})]
+    """
+    found: list[Change] = []
+    # explain's walk without its YAML diff: the same paths, untouched subtrees unread
+    _compare_docs(before, after, Path(), found)
+    return found
 
 
 def changed_paths(transform: Any, pod: Any) -> list[str]:
@@ -93,7 +109,7 @@ def _outside(change: Change, prefixes: list[Path], before: Any, after: Any) -> l
         new = {} if is_map(old) else []
     if not (is_map(old) and is_map(new)) and not (is_seq(old) and is_seq(new)):
         return [change]
-    inner = explain(lambda _: new, old).changes
+    inner = between(old, new)
     if not inner:
         return [change]  # an empty map or list created or removed: the change is the key
     left: list[Change] = []

@@ -1,0 +1,400 @@
+"""Hypothesis strategies: schema-valid pods of varied shapes, and random overlays.
+
+:func:`pods` draws pods that pass :func:`transforms.validation.problems`
+with no error: containers with names, images, env, ports, resources
+(requests within limits) and volumeMounts of volumes the pod has, init
+containers, tolerations, node selectors, labels and annotations.
+:func:`transforms` draws chains of combinators and catalog recipes with
+valid arguments. State your own laws with them:
+
+>>> from hypothesis import given, settings
+>>> from transforms.testing import assert_idempotent, assert_pure
+>>> @settings(max_examples=10, deadline=None)
+... @given(pods(), transforms())
+... def test_overlays_are_pure(pod, overlay):
+...     assert_pure(overlay, pod)
+>>> test_overlays_are_pure()
+
+Names the transforms give to what they add (sidecars, volumes) come from
+pools :func:`pods` never draws from, so an overlay meets no name clash it
+did not ask for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from hypothesis import strategies as st
+
+import recipes
+from combinators import (
+    Transform,
+    append_at,
+    chain,
+    expect,
+    for_each,
+    merge_by,
+    remove_at,
+    replace_at,
+    set_default,
+    upsert,
+    when,
+)
+from recipes.gpu_types import GPU_TYPES
+
+__all__ = ("dns_labels", "env_names", "label_maps", "tolerations", "volumes", "containers",
+           "pods", "recipe_calls", "combinator_steps", "transforms", "RECIPE_ARGUMENTS",
+           "RESERVED_NAMES")
+
+T = TypeVar("T")
+
+RESERVED_NAMES = frozenset({"proxy-sidecar", "log-shipper", "fetch-init", "warm-cache",
+                            "extra-data", "extra-secret", "extra-config", "extra-scratch",
+                            "extra-host", "dshm"})
+"""Names of containers and volumes that overlays add; :func:`pods` never uses them."""
+
+dns_labels: st.SearchStrategy[str] = st.from_regex(
+    r"[a-z]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True).filter(
+        lambda name: name not in RESERVED_NAMES)
+"""DNS-1123 labels: names of containers, volumes, claims and secrets."""
+
+env_names: st.SearchStrategy[str] = st.from_regex(r"[A-Z_][A-Z0-9_]{0,12}", fullmatch=True)
+"""Environment variable names."""
+
+_label_names = st.from_regex(r"[a-z0-9]([a-z0-9._-]{0,10}[a-z0-9])?", fullmatch=True)
+label_keys: st.SearchStrategy[str] = st.one_of(
+    _label_names, st.builds("{}/{}".format, st.sampled_from(
+        ["example.com", "team.example.org", "kubernetes.io"]), _label_names))
+label_values: st.SearchStrategy[str] = st.one_of(st.just(""), _label_names)
+_texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=20)
+_paths = st.from_regex(r"/[a-z]{1,8}(/[a-z0-9]{1,8}){0,2}", fullmatch=True).filter(
+    lambda text: not text.startswith("/dev/"))
+_images = st.sampled_from(["ghcr.io/example/trainer:1.0", "pytorch/pytorch:2.3",
+                           "nvcr.io/nvidia/pytorch:24.05-py3", "busybox:1.36",
+                           "envoyproxy/envoy:v1.30"])
+
+
+def label_maps(min_size: int = 0, max_size: int = 3) -> st.SearchStrategy[dict[str, str]]:
+    """Maps of label keys (``team``, ``example.com/pool``) to label values.
+
+    >>> from hypothesis import given, settings
+    >>> @settings(max_examples=20)
+    ... @given(label_maps(min_size=1))
+    ... def check(labels):
+    ...     assert labels and all(isinstance(value, str) for value in labels.values())
+    >>> check()
+    """
+    return st.dictionaries(label_keys, label_values, min_size=min_size, max_size=max_size)
+
+
+@st.composite
+def tolerations(draw: st.DrawFn) -> dict[str, Any]:
+    """A toleration: ``Exists`` without a value, or ``Equal`` with one; maybe an effect."""
+    toleration: dict[str, Any] = {"key": draw(label_keys)}
+    if draw(st.booleans()):
+        toleration["operator"] = "Exists"
+    else:
+        toleration.update(operator="Equal", value=draw(label_values))
+    effect = draw(st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "NoExecute"]))
+    if effect is not None:
+        toleration["effect"] = effect
+        if effect == "NoExecute" and draw(st.booleans()):
+            toleration["tolerationSeconds"] = draw(st.integers(0, 3600))
+    return toleration
+
+
+_VOLUME_SOURCES: dict[str, Callable[[str], st.SearchStrategy[dict[str, Any]]]] = {
+    "emptyDir": lambda _: st.sampled_from([{}, {"medium": "Memory"}, {"sizeLimit": "1Gi"}]),
+    "persistentVolumeClaim": lambda name: st.fixed_dictionaries(
+        {"claimName": st.just(name)}, optional={"readOnly": st.booleans()}),
+    "configMap": lambda name: st.fixed_dictionaries({"name": st.just(name)}),
+    "secret": lambda name: st.fixed_dictionaries(
+        {"secretName": st.just(name)}, optional={"defaultMode": st.integers(0, 0o777)}),
+    "hostPath": lambda _: st.fixed_dictionaries({"path": _paths}),
+}
+
+
+@st.composite
+def volumes(draw: st.DrawFn, max_size: int = 3) -> list[dict[str, Any]]:
+    """Volumes with distinct names, each of one kind (emptyDir, PVC, ConfigMap, Secret, hostPath)."""
+    names = draw(st.lists(dns_labels, max_size=max_size, unique=True))
+    found = []
+    for name in names:
+        kind = draw(st.sampled_from(sorted(_VOLUME_SOURCES)))
+        found.append({"name": name, kind: draw(_VOLUME_SOURCES[kind](name))})
+    return found
+
+
+@st.composite
+def _resources(draw: st.DrawFn) -> dict[str, Any]:
+    resources: dict[str, dict[str, str]] = {}
+    units = {"cpu": ("m", 100, 64_000), "memory": ("Mi", 64, 512_000),
+             "nvidia.com/gpu": ("", 1, 8), "ephemeral-storage": ("Gi", 1, 500)}
+    for resource in draw(st.lists(st.sampled_from(sorted(units)), max_size=3, unique=True)):
+        suffix, low, high = units[resource]
+        limit = draw(st.integers(low, high))
+        # extended resources (GPUs) need requests equal to limits
+        request = limit if "/" in resource else draw(st.integers(low, limit))
+        which = draw(st.sampled_from(["requests", "limits", "both"]))
+        if which in ("limits", "both"):
+            resources.setdefault("limits", {})[resource] = f"{limit}{suffix}"
+        if which in ("requests", "both") and ("/" not in resource or which == "both"):
+            resources.setdefault("requests", {})[resource] = f"{request}{suffix}"
+    return resources
+
+
+@st.composite
+def containers(draw: st.DrawFn, name: str | None = None,
+               volume_names: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A container: name, image, maybe command and args, env, ports, resources and
+    volumeMounts of some of ``volume_names`` (at distinct paths)."""
+    container: dict[str, Any] = {"name": name if name is not None else draw(dns_labels),
+                                 "image": draw(_images)}
+    if draw(st.booleans()):
+        container["command"] = ["python", "-m", draw(st.sampled_from(["train", "serve"]))]
+    if draw(st.booleans()):
+        container["args"] = draw(st.lists(_texts, max_size=3))
+    env = draw(st.lists(env_names, max_size=4, unique=True))
+    if env:
+        container["env"] = [{"name": key, "value": draw(_texts)} for key in env]
+    ports = draw(st.lists(st.integers(1, 65535), max_size=2, unique=True))
+    if ports:
+        port_names = draw(st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True),
+                                   min_size=len(ports), max_size=len(ports), unique=True))
+        container["ports"] = [{"containerPort": port, "name": port_name,
+                               "protocol": draw(st.sampled_from(["TCP", "UDP"]))}
+                              for port, port_name in zip(ports, port_names, strict=True)]
+    resources = draw(_resources())
+    if resources:
+        container["resources"] = resources
+    mounted = draw(st.lists(st.sampled_from(volume_names), unique=True)) if volume_names else []
+    if mounted:
+        mount_paths = draw(st.lists(_paths, min_size=len(mounted), max_size=len(mounted),
+                                    unique=True))
+        container["volumeMounts"] = [
+            {"name": volume, "mountPath": mount_path, "readOnly": draw(st.booleans())}
+            for volume, mount_path in zip(mounted, mount_paths, strict=True)]
+    if draw(st.booleans()):
+        container["imagePullPolicy"] = draw(st.sampled_from(["Always", "IfNotPresent",
+                                                             "Never"]))
+    return container
+
+
+def _optional(draw: st.DrawFn, into: dict[str, Any], key: str,
+              strategy: st.SearchStrategy[Any]) -> None:
+    if draw(st.booleans()):
+        into[key] = draw(strategy)
+
+
+@st.composite
+def pods(draw: st.DrawFn, max_containers: int = 3, max_volumes: int = 3) -> dict[str, Any]:
+    """A schema-valid pod in API form, of a varied shape.
+
+    At least one container (sometimes named as TorchX names them,
+    ``trainer-0``), maybe init containers; distinct container names; every
+    volumeMount names one of the pod's volumes; no request above its limit.
+
+    >>> from hypothesis import given, settings
+    >>> from transforms.validation import problems
+    >>> @settings(max_examples=20)
+    ... @given(pods())
+    ... def check(pod):
+    ...     assert not [p for p in problems(pod) if p.severity == "error"]
+    >>> check()
+    """
+    pod_volumes = draw(volumes(max_size=max_volumes))
+    volume_names = tuple(volume["name"] for volume in pod_volumes)
+    names = draw(st.lists(st.one_of(st.just("trainer-0"), dns_labels), min_size=1,
+                          max_size=max_containers + 2, unique=True))
+    count = draw(st.integers(1, min(len(names), max_containers)))
+    spec: dict[str, Any] = {"containers": [draw(containers(name, volume_names))
+                                           for name in names[:count]]}
+    if names[count:]:
+        spec["initContainers"] = [draw(containers(name, volume_names)) for name in names[count:]]
+    if pod_volumes:
+        spec["volumes"] = pod_volumes
+    _optional(draw, spec, "tolerations", st.lists(tolerations(), max_size=3))
+    _optional(draw, spec, "nodeSelector", label_maps())
+    _optional(draw, spec, "restartPolicy", st.sampled_from(["Never", "OnFailure", "Always"]))
+    _optional(draw, spec, "serviceAccountName", dns_labels)
+    _optional(draw, spec, "hostIPC", st.booleans())
+    _optional(draw, spec, "terminationGracePeriodSeconds", st.integers(0, 3600))
+    pod: dict[str, Any] = {}
+    if draw(st.booleans()):
+        pod.update(apiVersion="v1", kind="Pod")
+    metadata: dict[str, Any] = {}
+    _optional(draw, metadata, "name", dns_labels)
+    _optional(draw, metadata, "labels", label_maps())
+    _optional(draw, metadata, "annotations", st.dictionaries(label_keys, _texts, max_size=2))
+    if metadata:
+        pod["metadata"] = metadata
+    pod["spec"] = spec
+    return pod
+
+
+# --- random overlays ----------------------------------------------------------------------
+
+def _call(name: str, *args: st.SearchStrategy[Any],
+          **kwargs: st.SearchStrategy[Any]) -> st.SearchStrategy[Transform]:
+    factory = recipes.catalog[name]
+    return st.builds(factory, *args, **kwargs)
+
+
+def _none_or(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T | None]:
+    return st.one_of(st.none(), strategy)
+
+
+_gpu_calls = st.sampled_from(sorted((gpu_type, provider) for gpu_type, providers
+                                    in GPU_TYPES.items() for provider in providers))
+_qualified = st.sampled_from(["nvidia.com/gpu", "dedicated", "example.com/pool",
+                              "node.kubernetes.io/unreachable"])
+_zones = st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
+_mount_paths = st.sampled_from(["/data", "/ckpt", "/secrets/extra", "/etc/extra", "/scratch"])
+_env_values = st.one_of(_texts, st.integers(-10, 10**6), st.booleans(),
+                        st.builds(recipes.SecretKey, dns_labels, dns_labels))
+_cpu_memory = st.builds(lambda cpu, memory: ({"cpu": f"{cpu}m", "memory": f"{memory}Mi"},
+                                             {"cpu": f"{cpu * 2}m", "memory": f"{memory * 2}Mi"}),
+                        st.integers(100, 8000), st.integers(64, 64_000))
+
+RECIPE_ARGUMENTS: Mapping[str, st.SearchStrategy[Transform]] = {
+    "node_selector": _call("node_selector", label_maps(min_size=1)),
+    "add_toleration": st.one_of(
+        _call("add_toleration", _qualified),
+        _call("add_toleration", _qualified, value=_label_names,
+              effect=st.sampled_from(["NoSchedule", "PreferNoSchedule"])),
+        _call("add_toleration", _qualified, effect=st.just("NoExecute"),
+              seconds=st.integers(0, 3600))),
+    "require_node_affinity": _call("require_node_affinity", _label_names,
+                                   values=st.lists(_label_names, min_size=1, max_size=3)),
+    "prefer_node_affinity": _call("prefer_node_affinity", _zones,
+                                  values=st.lists(_label_names, min_size=1, max_size=2),
+                                  weight=st.integers(1, 100)),
+    "spread": _call("spread", _zones, max_skew=st.integers(1, 3),
+                    when_unsatisfiable=st.sampled_from(["ScheduleAnyway", "DoNotSchedule"])),
+    "anti_affinity": _call("anti_affinity", _zones, required=st.booleans(),
+                           weight=st.integers(1, 100)),
+    "priority_class": _call("priority_class", dns_labels),
+    "scheduler_name": _call("scheduler_name", dns_labels),
+    "runtime_class": _call("runtime_class", dns_labels),
+    "kueue_queue": _call("kueue_queue", dns_labels),
+    "gpu": _gpu_calls.flatmap(lambda call: _call(
+        "gpu", st.just(call[0]), count=_none_or(st.integers(1, 8)), provider=st.just(call[1]))),
+    "mig": st.sampled_from([("1g.5gb", None), ("3g.40gb", "eks"), ("2g.20gb", "gke")]).flatmap(
+        lambda call: _call("mig", st.just(call[0]), count=st.integers(1, 4),
+                           provider=st.just(call[1]))),
+    "tpu": st.sampled_from([("v5e", "2x4", 4), ("tpu-v5p-slice", "2x2x2", 4)]).flatmap(
+        lambda call: _call("tpu", *map(st.just, call))),
+    "efa": _call("efa", st.integers(1, 32)),
+    "rdma": _call("rdma", st.sampled_from(["rdma/hca", "rdma/rdma_shared_device_a"]),
+                  count=st.integers(1, 4)),
+    "shm_size": _call("shm_size", st.integers(1, 256).map("{}Gi".format)),
+    "mount_pvc": _call("mount_pvc", dns_labels, _mount_paths, volume=st.just("extra-data"),
+                       read_only=st.booleans()),
+    "mount_secret": _call("mount_secret", dns_labels, _mount_paths,
+                          volume=st.just("extra-secret")),
+    "mount_config_map": _call("mount_config_map", dns_labels, _mount_paths,
+                              volume=st.just("extra-config"), optional=st.booleans()),
+    "mount_empty_dir": _call("mount_empty_dir", st.just("extra-scratch"), _mount_paths,
+                             memory=st.booleans()),
+    "mount_host_path": _call("mount_host_path", st.just("/mnt/nvme"), _mount_paths,
+                             volume=st.just("extra-host"), type=st.just("Directory")),
+    "add_env": _call("add_env", st.dictionaries(env_names, _env_values, min_size=1,
+                                                max_size=3)),
+    "add_env_from_secret": _call("add_env_from_secret", env_names, dns_labels, _label_names),
+    "add_env_from_config_map": _call("add_env_from_config_map", env_names, dns_labels,
+                                     _label_names),
+    "add_env_from_field": _call("add_env_from_field", env_names,
+                                st.sampled_from(["spec.nodeName", "status.podIP",
+                                                 "metadata.name"])),
+    "resources": _cpu_memory.flatmap(lambda pair: _call(
+        "resources", requests=st.just(pair[0]), limits=st.just(pair[1]))),
+    "image_pull_policy": _call("image_pull_policy",
+                               st.sampled_from(["Always", "IfNotPresent", "Never"])),
+    "working_dir": _call("working_dir", _paths),
+    "security_context": _call("security_context", run_as_user=st.integers(0, 65535),
+                              run_as_non_root=_none_or(st.booleans()),
+                              allow_privilege_escalation=_none_or(st.booleans())),
+    "add_capabilities": _call("add_capabilities", st.lists(
+        st.sampled_from(["IPC_LOCK", "SYS_PTRACE", "SYS_NICE", "NET_ADMIN"]),
+        min_size=1, max_size=2, unique=True)),
+    "sidecar": _call("sidecar", st.sampled_from(["proxy-sidecar", "log-shipper"]), _images,
+                     native=st.booleans()),
+    "init_container": _call("init_container", st.sampled_from(["fetch-init", "warm-cache"]),
+                            _images, command=st.just(["sh", "-c", "true"])),
+    "add_labels": _call("add_labels", label_maps(min_size=1)),
+    "add_annotations": _call("add_annotations", st.dictionaries(label_keys, _texts, min_size=1,
+                                                                max_size=2)),
+    "istio_sidecar": _call("istio_sidecar", st.booleans()),
+    "service_account": _call("service_account", dns_labels),
+    "image_pull_secret": _call("image_pull_secret", dns_labels),
+    "host_network": _call("host_network", st.booleans()),
+    "host_ipc": _call("host_ipc", st.booleans()),
+    "dns_policy": _call("dns_policy", st.sampled_from(["ClusterFirst", "Default",
+                                                      "ClusterFirstWithHostNet", "None"])),
+    "termination_grace_period": _call("termination_grace_period", st.integers(0, 3600)),
+    "active_deadline": _call("active_deadline", st.integers(1, 86_400)),
+}
+"""A strategy per catalog recipe, drawing the recipe called with valid arguments."""
+
+
+def recipe_calls(*names: str) -> st.SearchStrategy[Transform]:
+    """Recipes from the catalog (those named, else any) called with valid arguments.
+
+    >>> from hypothesis import given, settings
+    >>> @settings(max_examples=20)
+    ... @given(recipe_calls("gpu", "shm_size"))
+    ... def check(recipe):
+    ...     assert recipe.name in ("gpu", "shm_size")
+    >>> check()
+    """
+    chosen = names or tuple(sorted(RECIPE_ARGUMENTS))
+    unknown = [name for name in chosen if name not in RECIPE_ARGUMENTS]
+    if unknown:
+        raise ValueError(f"no argument strategy for recipe(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(sorted(RECIPE_ARGUMENTS))}")
+    return st.one_of(*(RECIPE_ARGUMENTS[name] for name in chosen))
+
+
+def combinator_steps() -> st.SearchStrategy[Transform]:
+    """Single combinator steps that make sense on any pod of :func:`pods`.
+
+    >>> from hypothesis import find
+    >>> find(combinator_steps(), lambda step: step.name == "for_each")
+    for_each('spec.containers[*]', set_default('imagePullPolicy', 'IfNotPresent'))
+    """
+    return st.one_of(
+        st.builds(lambda labels: upsert("metadata.labels", labels), label_maps(min_size=1)),
+        st.builds(lambda labels: upsert("spec.nodeSelector", labels), label_maps(min_size=1)),
+        st.builds(lambda policy: set_default("spec.restartPolicy", policy),
+                  st.sampled_from(["Never", "OnFailure"])),
+        st.builds(lambda toleration: append_at("spec.tolerations", toleration, unique=True),
+                  tolerations()),
+        st.builds(lambda names: merge_by("spec.containers[0].env",
+                                         [{"name": name, "value": "1"} for name in names]),
+                  st.lists(env_names, min_size=1, max_size=3, unique=True)),
+        st.sampled_from([remove_at("metadata.annotations"), remove_at("spec.nodeSelector"),
+                         expect("spec.containers[0]"),
+                         for_each("spec.containers[*]",
+                                  set_default("imagePullPolicy", "IfNotPresent"))]),
+        st.builds(lambda seconds: replace_at("spec.terminationGracePeriodSeconds", seconds),
+                  st.integers(0, 3600)),
+        st.builds(lambda labels: when("spec.volumes", upsert("metadata.labels", labels)),
+                  label_maps(min_size=1)),
+    )
+
+
+def transforms(max_steps: int = 4) -> st.SearchStrategy[Any]:
+    """Chains of 1 to ``max_steps`` steps, each a catalog recipe or a combinator step.
+
+    Every step is idempotent and never fails on a pod of :func:`pods`.
+
+    >>> from hypothesis import given, settings
+    >>> @settings(max_examples=20)
+    ... @given(transforms())
+    ... def check(overlay):
+    ...     assert callable(overlay) and repr(overlay)
+    >>> check()
+    """
+    step = st.one_of(recipe_calls(), combinator_steps())
+    return st.lists(step, min_size=1, max_size=max_steps).map(lambda steps: chain(*steps))
