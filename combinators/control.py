@@ -17,7 +17,14 @@ from combinators.editing import SKIP, PathEdit
 from combinators.errors import ExpectationError
 from combinators.paths import Match, Path, PathLike, as_path
 from combinators.reading import exists, select
-from combinators.transform import Transform, TransformLike, apply_step, describe_step, identity
+from combinators.transform import (
+    Transform,
+    TransformLike,
+    apply_step,
+    call_foreign,
+    describe_step,
+    identity,
+)
 
 __all__ = ("for_each", "when", "expect")
 
@@ -82,7 +89,7 @@ class _When(Transform):
     def _apply(self, doc: Any, owned: Owned) -> Any:
         if not isinstance(self.predicate, (str, Path)):
             owned.clear()  # the predicate is the caller's code and may keep the document
-        chosen = self.then if self._test(doc) else self.otherwise
+        chosen = self.then if call_foreign(self._test, doc) else self.otherwise
         return apply_step(chosen, doc, owned)
 
 

@@ -20,7 +20,7 @@ from combinators.data import (
 )
 from combinators.editing import CREATE, ERROR, SKIP, PathEdit
 from combinators.paths import PathLike
-from combinators.transform import Transform
+from combinators.transform import Transform, call_foreign
 
 __all__ = ("upsert", "replace_at", "set_default", "update_at", "remove_at")
 
@@ -149,7 +149,7 @@ class _Update(PathEdit):
         if old is MISSING:
             assert self.default is not None
             old = self.default.fresh(persistent)
-        new = self.fn(old)
+        new = call_foreign(self.fn, old)
         # a persistent document gets frozen values only, whatever ``fn`` builds
         return freeze_value(new) if persistent and new is not old else new
 

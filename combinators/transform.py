@@ -31,7 +31,7 @@ from combinators.errors import StepError, TransformError
 from combinators.paths import Path
 
 __all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold", "apply_step",
-           "describe_step")
+           "call_foreign", "describe_step")
 
 Doc = TypeVar("Doc")
 
@@ -137,12 +137,17 @@ def apply_step(step: TransformLike, doc: Any, owned: Owned) -> Any:
     if isinstance(step, Transform):
         return step._apply(doc, owned)
     owned.clear()
+    return call_foreign(step, doc)
+
+
+def call_foreign(fn: Callable[[Any], Any], argument: Any) -> Any:
+    """Call the caller's function; its exceptions come out as :class:`StepError`."""
     try:
-        return step(doc)
+        return fn(argument)
     except TransformError:
         raise
-    except Exception as err:  # a user's function: report which step failed, and how
-        raise StepError(f"{describe_step(step)} raised {type(err).__name__}: {err}",
+    except Exception as err:  # a user's function: report which one failed, and how
+        raise StepError(f"{describe_step(fn)} raised {type(err).__name__}: {err}",
                         cause=err) from err
 
 

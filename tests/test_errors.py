@@ -209,3 +209,17 @@ def test_a_failure_leaves_the_input_unchanged() -> None:
     with pytest.raises(TypeClashError):
         transform(doc)
     assert doc == pod()
+
+
+def test_a_failing_update_function_or_predicate_comes_out_as_a_step_error() -> None:
+    from combinators import StepError, identity, update_at, when
+
+    def broken(value: object) -> object:
+        raise KeyError("nope")
+
+    with pytest.raises(StepError) as caught:
+        update_at("a", broken)({"a": 1})
+    assert "broken raised KeyError" in str(caught.value)
+    assert isinstance(caught.value.cause, KeyError)
+    with pytest.raises(StepError, match="broken raised KeyError"):
+        when(broken, identity)({"a": 1})  # type: ignore[arg-type]
