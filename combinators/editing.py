@@ -19,6 +19,7 @@ from typing import Any
 
 from pyrsistent import PMap, PVector
 
+from combinators.compiled import FALLBACK, compile_path
 from combinators.data import (
     MISSING,
     REMOVE,
@@ -93,15 +94,13 @@ class PathEdit(Transform):
     calls :meth:`leaf` with ``MISSING``) and implement :meth:`leaf`.
     """
 
-    __slots__ = ("path", "_parts", "_last", "missing", "missing_leaf", "_plan", "_final")
+    __slots__ = ("path", "_parts", "_last", "missing", "missing_leaf", "_compiled")
 
     def _init_path(self, target: Any, missing: str, missing_leaf: str) -> None:
         self.path = as_path(target)
         self._parts = self.path.parts
         self._last = len(self._parts) - 1
-        plan: tuple[tuple[str, Any, Any], ...] = tuple(_plan_step(p) for p in self._parts)
-        self._plan = plan[:-1]
-        self._final = plan[-1] if plan else (_ROOT, None, None)
+        self._compiled = compile_path(self.path, create=missing_leaf == CREATE)
         self.missing = missing
         self.missing_leaf = missing_leaf
 
@@ -110,18 +109,18 @@ class PathEdit(Transform):
         raise NotImplementedError
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
-        if type(doc) is not dict:
-            return self._apply_slow(doc, owned)
-        try:
-            result = self._fast(doc, owned)
-        except TransformError as err:
-            if err.path is None:
-                err.path = self.path
-                err.part_index = self._last
-            raise
-        if result is _FALLBACK:
-            return self._apply_slow(doc, owned)
-        return result
+        fast = self._compiled
+        if fast is not None and type(doc) is dict:
+            try:
+                result = fast(doc, owned, self.leaf)
+            except TransformError as err:
+                if err.path is None:
+                    err.path = self.path
+                    err.part_index = self._last
+                raise
+            if result is not FALLBACK:
+                return result
+        return self._apply_slow(doc, owned)
 
     def _apply_slow(self, doc: Any, owned: Owned) -> Any:
         try:
@@ -134,104 +133,6 @@ class PathEdit(Transform):
                 err.path = self.path
                 err.part_index = self._last
             raise
-
-    def _fast(self, doc: dict[str, Any], owned: Owned) -> Any:
-        """The common case on plain data, without recursion: every part of the
-        path selects exactly one existing container. Returns ``_FALLBACK``
-        (having changed nothing) for anything else."""
-        node: Any = doc
-        slot: Any = None
-        trail: list[tuple[Any, Any]] = []
-        append = trail.append
-        for code, slot, part in self._plan:
-            if code is _KEY:
-                if type(node) is not dict:
-                    return _FALLBACK
-                child = node.get(slot)
-            elif type(node) is not list:
-                return _FALLBACK
-            elif code is _MATCH:
-                slot = None
-                if part.single:
-                    field, value = part.field, part.value
-                    for position, element in enumerate(node):
-                        if type(element) is dict:
-                            found = element.get(field)
-                            if found is value or (found == value
-                                                  and type(found) is type(value)):
-                                if slot is not None:
-                                    return _FALLBACK
-                                slot = position
-                        elif part.matches(element):
-                            return _FALLBACK
-                else:
-                    slot = _only_match(node, part)
-                if slot is None:
-                    return _FALLBACK
-                child = node[slot]
-            elif code is _INDEX:
-                if not -len(node) <= slot < len(node):
-                    return _FALLBACK
-                slot %= len(node)
-                child = node[slot]
-            else:
-                return _FALLBACK
-            if child is None:
-                return _FALLBACK
-            append((node, slot))
-            node = child
-        code, slot, part = self._final
-        if code is _KEY:
-            if type(node) is not dict:
-                return _FALLBACK
-            child = node.get(slot, MISSING)
-            if child is MISSING and self.missing_leaf != CREATE:
-                return _FALLBACK
-        elif type(node) is not list:
-            return _FALLBACK
-        elif code is _END:
-            if self.missing_leaf != CREATE:
-                return _FALLBACK  # [-] holds nothing: the slow path knows what to do then
-            child, slot = MISSING, None
-        elif code is _MATCH:
-            slot = _only_match(node, part)
-            if slot is None:
-                return _FALLBACK
-            child = node[slot]
-        elif code is _INDEX:
-            if not -len(node) <= slot < len(node):
-                return _FALLBACK
-            slot %= len(node)
-            child = node[slot]
-        else:  # _ALL or _ROOT
-            return _FALLBACK
-        new = self.leaf(child, False, owned)
-        if new is child:
-            return doc
-        if new is REMOVE or new is MISSING:
-            if child is MISSING:
-                return doc
-            return self._edit(doc, 0, False, owned)
-        # set ``new`` and copy the containers above it, up to the first one
-        # this application made (its parents are its own too, up to the root)
-        container = node
-        while True:
-            if id(container) in owned:
-                if slot is None:
-                    container.append(new)
-                else:
-                    container[slot] = new
-                return doc
-            copied = container.copy()
-            if slot is None:
-                copied.append(new)
-            else:
-                copied[slot] = new
-            owned[id(copied)] = copied
-            new = copied
-            if not trail:
-                return new
-            container, slot = trail.pop()
 
     def _leaf_at_root(self, doc: Any, persistent: bool, owned: Owned) -> Any:
         new = self.leaf(doc, persistent, owned)
@@ -343,43 +244,6 @@ class PathEdit(Transform):
                     path=self.path, part_index=index, expected="a map", found=kind_name(new))
             new = _with_fields(new, part, owned)
         return extend_seq(node, [new], None, owned)
-
-
-_FALLBACK: Any = object()
-_KEY, _INDEX, _MATCH, _END, _ALL, _ROOT = "key", "index", "match", "end", "all", "root"
-
-
-def _plan_step(part: Part) -> tuple[str, Any, Any]:
-    """What the fast path needs of a part: a kind code and its slot."""
-    if isinstance(part, Key):
-        return _KEY, part.name, part
-    if isinstance(part, Index):
-        return _INDEX, part.index, part
-    if isinstance(part, Match):
-        return _MATCH, None, part
-    if isinstance(part, End):
-        return _END, None, part
-    return _ALL, None, part
-
-
-def _only_match(seq: list[Any], part: Any) -> int | None:
-    """The position of the one element ``part`` matches, or ``None``."""
-    found = None
-    field, value, single = part.field, part.value, len(part.fields) == 1
-    value_type = type(value)
-    for position, element in enumerate(seq):
-        if type(element) is dict:
-            present = element.get(field, MISSING)
-            if present is not value and (present != value or type(present) is not value_type):
-                continue
-            if not single and not part.matches(element):
-                continue
-        elif not part.matches(element):
-            continue
-        if found is not None:
-            return None
-        found = position
-    return found
 
 
 def _with_fields(element: Any, part: Match, owned: Owned) -> Any:

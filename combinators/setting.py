@@ -26,15 +26,36 @@ __all__ = ("upsert", "replace_at", "set_default", "update_at", "remove_at")
 
 
 class _Upsert(PathEdit):
-    __slots__ = ("value",)
+    __slots__ = ("value", "_flat_map", "_scalar")
     name = "upsert"
 
     def __init__(self, target: PathLike, value: Any) -> None:
         self._init_path(target, CREATE, CREATE)
         self.value = Template(value)
         self._init_params(self.path, self.value.plain)
+        # the common cases, kept short in ``leaf``: a map of scalars, or a scalar
+        plain = self.value.plain
+        self._flat_map = plain if type(plain) is dict and self.value.flat else None
+        self._scalar = not self.value.is_container
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        flat = self._flat_map
+        if flat is not None and type(old) is dict:
+            result = old
+            for key, value in flat.items():
+                current = result.get(key, MISSING)
+                if current is value or (type(current) is type(value) and current == value):
+                    continue
+                if result is old and id(old) not in owned:
+                    result = old.copy()
+                    owned[id(result)] = result
+                result[key] = value
+            return result
+        if self._scalar and not persistent:
+            value = self.value.plain
+            if old is value or (type(old) is type(value) and old == value):
+                return old
+            return value
         return merge_value(old, self.value.plain, self.value.frozen, persistent, owned)
 
 

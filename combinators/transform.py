@@ -34,6 +34,8 @@ __all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold",
            "call_foreign", "describe_step")
 
 Doc = TypeVar("Doc")
+_PLAIN = (dict, list)
+_PERSISTENT = (PMap, PVector)
 
 
 class Transform:
@@ -60,6 +62,10 @@ class Transform:
 
     def __call__(self, doc: Doc) -> Doc:
         result: Doc = self._apply(doc, {})
+        if type(doc) is not dict and type(result) in _PLAIN and isinstance(doc, _PERSISTENT):
+            # persistent in, persistent out: even where a step replaced the whole
+            # document and a later one built it anew
+            result = freeze(result)
         return result
 
     def __eq__(self, other: object) -> bool:

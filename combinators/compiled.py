@@ -1,0 +1,157 @@
+"""Compiling a path into a function specialised for it: the fast path of every edit.
+
+Most edits walk plain dicts and lists where every part of the path selects
+exactly one existing container. For that case the path is compiled, once,
+into straight-line Python (as ``dataclasses`` and ``attrs`` compile their
+methods): no loop over parts, no dispatch on their kinds. The function
+returns :data:`FALLBACK`, having changed nothing, for anything else (a
+missing parent to create, several matches, a persistent document, a removal),
+and the general walk in :mod:`combinators.editing` takes over.
+
+The function copies the containers along the path, up to the first one the
+current application already made (see ``owned`` in :mod:`combinators.data`),
+and sets in place from there.
+
+>>> from combinators.paths import Path
+>>> fast = compile_path(Path.parse("spec.nodeSelector.gpu"), create=True)
+>>> pod = {"spec": {"nodeSelector": {}}, "metadata": {}}
+>>> new = fast(pod, {}, lambda old, persistent, owned: "a100")
+>>> new, pod["spec"]["nodeSelector"], new["metadata"] is pod["metadata"]
+({'spec': {'nodeSelector': {'gpu': 'a100'}}, 'metadata': {}}, {}, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from combinators.data import MISSING, REMOVE, Owned
+from combinators.paths import All, End, Index, Key, Match, Part, Path
+
+__all__ = ("compile_path", "FALLBACK", "Leaf", "Compiled")
+
+FALLBACK: Any = type("Fallback", (), {"__repr__": lambda self: "FALLBACK"})()
+"""What a compiled path returns when the general walk must do the work."""
+
+Leaf = Callable[[Any, bool, Owned], Any]
+Compiled = Callable[[dict[str, Any], Owned, Leaf], Any]
+
+
+def _only_match(seq: list[Any], part: Match) -> int | None:
+    """The position of the one element ``part`` matches, or ``None``."""
+    found = None
+    field, value, single = part.field, part.value, len(part.fields) == 1
+    value_type = type(value)
+    for position, element in enumerate(seq):
+        if type(element) is dict:
+            present = element.get(field, MISSING)
+            if present is not value and (present != value or type(present) is not value_type):
+                continue
+            if not single and not part.matches(element):
+                continue
+        elif not part.matches(element):
+            continue
+        if found is not None:
+            return None
+        found = position
+    return found
+
+
+
+def _select(lines: list[str], names: dict[str, Any], part: Part, index: int,
+            last: bool) -> str:
+    """Lines that find ``part`` in ``n<index>`` (whose kind is already checked).
+
+    They set ``old`` (for the last part) or ``n<index+1>``; the text returned
+    is the slot to set on the way back (a constant, a variable, or ``None``
+    for an append).
+    """
+    node, child, slot = f"n{index}", "old" if last else f"n{index + 1}", f"s{index}"
+    if isinstance(part, Key):
+        names[f"K{index}"] = part.name
+        lines.append(f"    {child} = {node}.get(K{index}, MISSING)" if last
+                     else f"    {child} = {node}.get(K{index})")
+        return f"K{index}"
+    if isinstance(part, Index):
+        lines.append(f"    if not -len({node}) <= {part.index} < len({node}): return FALLBACK")
+        position = f"len({node}) + {part.index}" if part.index < 0 else str(part.index)
+        lines.append(f"    {slot} = {position}")
+        lines.append(f"    {child} = {node}[{slot}]")
+        return slot
+    if isinstance(part, End):
+        lines.append(f"    {child} = MISSING")
+        return "None"
+    assert isinstance(part, Match)
+    names[f"P{index}"] = part
+    if len(part.fields) == 1:
+        names[f"F{index}"], names[f"V{index}"] = part.field, part.value
+        names[f"T{index}"] = type(part.value)
+        lines += [
+            f"    {slot} = None",
+            f"    for position, element in enumerate({node}):",
+            "        if type(element) is dict:",
+            f"            found = element.get(F{index}, MISSING)",
+            f"            if found is V{index} or (found == V{index} "
+            f"and type(found) is T{index}):",
+            f"                if {slot} is not None: return FALLBACK",
+            f"                {slot} = position",
+            f"        elif P{index}.matches(element): return FALLBACK",
+        ]
+    else:
+        lines.append(f"    {slot} = only_match({node}, P{index})")
+    lines.append(f"    if {slot} is None: return FALLBACK")
+    lines.append(f"    {child} = {node}[{slot}]")
+    return slot
+
+
+@lru_cache(maxsize=4096)
+def compile_path(path: Path, *, create: bool) -> Compiled | None:
+    """The fast path for ``path``, or ``None`` where it has none (``[*]``, the root).
+
+    ``create`` says whether the leaf is called where the last part finds
+    nothing (a missing key, the end of a list); without it, that case falls
+    back. The compiled function takes the document, ``owned`` and the leaf.
+    """
+    parts = path.parts
+    if not parts or not isinstance(parts[0], Key) \
+            or any(isinstance(part, All) for part in parts) \
+            or any(isinstance(part, End) for part in parts[:-1]):
+        return None  # the fast path starts in a dict and selects one thing per part
+    names: dict[str, Any] = {"FALLBACK": FALLBACK, "MISSING": MISSING, "REMOVE": REMOVE,
+                             "only_match": _only_match}
+    # the caller has checked that the document is a dict
+    lines = ["def fast(n0, owned, leaf):"]
+    last = len(parts) - 1
+    slots = []
+    for index, part in enumerate(parts):
+        if index > 0:  # the kind this part needs of the container it looks in
+            kind = "dict" if isinstance(part, Key) else "list"
+            lines.append(f"    if type(n{index}) is not {kind}: return FALLBACK")
+        slots.append(_select(lines, names, part, index, index == last))
+    if not create:
+        lines.append("    if old is MISSING: return FALLBACK")
+    lines += [
+        "    new = leaf(old, False, owned)",
+        "    if new is old: return n0",
+        "    if new is REMOVE or new is MISSING: return FALLBACK",
+    ]
+    # set ``new`` and copy upwards, until a container this application made
+    for index in range(last, -1, -1):
+        node, slot = f"n{index}", slots[index]
+        put = "{target}.append(new)" if slot == "None" else f"{{target}}[{slot}] = new"
+        lines += [
+            f"    if id({node}) in owned:",
+            "        " + put.format(target=node),
+            "        return n0",
+            f"    new_{index} = {node}.copy()",
+            "    " + put.format(target=f"new_{index}"),
+            f"    owned[id(new_{index})] = new_{index}",
+            f"    new = new_{index}",
+        ]
+    lines.append("    return new")
+    source = "\n".join(lines)
+    code = compile(source, f"<compiled path {path}>", "exec")
+    exec(code, names)  # the source is ours: built above from the parts, no user text in it
+    compiled: Compiled = names["fast"]
+    return compiled
