@@ -8,8 +8,10 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Union
 
 from combinators.data import Owned, freeze_value, is_map, is_seq
@@ -76,7 +78,7 @@ class _When(Transform):
         self.otherwise = otherwise
         if isinstance(predicate, (str, Path)):
             where = as_path(predicate)
-            self._test: Callable[[Any], bool] = lambda doc: exists(doc, where)
+            self._test: Callable[[Any], bool] = partial(exists, target=where)
             self._init_params(str(where), then, **({} if otherwise is identity
                                                    else {"otherwise": otherwise}))
         elif callable(predicate):
@@ -122,13 +124,13 @@ def _count_test(count: Count) -> tuple[Callable[[int], bool], str]:
     if isinstance(count, int):
         if count < 0:
             raise ValueError(f"expect's count cannot be negative, got {count}")
-        return (lambda found: found == count), f"{count}"
+        return partial(operator.eq, count), f"{count}"
     if isinstance(count, str):
         found = _AT_LEAST.match(count)
         if not found:
             raise ValueError(f"expect's count text must read like '1+', got {count!r}")
         least = int(found.group(1))
-        return (lambda n: n >= least), f"at least {least}"
+        return partial(operator.le, least), f"at least {least}"
     if callable(count):
         return count, f"a count satisfying {describe_step(count)}"
     raise TypeError(f"expect's count is an int, 'N+' or a predicate, got {count!r}")

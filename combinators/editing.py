@@ -104,6 +104,17 @@ class PathEdit(Transform):
         self.missing = missing
         self.missing_leaf = missing_leaf
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the compiled fast path is code made at run time: rebuilt, not pickled
+        return {name: getattr(self, name) for cls in type(self).__mro__
+                for name in getattr(cls, "__slots__", ())
+                if name != "_compiled" and hasattr(self, name)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        self._compiled = compile_path(self.path, create=self.missing_leaf == CREATE)
+
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:  # pragma: no cover
         """The new value for ``old`` (``MISSING`` where nothing is there), or ``REMOVE``."""
         raise NotImplementedError
