@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,28 +11,15 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.kubectl import kubectl_patch, needs_kubectl
 from transforms.patches import merge_patch
 
 TABLE = yaml.safe_load((Path(__file__).parent / "kubectl_cases" / "merge_patch.yaml").read_text())
 CASES = TABLE["cases"]
-KUBECTL = shutil.which("kubectl")
-needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not on PATH")
 
 
 def base_of(case: dict[str, Any]) -> Any:
     return copy.deepcopy(TABLE["bases"][case["base"]])
-
-
-def kubectl_patch(obj: Any, patch: Any, patch_type: str) -> tuple[int, Any]:
-    """Run ``kubectl patch --local``; return its exit code and the parsed output."""
-    assert KUBECTL is not None
-    with tempfile.TemporaryDirectory() as tmp:
-        source = Path(tmp) / "object.json"
-        source.write_text(json.dumps(obj))
-        done = subprocess.run([KUBECTL, "patch", "--local", "-f", str(source), "--type",
-                               patch_type, "-p", json.dumps(patch), "-o", "json"],
-                              capture_output=True, text=True, timeout=60, check=False)
-    return done.returncode, json.loads(done.stdout) if done.returncode == 0 else done.stderr
 
 
 def test_the_table_is_large_enough() -> None:

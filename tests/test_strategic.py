@@ -10,10 +10,6 @@ output, so nothing is normalised). Cases marked ``kubectl: differs`` or
 from __future__ import annotations
 
 import copy
-import json
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +19,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from combinators import compose
+from tests.kubectl import kubectl_patch, needs_kubectl
 from transforms.patches import InvalidPatchError, strategic_merge
 
 TABLE = yaml.safe_load((Path(__file__).parent / "kubectl_cases" / "strategic.yaml").read_text())
 CASES = TABLE["cases"]
-KUBECTL = shutil.which("kubectl")
-needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not on PATH")
 
 
 def base_of(case: dict[str, Any]) -> Any:
@@ -45,18 +40,6 @@ def wrap(kind: str, base: Any, patch: Any) -> tuple[Any, Any, str]:
         return {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t"},
                 "template": base}, {"template": patch}, "template"
     return base, patch, ""
-
-
-def kubectl_patch(obj: Any, patch: Any, patch_type: str) -> tuple[int, Any]:
-    """Run ``kubectl patch --local``; return its exit code and the parsed output."""
-    assert KUBECTL is not None
-    with tempfile.TemporaryDirectory() as tmp:
-        source = Path(tmp) / "object.json"
-        source.write_text(json.dumps(obj))
-        done = subprocess.run([KUBECTL, "patch", "--local", "-f", str(source), "--type",
-                               patch_type, "-p", json.dumps(patch), "-o", "json"],
-                              capture_output=True, text=True, timeout=60, check=False)
-    return done.returncode, json.loads(done.stdout) if done.returncode == 0 else done.stderr
 
 
 def kubectl_result(case: dict[str, Any]) -> tuple[int, Any]:
