@@ -14,7 +14,7 @@ YAML files, JSON Patch, merge patches, strategic merge patches) becomes a
 
 from transforms.dumping import dump_overlay
 from transforms.errors import OverlayError
-from transforms.explain import Change, Explanation, describe, explain
+from transforms.explain import Change, Explanation, changes_between, describe, explain
 from transforms.loading import load_overlay, loads_overlay
 from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
 from transforms.normalize import as_transform
@@ -39,6 +39,7 @@ __all__ = (
     "loads_overlay",
     "dump_overlay",
     "explain",
+    "changes_between",
     "describe",
     "Explanation",
     "Change",

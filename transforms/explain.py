@@ -37,7 +37,7 @@ from transforms.markers import Append, Default, Marker, MergeBy, Prepend, Remove
 from transforms.normalize import as_transform
 from transforms.overlay import Overlay
 
-__all__ = ("Change", "Explanation", "explain", "describe")
+__all__ = ("Change", "Explanation", "explain", "changes_between", "describe")
 
 
 @dataclass(frozen=True)
@@ -93,9 +93,23 @@ def explain(transform: Any, pod: Any) -> Explanation:
     +  hostIPC: true
     """
     after = as_transform(transform)(pod)
+    return Explanation(before=pod, after=after, changes=changes_between(pod, after),
+                       diff=_unified(pod, after))
+
+
+def changes_between(before: Any, after: Any) -> list[Change]:
+    """The changes from ``before`` to ``after``, in document order.
+
+    Subtrees the two share (the very same objects) are not read: copy-on-write
+    keeps them, so they did not change.
+
+    >>> spec = {"containers": [{"name": "c"}]}
+    >>> changes_between({"spec": spec}, {"spec": spec, "metadata": {}})
+    [Change(path=path('metadata'), before=MISSING, after={})]
+    """
     changes: list[Change] = []
-    _compare(pod, after, Path(), changes)
-    return Explanation(before=pod, after=after, changes=changes, diff=_unified(pod, after))
+    _compare(before, after, Path(), changes)
+    return changes
 
 
 def _yaml_lines(doc: Any) -> list[str]:

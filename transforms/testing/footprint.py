@@ -20,8 +20,7 @@ from typing import Any
 
 from combinators import MISSING, All, Index, Key, Match, Part, Path, path
 from combinators.data import is_map, is_seq
-from transforms.explain import Change
-from transforms.explain import _compare as _compare_docs
+from transforms.explain import Change, changes_between
 from transforms.normalize import as_transform
 
 __all__ = ("changed_paths", "changes", "between", "outside")
@@ -45,10 +44,7 @@ def between(before: Any, after: Any) -> list[Change]:
     >>> between({"spec": spec}, {"spec": spec, "metadata": {}})
     [Change(path=path('metadata'), before=MISSING, after={})]
     """
-    found: list[Change] = []
-    # explain's walk without its YAML diff: the same paths, untouched subtrees unread
-    _compare_docs(before, after, Path(), found)
-    return found
+    return changes_between(before, after)
 
 
 def changed_paths(transform: Any, pod: Any) -> list[str]:
