@@ -23,7 +23,7 @@ releases), ``kubernetes_mcad_overlay`` says so when it is created.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, List  # noqa: UP035 - torchx compares option types with typing.List[str]
 
 from torchx.schedulers.api import AppDryRunInfo
@@ -88,16 +88,22 @@ def without_overlays(app: AppDef) -> AppDef:
     return dataclasses.replace(app, roles=roles)
 
 
+def _folded(app: AppDef, info: AppDryRunInfo[Any], settings: FoldSettings,
+            fold: Callable[[AppDef, Any, FoldSettings], dict[str, Any]],
+            job: Callable[..., Any]) -> AppDryRunInfo[Any]:
+    """TorchX's dry-run info with its request's pods folded."""
+    request = info.request
+    return AppDryRunInfo(job(resource=fold(app, request.resource, settings),
+                             images_to_push=request.images_to_push), repr)
+
+
 class KubernetesOverlayScheduler(KubernetesScheduler):
     """TorchX's Volcano scheduler, with each role's overlays folded over its pods."""
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[KubernetesJob]:
         settings = fold_settings(cfg)  # read the launch-time overlays before rendering
         info = super()._submit_dryrun(without_overlays(app), cfg)
-        request = info.request
-        folded = KubernetesJob(resource=fold_volcano_job(app, request.resource, settings),
-                               images_to_push=request.images_to_push)
-        return AppDryRunInfo(folded, repr)
+        return _folded(app, info, settings, fold_volcano_job, KubernetesJob)
 
     def _run_opts(self) -> runopts:
         return _add_options(super()._run_opts())
@@ -115,10 +121,7 @@ class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesSchedu
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[Any]:
         settings = fold_settings(cfg)
         info = super()._submit_dryrun(without_overlays(app), cfg)
-        request = info.request
-        folded = KubernetesMCADJob(resource=fold_app_wrapper(app, request.resource, settings),
-                                   images_to_push=request.images_to_push)
-        return AppDryRunInfo(folded, repr)
+        return _folded(app, info, settings, fold_app_wrapper, KubernetesMCADJob)
 
     def run_opts(self) -> runopts:
         # TorchX's MCAD scheduler builds its options in run_opts, not _run_opts
