@@ -125,13 +125,19 @@ class PathEdit(Transform):
             try:
                 result = fast(doc, owned, self.leaf)
             except TransformError as err:
-                if err.path is None:
-                    err.path = self.path
-                    err.part_index = self._last
+                self._annotate(err)
                 raise
             if result is not FALLBACK:
                 return result
         return self._apply_slow(doc, owned)
+
+    def _fast_parts(self) -> tuple[Any, Any, Any]:
+        return self._compiled, self.leaf, self._apply_slow
+
+    def _annotate(self, err: TransformError) -> None:
+        if err.path is None:
+            err.path = self.path
+            err.part_index = self._last
 
     def _apply_slow(self, doc: Any, owned: Owned) -> Any:
         try:

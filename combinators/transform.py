@@ -26,6 +26,7 @@ from typing import Any, TypeVar, Union
 
 from pyrsistent import PMap, PVector, freeze, pmap, pvector
 
+from combinators.compiled import FALLBACK
 from combinators.data import Owned
 from combinators.errors import StepError, TransformError
 from combinators.paths import Path
@@ -59,6 +60,13 @@ class Transform:
 
     def _apply(self, doc: Any, owned: Owned) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _fast_parts(self) -> tuple[Any, Any, Callable[[Any, Owned], Any]]:
+        """(compiled fast path, its leaf, how to apply otherwise); see :class:`Compose`."""
+        return None, None, self._apply
+
+    def _annotate(self, err: TransformError) -> None:
+        """Add what this transform knows to an error raised by its fast path."""
 
     def __call__(self, doc: Doc) -> Doc:
         result: Doc = self._apply(doc, {})
@@ -183,26 +191,56 @@ True
 class Compose(Transform):
     """Several steps as one transform; ``steps`` are in the order they apply."""
 
-    __slots__ = ("steps", "_appliers")
+    __slots__ = ("steps", "_plan")
     name = "compose"
 
     def __init__(self, steps: Sequence[TransformLike]) -> None:
         self.steps = tuple(steps)
         self._init_params(*reversed(self.steps))
-        self._appliers: tuple[Callable[[Any, Owned], Any], ...] = tuple(
-            step._apply if isinstance(step, Transform) else partial(apply_step, step)
-            for step in self.steps)
+        self._plan = _plan(self.steps)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the plan holds compiled code: rebuilt, not pickled
+        return {name: getattr(self, name) for name in (*Transform.__slots__, "steps")
+                if hasattr(self, name)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        self._plan = _plan(self.steps)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         number = 0
         try:
-            for number, apply in enumerate(self._appliers, 1):  # noqa: B007 (the handler reads it)
+            # each step's fast path is called from here, a call less per step
+            for number, (fast, leaf, apply) in enumerate(self._plan, 1):  # noqa: B007
+                if fast is not None and type(doc) is dict:
+                    result = fast(doc, owned, leaf)
+                    if result is not FALLBACK:
+                        doc = result
+                        continue
                 doc = apply(doc, owned)
         except TransformError as err:
             step = self.steps[number - 1]
+            if isinstance(step, Transform):
+                step._annotate(err)
             err.with_step(f"step {number} of {len(self.steps)}: {describe_step(step)}")
             raise
         return doc
+
+
+_Plan = tuple[tuple[Any, Any, Callable[[Any, Owned], Any]], ...]
+
+
+def _plan(steps: tuple[TransformLike, ...]) -> _Plan:
+    """For each step: its compiled fast path and leaf (or ``None``s), and how to apply it."""
+    plan = []
+    for step in steps:
+        if isinstance(step, Transform):
+            plan.append(step._fast_parts())
+        else:
+            plan.append((None, None, partial(apply_step, step)))
+    return tuple(plan)
 
 
 def _flatten(steps: Iterable[TransformLike]) -> list[TransformLike]:
