@@ -12,15 +12,46 @@ YAML files, JSON Patch, merge patches, strategic merge patches) becomes a
 {'spec': {'nodeSelector': {'gpu': 'a100'}, 'restartPolicy': 'Never'}}
 """
 
-from transforms.dumping import dump_overlay
-from transforms.errors import OverlayError
-from transforms.explain import Change, Explanation, changes_between, describe, explain
-from transforms.loading import load_overlay, loads_overlay
-from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
-from transforms.normalize import as_transform
-from transforms.overlay import DEL, JOIN, PUT, Overlay, overlay
-from transforms.patches import json_patch, merge_patch, strategic_merge
-from transforms.pipeline import build_pipeline, build_step
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
+    from transforms.dumping import dump_overlay
+    from transforms.errors import OverlayError
+    from transforms.explain import Change, Explanation, changes_between, describe, explain
+    from transforms.loading import load_overlay, loads_overlay
+    from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
+    from transforms.normalize import as_transform
+    from transforms.overlay import DEL, JOIN, PUT, Overlay, overlay
+    from transforms.patches import json_patch, merge_patch, strategic_merge
+    from transforms.pipeline import build_pipeline, build_step
+
+# name -> the module that defines it: importing ``transforms`` stays cheap (the
+# pytest plugin loads it in every test session of anyone who installs podfold)
+_WHERE = {
+    "dump_overlay": "dumping", "OverlayError": "errors", "Change": "explain",
+    "Explanation": "explain", "changes_between": "explain", "describe": "explain",
+    "explain": "explain", "load_overlay": "loading", "loads_overlay": "loading",
+    "Append": "markers", "Default": "markers", "MergeBy": "markers", "Prepend": "markers",
+    "Remove": "markers", "Replace": "markers", "as_transform": "normalize", "DEL": "overlay",
+    "JOIN": "overlay", "PUT": "overlay", "Overlay": "overlay", "overlay": "overlay",
+    "json_patch": "patches", "merge_patch": "patches", "strategic_merge": "patches",
+    "build_pipeline": "pipeline", "build_step": "pipeline",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'transforms' has no attribute {name!r}")
+    value = getattr(import_module(f"transforms.{module}"), name)
+    globals()[name] = value  # later look-ups find it directly
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __all__ = (
     "as_transform",
