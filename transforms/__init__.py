@@ -18,23 +18,24 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
     from transforms.dumping import dump_overlay
     from transforms.errors import OverlayError
-    from transforms.explain import Change, Explanation, changes_between, describe, explain
     from transforms.loading import load_overlay, loads_overlay
     from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
     from transforms.normalize import as_transform
-    from transforms.overlay import DEL, JOIN, PUT, Overlay, overlay
     from transforms.patches import json_patch, merge_patch, strategic_merge
     from transforms.pipeline import build_pipeline, build_step
+
+# Two functions share their module's name: bound here, before anything imports
+# the module (which would bind the module itself under that name).
+from transforms.explain import Change, Explanation, changes_between, describe, explain
+from transforms.overlay import DEL, JOIN, PUT, Overlay, overlay
 
 # name -> the module that defines it: importing ``transforms`` stays cheap (the
 # pytest plugin loads it in every test session of anyone who installs podfold)
 _WHERE = {
-    "dump_overlay": "dumping", "OverlayError": "errors", "Change": "explain",
-    "Explanation": "explain", "changes_between": "explain", "describe": "explain",
-    "explain": "explain", "load_overlay": "loading", "loads_overlay": "loading",
+    "dump_overlay": "dumping", "OverlayError": "errors",
+    "load_overlay": "loading", "loads_overlay": "loading",
     "Append": "markers", "Default": "markers", "MergeBy": "markers", "Prepend": "markers",
-    "Remove": "markers", "Replace": "markers", "as_transform": "normalize", "DEL": "overlay",
-    "JOIN": "overlay", "PUT": "overlay", "Overlay": "overlay", "overlay": "overlay",
+    "Remove": "markers", "Replace": "markers", "as_transform": "normalize",
     "json_patch": "patches", "merge_patch": "patches", "strategic_merge": "patches",
     "build_pipeline": "pipeline", "build_step": "pipeline",
 }

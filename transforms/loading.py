@@ -36,7 +36,6 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import fsspec
 import yaml
 
 from combinators import Transform, TransformError, chain
@@ -292,6 +291,8 @@ def load_overlay(uri: str | os.PathLike[str],
     Errors carry the file, line and column, and the step's index; field
     names are checked as :func:`loads_overlay` does.
     """
+    import fsspec  # here, not at the top: importing podfold stays cheap
+
     source = os.fspath(uri)
     try:
         with fsspec.open(source, "r", encoding="utf-8") as handle:
