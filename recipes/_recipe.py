@@ -78,7 +78,25 @@ def _canonical(signature: inspect.Signature, bound: inspect.BoundArguments
             args.append(value)
         elif not _same(value, parameter.default):
             kwargs[name] = value
-    return tuple(args), kwargs
+    return _fold_map_into_keywords(signature, tuple(args), kwargs)
+
+
+def _fold_map_into_keywords(signature: inspect.Signature, args: tuple[Any, ...],
+                            kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``f({"gpu": "a"})`` and ``f(gpu="a")`` mean the same for a recipe taking a
+    map then ``**more``: keys that can be keywords become keywords, so both
+    calls give one canonical form (and equal recipes)."""
+    params = list(signature.parameters.values())
+    if not (len(params) >= 2 and params[0].kind is params[0].POSITIONAL_ONLY
+            and params[-1].kind is params[-1].VAR_KEYWORD and args
+            and isinstance(args[0], dict)):
+        return args, kwargs
+    named = [p.name for p in params[1:]]
+    as_keywords = {k: v for k, v in args[0].items()
+                   if k.isidentifier() and k not in named and k not in kwargs}
+    rest = {k: v for k, v in args[0].items() if k not in as_keywords}
+    merged = {**as_keywords, **kwargs}
+    return ((rest, *args[1:]) if rest else args[1:]), merged
 
 
 def recipe(build: Callable[P, TransformLike]) -> Callable[P, Recipe]:

@@ -465,3 +465,11 @@ def test_recipes_never_import_transforms() -> None:
 def test_get_at_sees_the_recipe_result() -> None:
     new = recipes.kueue_queue("q")(POD)
     assert get_at(new, 'metadata.labels["kueue.x-k8s.io/queue-name"]') == "q"
+
+
+def test_a_map_and_keywords_that_say_the_same_give_equal_recipes() -> None:
+    assert recipes.node_selector(gpu="a100") == recipes.node_selector({"gpu": "a100"})
+    assert hash(recipes.add_labels(team="ml")) == hash(recipes.add_labels({"team": "ml"}))
+    dotted = recipes.node_selector({"cloud.google.com/gke-nodepool": "gpu", "zone": "a"})
+    assert dotted == recipes.node_selector({"cloud.google.com/gke-nodepool": "gpu"}, zone="a")
+    assert repr(dotted) == "node_selector({'cloud.google.com/gke-nodepool': 'gpu'}, zone='a')"
