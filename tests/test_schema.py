@@ -284,3 +284,14 @@ def test_to_api_form_is_idempotent_and_leaves_input_alone() -> None:
 def test_schema_is_a_value_per_version() -> None:
     assert isinstance(schema_for(), Schema)
     assert schema_for("1.32") is not schema_for("1.37")
+
+
+def test_every_enumeration_stated_only_in_prose_reaches_the_tables() -> None:
+    from transforms.schema import schema_for
+    from transforms.schema_build import PROSE_ENUMS
+
+    schema = schema_for()
+    for (owner, name), values in PROSE_ENUMS.items():
+        field = schema.type(owner).field(name)
+        assert field is not None, f"{owner}.{name} is no field"
+        assert field.enum == values, f"{owner}.{name}"

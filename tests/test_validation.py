@@ -508,3 +508,14 @@ def test_client_objects_and_persistent_maps_are_checked_in_api_form() -> None:
     assert validate_pod(frozen) is frozen
     assert [p.path for p in problems(freeze(INVALID["port as string"][0]))] == [
         "spec.containers[name=trainer].ports[name=c10d].containerPort"]
+
+
+def test_values_the_schema_enumerates_only_in_prose_are_checked() -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"restartPolicy": "never", "containers": [
+               {"name": "c", "image": "i", "imagePullPolicy": "always"}],
+               "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedul"}]}}
+    found = {(p.path, p.found) for p in problems(pod)}
+    assert found == {("spec.restartPolicy", "never"),
+                     ("spec.containers[name=c].imagePullPolicy", "always"),
+                     ("spec.tolerations[0].effect", "NoSchedul")}

@@ -127,6 +127,53 @@ def _normal(name: str) -> str:
     return name.replace("_", "").lower()
 
 
+_CORE, _META = "io.k8s.api.core.v1.", "io.k8s.apimachinery.pkg.apis.meta.v1."
+PROSE_ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
+    # The official schemas state these fields' values only in their descriptions
+    # ("One of Always, OnFailure, Never."); the values are the constants of the
+    # Kubernetes API (core/v1), stable across the versions supported here.
+    (_CORE + "PodSpec", "restartPolicy"): ("Always", "OnFailure", "Never"),
+    (_CORE + "PodSpec", "dnsPolicy"): ("ClusterFirstWithHostNet", "ClusterFirst", "Default",
+                                       "None"),
+    (_CORE + "PodSpec", "preemptionPolicy"): ("Never", "PreemptLowerPriority"),
+    (_CORE + "Container", "imagePullPolicy"): ("Always", "Never", "IfNotPresent"),
+    (_CORE + "EphemeralContainer", "imagePullPolicy"): ("Always", "Never", "IfNotPresent"),
+    (_CORE + "Container", "terminationMessagePolicy"): ("File", "FallbackToLogsOnError"),
+    (_CORE + "EphemeralContainer", "terminationMessagePolicy"): ("File",
+                                                                  "FallbackToLogsOnError"),
+    (_CORE + "ContainerPort", "protocol"): ("TCP", "UDP", "SCTP"),
+    (_CORE + "Toleration", "operator"): ("Exists", "Equal"),
+    (_CORE + "Toleration", "effect"): ("NoSchedule", "PreferNoSchedule", "NoExecute"),
+    (_CORE + "NodeSelectorRequirement", "operator"): ("In", "NotIn", "Exists", "DoesNotExist",
+                                                      "Gt", "Lt"),
+    (_META + "LabelSelectorRequirement", "operator"): ("In", "NotIn", "Exists",
+                                                       "DoesNotExist"),
+    (_CORE + "TopologySpreadConstraint", "whenUnsatisfiable"): ("DoNotSchedule",
+                                                               "ScheduleAnyway"),
+    (_CORE + "TopologySpreadConstraint", "nodeAffinityPolicy"): ("Honor", "Ignore"),
+    (_CORE + "TopologySpreadConstraint", "nodeTaintsPolicy"): ("Honor", "Ignore"),
+    (_CORE + "PodSecurityContext", "fsGroupChangePolicy"): ("OnRootMismatch", "Always"),
+    (_CORE + "SeccompProfile", "type"): ("RuntimeDefault", "Unconfined", "Localhost"),
+    (_CORE + "AppArmorProfile", "type"): ("RuntimeDefault", "Unconfined", "Localhost"),
+    (_CORE + "HostPathVolumeSource", "type"): ("", "DirectoryOrCreate", "Directory",
+                                               "FileOrCreate", "File", "Socket", "CharDevice",
+                                               "BlockDevice"),
+    (_CORE + "VolumeMount", "mountPropagation"): ("None", "HostToContainer", "Bidirectional"),
+    (_CORE + "HTTPGetAction", "scheme"): ("HTTP", "HTTPS"),
+    (_CORE + "PodOS", "name"): ("linux", "windows"),
+}
+"""Enumerations the schemas give only in prose, added to the tables."""
+
+
+def _with_prose_enums(type_name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    for (owner, field), values in PROSE_ENUMS.items():
+        shape = fields.get(field)
+        if owner == type_name and shape is not None and "enum" not in shape \
+                and shape.get("k") == "scalar" and shape.get("t") == "string":
+            fields[field] = {**shape, "enum": list(values)}
+    return fields
+
+
 def build_table(version: str, root_dir: Path) -> dict[str, Any]:
     """The compact table of one version, from that version's schema directory."""
     defs: dict[str, Any] = json.loads((root_dir / "_definitions.json").read_text())["$defs"]
@@ -149,7 +196,8 @@ def build_table(version: str, root_dir: Path) -> dict[str, Any]:
         schema = defs[name]
         if "properties" not in schema:
             continue  # scalars such as Time are inlined where they are used
-        fields = {key: shape_of(prop, defs) for key, prop in schema["properties"].items()}
+        fields = _with_prose_enums(name, {key: shape_of(prop, defs)
+                                          for key, prop in schema["properties"].items()})
         normal = [_normal(key) for key in fields]
         if len(set(normal)) != len(normal):  # to_api_form matches keys this way
             raise ValueError(f"{name}: field names clash once normalised")
