@@ -18,27 +18,11 @@ ValueError: size must be a Kubernetes quantity such as '1Gi', '500m' or '2', got
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
+from transforms.quantity import is_quantity, quantity_value
+
 __all__ = ("parse_quantity", "check_quantity", "is_quantity")
-
-_QUANTITY = re.compile(
-    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?\Z")
-
-_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-
-
-def is_quantity(text: str) -> bool:
-    """Whether ``text`` is a Kubernetes quantity.
-
-    >>> is_quantity("1.5Gi"), is_quantity("1GB"), is_quantity("")
-    (True, False, False)
-    """
-    return _QUANTITY.match(text) is not None
-
 
 def parse_quantity(text: str) -> Fraction:
     """The exact value of the quantity ``text``; ``ValueError`` if it is none.
@@ -46,16 +30,10 @@ def parse_quantity(text: str) -> Fraction:
     >>> parse_quantity("1e3"), parse_quantity("0.5Ki")
     (Fraction(1000, 1), Fraction(512, 1))
     """
-    found = _QUANTITY.match(text)
-    if found is None:
+    value = quantity_value(text) if isinstance(text, str) else None
+    if value is None:
         raise ValueError(f"not a Kubernetes quantity: {text!r}")
-    number = Fraction(found.group("number"))
-    suffix = found.group("suffix") or ""
-    if suffix in _BINARY:
-        return number * Fraction(1024) ** _BINARY[suffix]
-    if suffix in _DECIMAL:
-        return number * Fraction(10) ** _DECIMAL[suffix]
-    return number * Fraction(10) ** int(suffix[1:])
+    return value
 
 
 def check_quantity(argument: str, value: object, *, positive: bool = False) -> str:

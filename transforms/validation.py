@@ -29,14 +29,14 @@ spec.containers[name=trainer].volumeMounts[name=dshm].name: no volume named 'dsh
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from combinators.errors import TransformError
 from combinators.paths import Index, Key, Match, Part, Path
+from transforms.quantity import is_quantity
+from transforms.quantity import quantity_value as parse_quantity
 from transforms.schema import Field, Schema, Type, schema_for, suggest_field, to_api_form
 
 __all__ = ("Problem", "PodValidationError", "problems", "validate_pod", "parse_quantity")
@@ -47,50 +47,8 @@ _Trail = Any
 _Raw = tuple[_Trail, Any, Any, Any, str]
 _Checker = Callable[[Any, _Trail, Any, list[_Raw]], None]
 
-_QUANTITY = re.compile(
-    r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))((?:[KMGTPE]i)|[numkMGTPE]|[eE][+-]?[0-9]+)?\Z")
-_SUFFIX: dict[str, Decimal] = {
-    "": Decimal(1), "n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"),
-    "k": Decimal(10) ** 3, "M": Decimal(10) ** 6, "G": Decimal(10) ** 9,
-    "T": Decimal(10) ** 12, "P": Decimal(10) ** 15, "E": Decimal(10) ** 18,
-    "Ki": Decimal(2) ** 10, "Mi": Decimal(2) ** 20, "Gi": Decimal(2) ** 30,
-    "Ti": Decimal(2) ** 40, "Pi": Decimal(2) ** 50, "Ei": Decimal(2) ** 60,
-}
 _EXACT: dict[str, type] = {"string": str, "boolean": bool}
 _INT_RANGE = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
-
-
-def parse_quantity(value: Any) -> Decimal | None:
-    """The exact value of a Kubernetes quantity, or ``None`` if it is not one.
-
-    >>> parse_quantity("1Gi") == parse_quantity("1024Mi")
-    True
-    >>> parse_quantity("500m") < parse_quantity("1")
-    True
-    >>> parse_quantity("1e3") == 1000, parse_quantity(2), parse_quantity("2 GB")
-    (True, Decimal('2'), None)
-    """
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return Decimal(str(value))
-    if not isinstance(value, str):
-        return None
-    return _parse_quantity_text(value)
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_quantity_text(value: str) -> Decimal | None:
-    match = _QUANTITY.match(value)
-    if match is None:
-        return None
-    number, suffix = match.group(1), match.group(2) or ""
-    try:
-        if suffix[:1] in ("e", "E"):
-            return Decimal(number) * Decimal(10) ** int(suffix[1:])
-        return Decimal(number) * _SUFFIX[suffix]
-    except (InvalidOperation, OverflowError):  # pragma: no cover - absurd exponents
-        return None
 
 
 @dataclass(frozen=True)
@@ -419,7 +377,7 @@ def _bad_quantity(value: Any) -> str:
 def _check_quantity(value: Any, trail: _Trail, key: Any, out: list[_Raw]) -> None:
     kind = type(value)
     if kind is str:
-        if _QUANTITY.match(value) is None:
+        if not is_quantity(value):
             out.append((trail, key, _bad_quantity, value, "error"))
     elif kind is not int and kind is not float and parse_quantity(value) is None:
         out.append((trail, key, _bad_quantity, value, "error"))

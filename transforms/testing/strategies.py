@@ -27,7 +27,6 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-import recipes
 from combinators import (
     Transform,
     append_at,
@@ -41,7 +40,7 @@ from combinators import (
     upsert,
     when,
 )
-from recipes.gpu_types import GPU_TYPES
+from transforms.catalog import recipe_catalog
 
 __all__ = ("dns_labels", "env_names", "label_maps", "tolerations", "volumes", "containers",
            "pods", "recipe_calls", "combinator_steps", "transforms", "RECIPE_ARGUMENTS",
@@ -237,22 +236,26 @@ def pods(draw: st.DrawFn, max_containers: int = 3, max_volumes: int = 3) -> dict
 
 def _call(name: str, *args: st.SearchStrategy[Any],
           **kwargs: st.SearchStrategy[Any]) -> st.SearchStrategy[Transform]:
-    factory = recipes.catalog[name]
-    return st.builds(factory, *args, **kwargs)
+    # recipes are found by name in the installed catalogs, as YAML pipelines find
+    # them: transforms never imports the recipes package
+    return st.deferred(lambda: st.builds(recipe_catalog()[name], *args, **kwargs))
 
 
 def _none_or(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T | None]:
     return st.one_of(st.none(), strategy)
 
 
-_gpu_calls = st.sampled_from(sorted((gpu_type, provider) for gpu_type, providers
-                                    in GPU_TYPES.items() for provider in providers))
+# GPU types every provider's label vocabulary knows
+_gpu_calls = st.sampled_from([(gpu_type, provider)
+                              for gpu_type in ("a100-80gb", "h100-80gb", "l4", "t4")
+                              for provider in ("gke", "eks", "gfd")])
 _qualified = st.sampled_from(["nvidia.com/gpu", "dedicated", "example.com/pool",
                               "node.kubernetes.io/unreachable"])
 _zones = st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
 _mount_paths = st.sampled_from(["/data", "/ckpt", "/secrets/extra", "/etc/extra", "/scratch"])
 _env_values = st.one_of(_texts, st.integers(-10, 10**6), st.booleans(),
-                        st.builds(recipes.SecretKey, dns_labels, dns_labels))
+                        st.builds(lambda name, key: {"secretKeyRef": {"name": name, "key": key}},
+                                  dns_labels, dns_labels))
 _cpu_memory = st.builds(lambda cpu, memory: ({"cpu": f"{cpu}m", "memory": f"{memory}Mi"},
                                              {"cpu": f"{cpu * 2}m", "memory": f"{memory * 2}Mi"}),
                         st.integers(100, 8000), st.integers(64, 64_000))
