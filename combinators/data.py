@@ -250,17 +250,6 @@ def rebuild_seq(seq: Any, changes: dict[int, Any], removed: Iterable[int], owned
 
 def extend_seq(seq: Any, items: list[Any], at: int | None, owned: Owned) -> Any:
     """``seq`` with ``items`` inserted at position ``at`` (``None``: at the end)."""
-    if type(seq) is list:
-        if id(seq) in owned:
-            new = seq
-        else:
-            new = seq.copy()
-            owned[id(new)] = new
-        if at is None:
-            new.extend(items)
-        else:
-            new[at:at] = items
-        return new
     if isinstance(seq, PVector):
         if at is None:
             return seq.extend(items)
@@ -274,7 +263,7 @@ def extend_seq(seq: Any, items: list[Any], at: int | None, owned: Owned) -> Any:
         return tuple(as_list)
     if type(seq) is list and id(seq) in owned:
         new = seq
-    else:
+    else:  # a list (or a list subclass, which comes out a plain list)
         new = list(seq)
         owned[id(new)] = new
     if at is None:

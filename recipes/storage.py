@@ -144,13 +144,8 @@ def mount_secret(secret: str, mount_path: str, volume: str | None = None,
     >>> pod["spec"]["volumes"], pod["spec"]["containers"][0]["volumeMounts"]
     ([{'name': 'gcs-key', 'secret': {'secretName': 'gcs-key', 'defaultMode': 256}}], [{'mountPath': '/secrets/gcs', 'name': 'gcs-key', 'readOnly': True}])
     """
-    check_text("secret", secret)
-    name = _volume_name(volume, secret)
-    source: dict[str, Any] = {"secretName": secret, **_mode(default_mode)}
-    if check_bool("optional", optional):
-        source["optional"] = True
-    return mount_volume({"name": name, "secret": source},
-                        _mount(name, mount_path, read_only=True), container)
+    return _mount_keys("secret", "secretName", secret, mount_path, volume, default_mode,
+                       optional, container)
 
 
 @recipe
@@ -163,12 +158,20 @@ def mount_config_map(config_map: str, mount_path: str, volume: str | None = None
     >>> pod["spec"]["volumes"]
     [{'name': 'train-config', 'configMap': {'name': 'train-config'}}]
     """
-    check_text("config_map", config_map)
-    name = _volume_name(volume, config_map)
-    source: dict[str, Any] = {"name": config_map, **_mode(default_mode)}
+    return _mount_keys("configMap", "name", config_map, mount_path, volume, default_mode,
+                       optional, container)
+
+
+def _mount_keys(kind: str, name_field: str, source_name: str, mount_path: str,
+                volume: str | None, default_mode: int | None, optional: bool,
+                container: ContainerTarget) -> Transform:
+    """A Secret's or ConfigMap's keys as read-only files: the volume and its mount."""
+    check_text("secret" if kind == "secret" else "config_map", source_name)
+    name = _volume_name(volume, source_name)
+    source: dict[str, Any] = {name_field: source_name, **_mode(default_mode)}
     if check_bool("optional", optional):
         source["optional"] = True
-    return mount_volume({"name": name, "configMap": source},
+    return mount_volume({"name": name, kind: source},
                         _mount(name, mount_path, read_only=True), container)
 
 
