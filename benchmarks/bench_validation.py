@@ -5,7 +5,7 @@ Run ``python benchmarks/bench_validation.py [--quick]``. For one realistic pod
 resources; about 4 KB as JSON) it times, in the same run and as medians of
 many repetitions:
 
-* ``podfold``: :func:`transforms.validation.problems` (schema + references);
+* ``podfold``: :func:`transforms.checks.validation.problems` (schema + references);
 * ``jsonschema (reused)``: one ``Draft202012Validator`` built once from the
   official schema that ``kubernetes-validate`` ships, plain and ``-strict``;
 * ``kubernetes_validate.validate``: which rebuilds its validator on each call.
@@ -28,8 +28,8 @@ import jsonschema
 import kubernetes_validate
 from referencing import Registry, Resource
 
-from transforms.schema import DEFAULT_VERSION
-from transforms.validation import problems
+from transforms.checks.validation import problems
+from transforms.kube.schema import DEFAULT_VERSION
 
 REQUIRED_SPEEDUP = 3.0
 

@@ -53,7 +53,8 @@ class _Add(PathEdit):
         self.anchor = anchor
         self._init_params(self.path, *(item.plain for item in self.items), **params)
         # the common case, kept short in ``leaf``: append maps or lists of scalars
-        simple = not unique and where == "end" and all(item.flat for item in self.items)
+        simple = (bool(self.items) and not unique and where == "end"
+                  and all(item.flat for item in self.items))
         self._flat_items = tuple(item.plain for item in self.items) if simple else None
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from transforms.quantity import is_quantity, quantity_value
+from transforms.kube.quantity import is_quantity, quantity_value
 
 __all__ = ("parse_quantity", "check_quantity", "is_quantity")
 

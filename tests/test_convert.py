@@ -16,7 +16,7 @@ from kubernetes import client
 from torchx import specs
 from torchx.schedulers import kubernetes_scheduler
 
-from transforms.torchx.convert import model_to_dict, pod_to_dict
+from transforms.kube.convert import model_to_dict, pod_to_dict
 
 try:  # TorchX releases after 0.7.0 have no MCAD scheduler
     from torchx.schedulers import kubernetes_mcad_scheduler

@@ -44,8 +44,8 @@ from transforms import (
     overlay,
     strategic_merge,
 )
-from transforms.catalog import recipe_catalog
-from transforms.dumping import dump_steps
+from transforms.forms.catalog import recipe_catalog
+from transforms.io.dumping import dump_steps
 
 
 def round_trip(transform: Any) -> Any:

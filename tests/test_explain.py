@@ -49,7 +49,7 @@ from transforms import (
     overlay,
     strategic_merge,
 )
-from transforms.explain import _compare
+from transforms.analysis.explanation import _compare
 
 
 def make_pod() -> dict[str, Any]:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from combinators import PathError, TransformError, TypeClashError
 from tests.kubectl import kubectl_patch, needs_kubectl
-from transforms.patches import InvalidPatchError, PatchTestFailed, json_patch
+from transforms.forms.patches import InvalidPatchError, PatchTestFailed, json_patch
 
 TABLE = yaml.safe_load((Path(__file__).parent / "kubectl_cases" / "json_patch.yaml").read_text())
 CASES = TABLE["cases"]

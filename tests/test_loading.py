@@ -257,7 +257,7 @@ def test_pipeline_errors_carry_the_step_index() -> None:
 def test_unknown_recipe_has_close_matches() -> None:
     catalog_is_empty = False
     try:
-        from transforms.catalog import recipe_catalog
+        from transforms.forms.catalog import recipe_catalog
         catalog_is_empty = not recipe_catalog()
     except Exception:
         pytest.skip("the installed recipe catalog cannot be loaded")

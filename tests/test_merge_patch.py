@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.kubectl import kubectl_patch, needs_kubectl
-from transforms.patches import merge_patch
+from transforms.forms.patches import merge_patch
 
 TABLE = yaml.safe_load((Path(__file__).parent / "kubectl_cases" / "merge_patch.yaml").read_text())
 CASES = TABLE["cases"]

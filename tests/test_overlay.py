@@ -26,7 +26,7 @@ from transforms import (
     json_patch,
     overlay,
 )
-from transforms.markers import Marker
+from transforms.forms.markers import Marker
 
 
 def make_pod() -> dict[str, Any]:

@@ -30,8 +30,8 @@ from transforms import (
     overlay,
     strategic_merge,
 )
-from transforms.catalog import bind_arguments, build_recipe, recipe_catalog
-from transforms.pipeline import OPS, STEP_KINDS
+from transforms.forms.catalog import bind_arguments, build_recipe, recipe_catalog
+from transforms.forms.pipeline import OPS, STEP_KINDS
 
 
 def make_pod() -> dict[str, Any]:

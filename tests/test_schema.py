@@ -16,8 +16,8 @@ from kubernetes.client import ApiClient
 from torchx import specs
 from torchx.schedulers.kubernetes_scheduler import app_to_resource, role_to_pod
 
-from transforms import schema_build
-from transforms.schema import (
+from transforms.kube import schema_build
+from transforms.kube.schema import (
     DEFAULT_VERSION,
     ROOT_KINDS,
     SUPPORTED_VERSIONS,
@@ -58,7 +58,7 @@ def test_unsupported_version_is_a_value_error_naming_the_supported_ones() -> Non
 
 
 def test_nothing_is_loaded_at_import_time() -> None:
-    code = ("import transforms.schema as s, transforms.validation as v; "
+    code = ("import transforms.kube.schema as s, transforms.checks.validation as v; "
             "print(s._load.cache_info().currsize, v._root_checker.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parents[1])
@@ -146,7 +146,7 @@ def test_type_at_walks_lists_and_maps() -> None:
 
 
 def test_tables_are_small_and_rebuild_identically() -> None:
-    data = resources.files("transforms").joinpath("data")
+    data = resources.files("transforms.kube").joinpath("data")
     total = 0
     for version in SUPPORTED_VERSIONS:
         blob = data.joinpath(f"pod-schema-{version}.json.gz").read_bytes()
@@ -287,8 +287,8 @@ def test_schema_is_a_value_per_version() -> None:
 
 
 def test_every_enumeration_stated_only_in_prose_reaches_the_tables() -> None:
-    from transforms.schema import schema_for
-    from transforms.schema_build import PROSE_ENUMS
+    from transforms.kube.schema import schema_for
+    from transforms.kube.schema_build import PROSE_ENUMS
 
     schema = schema_for()
     for (owner, name), values in PROSE_ENUMS.items():

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from combinators import compose
 from tests.kubectl import kubectl_patch, needs_kubectl
-from transforms.patches import InvalidPatchError, strategic_merge
+from transforms.forms.patches import InvalidPatchError, strategic_merge
 
 TABLE = yaml.safe_load((Path(__file__).parent / "kubectl_cases" / "strategic.yaml").read_text())
 CASES = TABLE["cases"]
@@ -253,7 +253,7 @@ def test_law_chained_patches_equal_patches_applied_one_by_one(pod: Any, first: A
                                                                second: Any) -> None:
     """In one chain later steps may edit in place what earlier steps created, never the input."""
     from combinators import chain
-    from transforms.patches import json_patch, merge_patch
+    from transforms.forms.patches import json_patch, merge_patch
 
     before = copy.deepcopy(pod)
     steps = [strategic_merge(first), merge_patch({"metadata": {"labels": {"x": "1"}}}),

@@ -19,6 +19,7 @@ from torchx import specs
 
 import recipes
 from combinators import append_at, chain, remove_at, set_default, upsert
+from transforms.checks.validation import problems
 from transforms.testing import (
     assert_changes,
     assert_idempotent,
@@ -29,7 +30,6 @@ from transforms.testing import (
 )
 from transforms.testing.pods import render_pods, sample_app, sample_role
 from transforms.testing.strategies import RECIPE_ARGUMENTS, pods, recipe_calls, transforms
-from transforms.validation import problems
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "test_my_overlays.py"

@@ -26,7 +26,7 @@ from torchx.runner import Runner, get_runner
 from torchx.schedulers import get_scheduler_factories
 
 from combinators import append_at, chain, merge_by, upsert
-from transforms.loading import load_overlay
+from transforms.io.loading import load_overlay
 from transforms.torchx.folding import FoldError
 from transforms.torchx.roles import role_overlays, with_overlays
 from transforms.torchx.schedulers import create_kubernetes_overlay

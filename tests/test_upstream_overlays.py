@@ -6,7 +6,7 @@ type clashes and tuples. Each case records what upstream's in-place
 ``apply_overlay`` left in a deep copy of the base, or the exception it raised.
 Tuples are written ``{"__tuple__": [...]}``.
 
-Where podfold differs on purpose (see :mod:`transforms.overlay`), a case
+Where podfold differs on purpose (see :mod:`transforms.forms.partial`), a case
 names the difference, and the test checks the documented behaviour instead.
 """
 

@@ -28,14 +28,14 @@ from torchx import specs
 from torchx.schedulers.kubernetes_scheduler import app_to_resource, role_to_pod
 
 from combinators.errors import TransformError
-from transforms.schema import DEFAULT_VERSION, SUPPORTED_VERSIONS, schema_for
-from transforms.validation import (
+from transforms.checks.validation import (
     PodValidationError,
     Problem,
     parse_quantity,
     problems,
     validate_pod,
 )
+from transforms.kube.schema import DEFAULT_VERSION, SUPPORTED_VERSIONS, schema_for
 
 Pod = dict[str, Any]
 

@@ -16,28 +16,37 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
-    from transforms.dumping import dump_overlay
+    from transforms.analysis.explanation import (
+        Change,
+        Explanation,
+        changes_between,
+        describe,
+        explain,
+    )
     from transforms.errors import OverlayError
-    from transforms.loading import load_overlay, loads_overlay
-    from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
-    from transforms.normalize import as_transform
-    from transforms.patches import json_patch, merge_patch, strategic_merge
-    from transforms.pipeline import build_pipeline, build_step
+    from transforms.forms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
+    from transforms.forms.partial import DEL, JOIN, PUT, Overlay, overlay
+    from transforms.forms.patches import json_patch, merge_patch, strategic_merge
+    from transforms.forms.pipeline import build_pipeline, build_step
+    from transforms.io.dumping import dump_overlay
+    from transforms.io.loading import load_overlay, loads_overlay
+    from transforms.io.normalize import as_transform
 
-# Two functions share their module's name: bound here, before anything imports
-# the module (which would bind the module itself under that name).
-from transforms.explain import Change, Explanation, changes_between, describe, explain
-from transforms.overlay import DEL, JOIN, PUT, Overlay, overlay
-
-# name -> the module that defines it: importing ``transforms`` stays cheap (the
-# pytest plugin loads it in every test session of anyone who installs podfold)
+# name -> the module that defines it: ``import transforms`` loads none of them
 _WHERE = {
-    "dump_overlay": "dumping", "OverlayError": "errors",
-    "load_overlay": "loading", "loads_overlay": "loading",
-    "Append": "markers", "Default": "markers", "MergeBy": "markers", "Prepend": "markers",
-    "Remove": "markers", "Replace": "markers", "as_transform": "normalize",
-    "json_patch": "patches", "merge_patch": "patches", "strategic_merge": "patches",
-    "build_pipeline": "pipeline", "build_step": "pipeline",
+    "as_transform": "io.normalize",
+    "load_overlay": "io.loading", "loads_overlay": "io.loading", "dump_overlay": "io.dumping",
+    "overlay": "forms.partial", "Overlay": "forms.partial",
+    "PUT": "forms.partial", "JOIN": "forms.partial", "DEL": "forms.partial",
+    "Append": "forms.markers", "Default": "forms.markers", "MergeBy": "forms.markers",
+    "Prepend": "forms.markers", "Remove": "forms.markers", "Replace": "forms.markers",
+    "build_pipeline": "forms.pipeline", "build_step": "forms.pipeline",
+    "json_patch": "forms.patches", "merge_patch": "forms.patches",
+    "strategic_merge": "forms.patches",
+    "explain": "analysis.explanation", "describe": "analysis.explanation",
+    "changes_between": "analysis.explanation", "Explanation": "analysis.explanation",
+    "Change": "analysis.explanation",
+    "OverlayError": "errors",
 }
 
 

@@ -24,6 +24,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from transforms.analysis.footprint import changed_paths, changes
     from transforms.testing.assertions import (
         assert_changes,
         assert_idempotent,
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
         assert_valid_pod,
         describe_difference,
     )
-    from transforms.testing.footprint import changed_paths, changes
 
 __all__ = (
     "assert_pure",
@@ -51,8 +51,8 @@ _HOMES = {
     "assert_valid_pod": "transforms.testing.assertions",
     "assert_changes": "transforms.testing.assertions",
     "describe_difference": "transforms.testing.assertions",
-    "changed_paths": "transforms.testing.footprint",
-    "changes": "transforms.testing.footprint",
+    "changed_paths": "transforms.analysis.footprint",
+    "changes": "transforms.analysis.footprint",
 }
 
 

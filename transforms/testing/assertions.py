@@ -36,9 +36,9 @@ from typing import Any
 
 from combinators import Path, Transform
 from combinators.data import strict_equal
-from transforms.explain import explain
-from transforms.normalize import as_transform
-from transforms.testing.footprint import between, outside
+from transforms.analysis.explanation import explain
+from transforms.analysis.footprint import between, outside
+from transforms.io.normalize import as_transform
 
 __all__ = ("assert_pure", "assert_idempotent", "assert_valid_pod", "assert_changes",
            "describe_difference")
@@ -251,7 +251,7 @@ def assert_valid_pod(pod: Any, k8s_version: str | None = None, *, kind: str = "P
     """Check ``pod`` against the official schema and its references; return it.
 
     Fails listing every error (and, with ``warnings=True``, every warning)
-    that :func:`transforms.validation.problems` finds, by path.
+    that :func:`transforms.checks.validation.problems` finds, by path.
 
     >>> assert_valid_pod({"spec": {"containers": [{"name": "c", "image": "x",
     ...     "volumeMounts": [{"name": "data", "mountPath": "/data"}]}], "hostIPC": "yes"}})
@@ -261,8 +261,8 @@ def assert_valid_pod(pod: Any, k8s_version: str | None = None, *, kind: str = "P
       spec.hostIPC: expected boolean, found string 'yes'
       spec.containers[name=c].volumeMounts[name=data].name: no volume named 'data'; volumes are: (none)
     """
-    from transforms.schema import schema_for
-    from transforms.validation import problems
+    from transforms.checks.validation import problems
+    from transforms.kube.schema import schema_for
 
     found = [problem for problem in problems(pod, kind=kind, k8s_version=k8s_version)
              if warnings or problem.severity == "error"]

@@ -19,8 +19,8 @@ from typing import Any
 
 from torchx import specs
 
-from transforms.normalize import OverlayLike
-from transforms.torchx.convert import pod_to_dict
+from transforms.io.normalize import OverlayLike
+from transforms.kube.convert import pod_to_dict
 from transforms.torchx.roles import with_overlays
 
 __all__ = ("sample_role", "sample_app", "render_pods", "make_pods")

@@ -1,6 +1,6 @@
 """Hypothesis strategies: schema-valid pods of varied shapes, and random overlays.
 
-:func:`pods` draws pods that pass :func:`transforms.validation.problems`
+:func:`pods` draws pods that pass :func:`transforms.checks.validation.problems`
 with no error: containers with names, images, env, ports, resources
 (requests within limits) and volumeMounts of volumes the pod has, init
 containers, tolerations, node selectors, labels and annotations.
@@ -40,7 +40,7 @@ from combinators import (
     upsert,
     when,
 )
-from transforms.catalog import recipe_catalog
+from transforms.forms.catalog import recipe_catalog
 
 __all__ = ("dns_labels", "env_names", "label_maps", "tolerations", "volumes", "containers",
            "pods", "recipe_calls", "combinator_steps", "transforms", "RECIPE_ARGUMENTS",
@@ -195,7 +195,7 @@ def pods(draw: st.DrawFn, max_containers: int = 3, max_volumes: int = 3) -> dict
     volumeMount names one of the pod's volumes; no request above its limit.
 
     >>> from hypothesis import given, settings
-    >>> from transforms.validation import problems
+    >>> from transforms.checks.validation import problems
     >>> @settings(max_examples=20)
     ... @given(pods())
     ... def check(pod):

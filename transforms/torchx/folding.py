@@ -19,9 +19,9 @@ from torchx.specs import AppDef
 
 from combinators import Transform, TransformError, chain
 from combinators.data import MISSING, is_map, is_seq
-from transforms.torchx.convert import pod_to_dict
+from transforms.checks.validation import PodValidationError, validate_pod
+from transforms.kube.convert import pod_to_dict
 from transforms.torchx.roles import role_overlays
-from transforms.validation import PodValidationError, validate_pod
 
 __all__ = ("FoldError", "FoldSettings", "fold_volcano_job", "fold_app_wrapper",
            "substitute_macros")

@@ -19,8 +19,8 @@ from typing import Any
 from torchx.specs import Role
 
 from combinators import Transform
-from transforms.loading import loads_overlay
-from transforms.normalize import OverlayLike, as_transform
+from transforms.io.loading import loads_overlay
+from transforms.io.normalize import OverlayLike, as_transform
 
 __all__ = ("with_overlays", "role_overlays", "METADATA_KEY")
 

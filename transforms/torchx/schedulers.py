@@ -30,8 +30,8 @@ from torchx.schedulers.api import AppDryRunInfo
 from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
 from torchx.specs import AppDef, runopts
 
-from transforms.loading import load_overlay
-from transforms.schema import DEFAULT_VERSION
+from transforms.io.loading import load_overlay
+from transforms.kube.schema import DEFAULT_VERSION
 from transforms.torchx.folding import FoldSettings, fold_app_wrapper, fold_volcano_job
 from transforms.torchx.roles import METADATA_KEY
 

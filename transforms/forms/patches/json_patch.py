@@ -38,7 +38,7 @@ from combinators.data import (
 )
 from combinators.errors import PathError, TypeClashError
 from combinators.transform import Transform
-from transforms.patches._errors import InvalidPatchError, PatchTestFailed
+from transforms.forms.patches._errors import InvalidPatchError, PatchTestFailed
 
 __all__ = ("json_patch", "parse_pointer", "json_equal")
 
@@ -296,6 +296,6 @@ def json_patch(ops: Sequence[Mapping[str, Any]]) -> Transform:
     >>> json_patch([{"op": "ad", "path": "/a"}])
     Traceback (most recent call last):
     ...
-    transforms.patches._errors.InvalidPatchError: json_patch op 0: unknown op 'ad'; ops are: add, remove, replace, move, copy, test
+    transforms.forms.patches._errors.InvalidPatchError: json_patch op 0: unknown op 'ad'; ops are: add, remove, replace, move, copy, test
     """
     return _JsonPatch(ops)

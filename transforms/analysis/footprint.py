@@ -20,8 +20,8 @@ from typing import Any
 
 from combinators import MISSING, All, Index, Key, Match, Part, Path, path
 from combinators.data import is_map, is_seq
-from transforms.explain import Change, changes_between
-from transforms.normalize import as_transform
+from transforms.analysis.explanation import Change, changes_between
+from transforms.io.normalize import as_transform
 
 __all__ = ("changed_paths", "changes", "between", "outside")
 

@@ -35,9 +35,9 @@ from typing import Any
 
 from combinators.errors import TransformError
 from combinators.paths import Index, Key, Match, Part, Path
-from transforms.quantity import is_quantity
-from transforms.quantity import quantity_value as parse_quantity
-from transforms.schema import Field, Schema, Type, schema_for, suggest_field, to_api_form
+from transforms.kube.quantity import is_quantity
+from transforms.kube.quantity import quantity_value as parse_quantity
+from transforms.kube.schema import Field, Schema, Type, schema_for, suggest_field, to_api_form
 
 __all__ = ("Problem", "PodValidationError", "problems", "validate_pod", "parse_quantity")
 
@@ -543,7 +543,7 @@ def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> 
     """Every problem of ``pod`` (API form), errors and warnings: schema ones first.
 
     A kubernetes client object (``V1Pod``) is checked in its API form
-    (:func:`~transforms.schema.to_api_form`), other mappings and sequences
+    (:func:`~transforms.kube.schema.to_api_form`), other mappings and sequences
     (pyrsistent's) as plain data. ``kind`` is ``"Pod"``, ``"PodSpec"`` or ``"PodTemplateSpec"``;
     ``k8s_version`` picks the schema (default the newest bundled). Paths
     name list elements by ``[name=...]`` when their name is unique, else by index.

@@ -54,8 +54,8 @@ from combinators.data import (
     strict_equal,
 )
 from combinators.transform import Transform
-from transforms.patches._errors import InvalidPatchError
-from transforms.patches._listkeys import NO_META, ROOTS, FieldMeta, field_meta
+from transforms.forms.patches._errors import InvalidPatchError
+from transforms.forms.patches._listkeys import NO_META, ROOTS, FieldMeta, field_meta
 
 __all__ = ("strategic_merge",)
 

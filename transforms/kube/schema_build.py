@@ -1,6 +1,6 @@
-"""Build the compact pod schema tables in ``transforms/data/`` (run once, commit the output).
+"""Build the compact pod schema tables in ``transforms/kube/data/`` (run once, commit the output).
 
-Run ``python -m transforms.schema_build``. It reads the official Kubernetes
+Run ``python -m transforms.kube.schema_build``. It reads the official Kubernetes
 OpenAPI schemas that the ``kubernetes-validate`` package ships (JSON Schema
 2020-12, one directory per Kubernetes version), keeps the types reachable
 from ``io.k8s.api.core.v1.Pod``, ``PodSpec``, ``PodTemplateSpec`` and

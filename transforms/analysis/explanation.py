@@ -32,10 +32,10 @@ from combinators import MISSING, Path, Transform, identity
 from combinators.data import copy_plain, is_map, is_seq, strict_equal
 from combinators.paths import Index, Key, Match
 from combinators.transform import Compose, describe_step
-from transforms.catalog import recipe_catalog
-from transforms.markers import Append, Default, Marker, MergeBy, Prepend, Remove, Replace
-from transforms.normalize import as_transform
-from transforms.overlay import Overlay
+from transforms.forms.catalog import recipe_catalog
+from transforms.forms.markers import Append, Default, Marker, MergeBy, Prepend, Remove, Replace
+from transforms.forms.partial import Overlay
+from transforms.io.normalize import as_transform
 
 __all__ = ("Change", "Explanation", "explain", "changes_between", "describe")
 
@@ -257,7 +257,7 @@ def _phrase(step: Any, catalog: Mapping[str, Callable[..., Any]] | None) -> str:
         phrase = _combinator_phrase(name, args, kwargs, catalog)
         if phrase is not None:
             return phrase
-    if module.startswith("transforms.patches"):
+    if module.startswith("transforms.forms.patches"):
         if name == "json_patch":
             ops = ", ".join(f"{op.get('op')} {op.get('path')}" for op in args[0])
             return f"apply a JSON Patch: {ops}" if ops else "apply an empty JSON Patch"

@@ -1,8 +1,8 @@
 """Loading overlays from YAML, safely, with every error pointing into the file.
 
 A file holds one or more YAML documents, applied in order. A document is
-either a partial pod (a map; see :mod:`transforms.overlay`) whose values may
-carry tags, or a pipeline (a list of steps; see :mod:`transforms.pipeline`).
+either a partial pod (a map; see :mod:`transforms.forms.partial`) whose values may
+carry tags, or a pipeline (a list of steps; see :mod:`transforms.forms.pipeline`).
 
 Tags in a partial pod:
 
@@ -42,11 +42,11 @@ from combinators import Transform, TransformError, chain
 from combinators.editing import PathEdit
 from combinators.paths import Index, Key
 from combinators.transform import Compose
+from transforms.checks.fields import UnknownFieldError, check_overlay_fields, check_path_fields
 from transforms.errors import OverlayError
-from transforms.fields import UnknownFieldError, check_overlay_fields, check_path_fields
-from transforms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
-from transforms.overlay import Overlay, field_of, overlay
-from transforms.pipeline import build_step
+from transforms.forms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
+from transforms.forms.partial import Overlay, field_of, overlay
+from transforms.forms.pipeline import build_step
 
 __all__ = ("load_overlay", "loads_overlay", "OverlayLoader", "MAX_NODES")
 

@@ -20,10 +20,10 @@ same pod when nothing changes.
 True
 """
 
-from transforms.patches._errors import InvalidPatchError, PatchTestFailed
-from transforms.patches.json_patch import json_patch
-from transforms.patches.merge_patch import merge_patch
-from transforms.patches.strategic import strategic_merge
+from transforms.forms.patches._errors import InvalidPatchError, PatchTestFailed
+from transforms.forms.patches.json_patch import json_patch
+from transforms.forms.patches.merge_patch import merge_patch
+from transforms.forms.patches.strategic import strategic_merge
 
 __all__ = (
     "json_patch",

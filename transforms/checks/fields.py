@@ -8,7 +8,7 @@ and every key in a pipeline step's path, against the official schema.
 >>> check_overlay_fields({"spec": {"node_selector": {"gpu": "a100"}}})
 Traceback (most recent call last):
   ...
-transforms.fields.UnknownFieldError: unknown field spec.node_selector; did you mean nodeSelector?
+transforms.checks.fields.UnknownFieldError: unknown field spec.node_selector; did you mean nodeSelector?
 >>> check_overlay_fields({"metadata": {"labels": {"any_label": "ok"}}})  # free-form maps pass
 """
 
@@ -20,8 +20,8 @@ from combinators import Path
 from combinators.data import is_map, is_seq
 from combinators.errors import PathError
 from combinators.paths import Index, Key, Part
-from transforms.markers import Marker, Remove
-from transforms.schema import Field, Type, schema_for, suggest_field
+from transforms.forms.markers import Marker, Remove
+from transforms.kube.schema import Field, Type, schema_for, suggest_field
 
 __all__ = ("UnknownFieldError", "check_overlay_fields", "check_path_fields")
 
@@ -95,7 +95,7 @@ def check_path_fields(path: Path, kind: str = "Pod", k8s_version: str | None = N
     >>> check_path_fields(Path.parse("spec.containers[0].volume_mounts"))
     Traceback (most recent call last):
       ...
-    transforms.fields.UnknownFieldError: unknown field spec.containers[0].volume_mounts; did you mean volumeMounts?
+    transforms.checks.fields.UnknownFieldError: unknown field spec.containers[0].volume_mounts; did you mean volumeMounts?
     """
     schema = schema_for(k8s_version)
     current: Type | None = schema.root(kind)

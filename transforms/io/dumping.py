@@ -1,6 +1,6 @@
 """Writing transforms back as YAML, in the forms :func:`~transforms.load_overlay` reads.
 
-- a partial pod (:func:`~transforms.overlay`) becomes a map, its markers
+- a partial pod (:func:`~transforms.forms.partial`) becomes a map, its markers
   tags (``!replace``, ``!merge-by:containerPort,protocol``, ...) and its
   tuples ``!!python/tuple``;
 - anything else becomes a pipeline: a list of steps such as
@@ -41,10 +41,10 @@ import yaml
 
 from combinators import Path, Transform, identity
 from combinators.transform import Compose, describe_step
-from transforms.catalog import recipe_catalog
-from transforms.markers import Marker, MergeBy, Remove
-from transforms.overlay import Overlay
-from transforms.pipeline import OPS
+from transforms.forms.catalog import recipe_catalog
+from transforms.forms.markers import Marker, MergeBy, Remove
+from transforms.forms.partial import Overlay
+from transforms.forms.pipeline import OPS
 
 __all__ = ("dump_overlay", "dump_steps")
 
@@ -137,7 +137,7 @@ def dump_overlay(transform: Any, catalog: Mapping[str, Callable[..., Any]] | Non
 
 def dump_steps(transform: Any, catalog: Mapping[str, Callable[..., Any]] | None = None
                ) -> list[dict[str, Any]]:
-    """``transform`` as a list of pipeline steps (plain data; see :mod:`transforms.pipeline`).
+    """``transform`` as a list of pipeline steps (plain data; see :mod:`transforms.forms.pipeline`).
 
     >>> from combinators import remove_at
     >>> dump_steps(remove_at("spec.hostIPC", missing_ok=False))
@@ -167,7 +167,7 @@ def _step(step: Any, catalog: Mapping[str, Callable[..., Any]] | None) -> dict[s
     args, kwargs = step.params
     if isinstance(step, Overlay):
         return {"overlay": step.source}
-    if name in _PATCHES and type(step).__module__.startswith("transforms.patches"):
+    if name in _PATCHES and type(step).__module__.startswith("transforms.forms.patches"):
         return {_PATCHES[name]: args[0], **kwargs}
     if name in OPS and type(step).__module__.startswith("combinators"):
         if name == "update_at":

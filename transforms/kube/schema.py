@@ -1,7 +1,7 @@
 """What the official Kubernetes schema says about pods: types, fields, list semantics.
 
-The tables in ``transforms/data/`` are extracted once (``python -m
-transforms.schema_build``) from the OpenAPI schemas that ``kubernetes-validate``
+The tables in ``transforms/kube/data/`` are extracted once (``python -m
+transforms.kube.schema_build``) from the OpenAPI schemas that ``kubernetes-validate``
 ships, and cover every type reachable from a Pod, PodSpec, PodTemplateSpec
 and ObjectMeta. A version's table is loaded on first use, never at import.
 
@@ -57,7 +57,7 @@ class UnsupportedVersionError(TransformError, ValueError):
     >>> schema_for("1.12")
     Traceback (most recent call last):
       ...
-    transforms.schema.UnsupportedVersionError: no pod schema for Kubernetes 1.12; supported: 1.32, 1.33, 1.34, 1.35, 1.36, 1.37
+    transforms.kube.schema.UnsupportedVersionError: no pod schema for Kubernetes 1.12; supported: 1.32, 1.33, 1.34, 1.35, 1.36, 1.37
     """
 
 
@@ -256,7 +256,7 @@ def schema_for(version: str | None = None) -> Schema:
 
 @functools.cache
 def _load(version: str) -> Schema:
-    blob = resources.files("transforms").joinpath("data").joinpath(f"pod-schema-{version}.json.gz").read_bytes()
+    blob = resources.files("transforms.kube").joinpath("data").joinpath(f"pod-schema-{version}.json.gz").read_bytes()
     table = json.loads(gzip.decompress(blob))
     types: dict[str, Type] = {}
     for name, spec in table["types"].items():

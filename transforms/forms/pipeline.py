@@ -30,9 +30,9 @@ from typing import Any
 
 import combinators
 from combinators import Transform, chain
-from transforms.catalog import bind_arguments, build_recipe
-from transforms.overlay import overlay
-from transforms.patches import json_patch, merge_patch, strategic_merge
+from transforms.forms.catalog import bind_arguments, build_recipe
+from transforms.forms.partial import overlay
+from transforms.forms.patches import json_patch, merge_patch, strategic_merge
 
 __all__ = ("build_step", "build_pipeline", "OPS", "STEP_KINDS")
 

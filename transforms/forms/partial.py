@@ -12,7 +12,7 @@ A partial pod is a map that merges into a pod, as upstream TorchX's
 - the operator keys ``"__put__:<key>"`` (replace), ``"__join__:<key>:<on>"``
   (merge list items by the field ``<on>``: the item's top-level fields
   overwrite, unmatched items are appended) and ``"__del__:<key>"`` (remove);
-- markers (:mod:`transforms.markers`, YAML tags) say what to do with one value.
+- markers (:mod:`transforms.forms.markers`, YAML tags) say what to do with one value.
 
 >>> pod = {"spec": {"containers": [{"name": "main", "image": "v1"}], "tolerations": []}}
 >>> new = overlay({"spec": {"nodeSelector": {"gpu": "a100"},
@@ -61,7 +61,7 @@ from combinators.data import (
 from combinators.editing import PathEdit, persistent_world
 from combinators.errors import TypeClashError
 from combinators.paths import Key
-from transforms.markers import Append, Default, Marker, MergeBy, Prepend, Remove
+from transforms.forms.markers import Append, Default, Marker, MergeBy, Prepend, Remove
 
 __all__ = ("overlay", "Overlay", "PUT", "JOIN", "DEL", "unwrap_torchx", "field_of")
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from combinators import Transform, chain
 from combinators.data import is_map
-from transforms.loading import load_overlay
-from transforms.overlay import overlay
-from transforms.patches import json_patch
+from transforms.forms.partial import overlay
+from transforms.forms.patches import json_patch
+from transforms.io.loading import load_overlay
 
 __all__ = ("as_transform", "OverlayLike")
 
@@ -36,7 +36,7 @@ def as_transform(value: OverlayLike) -> Transform | Callable[[Any], Any]:
     """The transform ``value`` stands for.
 
     - a transform, or any callable ``pod -> pod``: itself;
-    - a dict: a partial pod with TorchX's overlay semantics (:func:`transforms.overlay`),
+    - a dict: a partial pod with TorchX's overlay semantics (:func:`transforms.forms.partial`),
       upstream's ``{"__torchx_overlays__": True, "V1Pod": {...}}`` container included;
     - a list of RFC 6902 operations (maps with ``op`` and ``path``): :func:`json_patch`;
       any other list: each item normalised, applied in order;

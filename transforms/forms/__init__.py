@@ -1,0 +1,31 @@
+"""The forms an overlay comes in, each built into a transform: partial pods
+(TorchX's rules) and their markers, pipelines of steps, recipes found by name,
+and Kubernetes' three patch formats."""
+
+from transforms.forms.catalog import build_recipe, recipe_catalog
+from transforms.forms.markers import Append, Default, Marker, MergeBy, Prepend, Remove, Replace
+from transforms.forms.partial import DEL, JOIN, PUT, Overlay, overlay
+from transforms.forms.patches import json_patch, merge_patch, strategic_merge
+from transforms.forms.pipeline import build_pipeline, build_step
+
+__all__ = (
+    "overlay",
+    "Overlay",
+    "PUT",
+    "JOIN",
+    "DEL",
+    "Marker",
+    "Append",
+    "Prepend",
+    "Replace",
+    "Remove",
+    "Default",
+    "MergeBy",
+    "build_step",
+    "build_pipeline",
+    "recipe_catalog",
+    "build_recipe",
+    "json_patch",
+    "merge_patch",
+    "strategic_merge",
+)
