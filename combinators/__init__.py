@@ -20,6 +20,8 @@ True
 from combinators.control import expect, for_each, when
 from combinators.data import MISSING
 from combinators.errors import (
+                                ArgumentError,
+                                ArgumentTypeError,
                                 ExpectationError,
                                 PathError,
                                 PathSyntaxError,
@@ -69,4 +71,6 @@ __all__ = (
     "TypeClashError",
     "ExpectationError",
     "StepError",
+    "ArgumentError",
+    "ArgumentTypeError",
 )

@@ -29,6 +29,8 @@ __all__ = (
     "TypeClashError",
     "ExpectationError",
     "StepError",
+    "ArgumentError",
+    "ArgumentTypeError",
 )
 
 
@@ -160,3 +162,43 @@ class StepError(TransformError):
     def __init__(self, message: str, *, cause: BaseException) -> None:
         super().__init__(message)
         self.cause = cause
+
+
+class ArgumentError(TransformError, ValueError):
+    """A factory was given an argument it cannot build a transform from.
+
+    Raised when a transform is *built* (``merge_by(..., key=())``,
+    ``shm_size("16GB")``), never when one is applied. ``argument`` names the
+    argument, ``factory`` the factory it was given to (filled in by the
+    factory when the check that failed is shared), ``value`` what was given.
+
+    >>> err = ArgumentError("must be a quantity such as '16Gi', got '16GB'",
+    ...                     argument="size", factory="shm_size", value="16GB")
+    >>> print(err)
+    shm_size(): size must be a quantity such as '16Gi', got '16GB'
+    >>> isinstance(err, ValueError), err.argument
+    (True, 'size')
+    """
+
+    def __init__(self, message: str, *, argument: str, factory: str | None = None,
+                 value: Any = None) -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.factory = factory
+        self.value = value
+
+    def in_factory(self, factory: str) -> ArgumentError:
+        """Name the factory, unless an inner one is named already; returns ``self``."""
+        if self.factory is None:
+            self.factory = factory
+        return self
+
+    def __str__(self) -> str:
+        text = TransformError.__str__(self)
+        if not text.startswith(self.argument):
+            text = f"{self.argument}: {text}"
+        return f"{self.factory}(): {text}" if self.factory else text
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An :class:`ArgumentError` where the argument has the wrong type (``chain(1)``)."""
