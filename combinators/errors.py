@@ -172,7 +172,7 @@ class ArgumentError(TransformError, ValueError):
     argument, ``factory`` the factory it was given to (filled in by the
     factory when the check that failed is shared), ``value`` what was given.
 
-    >>> err = ArgumentError("must be a quantity such as '16Gi', got '16GB'",
+    >>> err = ArgumentError("size must be a quantity such as '16Gi', got '16GB'",
     ...                     argument="size", factory="shm_size", value="16GB")
     >>> print(err)
     shm_size(): size must be a quantity such as '16Gi', got '16GB'
