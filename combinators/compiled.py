@@ -9,13 +9,15 @@ missing parent to create, several matches, a persistent document, a removal),
 and the general walk in :mod:`combinators.editing` takes over.
 
 The function copies the containers along the path, up to the first one the
-current application already made (see ``owned`` in :mod:`combinators.data`),
-and sets in place from there.
+current application already made (see :mod:`combinators.owned`), and sets
+in place from there. Being generated code on the hottest path, it reads the
+record's dict directly rather than through :class:`~combinators.owned.Owned`'s
+methods, and does what :meth:`~combinators.owned.Owned.writable_map` does.
 
 >>> from combinators.paths import Path
 >>> fast = compile_path(Path.parse("spec.nodeSelector.gpu"), create=True)
 >>> pod = {"spec": {"nodeSelector": {}}, "metadata": {}}
->>> new = fast(pod, {}, lambda old, persistent, owned: "a100")
+>>> new = fast(pod, Owned(), lambda old, persistent, owned: "a100")
 >>> new, pod["spec"]["nodeSelector"], new["metadata"] is pod["metadata"]
 ({'spec': {'nodeSelector': {'gpu': 'a100'}}, 'metadata': {}}, {}, True)
 """
@@ -26,7 +28,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from combinators.data import MISSING, REMOVE, Owned
+from combinators.data import MISSING, REMOVE
+from combinators.owned import Owned
 from combinators.paths import All, End, Index, Key, Match, Part, Path
 
 __all__ = ("compile_path", "FALLBACK", "Leaf", "Compiled")
@@ -106,12 +109,24 @@ def _select(lines: list[str], names: dict[str, Any], part: Part, index: int,
 
 
 @lru_cache(maxsize=4096)
-def compile_path(path: Path, *, create: bool) -> Compiled | None:
+def compile_path(path: Path, *, create: bool, lone: bool = False,
+                 append: bool = False) -> Compiled | None:
     """The fast path for ``path``, or ``None`` where it has none (``[*]``, the root).
 
     ``create`` says whether the leaf is called where the last part finds
     nothing (a missing key, the end of a list); without it, that case falls
     back. The compiled function takes the document, ``owned`` and the leaf.
+
+    ``lone`` compiles the variant for a transform called on its own, where
+    ``owned`` is new: then no container along the path can be one the
+    application made (the leaf only ever makes containers below it), so each
+    is copied without a look at ``owned``, and the copies, which nothing will
+    see again, are not recorded.
+
+    ``append`` compiles the leaf in too, for the commonest edit of all: the
+    third argument is then not a leaf function but a tuple of maps (or
+    lists) of scalars, a copy of each appended to the list the path finds
+    (anything but a list there falls back).
     """
     parts = path.parts
     if not parts or not isinstance(parts[0], Key) \
@@ -131,24 +146,45 @@ def compile_path(path: Path, *, create: bool) -> Compiled | None:
         slots.append(_select(lines, names, part, index, index == last))
     if not create:
         lines.append("    if old is MISSING: return FALLBACK")
-    lines += [
-        "    new = leaf(old, False, owned)",
-        "    if new is old: return n0",
-        "    if new is REMOVE or new is MISSING: return FALLBACK",
-    ]
+    if append:  # what Owned.writable_list does, then the items
+        lines.append("    if type(old) is not list: return FALLBACK")
+        if lone:
+            lines.append("    new = old.copy()")
+        else:
+            lines += ["    made = owned._made",
+                      "    if id(old) in made:",
+                      "        new = old",
+                      "    else:",
+                      "        new = old.copy()",
+                      "        made[id(new)] = new"]
+        lines += ["    for item in leaf: new.append(item.copy())",
+                  "    if new is old: return n0"]
+    else:
+        lines += [
+            "    new = leaf(old, False, owned)",
+            "    if new is old: return n0",
+            "    if new is REMOVE or new is MISSING: return FALLBACK",
+        ]
+        if not lone:
+            # read after the leaf ran: it may have made containers, or forgotten them all
+            lines.append("    made = owned._made")
     # set ``new`` and copy upwards, until a container this application made
     for index in range(last, -1, -1):
         node, slot = f"n{index}", slots[index]
         put = "{target}.append(new)" if slot == "None" else f"{{target}}[{slot}] = new"
+        if not lone:
+            lines += [
+                f"    if id({node}) in made:",
+                "        " + put.format(target=node),
+                "        return n0",
+            ]
         lines += [
-            f"    if id({node}) in owned:",
-            "        " + put.format(target=node),
-            "        return n0",
             f"    new_{index} = {node}.copy()",
             "    " + put.format(target=f"new_{index}"),
-            f"    owned[id(new_{index})] = new_{index}",
-            f"    new = new_{index}",
         ]
+        if not lone:
+            lines.append(f"    made[id(new_{index})] = new_{index}")
+        lines.append(f"    new = new_{index}")
     lines.append("    return new")
     source = "\n".join(lines)
     code = compile(source, f"<compiled path {path}>", "exec")

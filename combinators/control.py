@@ -16,7 +16,7 @@ from typing import Any, Union
 
 from combinators.data import Owned, freeze_value, is_map, is_seq
 from combinators.editing import SKIP, PathEdit
-from combinators.errors import ExpectationError
+from combinators.errors import ArgumentError, ArgumentTypeError, ExpectationError
 from combinators.paths import Match, Path, PathLike, as_path
 from combinators.reading import exists, select
 from combinators.transform import (
@@ -37,7 +37,9 @@ class _ForEach(PathEdit):
 
     def __init__(self, target: PathLike, transform: TransformLike) -> None:
         if not callable(transform):
-            raise TypeError(f"for_each needs a transform, got {transform!r}")
+            raise ArgumentTypeError(f"transform must be a transform or a callable doc -> doc, "
+                                    f"got {transform!r}", argument="transform",
+                                    factory="for_each", value=transform)
         self._init_path(target, SKIP, SKIP)
         self.transform = transform
         self._init_params(self.path, transform)
@@ -73,11 +75,19 @@ class _When(Transform):
 
     def __init__(self, predicate: Predicate, then: TransformLike,
                  otherwise: TransformLike) -> None:
+        for argument, step in (("transform", then), ("otherwise", otherwise)):
+            if not callable(step):
+                raise ArgumentTypeError(f"{argument} must be a transform or a callable "
+                                        f"doc -> doc, got {step!r}", argument=argument,
+                                        factory="when", value=step)
         self.predicate = predicate
         self.then = then
         self.otherwise = otherwise
         if isinstance(predicate, (str, Path)):
-            where = as_path(predicate)
+            try:
+                where = as_path(predicate, "predicate")
+            except ArgumentError as err:
+                raise err.in_factory("when") from None
             self._test: Callable[[Any], bool] = partial(exists, target=where)
             self._init_params(str(where), then, **({} if otherwise is identity
                                                    else {"otherwise": otherwise}))
@@ -86,11 +96,13 @@ class _When(Transform):
             self._init_params(predicate, then, **({} if otherwise is identity
                                                   else {"otherwise": otherwise}))
         else:
-            raise TypeError(f"when needs a path or a predicate doc -> bool, got {predicate!r}")
+            raise ArgumentTypeError(f"predicate must be a path or a function doc -> bool, "
+                                    f"got {predicate!r}", argument="predicate", factory="when",
+                                    value=predicate)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         if not isinstance(self.predicate, (str, Path)):
-            owned.clear()  # the predicate is the caller's code and may keep the document
+            owned.forget()  # the predicate is the caller's code and may keep the document
         chosen = self.then if call_foreign(self._test, doc) else self.otherwise
         return apply_step(chosen, doc, owned)
 
@@ -119,21 +131,22 @@ _AT_LEAST = re.compile(r"\s*(\d+)\s*\+\s*\Z")
 
 
 def _count_test(count: Count) -> tuple[Callable[[int], bool], str]:
-    if isinstance(count, bool):
-        raise TypeError(f"expect's count is an int, 'N+' or a predicate, got {count!r}")
-    if isinstance(count, int):
+    if isinstance(count, int) and not isinstance(count, bool):
         if count < 0:
-            raise ValueError(f"expect's count cannot be negative, got {count}")
+            raise ArgumentError(f"count cannot be negative, got {count}", argument="count",
+                                factory="expect", value=count)
         return partial(operator.eq, count), f"{count}"
     if isinstance(count, str):
         found = _AT_LEAST.match(count)
         if not found:
-            raise ValueError(f"expect's count text must read like '1+', got {count!r}")
+            raise ArgumentError(f"count text must read like '1+', got {count!r}",
+                                argument="count", factory="expect", value=count)
         least = int(found.group(1))
         return partial(operator.le, least), f"at least {least}"
     if callable(count):
         return count, f"a count satisfying {describe_step(count)}"
-    raise TypeError(f"expect's count is an int, 'N+' or a predicate, got {count!r}")
+    raise ArgumentTypeError(f"count is an int, 'N+' or a predicate, got {count!r}",
+                            argument="count", factory="expect", value=count)
 
 
 class _Expect(Transform):
@@ -141,7 +154,10 @@ class _Expect(Transform):
     name = "expect"
 
     def __init__(self, target: PathLike, count: Count) -> None:
-        self.path = as_path(target)
+        try:
+            self.path = as_path(target)
+        except ArgumentError as err:
+            raise err.in_factory("expect") from None
         self.count = count
         self._test, self._wanted = _count_test(count)
         self._init_params(self.path, **({} if count == 1 and not isinstance(count, bool)

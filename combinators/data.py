@@ -4,15 +4,15 @@ Documents are JSON-like trees of maps (``dict`` or pyrsistent ``PMap``), lists
 (``list``, ``tuple`` or ``PVector``) and scalars. Two worlds never mix: a plain
 document gets plain values inserted, a persistent one gets frozen values.
 
-Edits are copy-on-write. ``owned`` maps ``id()`` to the containers created by
-the current application of a transform (and keeps them alive, so an ``id`` is
-never reused while the map exists): those nobody else has seen yet, so later
-steps of the same application may change them in place instead of copying
-them again. Everything else is copied before it is changed, so inputs are
-never mutated.
+Edits are copy-on-write. ``owned`` (an :class:`~combinators.owned.Owned`)
+records the containers the current application of a transform made itself:
+nobody else has seen them yet, so later steps of the same application may
+change them in place instead of copying them again. Everything else is
+copied before it is changed, so inputs are never mutated. The functions
+here go through ``owned``'s methods; no caller touches the record itself.
 
 >>> doc = {"spec": {"nodeSelector": {}}, "metadata": {}}
->>> new = set_key(doc, "kind", "Pod", {})
+>>> new = set_key(doc, "kind", "Pod", Owned())
 >>> new is doc, "kind" in doc, new["metadata"] is doc["metadata"]
 (False, False, True)
 """
@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from pyrsistent import PMap, PVector, freeze, pmap, pvector
+
+from combinators.owned import Owned
 
 __all__ = (
     "MISSING",
@@ -44,9 +46,6 @@ __all__ = (
     "Template",
     "merge_value",
 )
-
-Owned = dict[int, Any]  # id(container) -> container; see the module docstring
-
 
 class _Sentinel:
     __slots__ = ("name",)
@@ -189,19 +188,10 @@ def empty_seq(persistent: bool) -> Any:
 
 def set_key(mapping: Any, key: Any, value: Any, owned: Owned) -> Any:
     """``mapping`` with ``key`` set to ``value``; copies unless ``mapping`` is owned."""
-    if type(mapping) is dict:
-        if id(mapping) in owned:
-            mapping[key] = value
-            return mapping
-        new = mapping.copy()
-        new[key] = value
-        owned[id(new)] = new
-        return new
     if isinstance(mapping, PMap):
         return mapping.set(key, value)
-    new = dict(mapping)
+    new = owned.writable_map(mapping)
     new[key] = value
-    owned[id(new)] = new
     return new
 
 
@@ -209,12 +199,8 @@ def delete_key(mapping: Any, key: Any, owned: Owned) -> Any:
     """``mapping`` without ``key``; copies unless ``mapping`` is owned."""
     if isinstance(mapping, PMap):
         return mapping.discard(key)
-    if type(mapping) is dict and id(mapping) in owned:
-        del mapping[key]
-        return mapping
-    new = dict(mapping)
+    new = owned.writable_map(mapping)
     del new[key]
-    owned[id(new)] = new
     return new
 
 
@@ -222,11 +208,7 @@ def rebuild_seq(seq: Any, changes: dict[int, Any], removed: Iterable[int], owned
     """``seq`` with some elements replaced (``changes``) and some removed (by index)."""
     gone = set(removed)
     if type(seq) is list and not gone:
-        if id(seq) in owned:
-            target = seq
-        else:
-            target = seq.copy()
-            owned[id(target)] = target
+        target = owned.writable_list(seq)
         for index, value in changes.items():
             target[index] = value
         return target
@@ -237,15 +219,10 @@ def rebuild_seq(seq: Any, changes: dict[int, Any], removed: Iterable[int], owned
                 evolver[index] = value
             return evolver.persistent()
         return pvector(changes.get(i, item) for i, item in enumerate(seq) if i not in gone)
-    if type(seq) is list and id(seq) in owned and not gone:
-        for index, value in changes.items():
-            seq[index] = value
-        return seq
     items = [changes.get(i, item) for i, item in enumerate(seq) if i not in gone]
     if isinstance(seq, tuple):
         return tuple(items)
-    owned[id(items)] = items
-    return items
+    return owned.adopt(items)
 
 
 def extend_seq(seq: Any, items: list[Any], at: int | None, owned: Owned) -> Any:
@@ -261,11 +238,8 @@ def extend_seq(seq: Any, items: list[Any], at: int | None, owned: Owned) -> Any:
         position = len(as_list) if at is None else at
         as_list[position:position] = items
         return tuple(as_list)
-    if type(seq) is list and id(seq) in owned:
-        new = seq
-    else:  # a list (or a list subclass, which comes out a plain list)
-        new = list(seq)
-        owned[id(new)] = new
+    # a list (or a list subclass, which comes out a plain list)
+    new = owned.writable_list(seq)
     if at is None:
         new.extend(items)
     else:
@@ -307,9 +281,9 @@ def merge_value(old: Any, plain: Any, frozen: Any, persistent: bool, owned: Owne
     ``old`` itself when nothing changes.
 
     >>> old = {"a": {"x": 1}, "b": [1]}
-    >>> merge_value(old, {"a": {"y": 2}}, None, False, {})
+    >>> merge_value(old, {"a": {"y": 2}}, None, False, Owned())
     {'a': {'x': 1, 'y': 2}, 'b': [1]}
-    >>> merge_value(old, {"b": [1]}, None, False, {}) is old
+    >>> merge_value(old, {"b": [1]}, None, False, Owned()) is old
     True
     """
     if type(plain) is dict:
@@ -327,10 +301,7 @@ def merge_value(old: Any, plain: Any, frozen: Any, persistent: bool, owned: Owne
                                      persistent, owned)
                 if merged is current:
                     continue
-            if type(result) is dict and id(result) in owned:
-                result[key] = merged
-            else:
-                result = set_key(result, key, merged, owned)
+            result = set_key(result, key, merged, owned)
         return result
     if old is not MISSING and strict_equal(old, plain):
         return old

@@ -15,7 +15,7 @@ a list), ``SKIP`` leaves the document as it is, ``ERROR`` raises a
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import Any, TypeVar
 
 from pyrsistent import PMap, PVector
 
@@ -34,7 +34,7 @@ from combinators.data import (
     rebuild_seq,
     set_key,
 )
-from combinators.errors import PathError, TransformError, TypeClashError
+from combinators.errors import ArgumentError, PathError, TransformError, TypeClashError
 from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
 from combinators.transform import Transform
 
@@ -42,6 +42,7 @@ __all__ = ("PathEdit", "CREATE", "SKIP", "ERROR", "missing_key_error", "no_match
            "persistent_world")
 
 CREATE, SKIP, ERROR = "create", "skip", "error"
+Doc = TypeVar("Doc")
 
 
 def persistent_world(doc: Any) -> bool:
@@ -94,26 +95,43 @@ class PathEdit(Transform):
     calls :meth:`leaf` with ``MISSING``) and implement :meth:`leaf`.
     """
 
-    __slots__ = ("path", "_parts", "_last", "missing", "missing_leaf", "_compiled")
+    __slots__ = ("path", "_parts", "_last", "missing", "missing_leaf", "_compiled", "_lone",
+                 "_fast_leaf")
 
     def _init_path(self, target: Any, missing: str, missing_leaf: str) -> None:
-        self.path = as_path(target)
+        try:
+            self.path = as_path(target)
+        except ArgumentError as err:
+            raise err.in_factory(self.name) from None
         self._parts = self.path.parts
         self._last = len(self._parts) - 1
-        self._compiled = compile_path(self.path, create=missing_leaf == CREATE)
         self.missing = missing
         self.missing_leaf = missing_leaf
+        self._compile()
+
+    def _compile(self) -> None:
+        create = self.missing_leaf == CREATE
+        items = self._append_items()
+        append = items is not None
+        self._compiled = compile_path(self.path, create=create, append=append)
+        self._lone = compile_path(self.path, create=create, lone=True, append=append)
+        # what the fast paths take as their leaf (see compile_path)
+        self._fast_leaf: Any = items if append else self.leaf
+
+    def _append_items(self) -> tuple[Any, ...] | None:
+        """Maps or lists of scalars the leaf appends, and all it does, if so; else ``None``."""
+        return None
 
     def __getstate__(self) -> dict[str, Any]:
-        # the compiled fast path is code made at run time: rebuilt, not pickled
+        # the compiled fast paths are code made at run time: rebuilt, not pickled
         return {name: getattr(self, name) for cls in type(self).__mro__
                 for name in getattr(cls, "__slots__", ())
-                if name != "_compiled" and hasattr(self, name)}
+                if name not in ("_compiled", "_lone", "_fast_leaf") and hasattr(self, name)}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             object.__setattr__(self, name, value)
-        self._compiled = compile_path(self.path, create=self.missing_leaf == CREATE)
+        self._compile()
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:  # pragma: no cover
         """The new value for ``old`` (``MISSING`` where nothing is there), or ``REMOVE``."""
@@ -123,7 +141,7 @@ class PathEdit(Transform):
         fast = self._compiled
         if fast is not None and type(doc) is dict:
             try:
-                result = fast(doc, owned, self.leaf)
+                result = fast(doc, owned, self._fast_leaf)
             except TransformError as err:
                 self._annotate(err)
                 raise
@@ -131,8 +149,24 @@ class PathEdit(Transform):
                 return result
         return self._apply_slow(doc, owned)
 
+    def __call__(self, doc: Doc) -> Doc:
+        # what Transform.__call__ and _apply do, with the fast path for a transform
+        # called on its own (see compile_path): a lone edit is the common case
+        fast: Any = self._lone
+        if fast is None or type(doc) is not dict:
+            return super().__call__(doc)
+        owned = Owned()
+        try:
+            result: Doc = fast(doc, owned, self._fast_leaf)
+        except TransformError as err:
+            self._annotate(err)
+            raise
+        if result is FALLBACK:
+            result = self._apply_slow(doc, owned)
+        return result
+
     def _fast_parts(self) -> tuple[Any, Any, Any]:
-        return self._compiled, self.leaf, self._apply_slow
+        return self._compiled, self._fast_leaf, self._apply_slow
 
     def _annotate(self, err: TransformError) -> None:
         if err.path is None:
@@ -271,6 +305,5 @@ def _with_fields(element: Any, part: Match, owned: Owned) -> Any:
         # the selector's fields lead, as a user writes them: {name: sidecar, image: ...}
         ordered = {key: element[key] for key, _ in part.fields}
         ordered.update(element)
-        owned[id(ordered)] = ordered
-        return ordered
+        return owned.adopt(ordered)
     return element

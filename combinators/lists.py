@@ -25,7 +25,7 @@ from combinators.data import (
     strict_equal,
 )
 from combinators.editing import CREATE, PathEdit, no_match_error
-from combinators.errors import TypeClashError
+from combinators.errors import ArgumentError, ArgumentTypeError, TypeClashError
 from combinators.paths import Index, Match, Part, Path, PathLike
 from combinators.transform import Transform
 
@@ -46,23 +46,25 @@ class _Add(PathEdit):
     def __init__(self, name: str, target: PathLike, items: Sequence[Any], unique: bool,
                  where: str, anchor: Part | None, params: dict[str, Any]) -> None:
         self.name = name
-        self._init_path(target, CREATE, CREATE)
         self.items = tuple(Template(item) for item in items)
         self.unique = unique
         self.where = where
         self.anchor = anchor
-        self._init_params(self.path, *(item.plain for item in self.items), **params)
-        # the common case, kept short in ``leaf``: append maps or lists of scalars
+        # the common case, kept short in ``leaf`` and compiled into the fast
+        # path: append maps or lists of scalars
         simple = (bool(self.items) and not unique and where == "end"
                   and all(item.flat for item in self.items))
         self._flat_items = tuple(item.plain for item in self.items) if simple else None
+        self._init_path(target, CREATE, CREATE)
+        self._init_params(self.path, *(item.plain for item in self.items), **params)
+
+    def _append_items(self) -> tuple[Any, ...] | None:
+        return self._flat_items
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         flat = self._flat_items
         if flat is not None and type(old) is list:
-            if id(old) not in owned:
-                old = old.copy()
-                owned[id(old)] = old
+            old = owned.writable_list(old)
             for plain in flat:
                 old.append(plain.copy())
             return old
@@ -134,9 +136,10 @@ def prepend_at(target: PathLike, *items: Any, unique: bool = False) -> Transform
 AnchorLike = Union[str, int, dict[str, Any]]
 
 
-def _anchor(value: AnchorLike) -> Part:
+def _anchor(value: AnchorLike, argument: str) -> Part:
     if isinstance(value, bool):
-        raise TypeError(f"before=/after= takes a selector, an index or a map, got {value!r}")
+        raise ArgumentTypeError(f"{argument} takes a selector, an index or a map, got {value!r}",
+                                argument=argument, factory="insert_at", value=value)
     if isinstance(value, int):
         return Index(value)
     if isinstance(value, dict):
@@ -146,8 +149,9 @@ def _anchor(value: AnchorLike) -> Part:
         parts = Path.parse(text).parts
         if len(parts) == 1 and isinstance(parts[0], (Match, Index)):
             return parts[0]
-    raise TypeError(f"before=/after= takes a selector such as 'name=trainer', an index "
-                    f"or a map of fields, got {value!r}")
+    raise ArgumentTypeError(f"{argument} takes a selector such as 'name=trainer', an index "
+                            f"or a map of fields, got {value!r}", argument=argument,
+                            factory="insert_at", value=value)
 
 
 def insert_at(target: PathLike, *items: Any, before: AnchorLike | None = None,
@@ -166,13 +170,15 @@ def insert_at(target: PathLike, *items: Any, before: AnchorLike | None = None,
     {'name': 'last'}
     """
     if (before is None) == (after is None):
-        raise TypeError("insert_at takes exactly one of before= or after=")
+        raise ArgumentTypeError(f"before= or after= (exactly one) selects where the items go; "
+                                f"got {'neither' if before is None else 'both'}",
+                                argument="before", factory="insert_at", value=before)
     where, anchor = ("before", before) if before is not None else ("after", after)
     assert anchor is not None
     params: dict[str, Any] = {where: anchor}
     if unique:
         params["unique"] = True
-    return _Add("insert_at", target, items, unique, where, _anchor(anchor), params)
+    return _Add("insert_at", target, items, unique, where, _anchor(anchor, where), params)
 
 
 class _MergeBy(PathEdit):
@@ -183,14 +189,20 @@ class _MergeBy(PathEdit):
         self._init_path(target, CREATE, CREATE)
         self.keys = (key,) if isinstance(key, str) else tuple(key)
         if not self.keys:
-            raise ValueError("merge_by needs at least one key field")
+            raise ArgumentError("key needs at least one field name", argument="key",
+                                factory="merge_by", value=key)
+        if isinstance(items, (str, bytes)) or not is_seq(items):
+            raise ArgumentTypeError(f"items must be a list of maps, got {kind_name(items)}",
+                                    argument="items", factory="merge_by", value=items)
         for number, item in enumerate(items):
             if not is_map(item):
-                raise TypeError(f"merge_by item {number} is {kind_name(item)}; items are maps")
+                raise ArgumentTypeError(f"items[{number}] is {kind_name(item)}; items are maps",
+                                        argument="items", factory="merge_by", value=item)
             absent = [k for k in self.keys if k not in item]
             if absent:
-                raise ValueError(f"merge_by item {number} has no {', '.join(absent)} field "
-                                 f"to merge by: {item!r}")
+                raise ArgumentError(f"items[{number}] has no {', '.join(absent)} field "
+                                    f"to merge by: {item!r}", argument="items",
+                                    factory="merge_by", value=item)
         given = [copy_plain(item) for item in items]
         # Items with the same key merge into one first: merging them one by one
         # would change an element and change it back, a new but equal document.
@@ -200,7 +212,7 @@ class _MergeBy(PathEdit):
             if found is None:
                 combined.append(item)
             else:
-                combined[found] = merge_value(combined[found], item, None, False, {})
+                combined[found] = merge_value(combined[found], item, None, False, Owned())
         self.items = tuple(Template(item) for item in combined)
         params: dict[str, Any] = {} if key == "name" else {"key": key}
         self._init_params(self.path, given, **params)

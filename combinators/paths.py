@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Union
 
-from combinators.errors import PathSyntaxError
+from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError
 
 __all__ = ("Path", "path", "Key", "Index", "End", "All", "Match", "Part", "PathLike")
 
@@ -173,7 +173,8 @@ class Match(Part):
     def __init__(self, fields: Iterable[tuple[str, Any]]) -> None:
         self.fields = tuple((str(k), v) for k, v in fields)
         if not self.fields:
-            raise ValueError("a Match needs at least one field")
+            raise ArgumentError("fields: a Match needs at least one field", argument="fields",
+                                factory="Match", value=())
         # the first field, for the scans that look at it first
         self.field, self.value = self.fields[0]
         self.single = len(self.fields) == 1
@@ -239,7 +240,8 @@ class Path:
         self.parts: tuple[Part, ...] = tuple(parts)
         for part in self.parts:
             if not isinstance(part, Part):
-                raise TypeError(f"a Path is made of Part objects, got {part!r}")
+                raise ArgumentTypeError(f"parts: a Path is made of Part objects, got {part!r}",
+                                        argument="parts", factory="Path", value=part)
         self._text = _render(self.parts)
 
     @classmethod
@@ -291,16 +293,30 @@ def path(text: PathLike) -> Path:
     path('spec.nodeSelector')
     >>> path('')
     path('')
+    >>> path(3)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentTypeError: path(): text must be a path (a string or a Path), got int: 3
     """
-    return as_path(text)
+    try:
+        return as_path(text, "text")
+    except ArgumentError as err:
+        raise err.in_factory("path") from None
 
 
-def as_path(value: Any) -> Path:
+def as_path(value: Any, argument: str = "target") -> Path:
+    """``value`` as a :class:`Path`: parsed if a string, as it is if a Path.
+
+    Anything else raises :class:`~combinators.errors.ArgumentTypeError`
+    naming ``argument``; the factory that called fills in its own name.
+    """
     if isinstance(value, Path):
         return value
     if isinstance(value, str):
         return _parse_cached(value)
-    raise TypeError(f"a path is a string or a Path, got {type(value).__name__}: {value!r}")
+    raise ArgumentTypeError(f"{argument} must be a path (a string or a Path), "
+                            f"got {type(value).__name__}: {value!r}",
+                            argument=argument, value=value)
 
 
 _CACHE: dict[str, Path] = {}

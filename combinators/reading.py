@@ -13,7 +13,7 @@ from typing import Any
 
 from combinators.data import MISSING, is_map, is_seq, kind_name
 from combinators.editing import missing_key_error, no_match_error
-from combinators.errors import PathError, TypeClashError
+from combinators.errors import ArgumentError, PathError, TypeClashError
 from combinators.paths import All, End, Index, Key, Match, Path, PathLike, as_path
 
 __all__ = ("select", "get_at", "exists")
@@ -37,14 +37,27 @@ def _step(node: Any, part: Any) -> list[Any]:
     return []  # End selects nothing that exists
 
 
+def _path(target: PathLike, factory: str) -> Path:
+    if type(target) is Path:
+        return target
+    try:
+        return as_path(target)
+    except ArgumentError as err:
+        raise err.in_factory(factory) from None
+
+
 def select(doc: Any, target: PathLike) -> list[Any]:
     """Every value ``target`` reaches in ``doc``, in document order; ``[]`` where none.
 
     >>> select({"spec": {}}, "spec.tolerations[*]")
     []
     """
+    return _select(doc, _path(target, "select"))
+
+
+def _select(doc: Any, target: Path) -> list[Any]:
     frontier = [doc]
-    for part in as_path(target).parts:
+    for part in target.parts:
         frontier = [child for node in frontier for child in _step(node, part)]
         if not frontier:
             break
@@ -57,7 +70,7 @@ def exists(doc: Any, target: PathLike) -> bool:
     >>> exists({"spec": {"hostIPC": False}}, "spec.hostIPC")
     True
     """
-    return bool(select(doc, target))
+    return bool(_select(doc, _path(target, "exists")))
 
 
 def get_at(doc: Any, target: PathLike, default: Any = MISSING) -> Any:
@@ -74,7 +87,7 @@ def get_at(doc: Any, target: PathLike, default: Any = MISSING) -> Any:
       ...
     combinators.errors.PathError: no key 'nodeSelectr' in spec (part 2 of spec.nodeSelectr); did you mean: nodeSelector?; present: nodeSelector
     """
-    where = as_path(target)
+    where = _path(target, "get_at")
     frontier = [doc]
     for index, part in enumerate(where.parts):
         found = [child for node in frontier for child in _step(node, part)]

@@ -19,6 +19,7 @@ from combinators.data import (
     strict_equal,
 )
 from combinators.editing import CREATE, ERROR, SKIP, PathEdit
+from combinators.errors import ArgumentTypeError
 from combinators.paths import PathLike
 from combinators.transform import Transform, call_foreign
 
@@ -42,13 +43,14 @@ class _Upsert(PathEdit):
         flat = self._flat_map
         if flat is not None and type(old) is dict:
             result = old
+            writable = False
             for key, value in flat.items():
                 current = result.get(key, MISSING)
                 if current is value or (type(current) is type(value) and current == value):
                     continue
-                if result is old and id(old) not in owned:
-                    result = old.copy()
-                    owned[id(result)] = result
+                if not writable:
+                    result = owned.writable_map(old)
+                    writable = True
                 result[key] = value
             return result
         if self._scalar and not persistent:
@@ -155,6 +157,9 @@ class _Update(PathEdit):
     def __init__(self, target: PathLike, fn: Callable[[Any], Any], default: Any) -> None:
         policy = ERROR if default is MISSING else CREATE
         self._init_path(target, policy, policy)
+        if not callable(fn):
+            raise ArgumentTypeError(f"fn must be a function of the value, got {fn!r}",
+                                    argument="fn", factory="update_at", value=fn)
         self.fn = fn
         # a private copy, and a fresh one for each use: ``fn`` may return it as it is
         self.default = None if default is MISSING else Template(default)
@@ -166,7 +171,7 @@ class _Update(PathEdit):
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         # ``fn`` is the caller's code and may keep what it is given: nothing
         # made so far may be changed in place any more.
-        owned.clear()
+        owned.forget()
         if old is MISSING:
             assert self.default is not None
             old = self.default.fresh(persistent)

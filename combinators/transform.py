@@ -28,7 +28,7 @@ from pyrsistent import PMap, PVector, freeze, pmap, pvector
 
 from combinators.compiled import FALLBACK
 from combinators.data import Owned
-from combinators.errors import StepError, TransformError
+from combinators.errors import ArgumentTypeError, StepError, TransformError
 from combinators.paths import Path
 
 __all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold", "apply_step",
@@ -44,8 +44,8 @@ class Transform:
 
     Subclasses set ``name`` (the factory's name, used by ``repr``), store their
     parameters with :meth:`_init_params` and implement :meth:`_apply`, which
-    may change in place only the containers listed in ``owned`` (see
-    :mod:`combinators.data`).
+    may change in place only the containers ``owned`` hands out (see
+    :mod:`combinators.owned`).
     """
 
     __slots__ = ("_args", "_kwargs", "_key", "_hash")
@@ -69,7 +69,7 @@ class Transform:
         """Add what this transform knows to an error raised by its fast path."""
 
     def __call__(self, doc: Doc) -> Doc:
-        result: Doc = self._apply(doc, {})
+        result: Doc = self._apply(doc, Owned())
         if type(doc) is not dict and type(result) in _PLAIN and isinstance(doc, _PERSISTENT):
             # persistent in, persistent out: even where a step replaced the whole
             # document and a later one built it anew
@@ -128,8 +128,23 @@ def _param_repr(value: Any) -> str:
     if isinstance(value, Path):
         return repr(str(value))
     if callable(value) and not isinstance(value, (Transform, type)):
-        return getattr(value, "__qualname__", None) or repr(value)
+        return _function_text(value)
     return repr(value)
+
+
+def _function_text(fn: Callable[..., Any]) -> str:
+    """A function's name; a ``functools.partial`` or ``toolz.curry`` reads as its call.
+
+    >>> from functools import partial
+    >>> _function_text(partial(divmod, 7))
+    'divmod(7)'
+    """
+    inner, args, keywords = (getattr(fn, name, None) for name in ("func", "args", "keywords"))
+    if callable(inner) and isinstance(args, tuple) and isinstance(keywords, dict):
+        given = [*map(repr, args), *(f"{key}={value!r}" for key, value in keywords.items())]
+        return f"{_function_text(inner)}({', '.join(given)})" if given else _function_text(inner)
+    text = getattr(fn, "__qualname__", None)
+    return text if isinstance(text, str) else repr(fn)
 
 
 TransformLike = Union[Transform, Callable[[Any], Any]]
@@ -137,12 +152,12 @@ TransformLike = Union[Transform, Callable[[Any], Any]]
 
 def describe_step(step: TransformLike) -> str:
     """A short label of a step for error messages."""
-    text = repr(step) if isinstance(step, Transform) else getattr(step, "__qualname__", repr(step))
+    text = repr(step) if isinstance(step, Transform) else _function_text(step)
     return text if len(text) <= 120 else text[:117] + "..."
 
 
 def apply_step(step: TransformLike, doc: Any, owned: Owned) -> Any:
-    """Apply one step; a foreign callable first invalidates ``owned``.
+    """Apply one step; before a foreign callable runs, ``owned`` forgets everything.
 
     A plain function may keep a reference to what it is given, so nothing
     created before it may be changed in place afterwards. Its exceptions come
@@ -150,7 +165,7 @@ def apply_step(step: TransformLike, doc: Any, owned: Owned) -> Any:
     """
     if isinstance(step, Transform):
         return step._apply(doc, owned)
-    owned.clear()
+    owned.forget()
     return call_foreign(step, doc)
 
 
@@ -243,9 +258,9 @@ def _plan(steps: tuple[TransformLike, ...]) -> _Plan:
     return tuple(plan)
 
 
-def _flatten(steps: Iterable[TransformLike]) -> list[TransformLike]:
+def _flatten(steps: Iterable[TransformLike], factory: str) -> list[TransformLike]:
     flat: list[TransformLike] = []
-    for step in steps:
+    for number, step in enumerate(steps, 1):
         if isinstance(step, Compose):
             flat.extend(step.steps)
         elif step is identity:
@@ -253,37 +268,52 @@ def _flatten(steps: Iterable[TransformLike]) -> list[TransformLike]:
         elif callable(step):
             flat.append(step)
         else:
-            raise TypeError(f"a step must be a transform or a callable doc -> doc, "
-                            f"got {type(step).__name__}: {step!r}")
+            raise ArgumentTypeError(f"transforms: step {number} must be a transform or a "
+                                    f"callable doc -> doc, got {type(step).__name__}: {step!r}",
+                                    argument="transforms", factory=factory, value=step)
     return flat
 
 
-def chain(*transforms: TransformLike) -> TransformLike:
+def _composed(steps: list[TransformLike]) -> Transform:
+    if not steps:
+        return identity
+    if len(steps) == 1 and isinstance(steps[0], Transform):
+        return steps[0]
+    # a lone plain function too: then a Transform that calls it guarded
+    return Compose(steps)
+
+
+def chain(*transforms: TransformLike) -> Transform:
     """Apply ``transforms`` in the order written: ``chain(f, g)(doc) == g(f(doc))``.
 
     Nested compositions flatten and ``identity`` steps drop out, so
-    ``chain()`` is ``identity`` and ``chain(f)`` is ``f``.
+    ``chain()`` is ``identity`` and ``chain(f)`` is ``f`` for a transform
+    ``f``; a plain function ``doc -> doc`` becomes a step whose exceptions
+    come out as :class:`~combinators.errors.StepError`, naming it.
 
     >>> from combinators import replace_at
     >>> chain(replace_at("a", 1), replace_at("a", 2))({})
     {'a': 2}
+    >>> chain(len)
+    compose(len)
     """
-    steps = _flatten(transforms)
-    if not steps:
-        return identity
-    if len(steps) == 1:
-        return steps[0]
-    return Compose(steps)
+    if len(transforms) == 1 and isinstance(transforms[0], Transform):
+        return transforms[0]
+    return _composed(_flatten(transforms, "chain"))
 
 
-def compose(*transforms: TransformLike) -> TransformLike:
+def compose(*transforms: TransformLike) -> Transform:
     """Compose right to left, as toolz does: ``compose(f, g)(doc) == f(g(doc))``.
+
+    ``compose()`` is ``identity`` and ``compose(f)`` is ``f`` for a transform ``f``.
 
     >>> from combinators import replace_at
     >>> compose(replace_at("a", 1), replace_at("a", 2))({})
     {'a': 1}
     """
-    return chain(*reversed(transforms))
+    if len(transforms) == 1 and isinstance(transforms[0], Transform):
+        return transforms[0]
+    return _composed(_flatten(reversed(transforms), "compose"))
 
 
 def fold(doc: Doc, transforms: Iterable[TransformLike]) -> Doc:
@@ -300,5 +330,10 @@ def fold(doc: Doc, transforms: Iterable[TransformLike]) -> Doc:
     >>> pod
     {'spec': {}}
     """
-    result: Doc = chain(*transforms)(doc)
+    if callable(transforms) or not isinstance(transforms, Iterable) \
+            or isinstance(transforms, (str, bytes)):
+        raise ArgumentTypeError(f"transforms must be a list of transforms, got "
+                                f"{type(transforms).__name__}: {transforms!r}",
+                                argument="transforms", factory="fold", value=transforms)
+    result: Doc = _composed(_flatten(transforms, "fold"))(doc)
     return result

@@ -10,6 +10,7 @@ structural-sharing test knows what else must come back as the same object.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable
 from typing import Any
@@ -412,6 +413,7 @@ def _value_steps(draw: Any, doc: Any, count: int) -> list[Any]:
 @SETTINGS
 @given(st.data(), json_docs())
 def test_law_compose_associative(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # compose(compose(f, g), h) == compose(f, compose(g, h))
     f, g, h = _value_steps(data.draw, doc, 3)
     left, right = compose(compose(f, g), h), compose(f, compose(g, h))
     assert left == right
@@ -421,27 +423,47 @@ def test_law_compose_associative(data: st.DataObject, doc: dict[str, Any]) -> No
 @SETTINGS
 @given(st.data(), json_docs())
 def test_law_compose_identity_left(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # compose(identity, f) == compose(f), and compose(f) == f for a Transform f
     f = data.draw(steps_for(doc))
-    assert compose(identity, f) == f
+    assert compose(identity, f) == compose(f)
+    assert isinstance(compose(identity, f), Transform)
+    if isinstance(f, Transform):
+        assert compose(identity, f) == f
     assert outcome(lambda: compose(identity, f)(doc)) == outcome(lambda: f(doc))
 
 
 @SETTINGS
 @given(st.data(), json_docs())
 def test_law_compose_identity_right(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # compose(f, identity) == compose(f), and compose(f) == f for a Transform f
     f = data.draw(steps_for(doc))
-    assert compose(f, identity) == f
+    assert compose(f, identity) == compose(f)
+    assert isinstance(compose(f, identity), Transform)
+    if isinstance(f, Transform):
+        assert compose(f, identity) == f
     assert outcome(lambda: compose(f, identity)(doc)) == outcome(lambda: f(doc))
 
 
 @SETTINGS
 @given(st.data(), json_docs())
+def test_law_compose_of_one_transform_is_itself(data: st.DataObject,
+                                                 doc: dict[str, Any]) -> None:
+    # compose(f) is f and chain(f) is f, for a Transform f
+    f = data.draw(transforms_for(doc))
+    assert compose(f) is f
+    assert chain(f) is f
+
+
+@SETTINGS
+@given(st.data(), json_docs())
 def test_law_compose_applies_right_to_left(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # compose(f, g)(doc) == f(g(doc))
     f, g = _value_steps(data.draw, doc, 2)
     assert outcome(lambda: compose(f, g)(doc)) == outcome(lambda: f(g(doc)))
 
 
 def test_law_compose_empty_is_identity() -> None:
+    # compose() is chain() is identity, and identity(doc) is doc
     pod = {"spec": {}}
     assert compose() is identity
     assert chain() is identity
@@ -451,6 +473,7 @@ def test_law_compose_empty_is_identity() -> None:
 @SETTINGS
 @given(st.data(), json_docs())
 def test_law_compose_nested_flattens(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # compose(f, compose(g, h)).steps == compose(f, g, h).steps
     f, g, h = (data.draw(plain_transforms_for(doc, 0).filter(lambda t: t is not identity))
                for _ in range(3))
     nested = compose(f, compose(g, compose(h, identity)))
@@ -506,6 +529,7 @@ def _selectors_stable(target: Path, value: Any = None) -> bool:
 @SETTINGS
 @given(st.data(), json_docs() | pods(), json_values(6))
 def test_law_upsert_idempotent(data: st.DataObject, doc: dict[str, Any], value: Any) -> None:
+    # upsert(p, v)(upsert(p, v)(doc)) == upsert(p, v)(doc)
     target = data.draw(paths_into(doc))
     assume(_no_end(target) and _selectors_stable(target, value))
     _settles(upsert(target, value), doc)
@@ -515,6 +539,7 @@ def test_law_upsert_idempotent(data: st.DataObject, doc: dict[str, Any], value: 
 @given(st.data(), json_docs() | pods(), st.lists(json_values(4), max_size=3))
 def test_law_append_unique_idempotent(data: st.DataObject, doc: dict[str, Any],
                                       items: list[Any]) -> None:
+    # a = append_at(p, *items, unique=True): a(a(doc)) == a(doc)
     target = data.draw(paths_into(doc))
     assume(_no_end(target) and _selectors_stable(target, {}))
     _settles(append_at(target, *items, unique=True), doc)
@@ -523,6 +548,7 @@ def test_law_append_unique_idempotent(data: st.DataObject, doc: dict[str, Any],
 @SETTINGS
 @given(st.data(), json_docs() | pods())
 def test_law_merge_by_idempotent(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # m = merge_by(p, items): m(m(doc)) == m(doc)
     target = data.draw(paths_into(doc))
     assume(_no_end(target) and _selectors_stable(target, {}))
     names = data.draw(st.lists(st.sampled_from(NAMES), max_size=4))
@@ -536,6 +562,7 @@ def test_law_merge_by_idempotent(data: st.DataObject, doc: dict[str, Any]) -> No
 @given(st.data(), json_docs() | pods(), json_values(6))
 def test_law_set_default_idempotent(data: st.DataObject, doc: dict[str, Any],
                                     value: Any) -> None:
+    # s = set_default(p, v): s(s(doc)) == s(doc)
     target = data.draw(paths_into(doc))
     assume(_no_end(target) and _selectors_stable(target, value))
     _settles(set_default(target, value), doc)
@@ -544,6 +571,7 @@ def test_law_set_default_idempotent(data: st.DataObject, doc: dict[str, Any],
 @SETTINGS
 @given(st.data(), json_docs() | pods(), json_values(6))
 def test_law_replace_at_put_get(data: st.DataObject, doc: dict[str, Any], value: Any) -> None:
+    # get_at(replace_at(p, v)(doc), p) == v
     # only keys and indexes: a match selector can be replaced away, [-] holds no value
     target = data.draw(paths_into(doc))
     assume(all(isinstance(part, (Key, Index)) for part in target.parts))
@@ -558,6 +586,7 @@ def test_law_replace_at_put_get(data: st.DataObject, doc: dict[str, Any], value:
 @given(st.data(), json_docs() | pods(), json_values(6))
 def test_law_remove_after_upsert_of_new_key_restores(data: st.DataObject,
                                                      doc: dict[str, Any], value: Any) -> None:
+    # remove_at(p)(upsert(p, v)(doc)) == doc, where p is a key doc lacks
     target = data.draw(_paths_to_maps(doc))
     maps = [get_at(doc, target)]
     new_key = data.draw(st.sampled_from(("new", "x.y", "true", ""))
@@ -602,20 +631,47 @@ def _check_against_oracle(transform: Any, doc: Any) -> None:
 @SETTINGS
 @given(st.data(), json_docs())
 def test_law_agrees_with_oracle_on_docs(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # t(doc) == oracle(t, deepcopy(doc)), errors alike, for every combinator t
     _check_against_oracle(data.draw(transforms_for(doc)), doc)
 
 
 @SETTINGS
 @given(st.data(), pods())
 def test_law_agrees_with_oracle_on_pods(data: st.DataObject, pod: dict[str, Any]) -> None:
+    # t(pod) == oracle(t, deepcopy(pod)), errors alike, for every combinator t
     _check_against_oracle(data.draw(transforms_for(pod)), pod)
 
 
 @SETTINGS
 @given(st.data(), json_docs() | pods())
 def test_law_chain_agrees_with_oracle(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # chain(f, g, ...)(doc) == the oracle applying f, g, ... to deep copies in turn
     steps = data.draw(st.lists(steps_for(doc), min_size=2, max_size=4))
     _check_against_oracle(chain(*steps), doc)
+
+
+@SETTINGS
+@given(st.data(), json_docs() | pods())
+def test_law_inputs_unmodified(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # t(doc) leaves doc == deepcopy(doc), whether t succeeds or raises
+    transform = data.draw(transforms_for(doc, depth=2))
+    before = copy.deepcopy(doc)
+    with contextlib.suppress(TransformError):
+        transform(doc)
+    assert shape(doc) == shape(before)
+
+
+@SETTINGS
+@given(st.data(), json_docs() | pods())
+def test_law_no_op_returns_the_same_object(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # t(doc) == doc  implies  t(doc) is doc
+    transform = data.draw(transforms_for(doc, depth=2))
+    try:
+        new = transform(doc)
+    except TransformError:
+        return
+    if shape(new) == shape(doc):
+        assert new is doc
 
 
 # ---------------------------------------------------------------------------
@@ -659,6 +715,8 @@ def _check_shared(old: Any, new: Any, loc: tuple[Any, ...],
 @SETTINGS
 @given(st.data(), json_docs() | pods())
 def test_law_structural_sharing(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # t(doc) is doc where nothing changes; elsewhere every subtree t did not
+    # touch is the very same object in t(doc) as in doc
     transform = data.draw(transforms_for(doc, depth=1))
     touched: list[tuple[Any, ...]] = []
     try:
@@ -677,6 +735,7 @@ def test_law_structural_sharing(data: st.DataObject, doc: dict[str, Any]) -> Non
 @SETTINGS
 @given(st.data(), json_docs() | pods())
 def test_law_chain_equals_steps_in_turn(data: st.DataObject, doc: dict[str, Any]) -> None:
+    # chain(f, g)(doc) == g(f(doc)); doc, and what a plain step was given, unchanged
     # In-place edits of containers made earlier in the same application must
     # never reach the input, a value a plain function was given, or a result
     # the caller got from an earlier step.

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pyrsistent import freeze, thaw
 
-from combinators import TypeClashError, append_at, chain, identity, upsert
+from combinators import Transform, TypeClashError, append_at, chain, identity, upsert
 from transforms import (
     DEL,
     JOIN,
@@ -239,7 +239,10 @@ def test_as_transform_keeps_a_function() -> None:
     def label(pod: Any) -> Any:
         return {**pod, "metadata": {"labels": {"a": "b"}}}
 
-    assert as_transform(label) is label
+    # a plain function becomes a Transform of that one step, called guarded
+    wrapped = as_transform(label)
+    assert isinstance(wrapped, Transform) and wrapped == chain(label)
+    assert wrapped({"spec": {}}) == label({"spec": {}})
     func = as_transform(lambda pod: {**pod, "kind": "Pod"})
     assert func({"spec": {}}) == {"spec": {}, "kind": "Pod"}
     assert chain(func, upsert("a", 1))({}) == {"kind": "Pod", "a": 1}

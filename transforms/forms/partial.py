@@ -59,7 +59,7 @@ from combinators.data import (
     strict_equal,
 )
 from combinators.editing import PathEdit, persistent_world
-from combinators.errors import TypeClashError
+from combinators.errors import ArgumentError, ArgumentTypeError, TypeClashError
 from combinators.paths import Key
 from transforms.forms.markers import Append, Default, Marker, MergeBy, Prepend, Remove
 
@@ -101,13 +101,20 @@ class _Edit:
         self.edit = edit
 
 
+def _bad(message: str, value: Any, of_type: bool = False) -> ArgumentError:
+    """The error for a partial pod :func:`overlay` cannot be built from."""
+    kind = ArgumentTypeError if of_type else ArgumentError
+    return kind(message, argument="partial_pod", factory="overlay", value=value)
+
+
 def _compile(value: Any, where: tuple[str, ...]) -> Any:
     """Check a partial pod, swap the list markers for combinators, and resolve
     what goes into the pod as it is (see :func:`_materialize`) once, here."""
     if isinstance(value, (Append, Prepend, MergeBy)):
         items = value.value
         if not isinstance(items, list):
-            raise TypeError(f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}")
+            raise _bad(f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}",
+                       items, of_type=True)
         target = Path(Key(k) for k in where)
         items = _materialize(items)
         if isinstance(value, MergeBy):
@@ -122,7 +129,8 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
         compiled = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise TypeError(f"keys of an overlay are strings; {key!r} at {_text(where)} is not")
+                raise _bad(f"keys of an overlay are strings; {key!r} at {_text(where)} is not",
+                           key, of_type=True)
             if key.startswith(_JOIN):
                 _check_join(key, item, where)
                 compiled[key] = _materialize(item)
@@ -139,12 +147,13 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
 def _check_join(key: str, items: Any, where: tuple[str, ...]) -> None:
     field, _, on = key[len(_JOIN):].partition(":")
     if not field or not on:
-        raise ValueError(f"malformed join key {key!r} at {_text(where)}; "
-                         f"write '__join__:<key>:<field>'")
+        raise _bad(f"malformed join key {key!r} at {_text(where)}; "
+                   f"write '__join__:<key>:<field>'", key)
     if not isinstance(items, list) or not all(is_map(x) for x in items):
         got = kind_name(items) if not isinstance(items, list) \
             else "a list with an item that is not a map"
-        raise TypeError(f"{key!r} at {_text(where)} needs a list of maps, got {got}")
+        raise _bad(f"{key!r} at {_text(where)} needs a list of maps, got {got}", items,
+                   of_type=True)
 
 
 def _materialize(value: Any) -> Any:
@@ -163,7 +172,7 @@ def _materialize(value: Any) -> Any:
                 if key.startswith(_JOIN):
                     _check_join(key, item, ())
                     result = _join(result, field, key[len(_JOIN):].partition(":")[2], _materialize(item),
-                                   (field,), False, {})
+                                   (field,), False, Owned())
                     continue
                 result.pop(field, None)
                 if key.startswith(_DEL):
@@ -193,7 +202,8 @@ class Overlay(Transform):
     def __init__(self, source: Any) -> None:
         source = unwrap_torchx(source)
         if not is_map(source):
-            raise TypeError(f"an overlay is a map (a partial pod), got {kind_name(source)}")
+            raise _bad(f"an overlay is a map (a partial pod), got {kind_name(source)}", source,
+                       of_type=True)
         self.source = copy_plain_keep_markers(source)
         self._compiled = _compile(self.source, ())
         self._init_params(self.source)
@@ -396,7 +406,5 @@ def _join(base: Any, field: str, on: str, items: list[Any], where: tuple[str, ..
             changed = True
     if not changed:
         return base
-    new_list: Any = freeze(result) if persistent else result
-    if not persistent:
-        owned[id(new_list)] = new_list
+    new_list: Any = freeze(result) if persistent else owned.adopt(result)
     return set_key(base, field, new_list, owned)

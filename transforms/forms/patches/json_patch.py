@@ -36,7 +36,7 @@ from combinators.data import (
     set_key,
     strict_equal,
 )
-from combinators.errors import PathError, TypeClashError
+from combinators.errors import ArgumentError, PathError, TypeClashError
 from combinators.transform import Transform
 from transforms.forms.patches._errors import InvalidPatchError, PatchTestFailed
 
@@ -63,12 +63,15 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
     if pointer == "":
         return ()
     if not pointer.startswith("/"):
-        raise ValueError(f"a JSON Pointer starts with '/', got {pointer!r}")
+        raise ArgumentError(f"pointer: a JSON Pointer starts with '/', got {pointer!r}",
+                            argument="pointer", factory="parse_pointer", value=pointer)
     tokens = pointer[1:].split("/")
     for token in tokens:
         rest = token.replace("~0", "").replace("~1", "")
         if "~" in rest:
-            raise ValueError(f"bad escape in {pointer!r}: '~' must be followed by 0 or 1")
+            raise ArgumentError(f"pointer: bad escape in {pointer!r}: '~' must be followed "
+                                f"by 0 or 1", argument="pointer", factory="parse_pointer",
+                                value=pointer)
     return tuple(token.replace("~1", "/").replace("~0", "~") for token in tokens)
 
 
@@ -91,6 +94,11 @@ def json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+def _invalid(message: str, index: int) -> InvalidPatchError:
+    """The error for operation ``index`` of the ``ops`` given to :func:`json_patch`."""
+    return InvalidPatchError(message, index=index, argument="ops", factory="json_patch")
+
+
 class _Op:
     """One checked operation: its index, name, pointers and value."""
 
@@ -99,38 +107,35 @@ class _Op:
     def __init__(self, index: int, raw: Any) -> None:
         self.index = index
         if not isinstance(raw, Mapping):
-            raise InvalidPatchError(f"json_patch op {index}: an operation is a map, "
-                                    f"got {kind_name(raw)}", index=index)
+            raise _invalid(f"op {index}: an operation is a map, "
+                           f"got {kind_name(raw)}", index)
         op = raw.get("op", MISSING)
         if op not in _FIELDS:
             known = ", ".join(_FIELDS)
             shown = "no 'op' field" if op is MISSING else f"unknown op {op!r}"
-            raise InvalidPatchError(f"json_patch op {index}: {shown}; ops are: {known}",
-                                    index=index)
+            raise _invalid(f"op {index}: {shown}; ops are: {known}", index)
         self.op: str = op
         for field in _FIELDS[op]:
             if field not in raw:
-                raise InvalidPatchError(f"json_patch op {index} ({op}): missing field "
-                                        f"{field!r}", index=index)
+                raise _invalid(f"op {index} ({op}): missing field {field!r}", index)
         self.pointer: str = raw["path"]
         self.path = self._parse(raw["path"], "path")
         self.source = self._parse(raw["from"], "from") if "from" in raw else ()
         self.value = copy_plain(raw.get("value"))
         if op == "move" and self.path[:len(self.source)] == self.source \
                 and len(self.path) > len(self.source):
-            raise InvalidPatchError(f"json_patch op {index} (move {self.pointer}): cannot move "
-                                    f"{raw['from']!r} into one of its own children", index=index)
+            raise _invalid(f"op {index} (move {self.pointer}): cannot move "
+                           f"{raw['from']!r} into one of its own children", index)
 
     def _parse(self, pointer: Any, field: str) -> tuple[str, ...]:
         if not isinstance(pointer, str):
-            raise InvalidPatchError(f"json_patch op {self.index} ({self.op}): {field!r} must be "
-                                    f"a JSON Pointer string, got {kind_name(pointer)}",
-                                    index=self.index)
+            raise _invalid(f"op {self.index} ({self.op}): {field!r} must be "
+                           f"a JSON Pointer string, got {kind_name(pointer)}", self.index)
         try:
             return parse_pointer(pointer)
-        except ValueError as err:
-            raise InvalidPatchError(f"json_patch op {self.index} ({self.op}): {err}",
-                                    index=self.index) from None
+        except ArgumentError as err:
+            raise _invalid(f"op {self.index} ({self.op}): {field}: {err.message}",
+                           self.index) from None
 
     def label(self) -> str:
         return f"json_patch op {self.index} ({self.op} {self.pointer!r})"
@@ -260,8 +265,9 @@ class _JsonPatch(Transform):
 
     def __init__(self, ops: Sequence[Mapping[str, Any]]) -> None:
         if isinstance(ops, (str, bytes)) or not isinstance(ops, Sequence):
-            raise InvalidPatchError(f"json_patch takes a list of operations, got "
-                                    f"{kind_name(ops)}")
+            raise InvalidPatchError(f"ops must be a list of operations, got "
+                                    f"{kind_name(ops)}", argument="ops", factory="json_patch",
+                                    value=ops)
         self.ops = tuple(_Op(index, raw) for index, raw in enumerate(ops))
         self._init_params([copy_plain(dict(raw)) for raw in ops])
 
@@ -296,6 +302,6 @@ def json_patch(ops: Sequence[Mapping[str, Any]]) -> Transform:
     >>> json_patch([{"op": "ad", "path": "/a"}])
     Traceback (most recent call last):
     ...
-    transforms.forms.patches._errors.InvalidPatchError: json_patch op 0: unknown op 'ad'; ops are: add, remove, replace, move, copy, test
+    transforms.forms.patches._errors.InvalidPatchError: json_patch(): ops: op 0: unknown op 'ad'; ops are: add, remove, replace, move, copy, test
     """
     return _JsonPatch(ops)

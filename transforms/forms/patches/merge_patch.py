@@ -10,10 +10,40 @@ from typing import Any
 
 from pyrsistent import PMap, PVector, freeze
 
-from combinators.data import MISSING, Owned, copy_plain, delete_key, is_map, set_key, strict_equal
+from combinators.data import (
+    MISSING,
+    Owned,
+    copy_plain,
+    delete_key,
+    is_map,
+    is_seq,
+    kind_name,
+    set_key,
+    strict_equal,
+)
 from combinators.transform import Transform
+from transforms.forms.patches._errors import InvalidPatchError
 
 __all__ = ("merge_patch",)
+
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _check(value: Any, where: str) -> None:
+    """Refuse what is not JSON: keys other than strings, values of other kinds."""
+    if is_map(value):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidPatchError(f"keys are strings; {key!r} at {where} is not",
+                                        factory="merge_patch", value=key)
+            _check(item, f"{where}.{key}" if where != "the top level" else key)
+    elif is_seq(value):
+        for index, item in enumerate(value):
+            _check(item, f"{where}[{index}]")
+    elif not isinstance(value, _JSON_SCALARS):
+        raise InvalidPatchError(f"{where} holds {kind_name(value)}, which JSON cannot hold",
+                                factory="merge_patch", value=value)
 
 
 def _without_nulls(patch: Any) -> Any:
@@ -50,6 +80,7 @@ class _MergePatch(Transform):
     name = "merge_patch"
 
     def __init__(self, patch: Any) -> None:
+        _check(patch, "the top level")
         self.patch = copy_plain(patch)
         self._init_params(self.patch)
 
@@ -65,7 +96,8 @@ def merge_patch(patch: Any) -> Transform:
       replaces a non-map; its ``null`` members delete keys;
     - a list or a scalar replaces what was there, whole;
     - a patch that is not a map replaces the whole document;
-    - only maps along changed keys are copied; no change returns the same pod.
+    - only maps along changed keys are copied; no change returns the same pod;
+    - what JSON cannot hold (a key that is no string, a set) fails when built.
 
     >>> pod = {"metadata": {"labels": {"app": "x"}}, "spec": {"tolerations": [{"key": "a"}]}}
     >>> merge_patch({"spec": {"tolerations": [{"key": "b"}]}})(pod)["spec"]

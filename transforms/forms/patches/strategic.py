@@ -53,6 +53,7 @@ from combinators.data import (
     set_key,
     strict_equal,
 )
+from combinators.errors import TypeClashError
 from combinators.transform import Transform
 from transforms.forms.patches._errors import InvalidPatchError
 from transforms.forms.patches._listkeys import NO_META, ROOTS, FieldMeta, field_meta
@@ -101,6 +102,10 @@ def _kind(value: Any) -> str:
     if isinstance(value, (int, float)):
         return "number"
     return "null" if value is None else type(value).__name__
+
+
+def _invalid(message: str, argument: str = "patch") -> InvalidPatchError:
+    return InvalidPatchError(message, argument=argument, factory="strategic_merge")
 
 
 class _Ctx:
@@ -207,15 +212,15 @@ def _same_or(current: Any, new: Any) -> Any:
 
 def _retain_keys(result: Any, patch: Any, retain: Any, where: str, ctx: _Ctx) -> Any:
     if not is_seq(retain):
-        raise InvalidPatchError(f"strategic_merge: $retainKeys at {where} must be a list, "
-                                f"got {kind_name(retain)}")
+        raise _invalid(f"$retainKeys at {where} must be a list, "
+                       f"got {kind_name(retain)}")
     keep = set(retain)
     for key, value in patch.items():
         if value is None or key.startswith((PATCH, RETAIN_KEYS, SET_ORDER, DELETE_FROM)):
             continue
         if key not in keep:
-            raise InvalidPatchError(f"strategic_merge: {where}.{key} is set by the patch but "
-                                    f"not listed in $retainKeys ({', '.join(map(str, retain))})")
+            raise _invalid(f"{where}.{key} is set by the patch but "
+                           f"not listed in $retainKeys ({', '.join(map(str, retain))})")
     if not is_map(result):
         return result
     for key in [key for key in result if key not in keep]:
@@ -235,14 +240,14 @@ def _key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
 
     def key_of(item: Any, strict: bool) -> Key:
         if not is_map(item):
-            raise InvalidPatchError(f"strategic_merge: {where} holds maps merged on "
-                                    f"{', '.join(meta.keys)}; got {kind_name(item)}")
+            raise _invalid(f"{where} holds maps merged on "
+                           f"{', '.join(meta.keys)}; got {kind_name(item)}")
         values = []
         for field in meta.keys:
             value = item.get(field, defaults.get(field, MISSING))
             if value is MISSING and strict and field == meta.keys[0]:
-                raise InvalidPatchError(f"strategic_merge: an element of {where} has no "
-                                        f"merge key {field!r}: {copy_plain(item)!r}")
+                raise _invalid(f"an element of {where} has no "
+                               f"merge key {field!r}: {copy_plain(item)!r}")
             values.append(MISSING if value is MISSING else _value_key(value))
         return values[0] if len(values) == 1 else tuple(values)
 
@@ -260,12 +265,12 @@ def _key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
 def _element_kind(where: str, *lists: Sequence[Any]) -> str | None:
     kinds = {_kind(item) for items in lists for item in items}
     if len(kinds) > 1:
-        raise InvalidPatchError(f"strategic_merge: the elements of {where} are not all of "
-                                f"one kind: {', '.join(sorted(kinds))}")
+        raise _invalid(f"the elements of {where} are not all of "
+                       f"one kind: {', '.join(sorted(kinds))}")
     kind = next(iter(kinds), None)
     if kind == "list":
-        raise InvalidPatchError(f"strategic_merge: {where} is a list of lists; "
-                                f"strategic merge patch cannot merge those")
+        raise _invalid(f"{where} is a list of lists; "
+                       f"strategic merge patch cannot merge those")
     return kind
 
 
@@ -281,7 +286,7 @@ def _merge_list(original: Any, patch: Any, meta: FieldMeta, where: str, ctx: _Ct
         base = list(original)
     else:
         if not meta.keys:
-            raise InvalidPatchError(f"strategic_merge: {where} has no merge key")
+            raise _invalid(f"{where} has no merge key")
         base, patch_items = _special_elements(list(original), patch, key_of, where, ctx)
         merged = _merge_elements(base, patch_items, key_of, meta, where, ctx)
     ordered = _normalize_order(merged, patch_items, base, key_of)
@@ -400,17 +405,17 @@ def _set_element_order(result: Any, patch: Any, field: str, order: Any, type_nam
                        where: str, ctx: _Ctx) -> Any:
     """Merge ``field`` and then order it as ``$setElementOrder/<field>`` says."""
     if not is_seq(order):
-        raise InvalidPatchError(f"strategic_merge: $setElementOrder/{field} must be a list, "
-                                f"got {kind_name(order)}")
+        raise _invalid(f"$setElementOrder/{field} must be a list, "
+                       f"got {kind_name(order)}")
     meta = field_meta(type_name, field)
     current = result.get(field, MISSING)
     value = patch.get(field, MISSING)
     if current is not MISSING and not is_seq(current):
-        raise InvalidPatchError(f"strategic_merge: $setElementOrder/{field} orders a list, "
-                                f"but {where} is {kind_name(current)}")
+        raise _invalid(f"$setElementOrder/{field} orders a list, "
+                       f"but {where} is {kind_name(current)}")
     if value is not MISSING and not is_seq(value):
-        raise InvalidPatchError(f"strategic_merge: $setElementOrder/{field} orders a list, "
-                                f"but the patch sets {where} to {kind_name(value)}")
+        raise _invalid(f"$setElementOrder/{field} orders a list, "
+                       f"but the patch sets {where} to {kind_name(value)}")
     if current is MISSING and value is MISSING:
         return result
     kind = _element_kind(where, [] if current is MISSING else current,
@@ -443,9 +448,9 @@ def _check_order(value: Any, order: Any, key_of: Callable[[Any, bool], Key], kin
         while position < len(keys) and keys[position] != key:
             position += 1
         if position == len(keys):
-            raise InvalidPatchError(f"strategic_merge: the patch's elements of {where} are not "
-                                    f"in $setElementOrder/{where.rsplit('.', 1)[-1]} or not "
-                                    f"in its order")
+            raise _invalid(f"the patch's elements of {where} are not "
+                           f"in $setElementOrder/{where.rsplit('.', 1)[-1]} or not "
+                           f"in its order")
         position += 1
 
 
@@ -455,17 +460,17 @@ def _check_patch(patch: Any, type_name: str | None, where: str) -> None:
         return
     for key, value in patch.items():
         if not isinstance(key, str):
-            raise InvalidPatchError(f"strategic_merge: {where} has a non-string key {key!r}")
+            raise _invalid(f"{where} has a non-string key {key!r}")
         if key == PATCH and value not in _DIRECTIVE_VALUES:
-            raise InvalidPatchError(f"strategic_merge: {where} has '$patch: {value}'; "
-                                    f"directives are: {', '.join(_DIRECTIVE_VALUES)}")
+            raise _invalid(f"{where} has '$patch: {value}'; "
+                           f"directives are: {', '.join(_DIRECTIVE_VALUES)}")
         if key == RETAIN_KEYS or key.startswith((SET_ORDER, DELETE_FROM)):
             if not is_seq(value):
-                raise InvalidPatchError(f"strategic_merge: {where}.{key} must be a list, "
-                                        f"got {kind_name(value)}")
+                raise _invalid(f"{where}.{key} must be a list, "
+                               f"got {kind_name(value)}")
             continue
         if key.startswith("$") and key != PATCH:
-            raise InvalidPatchError(f"strategic_merge: unknown directive {key!r} at {where}")
+            raise _invalid(f"unknown directive {key!r} at {where}")
         meta = field_meta(type_name, key)
         if is_map(value):
             _check_patch(value, meta.type, f"{where}.{key}")
@@ -491,10 +496,10 @@ class _StrategicMerge(Transform):
 
     def __init__(self, patch: Any, kind: str) -> None:
         if kind not in ROOTS:
-            raise InvalidPatchError(f"strategic_merge: unknown kind {kind!r}; kinds are: "
-                                    f"{', '.join(ROOTS)}")
+            raise _invalid(f"unknown kind {kind!r}; kinds are: {', '.join(ROOTS)}",
+                           argument="kind")
         if not is_map(patch):
-            raise InvalidPatchError(f"strategic_merge: a patch is a map, got {kind_name(patch)}")
+            raise _invalid(f"a patch is a map, got {kind_name(patch)}")
         self.patch = copy_plain(patch)
         _check_patch(self.patch, ROOTS[kind], kind)
         self.root = ROOTS[kind]
@@ -505,8 +510,9 @@ class _StrategicMerge(Transform):
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         if not is_map(doc):
-            raise InvalidPatchError(f"strategic_merge: a {self.root} is a map, "
-                                    f"got {kind_name(doc)}")
+            raise TypeClashError(f"strategic_merge: a {self.root} is a map, "
+                                 f"got {kind_name(doc)}", expected="a map",
+                                 found=kind_name(doc))
         ctx = _Ctx(isinstance(doc, (PMap, PVector)), owned)
         return _merge_map(doc, self.patch, self.root, self.root, ctx)
 
