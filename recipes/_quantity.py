@@ -13,31 +13,38 @@ Fraction(1, 2)
 >>> check_quantity("size", "8 GB")
 Traceback (most recent call last):
   ...
-ValueError: size must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '8 GB'
+combinators.errors.ArgumentError: size must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '8 GB'
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+from combinators.errors import ArgumentError, ArgumentTypeError
 from transforms.kube.quantity import is_quantity, quantity_value
 
 __all__ = ("parse_quantity", "check_quantity", "is_quantity")
 
 def parse_quantity(text: str) -> Fraction:
-    """The exact value of the quantity ``text``; ``ValueError`` if it is none.
+    """The exact value of the quantity ``text``; an :class:`ArgumentError` (a ``ValueError``) if it is none.
 
     >>> parse_quantity("1e3"), parse_quantity("0.5Ki")
     (Fraction(1000, 1), Fraction(512, 1))
+    >>> parse_quantity("2 GB")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentError: parse_quantity(): text: not a Kubernetes quantity: '2 GB'
     """
     value = quantity_value(text) if isinstance(text, str) else None
     if value is None:
-        raise ValueError(f"not a Kubernetes quantity: {text!r}")
+        raise ArgumentError(f"not a Kubernetes quantity: {text!r}", argument="text",
+                            factory="parse_quantity", value=text)
     return value
 
 
 def check_quantity(argument: str, value: object, *, positive: bool = False) -> str:
-    """``value`` as quantity text, or a ``ValueError``/``TypeError`` naming ``argument``.
+    """``value`` as quantity text, or an :class:`ArgumentError` (:class:`ArgumentTypeError`
+    for a value of the wrong type) naming ``argument``; the caller names its factory.
 
     Integers and floats are accepted and written as text. With
     ``positive=True`` zero and negative quantities are refused.
@@ -45,16 +52,18 @@ def check_quantity(argument: str, value: object, *, positive: bool = False) -> s
     >>> check_quantity("size", "-1Gi", positive=True)
     Traceback (most recent call last):
       ...
-    ValueError: size must be a positive quantity, got '-1Gi'
+    combinators.errors.ArgumentError: size must be a positive quantity, got '-1Gi'
     """
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise TypeError(f"{argument} must be a quantity (text such as '1Gi', or a number), "
-                        f"got {type(value).__name__}: {value!r}")
+        raise ArgumentTypeError(f"{argument} must be a quantity (text such as '1Gi', or a "
+                                f"number), got {type(value).__name__}: {value!r}",
+                                argument=argument, value=value)
     text = value if isinstance(value, str) else (
         str(value) if isinstance(value, int) or not value.is_integer() else str(int(value)))
     if not is_quantity(text):
-        raise ValueError(f"{argument} must be a Kubernetes quantity such as '1Gi', '500m' or "
-                         f"'2', got {value!r}")
+        raise ArgumentError(f"{argument} must be a Kubernetes quantity such as '1Gi', '500m' "
+                            f"or '2', got {value!r}", argument=argument, value=value)
     if positive and parse_quantity(text) <= 0:
-        raise ValueError(f"{argument} must be a positive quantity, got {value!r}")
+        raise ArgumentError(f"{argument} must be a positive quantity, got {value!r}",
+                            argument=argument, value=value)
     return text

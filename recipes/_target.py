@@ -1,9 +1,12 @@
 """Which container a recipe acts on: the one convention, in one place.
 
-``container=None`` means *the main container*, ``spec.containers[0]``: the
-container torchx renders (sidecars are appended after it). A name selects
-the container with that name, and ``"*"`` every container. The selected
-container must exist: nothing here ever creates a container.
+``container=None`` means *the main container*. Which one that is, is a
+convention of whoever rendered the pod, given as ``main=`` (a
+:class:`~transforms.kube.containers.MainContainer`): by default TorchX's,
+``spec.containers[0]`` (sidecars are appended after it); Flyte's target says
+``MainContainer.named("primary")``. A name selects the container with that
+name, and ``"*"`` every container. The selected container must exist:
+nothing here ever creates a container.
 
 >>> from combinators import upsert
 >>> pod = {"spec": {"containers": [{"name": "trainer-0"}, {"name": "proxy"}]}}
@@ -15,16 +18,22 @@ container must exist: nothing here ever creates a container.
 Traceback (most recent call last):
   ...
 combinators.errors.ExpectationError: expected 1 match for spec.containers[name=trainer], found 0; names present: trainer-0, proxy [in step 1 of 2: expect('spec.containers[name=trainer]')]
+>>> flyte = MainContainer.named("primary")
+>>> on_container(None, upsert("workingDir", "/app"), main=flyte)(
+...     {"spec": {"containers": [{"name": "sidecar"}, {"name": "primary"}]}})["spec"]["containers"]
+[{'name': 'sidecar'}, {'name': 'primary', 'workingDir': '/app'}]
 """
 
 from __future__ import annotations
 
-from combinators import All, Index, Key, Match, Path, Transform, chain, expect, for_each
+from combinators import All, Key, Match, Path, Transform, chain, expect, for_each
+from combinators.errors import ArgumentTypeError
 from combinators.transform import TransformLike
 from recipes._check import check_dns_label
+from transforms.kube.containers import FIRST, MainContainer
 
-__all__ = ("ContainerTarget", "MAIN", "ALL", "container_path", "check_container",
-           "on_container")
+__all__ = ("ContainerTarget", "MAIN", "ALL", "MainContainer", "FIRST", "container_path",
+           "check_container", "on_container")
 
 ContainerTarget = str | None
 MAIN: ContainerTarget = None
@@ -43,25 +52,37 @@ def check_container(container: object) -> ContainerTarget:
                            container)
 
 
-def container_path(container: ContainerTarget) -> Path:
-    """The path of the container(s) ``container`` selects.
+def container_path(container: ContainerTarget, *, main: MainContainer = FIRST) -> Path:
+    """The path of the container(s) ``container`` selects; ``None`` is ``main``'s.
 
     >>> str(container_path(None)), str(container_path("*")), str(container_path("proxy"))
     ('spec.containers[0]', 'spec.containers[*]', 'spec.containers[name=proxy]')
+    >>> str(container_path(None, main=MainContainer.named("primary")))
+    'spec.containers[name=primary]'
     """
     if container is None:
-        return _CONTAINERS.child(Index(0))
+        return _check_main(main).path()
     if container == ALL:
         return _CONTAINERS.child(All())
     return _CONTAINERS.child(Match([("name", container)]))
 
 
-def on_container(container: ContainerTarget, transform: TransformLike) -> Transform:
+def _check_main(main: object) -> MainContainer:
+    if not isinstance(main, MainContainer):
+        raise ArgumentTypeError(f"main must be a MainContainer (such as "
+                                f"MainContainer.named('primary')), found {type(main).__name__}",
+                                argument="main", value=main)
+    return main
+
+
+def on_container(container: ContainerTarget, transform: TransformLike, *,
+                 main: MainContainer = FIRST) -> Transform:
     """Apply ``transform`` (paths relative to a container) to the selected container(s).
 
+    ``container=None`` selects the main container as ``main`` finds it.
     Fails, naming the containers present, where the selection is empty.
     """
-    where = container_path(check_container(container))
+    where = container_path(check_container(container), main=main)
     result = chain(expect(where, "1+" if container == ALL else 1), for_each(where, transform))
     assert isinstance(result, Transform)
     return result

@@ -1,4 +1,6 @@
-"""``pod_to_dict`` gives what the client's own ``sanitize_for_serialization`` gives.
+"""Client objects <-> API-form data: ``to_data`` gives what the client's own
+``sanitize_for_serialization`` gives, ``to_client`` what ``ApiClient.deserialize``
+gives, and each undoes the other.
 
 On the pods TorchX renders (both of its Kubernetes schedulers, over many role
 parameters) and on hand-built pods using many fields of the API.
@@ -7,6 +9,8 @@ parameters) and on hand-built pods using many fields of the API.
 from __future__ import annotations
 
 import datetime
+import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -16,7 +20,9 @@ from kubernetes import client
 from torchx import specs
 from torchx.schedulers import kubernetes_scheduler
 
-from transforms.kube.convert import model_to_dict, pod_to_dict
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
+from transforms.kube.convert import ConversionError, pod_to_dict, to_client, to_data
+from transforms.testing.pods import make_pods, sample_role
 
 try:  # TorchX releases after 0.7.0 have no MCAD scheduler
     from torchx.schedulers import kubernetes_mcad_scheduler
@@ -54,10 +60,20 @@ roles = st.builds(
 )
 
 
+def deserialize(data: Any, model: str) -> Any:
+    """What the client itself makes of ``data`` (it reads a response's JSON body)."""
+    return API.deserialize(SimpleNamespace(data=json.dumps(data)), model)
+
+
 def assert_same(pod: Any) -> None:
     expected = API.sanitize_for_serialization(pod)
     assert pod_to_dict(pod) == expected
-    assert model_to_dict(pod) == expected
+    assert to_data(pod) == expected
+    # and back: the same object as the client's own deserializer makes, and as the input
+    back = to_client(expected, type(pod))
+    assert back == deserialize(expected, type(pod).__name__)
+    assert back == pod
+    assert to_data(back) == expected
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -181,7 +197,8 @@ def test_a_hand_built_pod_with_many_fields() -> None:
     client.V1Pod(),
 ])
 def test_other_client_objects(value: Any) -> None:
-    assert model_to_dict(value) == API.sanitize_for_serialization(value)
+    assert to_data(value) == API.sanitize_for_serialization(value)
+    assert to_client(to_data(value), type(value)) == value
 
 
 def test_plain_data_is_returned_as_it_is() -> None:
@@ -190,5 +207,96 @@ def test_plain_data_is_returned_as_it_is() -> None:
 
 
 def test_a_foreign_object_is_refused() -> None:
-    with pytest.raises(TypeError, match="cannot turn object into plain data"):
-        model_to_dict(object())
+    with pytest.raises(ConversionError, match="cannot turn object into plain data") as caught:
+        to_data(object())
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, TransformError)
+
+
+
+# ---------------------------------------------------------------- data -> client objects
+
+def test_real_torchx_pods_round_trip() -> None:
+    # to_data(to_client(pod)) == pod, and to_client agrees with ApiClient.deserialize
+    pods = make_pods(replicas=2, mounts={"/data": "datasets"}) + make_pods(
+        sample_role("a", gpu=0, env={"A": "1"}), sample_role("b", ports={"http": 8080}))
+    for pod in pods:
+        obj = to_client(pod, "V1Pod")
+        assert isinstance(obj, client.V1Pod)
+        assert obj == deserialize(pod, "V1Pod")
+        assert to_data(obj) == pod
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(role=roles, service_account=st.one_of(st.none(), names))
+def test_rendered_pods_round_trip_through_data(role: specs.Role,
+                                               service_account: str | None) -> None:
+    pod = kubernetes_scheduler.role_to_pod(f"{role.name}-0", role, service_account)
+    data = to_data(pod)
+    assert to_client(data, client.V1Pod) == pod == deserialize(data, "V1Pod")
+
+
+def test_nested_models_are_built_as_their_client_types() -> None:
+    data = to_data(many_fields_pod())
+    pod = to_client(data, "V1Pod")
+    main = pod.spec.containers[0]
+    assert isinstance(main.liveness_probe, client.V1Probe)
+    assert main.liveness_probe.http_get.port == "http"
+    assert isinstance(main.lifecycle.pre_stop._exec, client.V1ExecAction)
+    assert main.lifecycle.pre_stop._exec.command == ["sleep", "5"]
+    term = pod.spec.affinity.node_affinity.required_during_scheduling_ignored_during_execution
+    assert term.node_selector_terms[0].match_expressions[0].values == ["a100", "h100"]
+    anti = pod.spec.affinity.pod_anti_affinity
+    assert anti.preferred_during_scheduling_ignored_during_execution[0].pod_affinity_term \
+        .label_selector.match_labels == {"app": "trainer"}
+    assert [type(v.empty_dir or v.persistent_volume_claim or v.secret or v.host_path
+                 or v.projected).__name__ for v in pod.spec.volumes] == [
+        "V1EmptyDirVolumeSource", "V1PersistentVolumeClaimVolumeSource", "V1SecretVolumeSource",
+        "V1HostPathVolumeSource", "V1ProjectedVolumeSource"]
+    assert pod.metadata.creation_timestamp == datetime.datetime(
+        2024, 5, 1, 12, 30, tzinfo=datetime.timezone.utc)
+    assert pod.spec.containers[0].resources.limits == {"cpu": "8", "nvidia.com/gpu": "1"}
+    assert pod == many_fields_pod() == deserialize(data, "V1Pod")
+
+
+def test_built_objects_behave_like_the_clients_own() -> None:
+    pod = to_client({"spec": {"containers": [{"name": "c"}]}}, "V1Pod")
+    pod.spec.containers[0].image = "x:1"  # setters read the object's configuration
+    assert pod.to_dict()["spec"]["containers"][0]["image"] == "x:1"
+    assert pod.metadata is None and pod.spec.containers[0].env is None
+    assert "V1Container" in repr(type(pod.spec.containers[0]))
+
+
+def test_scalars_are_converted_as_the_client_converts_them() -> None:
+    data = {"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 2}}}]},
+            "metadata": {"unknownField": 1}}
+    pod = to_client(data, "V1Pod")
+    assert pod == deserialize(data, "V1Pod")
+    assert pod.spec.containers[0].resources.limits == {"cpu": "2"}
+
+
+def test_wrong_shapes_name_the_path() -> None:
+    with pytest.raises(ConversionError) as caught:
+        to_client({"spec": {"containers": [{"name": "c", "ports": [{"containerPort": "x"}]}]}},
+                  "V1Pod")
+    assert caught.value.where == "spec.containers[0].ports[0].containerPort"
+    assert "expected int, found str 'x'" in str(caught.value)
+    with pytest.raises(ConversionError, match=r"^metadata: expected a map for V1ObjectMeta"):
+        to_client({"metadata": ["x"]}, "V1Pod")
+    with pytest.raises(ConversionError, match="creationTimestamp: expected a datetime"):
+        to_client({"metadata": {"creationTimestamp": "yesterday-ish"}}, "V1Pod")
+
+
+def test_model_argument_errors() -> None:
+    with pytest.raises(ArgumentError) as caught:
+        to_client({}, "V1Podd")
+    assert (caught.value.argument, caught.value.factory) == ("model", "to_client")
+    with pytest.raises(ArgumentTypeError, match="model"):
+        to_client({}, dict)
+    with pytest.raises(ArgumentError, match="kind"):
+        to_data({}, "Deployment")
+
+
+def test_snake_case_dicts_and_client_objects_give_the_same_data() -> None:
+    pod = many_fields_pod()
+    assert to_data(pod.to_dict()) == to_data(pod)
+    assert to_data(pod.spec.to_dict(), "PodSpec") == to_data(pod.spec)

@@ -1,4 +1,4 @@
-"""The pod schema tables: contents, lookups, suggestions, and API-form conversion."""
+"""The pod schema tables: contents, lookups, suggestions, and client-style dicts to API form."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from kubernetes.client import ApiClient
 from torchx import specs
 from torchx.schedulers.kubernetes_scheduler import app_to_resource, role_to_pod
 
+from combinators.errors import ArgumentError
 from transforms.kube import schema_build
+from transforms.kube.convert import to_data
 from transforms.kube.schema import (
     DEFAULT_VERSION,
     ROOT_KINDS,
@@ -25,7 +27,6 @@ from transforms.kube.schema import (
     UnsupportedVersionError,
     schema_for,
     suggest_field,
-    to_api_form,
 )
 
 # ---------------------------------------------------------------- versions
@@ -58,16 +59,17 @@ def test_unsupported_version_is_a_value_error_naming_the_supported_ones() -> Non
 
 
 def test_nothing_is_loaded_at_import_time() -> None:
-    code = ("import transforms.kube.schema as s, transforms.checks.validation as v; "
-            "print(s._load.cache_info().currsize, v._root_checker.cache_info().currsize)")
+    code = ("import transforms.kube.schema as s, transforms.checks.validation, transforms.checks.schema_check as v; "
+            "print(s._load.cache_info().currsize, v.checker_for.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.split() == ["0", "0"]
 
 
 def test_unknown_root_kind_is_rejected() -> None:
-    with pytest.raises(ValueError, match="Deployment"):
+    with pytest.raises(ArgumentError, match="Deployment") as caught:
         schema_for().root("Deployment")
+    assert isinstance(caught.value, ValueError) and caught.value.argument == "kind"
 
 
 def test_unknown_type_is_a_key_error() -> None:
@@ -248,37 +250,37 @@ def _torchx_pods() -> list[k8s.V1Pod]:
     return [role_to_pod("trainer-0", role, None), *pods]
 
 
-def test_to_api_form_matches_the_client_on_a_rich_pod() -> None:
+def test_to_data_matches_the_client_on_a_rich_pod() -> None:
     pod = _rich_pod()
-    assert to_api_form(pod.to_dict()) == ApiClient().sanitize_for_serialization(pod)
+    assert to_data(pod.to_dict()) == ApiClient().sanitize_for_serialization(pod)
 
 
-def test_to_api_form_matches_the_client_on_torchx_pods() -> None:
+def test_to_data_matches_the_client_on_torchx_pods() -> None:
     for pod in _torchx_pods():
-        assert to_api_form(pod.to_dict()) == ApiClient().sanitize_for_serialization(pod)
+        assert to_data(pod.to_dict()) == ApiClient().sanitize_for_serialization(pod)
 
 
-def test_to_api_form_keeps_free_form_keys_and_accepts_client_objects() -> None:
+def test_to_data_keeps_free_form_keys_and_accepts_client_objects() -> None:
     pod = _rich_pod()
-    converted = to_api_form(pod)
+    converted = to_data(pod)
     assert converted["metadata"]["labels"] == {"app_name": "x", "a.b/c_d": "y"}
     assert converted["spec"]["nodeSelector"] == {"node_type": "gpu"}
     assert "ephemeral_storage" in converted["spec"]["containers"][0]["resources"]["limits"]
     assert converted["spec"]["containers"][0]["livenessProbe"]["exec"] == {"command": ["true"]}
 
 
-def test_to_api_form_of_a_pod_spec_and_unknown_keys() -> None:
+def test_to_data_of_a_pod_spec_and_unknown_keys() -> None:
     spec = {"service_account_name": "sa", "not_a_field": {"x_y": 1}, "containers": None}
-    assert to_api_form(spec, "PodSpec") == {"serviceAccountName": "sa",
+    assert to_data(spec, "PodSpec") == {"serviceAccountName": "sa",
                                             "not_a_field": {"x_y": 1}}
 
 
-def test_to_api_form_is_idempotent_and_leaves_input_alone() -> None:
+def test_to_data_is_idempotent_and_leaves_input_alone() -> None:
     raw = _rich_pod().to_dict()
     before = repr(raw)
-    once = to_api_form(raw)
+    once = to_data(raw)
     assert repr(raw) == before
-    assert to_api_form(once) == once
+    assert to_data(once) == once
 
 
 def test_schema_is_a_value_per_version() -> None:

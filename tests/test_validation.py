@@ -27,7 +27,8 @@ from referencing import Registry, Resource
 from torchx import specs
 from torchx.schedulers.kubernetes_scheduler import app_to_resource, role_to_pod
 
-from combinators.errors import TransformError
+from combinators.errors import ArgumentError, TransformError
+from transforms.checks import rules
 from transforms.checks.validation import (
     PodValidationError,
     Problem,
@@ -345,6 +346,34 @@ def test_requests_do_not_exceed_limits(request_: Any, limit: Any, ok: bool) -> N
         [problem] = found
         assert problem.path == "spec.containers[name=trainer].resources.requests.memory"
         assert problem.check == "reference"
+
+
+def test_reference_rules_are_modules_with_an_id_each() -> None:
+    ids = [module.ID for module in rules.RULES]
+    assert len(set(ids)) == len(ids) == 6
+    for module in rules.RULES:
+        assert module.DESCRIPTION and callable(module.check)
+        assert rules.rule(module.ID) is module
+    with pytest.raises(ArgumentError, match="rules are: volume-names"):
+        rules.rule("nope")
+
+
+def test_reference_problems_name_their_rule_and_come_rule_by_rule() -> None:
+    def change(pod: Pod) -> None:
+        pod["spec"]["volumes"] = []
+        _container(pod)["resources"] = {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}
+        pod["spec"]["initContainers"] = [{"name": "init"}]
+    found = problems(_with(change))
+    assert [(p.check, p.rule) for p in found] == [
+        ("reference", "container-images"), ("reference", "volume-mounts"),
+        ("reference", "requests-within-limits")]
+    assert all(p.rule is None for p in problems(INVALID["port as string"][0]))
+
+
+def test_unknown_kind_is_an_argument_error() -> None:
+    with pytest.raises(ArgumentError) as caught:
+        problems({}, kind="Deployment")
+    assert (caught.value.argument, caught.value.factory) == ("kind", "problems")
 
 
 def test_duplicate_env_is_a_warning_that_does_not_raise() -> None:

@@ -1,28 +1,63 @@
-"""Kubernetes client objects (``V1Pod`` and the rest) to plain API-form data.
+"""Kubernetes client objects and API-form data: one converter each way.
 
-The client's own ``ApiClient.sanitize_for_serialization`` gives the same
-result, but it inspects every value generically; this walk knows each model
-class's fields once, which matters on every pod of a large job.
+:func:`to_data` turns a client object (``V1Pod``, ``V1PodSpec``, any model of
+the ``kubernetes`` client) into plain API-form data, and a client-style dict
+(``V1Pod.to_dict()``, snake_case keys) into API form by the schema.
+:func:`to_client` turns API-form data back into the client object.
 
->>> from kubernetes.client import V1Pod, V1PodSpec, V1Container
->>> pod_to_dict(V1Pod(spec=V1PodSpec(containers=[V1Container(name="c", image_pull_policy="Always")])))
+Both walk each model class's fields (``attribute_map``, ``openapi_types``),
+learnt once per class: the client's own ``sanitize_for_serialization`` and
+``ApiClient.deserialize`` give the same results but inspect every value
+generically and, going in, build a configuration per object, which matters
+on every pod of a large job.
+
+>>> from kubernetes.client import V1Container, V1Pod, V1PodSpec
+>>> pod = V1Pod(spec=V1PodSpec(containers=[V1Container(name="c", image_pull_policy="Always")]))
+>>> to_data(pod)
 {'spec': {'containers': [{'imagePullPolicy': 'Always', 'name': 'c'}]}}
+>>> to_client(to_data(pod), "V1Pod") == pod
+True
 """
 
 from __future__ import annotations
 
 import datetime
-from functools import cache
+import functools
+import importlib
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ("pod_to_dict", "model_to_dict")
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
+from transforms.kube.kinds import check_kind
+from transforms.kube.schema import Field, Schema, Type, schema_for
+
+__all__ = ("ConversionError", "to_data", "to_client", "pod_to_dict")
 
 _SCALARS = (str, int, float, bool)
 
 
-@cache
-def _fields(cls: Any) -> tuple[tuple[str, str], ...]:
-    """(stored attribute, JSON key) of a client model class, in the client's order.
+class ConversionError(TransformError, TypeError):
+    """Data that cannot become the client object asked for; says where and what was there.
+
+    >>> to_client({"spec": {"containers": {"name": "c"}}}, "V1Pod")
+    Traceback (most recent call last):
+      ...
+    transforms.kube.convert.ConversionError: spec.containers: expected a list for list[V1Container], found dict {'name': 'c'}
+    """
+
+    def __init__(self, where: str, message: str, found: Any = None) -> None:
+        super().__init__(f"{where or '(root)'}: {message}")
+        self.where = where
+        self.found = found
+
+
+# ---------------------------------------------------------------------------
+# client objects -> data
+
+@functools.cache
+def _fields(cls: Any) -> tuple[tuple[str, str, str], ...]:
+    """(python name, stored attribute, JSON key) of a client model class, in the client's order.
 
     Clients up to 36 keep a field ``name`` in ``_name`` behind a property
     (``_exec`` in the name-mangled ``_V1Probe__exec``); later ones, pydantic
@@ -42,35 +77,302 @@ def _fields(cls: Any) -> tuple[tuple[str, str], ...]:
                 attribute = f"_{cls.__name__.lstrip('_')}{attribute}"
         else:
             attribute = name
-        fields.append((attribute, key))
+        fields.append((name, attribute, key))
     return tuple(fields)
 
 
-def model_to_dict(value: Any) -> Any:
+def _is_model(value: Any) -> bool:
+    return hasattr(type(value), "attribute_map") and hasattr(value, "__dict__")
+
+
+def _model_data(value: Any) -> Any:
     """Plain data for a client model, a list, a dict or a scalar; ``None`` fields dropped."""
     cls: Any = type(value)
     if cls in _SCALARS or value is None:
         return value
     if cls is list or cls is tuple:
-        return [model_to_dict(item) for item in value]
+        return [_model_data(item) for item in value]
     if cls is dict:
-        return {key: model_to_dict(item) for key, item in value.items()}
+        return {key: _model_data(item) for key, item in value.items()}
     if isinstance(value, (datetime.datetime, datetime.date)):
         return value.isoformat()
     stored = getattr(value, "__dict__", None)
     if stored is None or not hasattr(cls, "attribute_map"):
-        raise TypeError(f"cannot turn {cls.__name__} into plain data")
+        raise ConversionError("", f"cannot turn {cls.__name__} into plain data", value)
     out: dict[str, Any] = {}
-    for attribute, key in _fields(cls):
+    for _, attribute, key in _fields(cls):
         item = stored.get(attribute)
         if item is not None:
-            out[key] = model_to_dict(item)
+            out[key] = _model_data(item)
     return out
 
 
+def _plain(value: Any) -> Any:
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if _is_model(value):
+        return _model_data(value)
+    return value
+
+
+def _convert(value: Any, shape: Field, schema: Schema) -> Any:
+    kind = shape.kind
+    if kind == "object" and shape.ref is not None and isinstance(value, Mapping):
+        return _convert_object(value, schema.types[shape.ref], schema)
+    if kind == "list" and shape.item is not None and isinstance(value, (list, tuple)):
+        return [None if item is None else _convert(item, shape.item, schema) for item in value]
+    if kind == "map" and shape.item is not None and isinstance(value, Mapping):
+        return {key: None if item is None else _convert(item, shape.item, schema)
+                for key, item in value.items()}
+    return _plain(value)
+
+
+def _convert_object(value: Mapping[str, Any], type_: Type, schema: Schema) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if item is None:
+            continue
+        name = key if key in type_.fields else type_.alias(key)
+        if name is None:  # unknown: kept as written, so validation can name it
+            out[key] = _plain(item)
+        else:
+            out[name] = _convert(item, type_.fields[name], schema)
+    return out
+
+
+def to_data(value: Any, kind: str = "Pod", *, k8s_version: str | None = None) -> Any:
+    """API-form data (camelCase keys, plain dicts and lists) for a client object or a dict.
+
+    A client model object (any class of ``kubernetes.client``, a list of
+    them) is walked field by field; ``kind`` is not needed. A mapping is read
+    as a ``kind`` (``Pod``, ``PodSpec``, ``PodTemplateSpec``) in client style
+    or API form, and its field names become the schema's spelling
+    (``node_selector`` -> ``nodeSelector``, ``_exec`` -> ``exec``,
+    ``pod_ips`` -> ``podIPs``; the ``k8s_version`` schema, default the newest).
+    Either way, fields set to ``None`` are dropped and datetimes become ISO
+    strings; keys of free-form maps (labels, annotations, nodeSelector,
+    resource limits) and keys the schema does not know are kept as written.
+    Always a new value; the input is left alone.
+
+    >>> from kubernetes.client import V1Probe, V1ExecAction
+    >>> to_data(V1Probe(_exec=V1ExecAction(command=["true"]), period_seconds=5))
+    {'exec': {'command': ['true']}, 'periodSeconds': 5}
+    >>> to_data({"api_version": "v1", "metadata": {"labels": {"team_name": "ml"}},
+    ...          "spec": {"node_selector": {"gpu_type": "a100"}, "host_ipc": None}})
+    {'apiVersion': 'v1', 'metadata': {'labels': {'team_name': 'ml'}}, 'spec': {'nodeSelector': {'gpu_type': 'a100'}}}
+    """
+    if isinstance(value, Mapping):
+        schema = schema_for(k8s_version)
+        return _convert_object(value, schema.root(check_kind(kind, factory="to_data")), schema)
+    return _model_data(value)
+
+
 def pod_to_dict(pod: Any) -> dict[str, Any]:
-    """A pod as plain API-form data; a dict is returned as it is."""
+    """A pod as API-form data, fast: :func:`to_data`, except that a dict is returned as it is.
+
+    >>> pod = {"spec": {}}
+    >>> pod_to_dict(pod) is pod
+    True
+    """
     if isinstance(pod, dict):
         return pod
-    result: dict[str, Any] = model_to_dict(pod)
+    result: dict[str, Any] = to_data(pod)
     return result
+
+
+# ---------------------------------------------------------------------------
+# data -> client objects
+
+# Where a value is, while building: nested pairs (parent, key), rendered only for errors.
+_Trail = Any
+_Decode = Callable[[Any, _Trail], Any]
+_NATIVE: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool}
+_LIST = re.compile(r"list\[(.*)\]$")
+_DICT = re.compile(r"dict\[([^,]*), (.*)\]$")
+
+
+def _where(trail: _Trail) -> str:
+    keys: list[Any] = []
+    while trail is not None:
+        trail, key = trail
+        keys.append(key)
+    text = ""
+    for key in reversed(keys):
+        text += f"[{key}]" if type(key) is int else (f".{key}" if text else str(key))
+    return text
+
+
+def _fail(trail: _Trail, message: str, found: Any) -> ConversionError:
+    return ConversionError(_where(trail), message, found)
+
+
+def _found(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def _model_class(name: str) -> Any:
+    import kubernetes.client.models as models  # heavy: imported on first use only
+
+    cls = getattr(models, name, None)
+    if not isinstance(cls, type) or not hasattr(cls, "openapi_types"):
+        return None
+    return cls
+
+
+@functools.cache
+def _decoder(openapi_type: str) -> _Decode:
+    """How to turn API data into a value of a client type name (``list[V1Container]``, ``int``)."""
+    if (match := _LIST.match(openapi_type)) is not None:
+        item = _decoder(match.group(1))
+
+        def decode_list(value: Any, trail: _Trail) -> Any:
+            if type(value) is not list and (isinstance(value, (str, bytes, Mapping))
+                                            or not hasattr(value, "__iter__")):
+                raise _fail(trail, f"expected a list for {openapi_type}, found {_found(value)}",
+                            value)
+            return [None if element is None else item(element, (trail, index))
+                    for index, element in enumerate(value)]
+        return decode_list
+    if (match := _DICT.match(openapi_type)) is not None:
+        item = _decoder(match.group(2))
+
+        def decode_dict(value: Any, trail: _Trail) -> Any:
+            if not isinstance(value, Mapping):
+                raise _fail(trail, f"expected a map for {openapi_type}, found {_found(value)}",
+                            value)
+            return {key: None if element is None else item(element, (trail, key))
+                    for key, element in value.items()}
+        return decode_dict
+    if openapi_type in _NATIVE:
+        return _primitive(_NATIVE[openapi_type])
+    if openapi_type == "object":
+        return lambda value, trail: value
+    if openapi_type in ("datetime", "date"):
+        return _time_decoder(openapi_type)
+    cls = _model_class(openapi_type)
+    if cls is None:
+        raise ConversionError("", f"the kubernetes client has no type {openapi_type!r}")
+    return lambda value, trail: _build(cls, value, trail)
+
+
+def _primitive(native: type) -> _Decode:
+    def decode(value: Any, trail: _Trail) -> Any:
+        if type(value) is native:
+            return value
+        if isinstance(value, _SCALARS):  # as the client does: "2" for 2 in a str field
+            try:
+                return native(value)
+            except ValueError:
+                pass
+        raise _fail(trail, f"expected {native.__name__}, found {_found(value)}", value)
+    return decode
+
+
+def _time_decoder(openapi_type: str) -> _Decode:
+    def decode(value: Any, trail: _Trail) -> Any:
+        if isinstance(value, (datetime.datetime, datetime.date)):
+            return value
+        # the client's own parser (dateutil, a dependency of the client), for the same results
+        parse = importlib.import_module("dateutil.parser").parse
+        try:
+            parsed = parse(value)
+        except (ValueError, TypeError, OverflowError):
+            raise _fail(trail, f"expected a {openapi_type}, found {_found(value)}",
+                        value) from None
+        return parsed.date() if openapi_type == "date" else parsed
+    return decode
+
+
+# A field of a model class, for building: where its value goes (the stored
+# attribute, or the keyword of the class), the Python type a value of it has
+# when it needs no conversion (str for a str field; else None), and its decoder.
+_Slot = tuple[str, "type | None", _Decode]
+
+
+@functools.cache
+def _plan(cls: Any) -> tuple[dict[str, _Slot], dict[str, Any], bool]:
+    """For a model class: JSON key -> slot, the blank ``__dict__`` of a new object, and
+    whether objects are built by setting it directly (else by calling the class)."""
+    types: dict[str, str] = cls.openapi_types
+    fields = _fields(cls)
+    direct = not getattr(cls, "model_fields", None) and all(
+        attribute != name for name, attribute, _ in fields)
+    by_key = {key: (attribute if direct else name, _NATIVE.get(types[name]), _decoder(types[name]))
+              for name, attribute, key in fields}
+    blank: dict[str, Any] = {attribute: None for _, attribute, _ in fields}
+    blank["discriminator"] = None
+    return by_key, blank, direct
+
+
+@functools.cache
+def _configuration() -> Any:
+    """The configuration objects built here carry, made once like an ``ApiClient``'s.
+
+    The client's models read only ``client_side_validation`` from it, when a
+    field is set later; ``ApiClient.deserialize`` likewise shares its own.
+    """
+    from kubernetes.client import Configuration
+
+    return Configuration.get_default_copy()
+
+
+def _build(cls: Any, value: Any, trail: _Trail) -> Any:
+    if type(value) is not dict and not isinstance(value, Mapping):
+        raise _fail(trail, f"expected a map for {cls.__name__}, found {_found(value)}", value)
+    by_key, blank, direct = _plan(cls)
+    state = dict(blank) if direct else {}
+    get = by_key.get
+    for key, item in value.items():
+        slot = get(key)
+        if slot is None or item is None:  # unknown keys are left out, as the client does
+            continue
+        target, native, decode = slot
+        state[target] = item if type(item) is native else decode(item, (trail, key))
+    if not direct:
+        return cls(**state)
+    state["local_vars_configuration"] = _configuration()
+    built = cls.__new__(cls)
+    built.__dict__.update(state)
+    return built
+
+
+def _resolve(model: Any) -> Any:
+    if isinstance(model, str):
+        cls = _model_class(model)
+        if cls is None:
+            raise ArgumentError(f"no kubernetes client model named {model!r} (such as 'V1Pod')",
+                                argument="model", factory="to_client", value=model)
+        return cls
+    if isinstance(model, type) and hasattr(model, "openapi_types") \
+            and hasattr(model, "attribute_map"):
+        return model
+    raise ArgumentTypeError(f"expected a kubernetes client model class or its name, "
+                            f"found {_found(model)}", argument="model", factory="to_client",
+                            value=model)
+
+
+def to_client(data: Any, model: Any) -> Any:
+    """The kubernetes client object of class ``model`` (``"V1Pod"`` or the class) for API data.
+
+    Nested objects, lists and maps become their client types; datetimes are
+    parsed; a scalar of another type is converted as the client does (``2``
+    in a ``str`` field becomes ``"2"``). Keys the class does not know are left
+    out and ``None`` fields stay unset, as ``ApiClient.deserialize`` does; the
+    client's own field checks (a container must have a name) are not run:
+    :mod:`transforms.checks` checks pods, with better messages. Data of the
+    wrong shape raises :class:`ConversionError`, naming the path.
+
+    >>> probe = to_client({"exec": {"command": ["true"]}, "periodSeconds": 5}, "V1Probe")
+    >>> probe._exec.command, probe.period_seconds
+    (['true'], 5)
+    >>> to_client({}, "V1Nope")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentError: to_client(): model: no kubernetes client model named 'V1Nope' (such as 'V1Pod')
+    """
+    return _build(_resolve(model), data, None)

@@ -4,6 +4,9 @@ The tables in ``transforms/kube/data/`` are extracted once (``python -m
 transforms.kube.schema_build``) from the OpenAPI schemas that ``kubernetes-validate``
 ships, and cover every type reachable from a Pod, PodSpec, PodTemplateSpec
 and ObjectMeta. A version's table is loaded on first use, never at import.
+Validation (:mod:`transforms.checks`) and strategic merge
+(:mod:`transforms.forms.patches`) both read these tables: types, and the
+lists' merge keys and patch strategies.
 
 >>> schema = schema_for("1.37")
 >>> containers = schema.root("PodSpec").field("containers")
@@ -18,7 +21,6 @@ True
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import difflib
 import functools
 import gzip
@@ -29,6 +31,7 @@ from importlib import resources
 from typing import Any
 
 from combinators.errors import TransformError
+from transforms.kube.kinds import ROOT_KINDS, check_kind
 
 __all__ = (
     "SUPPORTED_VERSIONS",
@@ -38,17 +41,15 @@ __all__ = (
     "Type",
     "Schema",
     "UnsupportedVersionError",
+    "UnknownTypeError",
     "schema_for",
     "suggest_field",
-    "to_api_form",
 )
 
 #: Kubernetes versions whose pod schema is bundled, oldest first.
 SUPPORTED_VERSIONS: tuple[str, ...] = ("1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
 #: The version used when none is given: the newest bundled.
 DEFAULT_VERSION: str = SUPPORTED_VERSIONS[-1]
-#: The kinds :meth:`Schema.root` knows.
-ROOT_KINDS: tuple[str, ...] = ("Pod", "PodSpec", "PodTemplateSpec")
 
 
 class UnsupportedVersionError(TransformError, ValueError):
@@ -61,6 +62,19 @@ class UnsupportedVersionError(TransformError, ValueError):
     """
 
 
+class UnknownTypeError(TransformError, KeyError):
+    """No type of that name in a version's pod schema.
+
+    >>> schema_for("1.37").type("io.k8s.api.core.v1.Service")
+    Traceback (most recent call last):
+      ...
+    transforms.kube.schema.UnknownTypeError: no type 'io.k8s.api.core.v1.Service' in the pod schema of Kubernetes 1.37
+    """
+
+    def __str__(self) -> str:  # a message, not the quoted key KeyError would show
+        return TransformError.__str__(self)
+
+
 @dataclass(frozen=True)
 class Field:
     """One field of a type, or the element of a list or map (``item``).
@@ -71,7 +85,9 @@ class Field:
     ``quantity`` (``"500m"``, ``"2Gi"``, or a number) or ``any`` (free-form;
     ``json_type`` is ``object`` when it must at least be an object).
     Lists carry their merge semantics: ``list_type`` (atomic, set, map),
-    ``list_map_keys``, ``merge_key`` and ``patch_strategy``.
+    ``list_map_keys``, ``merge_key`` and ``patch_strategy``; ``default`` is
+    what the API server fills in for a left-out key field of such a list
+    (a port's ``protocol`` is ``TCP``), ``None`` elsewhere.
 
     >>> schema_for().root("PodSpec").field("tolerations").list_type
     'atomic'
@@ -93,6 +109,7 @@ class Field:
     merge_key: str | None = None
     patch_strategy: str | None = None
     map_type: str | None = None
+    default: Any = None
 
     def __repr__(self) -> str:
         shown = [f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
@@ -126,6 +143,14 @@ class Type:
         """The field called ``name`` (exact spelling), or ``None``."""
         return self.fields.get(name)
 
+    def alias(self, name: str) -> str | None:
+        """The field ``name`` means in any spelling (``node_selector``, ``NodeSelector``), or ``None``.
+
+        >>> schema_for().root("PodSpec").alias("node_selector")
+        'nodeSelector'
+        """
+        return self.aliases.get(_normal(name))
+
     def __repr__(self) -> str:
         return f"Type({self.name!r})"
 
@@ -150,13 +175,18 @@ class Schema:
         try:
             return self.types[name]
         except KeyError:
-            raise KeyError(f"no type {name!r} in the pod schema of Kubernetes {self.version}") from None
+            raise UnknownTypeError(f"no type {name!r} in the pod schema of Kubernetes "
+                                   f"{self.version}") from None
 
     def root(self, kind: str) -> Type:
-        """The type of a root kind: ``Pod``, ``PodSpec`` or ``PodTemplateSpec``."""
-        if kind not in ROOT_KINDS:
-            raise ValueError(f"unknown kind {kind!r}; expected one of: {', '.join(ROOT_KINDS)}")
-        return self.types[self.roots[kind]]
+        """The type of a root kind: ``Pod``, ``PodSpec`` or ``PodTemplateSpec``.
+
+        >>> schema_for().root("Deployment")
+        Traceback (most recent call last):
+          ...
+        combinators.errors.ArgumentError: kind: unknown kind 'Deployment'; expected one of: Pod, PodSpec, PodTemplateSpec
+        """
+        return self.types[self.roots[check_kind(kind)]]
 
     def field_at(self, kind: str, path_keys: Iterable[str | int | None]) -> Field | None:
         """The field a path of keys ends on, or ``None`` if the path leaves the schema.
@@ -229,12 +259,17 @@ def _field(name: str, shape: Mapping[str, Any], required: bool = False) -> Field
         merge_key=shape.get("mk"),
         patch_strategy=shape.get("ps"),
         map_type=shape.get("mt"),
+        default=shape.get("d"),
     )
 
 
 def _normal_version(version: str | None) -> str:
     if version is None:
         return DEFAULT_VERSION
+    if not isinstance(version, str):
+        raise UnsupportedVersionError(
+            f"a Kubernetes version is text such as '1.37', found {type(version).__name__} "
+            f"{version!r}; supported: {', '.join(SUPPORTED_VERSIONS)}")
     text = version[1:] if version.startswith("v") else version
     major_minor = ".".join(text.split(".")[:2])
     if major_minor not in SUPPORTED_VERSIONS:
@@ -250,6 +285,10 @@ def schema_for(version: str | None = None) -> Schema:
 
     >>> schema_for("v1.33.4") is schema_for("1.33")
     True
+    >>> schema_for(1.33)
+    Traceback (most recent call last):
+      ...
+    transforms.kube.schema.UnsupportedVersionError: a Kubernetes version is text such as '1.37', found float 1.33; supported: 1.32, 1.33, 1.34, 1.35, 1.36, 1.37
     """
     return _load(_normal_version(version))
 
@@ -289,58 +328,3 @@ def suggest_field(type_: Type, name: str) -> str | None:
         return close[0]
     close = difflib.get_close_matches(_normal(name), list(type_.aliases), n=1, cutoff=0.75)
     return type_.aliases[close[0]] if close else None
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (datetime.datetime, datetime.date)):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
-
-
-def _convert(value: Any, shape: Field, schema: Schema) -> Any:
-    kind = shape.kind
-    if kind == "object" and shape.ref is not None and isinstance(value, Mapping):
-        return _convert_object(value, schema.types[shape.ref], schema)
-    if kind == "list" and shape.item is not None and isinstance(value, (list, tuple)):
-        return [None if item is None else _convert(item, shape.item, schema) for item in value]
-    if kind == "map" and shape.item is not None and isinstance(value, Mapping):
-        return {key: None if item is None else _convert(item, shape.item, schema)
-                for key, item in value.items()}
-    return _plain(value)
-
-
-def _convert_object(value: Mapping[str, Any], type_: Type, schema: Schema) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, item in value.items():
-        if item is None:
-            continue
-        name = key if key in type_.fields else type_.aliases.get(_normal(key))
-        if name is None:  # unknown: kept as written, so validation can name it
-            out[key] = _plain(item)
-        else:
-            out[name] = _convert(item, type_.fields[name], schema)
-    return out
-
-
-def to_api_form(data: Any, kind: str = "Pod", *, version: str | None = None) -> dict[str, Any]:
-    """Convert a kubernetes-client style dict (``V1Pod.to_dict()``) to API form.
-
-    Field names become the schema's spelling (``node_selector`` ->
-    ``nodeSelector``, ``_exec`` -> ``exec``, ``pod_ips`` -> ``podIPs``), fields
-    set to ``None`` are dropped and datetimes become ISO strings. Keys of
-    free-form maps (labels, annotations, nodeSelector, resource limits) are
-    kept as written. Keys the schema does not know are kept unchanged. An
-    object with ``to_dict()`` (a ``V1Pod``) is converted first. Returns a new dict.
-
-    >>> to_api_form({"api_version": "v1", "metadata": {"labels": {"team_name": "ml"}},
-    ...              "spec": {"node_selector": {"gpu_type": "a100"}, "host_ipc": None}})
-    {'apiVersion': 'v1', 'metadata': {'labels': {'team_name': 'ml'}}, 'spec': {'nodeSelector': {'gpu_type': 'a100'}}}
-    """
-    if not isinstance(data, Mapping) and hasattr(data, "to_dict"):
-        data = data.to_dict()
-    schema = schema_for(version)
-    return _convert_object(data, schema.root(kind), schema)

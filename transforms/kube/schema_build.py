@@ -15,7 +15,9 @@ shape is a small map: ``k`` (``object``, ``list``, ``map``, ``scalar``,
 and format of a scalar), ``null`` (whether ``null`` is allowed), ``enum``,
 and the list and map semantics ``lt`` (``x-kubernetes-list-type``), ``lk``
 (``x-kubernetes-list-map-keys``), ``mk`` (``x-kubernetes-patch-merge-key``),
-``ps`` (``x-kubernetes-patch-strategy``), ``mt`` (``x-kubernetes-map-type``).
+``ps`` (``x-kubernetes-patch-strategy``), ``mt`` (``x-kubernetes-map-type``),
+and ``d``, the value the API server fills in when the field is left out
+(only for fields a strategic merge patch keys lists by, see :data:`KEY_DEFAULTS`).
 Output is deterministic: sorted keys, compact separators, gzip without a
 timestamp.
 
@@ -36,7 +38,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ("VERSIONS", "ROOTS", "shape_of", "build_table", "main")
+__all__ = ("VERSIONS", "ROOTS", "PROSE_ENUMS", "KEY_DEFAULTS", "shape_of", "build_table", "main")
 
 #: The Kubernetes versions whose tables are built, oldest first.
 VERSIONS: tuple[str, ...] = ("1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
@@ -165,12 +167,24 @@ PROSE_ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
 """Enumerations the schemas give only in prose, added to the tables."""
 
 
-def _with_prose_enums(type_name: str, fields: dict[str, Any]) -> dict[str, Any]:
+KEY_DEFAULTS: dict[tuple[str, str], Any] = {
+    # A strategic merge patch matches ports by (containerPort, protocol); a port
+    # written without a protocol is a TCP port (the API server defaults it; the
+    # schema says so only in prose), so it must match the same port with TCP.
+    (_CORE + "ContainerPort", "protocol"): "TCP",
+}
+"""Defaults of key fields of merged lists, added to the tables as ``d``."""
+
+
+def _with_prose(type_name: str, fields: dict[str, Any]) -> dict[str, Any]:
     for (owner, field), values in PROSE_ENUMS.items():
         shape = fields.get(field)
         if owner == type_name and shape is not None and "enum" not in shape \
                 and shape.get("k") == "scalar" and shape.get("t") == "string":
             fields[field] = {**shape, "enum": list(values)}
+    for (owner, field), default in KEY_DEFAULTS.items():
+        if owner == type_name and field in fields:
+            fields[field] = {**fields[field], "d": default}
     return fields
 
 
@@ -196,10 +210,10 @@ def build_table(version: str, root_dir: Path) -> dict[str, Any]:
         schema = defs[name]
         if "properties" not in schema:
             continue  # scalars such as Time are inlined where they are used
-        fields = _with_prose_enums(name, {key: shape_of(prop, defs)
+        fields = _with_prose(name, {key: shape_of(prop, defs)
                                           for key, prop in schema["properties"].items()})
         normal = [_normal(key) for key in fields]
-        if len(set(normal)) != len(normal):  # to_api_form matches keys this way
+        if len(set(normal)) != len(normal):  # to_data (Type.alias) matches keys this way
             raise ValueError(f"{name}: field names clash once normalised")
         types[name] = {"fields": fields, "required": sorted(schema.get("required", []))}
     return {"version": version, "roots": dict(ROOTS), "types": types}

@@ -19,8 +19,9 @@ from typing import Any
 
 from torchx import specs
 
+from combinators.errors import ArgumentTypeError
 from transforms.io.normalize import OverlayLike
-from transforms.kube.convert import pod_to_dict
+from transforms.kube.convert import to_data
 from transforms.torchx.roles import with_overlays
 
 __all__ = ("sample_role", "sample_app", "render_pods", "make_pods")
@@ -96,7 +97,7 @@ def render_pods(app: specs.AppDef | specs.Role | Sequence[specs.Role], *,
     scheduler = KubernetesOverlayScheduler(session_name="podfold-testing")
     info = scheduler._submit_dryrun(app, {"queue": "default", "validate": False})
     tasks = info.request.resource["spec"]["tasks"]
-    return [pod_to_dict(task["template"]) for task in tasks]
+    return [to_data(task["template"]) for task in tasks]
 
 
 def make_pods(*roles: specs.Role, overlays: Sequence[OverlayLike] = (),
@@ -110,5 +111,7 @@ def make_pods(*roles: specs.Role, overlays: Sequence[OverlayLike] = (),
     {'limits': {'cpu': '2000m', 'memory': '4000M'}, 'requests': {'cpu': '1900m', 'memory': '2976M'}}
     """
     if roles and role_options:
-        raise TypeError(f"give roles or role options, not both: {sorted(role_options)}")
+        raise ArgumentTypeError(f"give roles or role options, not both: {sorted(role_options)}",
+                                argument="role_options", factory="make_pods",
+                                value=sorted(role_options))
     return render_pods(list(roles) or [sample_role(**role_options)], overlays=overlays)

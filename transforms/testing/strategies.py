@@ -40,6 +40,7 @@ from combinators import (
     upsert,
     when,
 )
+from combinators.errors import ArgumentError
 from transforms.forms.catalog import recipe_catalog
 
 __all__ = ("dns_labels", "env_names", "label_maps", "tolerations", "volumes", "containers",
@@ -354,8 +355,9 @@ def recipe_calls(*names: str) -> st.SearchStrategy[Transform]:
     chosen = names or tuple(sorted(RECIPE_ARGUMENTS))
     unknown = [name for name in chosen if name not in RECIPE_ARGUMENTS]
     if unknown:
-        raise ValueError(f"no argument strategy for recipe(s) {', '.join(unknown)}; "
-                         f"known: {', '.join(sorted(RECIPE_ARGUMENTS))}")
+        raise ArgumentError(f"no argument strategy for recipe(s) {', '.join(unknown)}; "
+                            f"known: {', '.join(sorted(RECIPE_ARGUMENTS))}",
+                            argument="names", factory="recipe_calls", value=unknown)
     return st.one_of(*(RECIPE_ARGUMENTS[name] for name in chosen))
 
 

@@ -1,0 +1,60 @@
+"""Reference checks: what a pod's parts say about each other, rule by rule.
+
+The schema cannot say that a volumeMount names a volume of the same pod, or
+that a request stays within its limit; the rules of
+:mod:`transforms.checks.rules` do, on the spec of a ``Pod`` or
+``PodTemplateSpec``, or on a ``PodSpec`` itself. Problems come rule by rule,
+in the order of :data:`~transforms.checks.rules.RULES`, each in document order.
+
+>>> pod = {"spec": {"containers": [{"name": "c", "image": "x",
+...        "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}]}]}}
+>>> [(p.rule, p.path) for p in reference_problems(pod)]
+[('volume-mounts', 'spec.containers[name=c].volumeMounts[name=dshm].name')]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from transforms.checks.problems import Problem, Raw, render
+from transforms.checks.rules import RULES, Spec
+from transforms.kube.kinds import check_kind
+
+__all__ = ("reference_problems", "references_of")
+
+_CHECKS = tuple((module.ID, module.check) for module in RULES)
+_AT_ROOT = (None, None)
+_AT_SPEC = ((None, None), "spec")
+
+
+def reference_problems(pod: Any, kind: str = "Pod") -> list[Problem]:
+    """The problems every reference rule finds in ``pod`` (API-form data of ``kind``).
+
+    Anything that is not a map where the rules look is the schema check's to
+    report; the rules skip it.
+
+    >>> reference_problems({"containers": [{"name": "c"}]}, "PodSpec")[0].message
+    'a container of a pod needs an image'
+    """
+    if type(pod) is not dict:
+        return []
+    return references_of(pod, check_kind(kind, factory="reference_problems"))
+
+
+def references_of(pod: dict[str, Any], kind: str) -> list[Problem]:
+    """:func:`reference_problems` of a plain ``pod`` of a ``kind`` known to be valid (for
+    :func:`~transforms.checks.validation.problems`, which has checked both)."""
+    if kind == "PodSpec":
+        view = Spec(pod, _AT_ROOT)
+    elif type(spec := pod.get("spec")) is dict:
+        view = Spec(spec, _AT_SPEC)
+    else:
+        return []
+    out: list[Raw] = []
+    found: list[Problem] = []
+    for rule_id, check in _CHECKS:
+        check(view, out)
+        if out:
+            found += [render(pod, raw, "reference", rule_id) for raw in out]
+            out = []
+    return found

@@ -1,0 +1,42 @@
+"""Rule ``volume-mounts``: every volumeMount and volumeDevice names a volume of the pod.
+
+>>> out = []
+>>> check(Spec({"containers": [{"volumeMounts": [{"name": "dshm"}]}]}, None), out)
+>>> [message for _, _, message, _, _ in out]
+["no volume named 'dshm'; volumes are: (none)"]
+"""
+
+from __future__ import annotations
+
+from transforms.checks.problems import Raw
+from transforms.checks.rules._spec import Spec
+
+__all__ = ("ID", "DESCRIPTION", "check")
+
+ID = "volume-mounts"
+DESCRIPTION = "volume mounts and devices name a volume of the pod"
+
+_MOUNT_LISTS = ("volumeMounts", "volumeDevices")
+
+
+def check(pod: Spec, out: list[Raw]) -> None:
+    """Report every mount or device whose ``name`` is no volume's, naming the volumes."""
+    known: frozenset[str] | None = None
+    for here, _, container in pod.containers:
+        for mounts_field in _MOUNT_LISTS:
+            mounts = container.get(mounts_field)
+            if type(mounts) is not list:
+                continue
+            for index, mount in enumerate(mounts):
+                if type(mount) is not dict:
+                    continue
+                volume = mount.get("name")
+                if type(volume) is not str:
+                    continue
+                if known is None:
+                    known = frozenset(pod.volume_names)
+                if volume not in known:
+                    present = ", ".join(pod.volume_names) or "(none)"
+                    out.append((((here, mounts_field), index), "name",
+                                f"no volume named {volume!r}; volumes are: {present}",
+                                volume, "error"))
