@@ -10,7 +10,7 @@ from typing import Any
 import fsspec
 import pytest
 
-from combinators import Transform, append_at, chain, merge_by, upsert
+from combinators import ArgumentError, Transform, append_at, chain, merge_by, upsert
 from transforms import (
     Append,
     Default,
@@ -250,8 +250,15 @@ def test_pipeline_errors_carry_the_step_index() -> None:
 - {op: upsret, path: spec.hostIPC, value: true}
 """)
     assert "unknown op 'upsret'; did you mean upsert?" in str(err)
-    assert (err.source, err.line, err.column, err.step) == ("<string>", 3, 3, 1)
-    assert str(err).startswith("<string>:3:3: step 2: ")
+    # the position is the op's name, which is what is wrong
+    assert (err.source, err.line, err.column, err.step) == ("<string>", 3, 8, 1)
+    assert str(err).startswith("<string>:3:8: step 2: ")
+
+
+def test_argument_errors_point_at_the_argument() -> None:
+    err = error_of("- op: append_at\n  path: spec.tolerations\n  items: {key: a}\n")
+    assert isinstance(err.__cause__, ArgumentError) and err.__cause__.argument == "items"
+    assert (err.line, err.column, err.step) == (3, 10, 0)
 
 
 def test_unknown_recipe_has_close_matches() -> None:

@@ -7,6 +7,10 @@ from typing import Any
 import pytest
 
 from combinators import (
+    ArgumentError,
+    ArgumentTypeError,
+    Transform,
+    TransformError,
     append_at,
     chain,
     expect,
@@ -22,6 +26,7 @@ from combinators import (
     when,
 )
 from transforms import (
+    as_transform,
     build_pipeline,
     build_step,
     json_patch,
@@ -30,6 +35,7 @@ from transforms import (
     overlay,
     strategic_merge,
 )
+from transforms.errors import UnknownNameError
 from transforms.forms.catalog import bind_arguments, build_recipe, recipe_catalog
 from transforms.forms.pipeline import OPS, STEP_KINDS
 
@@ -117,7 +123,7 @@ def test_building_does_not_change_the_step() -> None:
     ({"op": "update_at", "path": "a"}, LookupError, "Python function"),
     ({"op": "upsert", "path": "a"}, TypeError, "missing a required argument: 'value'"),
     ({"op": "upsert", "path": "a", "value": 1, "vlaue": 2}, TypeError, "did you mean value"),
-    ({"op": "insert_at", "path": "a", "items": [1]}, TypeError, "exactly one of before= or after="),
+    ({"op": "insert_at", "path": "a", "items": [1]}, TypeError, "before= or after="),
     ({"op": "merge_by", "path": "a", "items": [{"x": 1}]}, ValueError, "no name field"),
     ({"overlay": {}, "json_patch": []}, ValueError, "this one has overlay, json_patch"),
     ({"patch": {}}, ValueError, "exactly one of"),
@@ -209,3 +215,82 @@ def test_installed_catalog_is_read_only() -> None:
     catalog = installed_catalog()
     with pytest.raises(TypeError):
         catalog["mine"] = team  # type: ignore[index]
+
+
+# ---------------------------------------------------------------- the error contract
+
+
+@pytest.mark.parametrize(("step", "error", "argument"), [
+    ({"op": "upsrt", "path": "a", "value": 1}, UnknownNameError, "op"),
+    ({"op": "update_at", "path": "a"}, UnknownNameError, "op"),
+    ({"op": "upsert", "path": "a"}, ArgumentTypeError, "value"),
+    ({"op": "upsert", "value": 1}, ArgumentTypeError, "path"),
+    ({"op": "upsert", "path": "a", "value": 1, "vlaue": 2}, ArgumentTypeError, "vlaue"),
+    ({"op": "append_at", "path": "a", "items": 1}, ArgumentTypeError, "items"),
+    ({"overlay": {}, "json_patch": []}, ArgumentError, "step"),
+    ({"merge_patch": {}, "kind": "Pod"}, ArgumentTypeError, "kind"),
+    ({"overlay": {}, "x": 1}, ArgumentTypeError, "x"),
+    ({"recipe": "tema"}, UnknownNameError, "recipe"),
+    ({"recipe": "team", "nmae": "ml"}, ArgumentTypeError, "nmae"),
+    ("upsert", ArgumentTypeError, "step"),
+])
+def test_bad_steps_are_argument_errors_naming_the_argument(step: Any, error: type[Exception],
+                                                           argument: str) -> None:
+    with pytest.raises(error) as caught:
+        build_step(step, CATALOG)
+    err = caught.value
+    assert isinstance(err, ArgumentError) and isinstance(err, TransformError)
+    assert err.argument == argument
+    assert argument in str(err)
+
+
+def test_unknown_names_are_lookup_errors_with_their_near_misses() -> None:
+    with pytest.raises(UnknownNameError) as caught:
+        build_step({"op": "apend", "path": "a"})
+    assert isinstance(caught.value, LookupError)
+    assert caught.value.near_misses[0] == "append"
+
+
+def test_a_pipeline_names_the_step_that_is_wrong() -> None:
+    with pytest.raises(ArgumentError) as caught:
+        build_pipeline([{"op": "remove", "path": "a"},
+                        {"op": "for_each", "path": "b[*]", "transform": [{"op": "upsrt"}]}])
+    assert caught.value.steps == ("step 2 of 2", "step 1 of 1")
+    assert str(caught.value).endswith("[in step 2 of 2 > step 1 of 1]")
+    with pytest.raises(ArgumentTypeError, match="a pipeline is a list of steps"):
+        build_pipeline({"op": "remove", "path": "a"})  # type: ignore[arg-type]
+
+
+def test_a_catalogs_own_checks_come_out_as_argument_errors_naming_the_recipe() -> None:
+    def gpu(count: int) -> Any:
+        """Ask for GPUs."""
+        if count < 1:
+            raise ValueError("count must be at least 1")
+        return upsert("spec.x", count)
+
+    def strict(count: int) -> Any:
+        raise ArgumentError("must be at least 1", argument="count", value=count)
+
+    with pytest.raises(ArgumentError) as caught:
+        build_recipe("gpu", {"count": 0}, {"gpu": gpu})
+    assert caught.value.factory == "gpu" and isinstance(caught.value.__cause__, ValueError)
+    assert str(caught.value) == "gpu(): count: ValueError: count must be at least 1"
+    with pytest.raises(ArgumentError) as caught:
+        build_recipe("strict", {"count": 0}, {"strict": strict})
+    assert str(caught.value) == "strict(): count: must be at least 1"
+
+
+def test_as_transform_refuses_what_is_no_overlay() -> None:
+    with pytest.raises(ArgumentTypeError) as caught:
+        as_transform(42)
+    assert (caught.value.argument, caught.value.factory, caught.value.value) == (
+        "value", "as_transform", 42)
+
+
+def test_as_transform_makes_a_function_a_transform() -> None:
+    def label(pod: Any) -> Any:
+        return {**pod, "kind": "Pod"}
+
+    transform = as_transform(label)
+    assert isinstance(transform, Transform) and transform == chain(label)
+    assert transform({}) == {"kind": "Pod"}

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from torchx.specs import Role
 
-from combinators import TransformError, merge_by, upsert
+from combinators import ArgumentTypeError, TransformError, merge_by, upsert
 from transforms.torchx.roles import METADATA_KEY, role_overlays, with_overlays
 
 POD: dict[str, Any] = {
@@ -54,8 +54,17 @@ def test_overlays_are_kept_and_applied_in_order() -> None:
 
 
 def test_a_bad_overlay_fails_when_it_is_added() -> None:
-    with pytest.raises((TransformError, TypeError, ValueError)):
-        with_overlays(Role(name="t", image="i"), 42)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentTypeError) as caught:
+        with_overlays(Role(name="t", image="i"), 42)
+    assert isinstance(caught.value, TransformError) and isinstance(caught.value, TypeError)
+    assert caught.value.argument == "value" and "cannot make an overlay of int" in str(caught.value)
+
+
+def test_the_package_exports_with_overlays_and_role_overlays() -> None:
+    import transforms.torchx as package
+
+    assert package.with_overlays is with_overlays and package.role_overlays is role_overlays
+    assert {"with_overlays", "role_overlays"} <= set(package.__all__)
 
 
 def test_legacy_flat_dict() -> None:

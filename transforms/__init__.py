@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on fir
         describe,
         explain,
     )
-    from transforms.errors import OverlayError
+    from transforms.errors import OverlayError, UnknownNameError
     from transforms.forms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
     from transforms.forms.partial import DEL, JOIN, PUT, Overlay, overlay
     from transforms.forms.patches import json_patch, merge_patch, strategic_merge
@@ -46,7 +46,7 @@ _WHERE = {
     "explain": "analysis.explanation", "describe": "analysis.explanation",
     "changes_between": "analysis.explanation", "Explanation": "analysis.explanation",
     "Change": "analysis.explanation",
-    "OverlayError": "errors",
+    "OverlayError": "errors", "UnknownNameError": "errors",
 }
 
 
@@ -90,4 +90,5 @@ __all__ = (
     "merge_patch",
     "strategic_merge",
     "OverlayError",
+    "UnknownNameError",
 )

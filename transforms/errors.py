@@ -1,17 +1,23 @@
-"""Errors of loading overlays: where in which file, and which step.
+"""Errors of building and loading overlays: where in which file, which step, which name.
 
 >>> err = OverlayError("unknown tag '!apend'", source="a100.yaml", line=3, column=17, step=1)
 >>> print(err)
 a100.yaml:3:17: step 2: unknown tag '!apend'
 >>> isinstance(err, ValueError)
 True
+>>> err = UnknownNameError("unknown op 'upsrt'; did you mean upsert?", argument="op",
+...                        value="upsrt", near_misses=("upsert",))
+>>> isinstance(err, LookupError), isinstance(err, ValueError), err.near_misses
+(True, True, ('upsert',))
 """
 
 from __future__ import annotations
 
-from combinators.errors import TransformError
+from typing import Any
 
-__all__ = ("OverlayError",)
+from combinators.errors import ArgumentError, TransformError
+
+__all__ = ("OverlayError", "UnknownNameError", "CatalogError")
 
 
 class OverlayError(TransformError, ValueError):
@@ -43,3 +49,22 @@ class OverlayError(TransformError, ValueError):
         if self.steps:
             text += " [in " + " > ".join(self.steps) + "]"
         return text
+
+
+class UnknownNameError(ArgumentError, LookupError):
+    """A step names an op, a recipe or a step kind that does not exist (or
+    that YAML cannot reach); ``near_misses`` holds the close names, best first."""
+
+    def __init__(self, message: str, *, argument: str, factory: str | None = None,
+                 value: Any = None, near_misses: tuple[str, ...] = ()) -> None:
+        super().__init__(message, argument=argument, factory=factory, value=value)
+        self.near_misses = tuple(near_misses)
+
+    def __str__(self) -> str:
+        # the message names what is unknown already: no ``argument:`` prefix
+        text = TransformError.__str__(self)
+        return f"{self.factory}(): {text}" if self.factory else text
+
+
+class CatalogError(TransformError, ValueError):
+    """The installed recipe catalogs cannot be merged: two publish one name."""

@@ -1,6 +1,8 @@
 """The forms an overlay comes in, each built into a transform: partial pods
 (TorchX's rules) and their markers, pipelines of steps, recipes found by name,
-and Kubernetes' three patch formats."""
+and Kubernetes' three patch formats. :mod:`transforms.forms.kinds` says, once
+per kind of step, how it is built from YAML, written back, put in words and
+what it may write."""
 
 from transforms.forms.catalog import build_recipe, recipe_catalog
 from transforms.forms.markers import Append, Default, Marker, MergeBy, Prepend, Remove, Replace

@@ -4,54 +4,88 @@ A package publishes a catalog (a mapping of name to factory) under the entry
 point group ``podfold.recipes``; podfold's own ``recipes`` package is one.
 This module never imports a catalog's package directly, so the layers stay
 ``recipes -> transforms -> combinators``.
+
+Every function that finds recipes by name (:func:`build_recipe`, and through
+it :func:`~transforms.build_step`, :func:`~transforms.loads_overlay`,
+:func:`~transforms.dump_overlay`, :func:`~transforms.describe`) takes a
+``catalog=`` argument: a mapping of name to factory, the installed catalogs
+(:func:`recipe_catalog`) where it is ``None``.
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
+import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ("recipe_catalog", "build_recipe", "bind_arguments", "GROUP")
+from combinators import ArgumentError, ArgumentTypeError, Transform, TransformError, chain
+from transforms.errors import CatalogError, UnknownNameError
+
+__all__ = ("recipe_catalog", "resolve_catalog", "build_recipe", "bind_arguments", "GROUP",
+           "Catalog")
 
 GROUP = "podfold.recipes"
 
+Catalog = Mapping[str, Callable[..., Any]]
+"""Recipe name -> factory."""
+
 
 @lru_cache(maxsize=1)
-def recipe_catalog() -> Mapping[str, Callable[..., Any]]:
+def recipe_catalog() -> Catalog:
     """Every recipe the installed catalogs publish, by name (read-only).
 
-    Later catalogs do not override earlier ones: a name clash is an error.
+    Later catalogs do not override earlier ones: a name clash is a
+    :class:`~transforms.errors.CatalogError`.
     """
     merged: dict[str, Callable[..., Any]] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
         catalog = point.load()
         for name, factory in catalog.items():
             if name in merged and merged[name] is not factory:
-                raise ValueError(f"recipe {name!r} is published by two catalogs "
-                                 f"(the second: {point.value})")
+                raise CatalogError(f"recipe {name!r} is published by two catalogs "
+                                   f"(the second: {point.value})")
             merged[name] = factory
     return MappingProxyType(merged)
 
 
+def resolve_catalog(catalog: Catalog | None) -> Catalog:
+    """``catalog``, or the installed catalogs where it is ``None``.
+
+    >>> resolve_catalog({}) == {}
+    True
+    """
+    return recipe_catalog() if catalog is None else catalog
+
+
+_QUOTED = re.compile(r"'(\w+)'")
+
+
 def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
-                   what: str) -> inspect.BoundArguments:
+                   what: str, yaml_names: Mapping[str, str] | None = None
+                   ) -> inspect.BoundArguments:
     """Bind ``arguments`` (by name) to ``factory``'s signature, or say what is wrong.
 
     A parameter collecting positional items (``*items``) takes a list; a
     positional-only parameter is given by its name too (the name wins over
-    a ``**kwargs`` entry of the same name).
+    a ``**kwargs`` entry of the same name). ``what`` names the factory in
+    errors (:class:`~combinators.ArgumentTypeError`, naming the argument);
+    ``yaml_names`` maps a parameter to the name YAML gives it, for messages.
 
     >>> def node_selector(labels=None, /, **more): ...
     >>> bind_arguments(node_selector, {"labels": {"gpu": "a100"}}, "recipe").args
     ({'gpu': 'a100'},)
+    >>> bind_arguments(node_selector, {"labels": 1, "more": 2}, "node_selector").kwargs
+    {'more': 2}
     """
+    renamed = yaml_names or {}
     signature = inspect.signature(factory)
     params = signature.parameters
+    takes = ", ".join(renamed.get(p, p) for p in params)
     accepts_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
     positional_only: dict[str, Any] = {}
     items: list[Any] | None = None
@@ -60,18 +94,20 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
         param = params.get(name)
         if param is not None and param.kind is param.VAR_POSITIONAL:
             if not isinstance(value, list):
-                raise TypeError(f"{what}: {name!r} takes a list, got {value!r}")
+                raise ArgumentTypeError(f"{name!r} takes a list, got {value!r}", argument=name,
+                                        factory=what, value=value)
             items = value
             continue
         if param is not None and param.kind is param.POSITIONAL_ONLY:
             positional_only[name] = value
             continue
         if param is None and not accepts_any:
-            known = [p for p, v in params.items() if v.kind is not v.VAR_POSITIONAL]
+            known = [renamed.get(p, p) for p, v in params.items()
+                     if v.kind is not v.VAR_POSITIONAL]
             close = difflib.get_close_matches(name, known, n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise TypeError(f"{what} takes no argument {name!r}{hint} "
-                            f"(it takes: {', '.join(params)})")
+            raise ArgumentTypeError(f"takes no argument {name!r}{hint} (it takes: {takes})",
+                                    argument=name, factory=what, value=value)
         kwargs[name] = value
     args: list[Any] = []
     if positional_only or items is not None:
@@ -90,22 +126,57 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
         args += items
     try:
         return signature.bind(*args, **kwargs)
-    except TypeError as err:
-        raise TypeError(f"{what}: {err} (it takes: {', '.join(params)})") from None
+    except TypeError as err:  # inspect's own check: name the argument it found wrong
+        message = str(err)
+        for parameter, yaml_name in renamed.items():
+            message = message.replace(f"'{parameter}'", f"'{yaml_name}'")
+        found = _QUOTED.search(message)
+        raise ArgumentTypeError(f"{message} (it takes: {takes})",
+                                argument=found.group(1) if found else "arguments",
+                                factory=what) from None
 
 
 def build_recipe(name: str, arguments: Mapping[str, Any],
-                 catalog: Mapping[str, Callable[..., Any]] | None = None) -> Any:
+                 catalog: Catalog | None = None) -> Transform:
     """Build the recipe ``name`` from ``arguments`` checked against its signature.
 
-    An unknown name is answered with the close matches.
+    An unknown name is an :class:`~transforms.errors.UnknownNameError` (also a
+    ``LookupError``) with the close matches; bad arguments are an
+    :class:`~combinators.ArgumentError` naming the recipe and the argument.
+
+    >>> def team(name: str) -> Transform:
+    ...     from combinators import upsert
+    ...     return upsert("metadata.labels.team", name)
+    >>> build_recipe("team", {"name": "ml"}, {"team": team})
+    upsert('metadata.labels.team', 'ml')
+    >>> build_recipe("tema", {}, {"team": team})
+    Traceback (most recent call last):
+      ...
+    transforms.errors.UnknownNameError: unknown recipe 'tema'; did you mean team?
     """
-    recipes = recipe_catalog() if catalog is None else catalog
+    recipes = resolve_catalog(catalog)
     factory = recipes.get(name)
     if factory is None:
-        close = difflib.get_close_matches(name, list(recipes), n=3)
+        close = tuple(difflib.get_close_matches(name, list(recipes), n=3))
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise LookupError(f"unknown recipe {name!r}{hint}" if recipes
-                          else f"unknown recipe {name!r}: no recipe catalog is installed")
-    bound = bind_arguments(factory, arguments, f"recipe {name!r}")
-    return factory(*bound.args, **bound.kwargs)
+        raise UnknownNameError(f"unknown recipe {name!r}{hint}" if recipes
+                               else f"unknown recipe {name!r}: no recipe catalog is installed",
+                               argument="recipe", value=name, near_misses=close)
+    bound = bind_arguments(factory, arguments, name)
+    try:
+        built = factory(*bound.args, **bound.kwargs)
+    except ArgumentError as err:
+        raise err.in_factory(name) from None
+    except TransformError:
+        raise
+    except (TypeError, ValueError) as err:
+        # a catalog is another package's code: its own argument checks may
+        # raise the built-ins; they still name the recipe and the arguments
+        raise ArgumentError(f"{type(err).__name__}: {err}", argument=", ".join(arguments)
+                            or "arguments", factory=name) from err
+    if isinstance(built, Transform):
+        return built
+    if callable(built):
+        return chain(built)  # a plain function pod -> pod, guarded as any
+    raise ArgumentTypeError(f"the catalog's factory built {built!r}, not a transform",
+                            argument="recipe", factory=name, value=built)

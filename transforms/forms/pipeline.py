@@ -5,13 +5,18 @@ A step is a map with exactly one of these keys:
 ==================  ================================================================
 ``op``              a combinator by name, its arguments beside it:
                     ``{op: upsert, path: spec.nodeSelector, value: {gpu: a100}}``
-``recipe``          a recipe from the installed catalogs:
+``recipe``          a recipe from the catalog (the installed ones by default):
                     ``{recipe: add_toleration, key: nvidia.com/gpu}``
 ``overlay``         a partial pod, merged by TorchX's rules
 ``json_patch``      RFC 6902 operations
 ``merge_patch``     an RFC 7396 merge patch
 ``strategic``       a Kubernetes strategic merge patch (``kind:`` Pod, PodSpec, ...)
 ==================  ================================================================
+
+Each kind of step is defined once, in :mod:`transforms.forms.kinds`. A bad
+step is an :class:`~combinators.ArgumentError` naming the argument (an
+:class:`~transforms.errors.UnknownNameError`, also a ``LookupError``, for an
+unknown op or recipe).
 
 >>> step = build_step({"op": "append_at", "path": "spec.tolerations",
 ...                    "items": [{"key": "nvidia.com/gpu", "operator": "Exists"}], "unique": True})
@@ -23,103 +28,50 @@ append_at('spec.tolerations', {'key': 'nvidia.com/gpu', 'operator': 'Exists'}, u
 
 from __future__ import annotations
 
-import difflib
-import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-import combinators
-from combinators import Transform, chain
-from transforms.forms.catalog import bind_arguments, build_recipe
-from transforms.forms.partial import overlay
-from transforms.forms.patches import json_patch, merge_patch, strategic_merge
+from combinators import ArgumentTypeError, Transform
+from transforms.forms import kinds
+from transforms.forms.catalog import Catalog
 
 __all__ = ("build_step", "build_pipeline", "OPS", "STEP_KINDS")
 
-OPS: Mapping[str, Callable[..., Any]] = {
-    name: getattr(combinators, name)
-    for name in ("upsert", "replace_at", "set_default", "update_at", "remove_at", "append_at",
-                 "prepend_at", "insert_at", "merge_by", "for_each", "when", "expect")
-}
+OPS = kinds.OPS
 """The combinators a step's ``op`` names (``update_at`` is not reachable from
 YAML, which holds no functions)."""
 
-_ALIASES = {"replace": "replace_at", "default": "set_default", "remove": "remove_at",
-            "append": "append_at", "prepend": "prepend_at", "insert": "insert_at"}
-
-STEP_KINDS = ("op", "recipe", "overlay", "json_patch", "merge_patch", "strategic")
+STEP_KINDS = kinds.STEP_KEYS
+"""The keys that say a step's kind, one per step."""
 
 
-def build_pipeline(steps: list[Any]) -> Transform | Callable[[Any], Any]:
-    """Chain the steps, in the order listed."""
-    return chain(*(build_step(step) for step in steps))
+def build_pipeline(steps: list[Any], catalog: Catalog | None = None) -> Transform:
+    """Chain the steps, in the order listed; an error names the step it is in.
+
+    >>> build_pipeline([{"op": "remove", "path": "spec.hostIPC"}])
+    remove_at('spec.hostIPC')
+    >>> build_pipeline([{"op": "remove", "path": "a"}, {"op": "upsrt", "path": "b"}])
+    Traceback (most recent call last):
+      ...
+    transforms.errors.UnknownNameError: unknown op 'upsrt'; did you mean upsert? (ops: ...) [in step 2 of 2]
+    """
+    if not isinstance(steps, list):
+        raise ArgumentTypeError(f"a pipeline is a list of steps, got {steps!r}",
+                                argument="steps", factory="build_pipeline", value=steps)
+    return kinds.build(steps, catalog)
 
 
-def build_step(step: Mapping[str, Any]) -> Any:
-    """Build one step's transform; a bad step raises ``TypeError``/``ValueError``/``LookupError``."""
-    if not isinstance(step, Mapping):
-        raise TypeError(f"a pipeline step is a map such as {{op: upsert, path: ..., value: ...}}, "
-                        f"got {step!r}")
-    kinds = [kind for kind in STEP_KINDS if kind in step]
-    if len(kinds) != 1:
-        close = [c for key in step for c in difflib.get_close_matches(str(key), STEP_KINDS, n=1)]
-        hint = f"; did you mean {', '.join(close)}?" if close and not kinds else ""
-        raise ValueError(f"a step has exactly one of {', '.join(STEP_KINDS)}; this one has "
-                         f"{', '.join(kinds) or 'none'}{hint} (keys: {', '.join(map(str, step))})")
-    kind = kinds[0]
-    rest = {key: value for key, value in step.items() if key != kind}
-    if kind == "op":
-        return _build_op(step["op"], rest)
-    if kind == "recipe":
-        return build_recipe(str(step["recipe"]), rest)
-    if kind == "strategic":
-        _no_extra(kind, rest, {"kind"})
-        return strategic_merge(step["strategic"], **rest)
-    _no_extra(kind, rest, set())
-    if kind == "overlay":
-        return overlay(step["overlay"])
-    if kind == "json_patch":
-        return json_patch(step["json_patch"])
-    return merge_patch(step["merge_patch"])
+def build_step(step: Mapping[str, Any], catalog: Catalog | None = None) -> Transform:
+    """Build one step's transform; ``catalog`` maps recipe names to factories.
 
-
-def _no_extra(kind: str, rest: Mapping[str, Any], allowed: set[str]) -> None:
-    extra = [key for key in rest if key not in allowed]
-    if extra:
-        raise TypeError(f"a {kind} step takes no {', '.join(map(str, extra))}"
-                        + (f" (only {', '.join(sorted(allowed))})" if allowed else ""))
-
-
-def _build_op(name: Any, arguments: dict[str, Any]) -> Any:
-    op = _ALIASES.get(name, name)
-    factory = OPS.get(op) if isinstance(op, str) else None
-    if op == "update_at":
-        raise LookupError("op 'update_at' takes a Python function, which YAML cannot hold; "
-                          "use replace_at, upsert or a recipe")
-    if factory is None:
-        known = [n for n in OPS if n != "update_at"]
-        close = difflib.get_close_matches(str(name), [*known, *_ALIASES], n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise LookupError(f"unknown op {name!r}{hint} (ops: {', '.join(known)})")
-    params = list(inspect.signature(factory).parameters)
-    arguments = dict(arguments)
-    if "path" in arguments and "path" not in params:
-        arguments = {params[0]: arguments.pop("path"), **arguments}
-    for nested in ("transform", "then", "otherwise"):
-        if nested in arguments and isinstance(arguments[nested], list):
-            arguments[nested] = build_pipeline(arguments[nested])
-        elif nested in arguments and isinstance(arguments[nested], Mapping):
-            arguments[nested] = build_step(arguments[nested])
-    if op == "merge_by" and isinstance(arguments.get("key"), list):
-        arguments["key"] = tuple(arguments["key"])  # a composite key
-    if op in ("append_at", "prepend_at", "insert_at") and "value" in arguments:
-        arguments["items"] = [arguments.pop("value")]
-    try:
-        bound = bind_arguments(factory, arguments, f"op {op!r}")
-    except TypeError as err:
-        # YAML writes the first parameter (``target``, ``predicate``) as ``path``
-        first = params[0]
-        message = str(err).replace(f"'{first}'", "'path'").replace(
-            f"it takes: {first}", "it takes: path")
-        raise TypeError(message) from None
-    return factory(*bound.args, **bound.kwargs)
+    >>> build_step({"op": "remove", "path": "spec.hostIPC", "missing_ok": False})
+    remove_at('spec.hostIPC', missing_ok=False)
+    >>> build_step({"op": "upsert", "path": "a"})
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentTypeError: upsert(): value: missing a required argument: 'value' (it takes: path, value)
+    """
+    if isinstance(step, list):  # a list is a pipeline, not a step
+        raise ArgumentTypeError(f"a pipeline step is a map such as {{op: upsert, path: ..., "
+                                f"value: ...}}, got {step!r}", argument="step", value=step)
+    return kinds.build(step, catalog)

@@ -9,9 +9,12 @@
   ``*items``); patches become ``json_patch``/``merge_patch``/``strategic``
   steps and recipes ``{recipe: name, ...arguments}``.
 
-Loading what :func:`dump_overlay` writes gives an equal transform back.
-A transform holding a Python function (``update_at``, ``when`` with a
-predicate function, a lambda) has no YAML form: a ``TypeError`` names the step.
+Each kind of step says how it is written in :mod:`transforms.forms.kinds`;
+this module writes the YAML text. Loading what :func:`dump_overlay` writes
+gives an equal transform back. A transform holding a Python function
+(``update_at``, ``when`` with a predicate function, a lambda) has no YAML
+form: an :class:`~combinators.ArgumentTypeError` (also a ``TypeError``) names
+the step.
 
 >>> from combinators import append_at, chain, upsert
 >>> print(dump_overlay(chain(upsert("spec.nodeSelector", {"gpu": "a100"}),
@@ -33,23 +36,20 @@ spec:
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
 
-from combinators import Path, Transform, identity
-from combinators.transform import Compose, describe_step
-from transforms.forms.catalog import recipe_catalog
+from combinators import ArgumentTypeError, Path
+from combinators.transform import TransformLike, describe_step
+from transforms.forms import kinds
+from transforms.forms.catalog import Catalog
+from transforms.forms.kinds.named import composed_steps
 from transforms.forms.markers import Marker, MergeBy, Remove
 from transforms.forms.partial import Overlay
-from transforms.forms.pipeline import OPS
 
 __all__ = ("dump_overlay", "dump_steps")
 
-_PATCHES = {"json_patch": "json_patch", "merge_patch": "merge_patch",
-            "strategic_merge": "strategic"}
 _TUPLE_TAG = "tag:yaml.org,2002:python/tuple"
 
 
@@ -112,11 +112,12 @@ _Dumper.add_representer(tuple, _represent_tuple)
 _Dumper.add_representer(Path, lambda dumper, value: dumper.represent_str(str(value)))
 
 
-def dump_overlay(transform: Any, catalog: Mapping[str, Callable[..., Any]] | None = None) -> str:
+def dump_overlay(transform: TransformLike, catalog: Catalog | None = None) -> str:
     """The YAML text of ``transform``; :func:`~transforms.loads_overlay` reads it back.
 
     ``catalog`` maps recipe names to factories (the installed catalogs by
-    default). Raise ``TypeError`` naming the step that YAML cannot hold.
+    default). Raise :class:`~combinators.ArgumentTypeError` (a ``TypeError``)
+    naming the step that YAML cannot hold.
 
     >>> from combinators import identity
     >>> dump_overlay(identity)
@@ -131,106 +132,27 @@ def dump_overlay(transform: Any, catalog: Mapping[str, Callable[..., Any]] | Non
         return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                          default_flow_style=False)
     except yaml.representer.RepresenterError as err:
-        raise TypeError(f"a value in {describe_step(transform)} has no YAML form: "
-                        f"{err.args[-1] if err.args else err}") from None
+        raise ArgumentTypeError(f"a value in {describe_step(transform)} has no YAML form: "
+                                f"{err.args[-1] if err.args else err}", argument="transform",
+                                factory="dump_overlay") from None
 
 
-def dump_steps(transform: Any, catalog: Mapping[str, Callable[..., Any]] | None = None
-               ) -> list[dict[str, Any]]:
+def dump_steps(transform: TransformLike, catalog: Catalog | None = None) -> list[dict[str, Any]]:
     """``transform`` as a list of pipeline steps (plain data; see :mod:`transforms.forms.pipeline`).
 
     >>> from combinators import remove_at
     >>> dump_steps(remove_at("spec.hostIPC", missing_ok=False))
     [{'op': 'remove_at', 'path': 'spec.hostIPC', 'missing_ok': False}]
     """
-    steps = transform.steps if isinstance(transform, Compose) else \
-        () if transform is identity else (transform,)
+    steps = composed_steps(transform)
     found: list[dict[str, Any]] = []
     for number, step in enumerate(steps, 1):
         try:
-            found.append(_step(step, catalog))
-        except TypeError as err:
+            found.append(kinds.dump(step, catalog))
+        except ArgumentTypeError as err:
             if len(steps) == 1:
                 raise
-            raise TypeError(f"step {number} of {len(steps)}: {err}") from None
-    return found
-
-
-def _no_form(step: Any, why: str) -> TypeError:
-    return TypeError(f"{describe_step(step)} cannot be written as YAML: {why}")
-
-
-def _step(step: Any, catalog: Mapping[str, Callable[..., Any]] | None) -> dict[str, Any]:
-    if not isinstance(step, Transform):
-        return _recipe_or_fail(step, catalog)
-    name = step.name
-    args, kwargs = step.params
-    if isinstance(step, Overlay):
-        return {"overlay": step.source}
-    if name in _PATCHES and type(step).__module__.startswith("transforms.forms.patches"):
-        return {_PATCHES[name]: args[0], **kwargs}
-    if name in OPS and type(step).__module__.startswith("combinators"):
-        if name == "update_at":
-            raise _no_form(step, "it holds a Python function")
-        return _op(step, name, args, kwargs, catalog)
-    return _recipe_or_fail(step, catalog)
-
-
-def _op(step: Transform, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-        catalog: Mapping[str, Callable[..., Any]] | None) -> dict[str, Any]:
-    params = list(inspect.signature(OPS[name]).parameters.values())
-    found: dict[str, Any] = {"op": name}
-    position = 0
-    for param in params:
-        if param.kind is param.VAR_POSITIONAL:
-            found[param.name] = list(args[position:])
-            position = len(args)
-        elif position < len(args):
-            found["path" if position == 0 else param.name] = args[position]
-            position += 1
-    found.update(kwargs)
-    for key, value in found.items():
-        if isinstance(value, Path):
-            found[key] = str(value)
-        elif key in ("transform", "then", "otherwise"):
-            found[key] = _nested(value, catalog)
-        elif callable(value):
-            raise _no_form(step, f"its {'predicate' if key == 'path' else key} "
-                                 f"is a Python function")
-    if name == "merge_by" and isinstance(found.get("key"), tuple):
-        found["key"] = list(found["key"])  # the pipeline reads a list of key fields
-    return found
-
-
-def _nested(value: Any, catalog: Mapping[str, Callable[..., Any]] | None) -> Any:
-    if isinstance(value, Compose):
-        return dump_steps(value, catalog)
-    if value is identity:
-        return []
-    return _step(value, catalog)
-
-
-def _recipe_or_fail(step: Any, catalog: Mapping[str, Callable[..., Any]] | None
-                    ) -> dict[str, Any]:
-    if not isinstance(step, Transform):
-        raise _no_form(step, "it is a Python function")
-    recipes = recipe_catalog() if catalog is None else catalog
-    factory = recipes.get(step.name)
-    if factory is None:
-        raise _no_form(step, f"{type(step).__name__} is neither a combinator, an overlay, "
-                             f"a patch nor a recipe of the catalog")
-    args, kwargs = step.params
-    bound = inspect.signature(factory).bind(*args, **kwargs)
-    found: dict[str, Any] = {"recipe": step.name}
-    for name, value in bound.arguments.items():
-        kind = inspect.signature(factory).parameters[name].kind
-        if kind is inspect.Parameter.VAR_POSITIONAL:
-            found[name] = list(value)
-        elif kind is inspect.Parameter.VAR_KEYWORD:
-            found.update(value)
-        else:
-            found[name] = value
-    for name, value in found.items():
-        if callable(value) or isinstance(value, Transform):
-            raise _no_form(step, f"its argument {name!r} is a Python function or transform")
+            raise ArgumentTypeError(f"step {number} of {len(steps)}: {err.message}",
+                                    argument=err.argument, factory=err.factory,
+                                    value=err.value) from err
     return found

@@ -38,12 +38,13 @@ from typing import Any
 
 import yaml
 
-from combinators import Transform, TransformError, chain
+from combinators import ArgumentError, Transform, TransformError, chain
 from combinators.editing import PathEdit
 from combinators.paths import Index, Key
 from combinators.transform import Compose
 from transforms.checks.fields import UnknownFieldError, check_overlay_fields, check_path_fields
 from transforms.errors import OverlayError
+from transforms.forms.catalog import Catalog
 from transforms.forms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
 from transforms.forms.partial import Overlay, field_of, overlay
 from transforms.forms.pipeline import build_step
@@ -179,13 +180,16 @@ def _locate(node: yaml.Node, parts: list[str | int], key_itself: bool = False) -
     return node
 
 
-def loads_overlay(text: str, source: str = "<string>",
-                  kind: str | None = "Pod") -> Transform | Callable[[Any], Any]:
+def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
+                  catalog: Catalog | None = None) -> Transform:
     """Build the transform a YAML text describes (``source`` names it in errors).
 
     Field names in partial pods and in steps' paths are checked against the
     official schema of ``kind`` (``Pod``, ``PodSpec``, ``PodTemplateSpec``);
     ``kind=None`` skips the check, for documents that are not pods.
+    ``catalog`` maps the names of ``recipe`` steps to factories (the
+    installed catalogs by default). Every error is an
+    :class:`~transforms.errors.OverlayError` with the line and column.
     """
     loader = OverlayLoader(text)
     steps: list[Any] = []
@@ -199,7 +203,7 @@ def loads_overlay(text: str, source: str = "<string>",
                 raise _error(f"the document expands to more than {MAX_NODES} nodes "
                              f"(aliases counted as what they stand for); refused",
                              source, node.start_mark, document)
-            steps.extend(_document(loader, node, source, document, kind))
+            steps.extend(_document(loader, node, source, document, kind, catalog))
             document += 1
     except yaml.MarkedYAMLError as err:  # in the document being read
         raise _yaml_error(err, source, document) from None
@@ -229,7 +233,7 @@ def _check(step: Any, kind: str | None) -> None:
 
 
 def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
-              kind: str | None) -> list[Any]:
+              kind: str | None, catalog: Catalog | None) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
         built = []
         for number, step_node in enumerate(node.value):
@@ -238,21 +242,14 @@ def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
             except yaml.MarkedYAMLError as err:  # a refused tag, in this step
                 raise _yaml_error(err, source, number) from None
             try:
-                built_step = build_step(step)
+                built_step = build_step(step, catalog)
                 _check(built_step, kind)
                 built.append(built_step)
             except OverlayError:
                 raise
-            except (TransformError, TypeError, ValueError, LookupError) as err:
-                if isinstance(err, TransformError):
-                    message = str(err)
-                else:
-                    message = str(err.args[0]) if err.args else str(err)
-                keys: list[str | int] = ["overlay", *_keys_of(err)] \
-                    if isinstance(step, dict) and "overlay" in step \
-                    else ["path"] if getattr(err, "path", None) else []
-                where = _locate(step_node, keys)
-                raise _error(message, source, where.start_mark, number) from err
+            except TransformError as err:
+                where = _locate(step_node, _step_keys(step, err))
+                raise _error(str(err), source, where.start_mark, number) from err
         return built
     if isinstance(node, yaml.MappingNode):
         data = loader.construct_object(node, deep=True)
@@ -260,13 +257,27 @@ def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
             built_overlay = overlay(data)
             _check(built_overlay, kind)
             return [built_overlay]
-        except (TransformError, TypeError, ValueError) as err:
+        except TransformError as err:
             where = _locate(node, _keys_of(err), isinstance(err, UnknownFieldError))
             raise _error(str(err), source, where.start_mark, index) from err
     if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
         return []  # an empty document changes nothing
     raise _error("a document is a partial pod (a map) or a pipeline (a list of steps), "
                  f"not {node.tag.rsplit(':', 1)[-1]}", source, node.start_mark, None)
+
+
+def _step_keys(step: Any, err: TransformError) -> list[str | int]:
+    """Where in a step map ``err`` points: into its overlay, at its path, or at
+    the argument it names."""
+    if not isinstance(step, dict):
+        return []
+    if "overlay" in step:
+        return ["overlay", *_keys_of(err)]
+    if err.path is not None:
+        return ["path"]
+    if isinstance(err, ArgumentError) and err.argument in step:
+        return [err.argument]
+    return []
 
 
 def _keys_of(err: BaseException) -> list[str | int]:
@@ -284,12 +295,13 @@ def _keys_of(err: BaseException) -> list[str | int]:
     return parts
 
 
-def load_overlay(uri: str | os.PathLike[str],
-                 kind: str | None = "Pod") -> Transform | Callable[[Any], Any]:
+def load_overlay(uri: str | os.PathLike[str], kind: str | None = "Pod",
+                 catalog: Catalog | None = None) -> Transform:
     """Build the transform in the YAML file at ``uri``: a path or any fsspec URI.
 
-    Errors carry the file, line and column, and the step's index; field
-    names are checked as :func:`loads_overlay` does.
+    Errors are :class:`~transforms.errors.OverlayError` carrying the file,
+    line and column, and the step's index (a file that cannot be read names
+    the file); field names and recipes are checked as :func:`loads_overlay` does.
     """
     import fsspec  # here, not at the top: importing podfold stays cheap
 
@@ -298,5 +310,8 @@ def load_overlay(uri: str | os.PathLike[str],
         with fsspec.open(source, "r", encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, ValueError, ImportError) as err:
+        # fsspec's ways of saying a URI cannot be read: no such file (OSError),
+        # an unknown protocol or undecodable text (ValueError), a protocol whose
+        # driver is not installed (ImportError)
         raise OverlayError(f"cannot read the overlay: {err}", source=source) from err
-    return loads_overlay(text, source=source, kind=kind)
+    return loads_overlay(text, source=source, kind=kind, catalog=catalog)

@@ -19,7 +19,9 @@ from torchx.specs import AppDef
 
 from combinators import Transform, TransformError, chain
 from combinators.data import MISSING, is_map, is_seq
+from combinators.transform import TransformLike
 from transforms.checks.validation import PodValidationError, validate_pod
+from transforms.forms.kinds import may_write_macros
 from transforms.kube.convert import pod_to_dict
 from transforms.torchx.roles import role_overlays
 
@@ -47,7 +49,7 @@ class FoldError(TransformError, ValueError):
 class FoldSettings:
     """How to fold: launch-time overlays for every role, validation on or off."""
 
-    extra: tuple[Transform | Callable[[Any], Any], ...] = ()
+    extra: tuple[TransformLike, ...] = ()
     validate: bool = True
     k8s_version: str | None = None
 
@@ -111,27 +113,6 @@ _EMPTY: Mapping[str, Any] = {}
 _OTHER_SCALARS = frozenset({int, float, bool, type(None)})
 
 
-def _may_write_macros(step: Any) -> bool:
-    """Whether a step may write a ``${...}`` macro: its values hold one, or it
-    runs code of the caller's (a function anywhere inside it)."""
-    if not isinstance(step, Transform):
-        return True
-    if "${" in repr(step):
-        return True
-    args, kwargs = step.params
-    return any(_holds_code(value) for value in (*args, *kwargs.values()))
-
-
-def _holds_code(value: Any) -> bool:
-    if isinstance(value, Transform):
-        return _may_write_macros(value)
-    if callable(value):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_holds_code(item) for item in value)
-    return False
-
-
 def _macro_values(app_id: str, replica_id: int, rank0_env: str) -> dict[str, str]:
     return {"img_root": "", "app_id": app_id, "replica_id": str(replica_id),
             "rank0_env": rank0_env}
@@ -145,16 +126,17 @@ class _Folder:
         self.app = app
         self.settings = settings
         self.rank0_env = rank0_env
-        self.chains: list[Transform | Callable[[Any], Any]] = []
+        self.chains: list[Transform] = []
         self.macros: list[bool] = []
         for role in app.roles:
             try:
-                steps = [*role_overlays(role), *settings.extra]
-            except (TransformError, TypeError, ValueError, LookupError, OSError) as err:
+                steps: list[TransformLike] = [*role_overlays(role), *settings.extra]
+            except TransformError as err:
                 raise FoldError(f"cannot read its overlays: {err}", role=role.name,
                                 replica=0) from err
             self.chains.append(chain(*steps))
-            self.macros.append(any(_may_write_macros(step) for step in steps))
+            # whether macros may need substituting: each step's kind says what it writes
+            self.macros.append(any(may_write_macros(step) for step in steps))
 
     def fold(self, pod: Any) -> dict[str, Any]:
         plain = pod_to_dict(pod)
