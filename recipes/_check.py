@@ -1,22 +1,29 @@
 """Checks of recipe arguments: fail at construction, naming the argument,
 what was given and what is allowed.
 
+A bad value raises :class:`~combinators.ArgumentError`, a value of the wrong
+type :class:`~combinators.ArgumentTypeError` (a ``ValueError`` and a
+``TypeError`` too); the recipe that was called adds its name.
+
 >>> check_choice("operator", "Exist", ("Exists", "Equal"))
 Traceback (most recent call last):
   ...
-ValueError: operator must be one of 'Exists', 'Equal', got 'Exist' (did you mean 'Exists'?)
+combinators.errors.ArgumentError: operator must be one of 'Exists', 'Equal', got 'Exist' (did you mean 'Exists'?)
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, NoReturn, TypeVar
+
+from combinators.errors import ArgumentError, ArgumentTypeError
 
 __all__ = ("check_choice", "check_text", "check_int", "check_bool", "check_dns_label",
            "check_qualified_name", "check_label_value", "check_string_map", "scalar_text",
-           "merge_kwargs")
+           "merge_kwargs", "bad_value", "bad_type", "naming_factory")
 
 T = TypeVar("T")
 
@@ -25,16 +32,66 @@ _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
 
 
+def bad_value(argument: str, value: Any, message: str) -> NoReturn:
+    """Raise an :class:`ArgumentError`: ``argument`` was given ``value``, which ``message`` faults.
+
+    >>> bad_value("weight", 101, "weight must be between 1 and 100, got 101")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentError: weight must be between 1 and 100, got 101
+    """
+    raise ArgumentError(message, argument=argument, value=value)
+
+
+def bad_type(argument: str, value: Any, wanted: str) -> NoReturn:
+    """Raise an :class:`ArgumentTypeError`: ``argument`` must be ``wanted``, and ``value`` is not.
+
+    >>> bad_type("count", "8", "an integer")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentTypeError: count must be an integer, got str: '8'
+    """
+    raise ArgumentTypeError(f"{argument} must be {wanted}, got {type(value).__name__}: {value!r}",
+                            argument=argument, value=value)
+
+
+@contextmanager
+def naming_factory(factory: str) -> Iterator[None]:
+    """Within the block, an :class:`ArgumentError` names ``factory`` (unless it names one already).
+
+    >>> with naming_factory("SecretKey"):
+    ...     check_text("name", "")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentError: SecretKey(): name must be a non-empty string, got ''
+    """
+    try:
+        yield
+    except ArgumentError as err:
+        err.in_factory(factory)
+        raise
+
+
 def check_choice(argument: str, value: Any, allowed: Iterable[T]) -> T:
-    """``value`` if it is one of ``allowed``, else a ``ValueError`` listing them."""
+    """``value`` if it is one of ``allowed``, else an error listing them.
+
+    A value of a type none of ``allowed`` has is an :class:`ArgumentTypeError`.
+
+    >>> check_choice("policy", 1, ("Always", "Never"))
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentTypeError: policy must be one of 'Always', 'Never', got int: 1
+    """
     options = tuple(allowed)
     for option in options:
         if type(option) is type(value) and option == value:
             return option
     listed = ", ".join(repr(option) for option in options)
+    if not any(type(option) is type(value) for option in options):
+        bad_type(argument, value, f"one of {listed}")
     close = difflib.get_close_matches(str(value), [str(o) for o in options], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise ValueError(f"{argument} must be one of {listed}, got {value!r}{hint}")
+    bad_value(argument, value, f"{argument} must be one of {listed}, got {value!r}{hint}")
 
 
 def check_text(argument: str, value: Any) -> str:
@@ -43,12 +100,12 @@ def check_text(argument: str, value: Any) -> str:
     >>> check_text("image", "")
     Traceback (most recent call last):
       ...
-    ValueError: image must be a non-empty string, got ''
+    combinators.errors.ArgumentError: image must be a non-empty string, got ''
     """
     if not isinstance(value, str):
-        raise TypeError(f"{argument} must be a string, got {type(value).__name__}: {value!r}")
+        bad_type(argument, value, "a string")
     if not value:
-        raise ValueError(f"{argument} must be a non-empty string, got ''")
+        bad_value(argument, value, f"{argument} must be a non-empty string, got ''")
     return value
 
 
@@ -58,20 +115,19 @@ def check_int(argument: str, value: Any, *, minimum: int = 0) -> int:
     >>> check_int("count", 0, minimum=1)
     Traceback (most recent call last):
       ...
-    ValueError: count must be an integer >= 1, got 0
+    combinators.errors.ArgumentError: count must be an integer >= 1, got 0
     """
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{argument} must be an integer, got {type(value).__name__}: {value!r}")
+        bad_type(argument, value, "an integer")
     if value < minimum:
-        raise ValueError(f"{argument} must be an integer >= {minimum}, got {value!r}")
+        bad_value(argument, value, f"{argument} must be an integer >= {minimum}, got {value!r}")
     return value
 
 
 def check_bool(argument: str, value: Any) -> bool:
     """``value`` if it is ``True`` or ``False``."""
     if not isinstance(value, bool):
-        raise TypeError(f"{argument} must be true or false, got {type(value).__name__}: "
-                        f"{value!r}")
+        bad_type(argument, value, "true or false")
     return value
 
 
@@ -81,13 +137,13 @@ def check_dns_label(argument: str, value: Any) -> str:
     >>> check_dns_label("volume", "Data_1")
     Traceback (most recent call last):
       ...
-    ValueError: volume must be a DNS-1123 label (lower case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters), got 'Data_1'
+    combinators.errors.ArgumentError: volume must be a DNS-1123 label (lower case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters), got 'Data_1'
     """
     check_text(argument, value)
     if len(value) > 63 or not _DNS_LABEL.match(value):
-        raise ValueError(f"{argument} must be a DNS-1123 label (lower case letters, digits "
-                         f"and '-', starting and ending with a letter or digit, at most 63 "
-                         f"characters), got {value!r}")
+        bad_value(argument, value, f"{argument} must be a DNS-1123 label (lower case letters, "
+                  f"digits and '-', starting and ending with a letter or digit, at most 63 "
+                  f"characters), got {value!r}")
     return str(value)
 
 
@@ -95,8 +151,8 @@ def check_dns_subdomain(argument: str, value: Any) -> str:
     """``value`` if it is a DNS-1123 subdomain (labels joined by '.'; at most 253)."""
     check_text(argument, value)
     if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
-        raise ValueError(f"{argument} must be a DNS-1123 subdomain (lower case letters, "
-                         f"digits, '-' and '.'), got {value!r}")
+        bad_value(argument, value, f"{argument} must be a DNS-1123 subdomain (lower case "
+                  f"letters, digits, '-' and '.'), got {value!r}")
     return str(value)
 
 
@@ -108,26 +164,26 @@ def check_qualified_name(argument: str, value: Any) -> str:
     >>> check_qualified_name("label", "gpu type")
     Traceback (most recent call last):
       ...
-    ValueError: label must be a qualified name such as 'gpu' or 'example.com/gpu' (letters, digits, '-', '_', '.'; at most 63 after an optional DNS prefix and '/'), got 'gpu type'
+    combinators.errors.ArgumentError: label must be a qualified name such as 'gpu' or 'example.com/gpu' (letters, digits, '-', '_', '.'; at most 63 after an optional DNS prefix and '/'), got 'gpu type'
     """
     check_text(argument, value)
     prefix, _, name = value.rpartition("/")
     if (("/" in value and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)))
             or len(name) > 63 or not _NAME.match(name)):
-        raise ValueError(f"{argument} must be a qualified name such as 'gpu' or "
-                         f"'example.com/gpu' (letters, digits, '-', '_', '.'; at most 63 after "
-                         f"an optional DNS prefix and '/'), got {value!r}")
+        bad_value(argument, value, f"{argument} must be a qualified name such as 'gpu' or "
+                  f"'example.com/gpu' (letters, digits, '-', '_', '.'; at most 63 after an "
+                  f"optional DNS prefix and '/'), got {value!r}")
     return str(value)
 
 
 def check_label_value(argument: str, value: Any) -> str:
     """``value`` if it is a valid label value (empty, or at most 63 name characters)."""
     if not isinstance(value, str):
-        raise TypeError(f"{argument} must be a string, got {type(value).__name__}: {value!r}")
+        bad_type(argument, value, "a string")
     if value and (len(value) > 63 or not _NAME.match(value)):
-        raise ValueError(f"{argument} must be a label value (letters, digits, '-', '_', '.', "
-                         f"starting and ending with a letter or digit, at most 63), "
-                         f"got {value!r}")
+        bad_value(argument, value, f"{argument} must be a label value (letters, digits, '-', "
+                  f"'_', '.', starting and ending with a letter or digit, at most 63), "
+                  f"got {value!r}")
     return value
 
 
@@ -141,8 +197,7 @@ def scalar_text(argument: str, value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (str, int, float)):
         return str(value)
-    raise TypeError(f"{argument} must be a string, a number or a boolean, "
-                    f"got {type(value).__name__}: {value!r}")
+    bad_type(argument, value, "a string, a number or a boolean")
 
 
 def merge_kwargs(argument: str, given: Mapping[str, Any] | None,
@@ -155,14 +210,16 @@ def merge_kwargs(argument: str, given: Mapping[str, Any] | None,
     if given is None:
         given = {}
     if not isinstance(given, Mapping):
-        raise TypeError(f"{argument} must be a map, got {type(given).__name__}: {given!r}")
+        bad_type(argument, given, "a map")
     twice = sorted(set(given) & set(keywords))
     if twice:
-        raise ValueError(f"{argument}: {', '.join(twice)} given both in the map and as keywords")
+        bad_value(argument, given, f"{argument}: {', '.join(twice)} given both in the map "
+                  f"and as keywords")
     merged = {**given, **keywords}
     for key in merged:
         if not isinstance(key, str):
-            raise TypeError(f"{argument} keys must be strings, got {key!r}")
+            raise ArgumentTypeError(f"{argument} keys must be strings, got {key!r}",
+                                    argument=argument, value=given)
     return merged
 
 

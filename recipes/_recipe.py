@@ -16,6 +16,18 @@ team('ml')
 True
 >>> team("ml")({"spec": {}})
 {'spec': {}, 'metadata': {'labels': {'team': 'ml'}}}
+
+A bad argument fails at once, and the error names the recipe:
+
+>>> from recipes._check import check_text
+>>> @recipe
+... def owner(name: str) -> Transform:
+...     '''Annotate the pod with its owner.'''
+...     return upsert("metadata.annotations", {"owner": check_text("name", name)})
+>>> owner("")
+Traceback (most recent call last):
+  ...
+combinators.errors.ArgumentError: owner(): name must be a non-empty string, got ''
 """
 
 from __future__ import annotations
@@ -25,7 +37,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
-from combinators import Transform
+from combinators import ArgumentError, Transform
 from combinators.data import Owned
 from combinators.transform import TransformLike, apply_step
 
@@ -103,16 +115,22 @@ def recipe(build: Callable[P, TransformLike]) -> Callable[P, Recipe]:
     """Turn a function that builds a transform into a recipe factory.
 
     The factory keeps ``build``'s name, signature and docstring; the
-    arguments are checked by ``build`` itself, so bad ones fail at once.
+    arguments are checked by ``build`` itself, so bad ones fail at once, with
+    an :class:`~combinators.ArgumentError` that names the recipe.
     """
     signature = inspect.signature(build)
+    name = build.__name__
 
     @functools.wraps(build)
     def factory(*args: P.args, **kwargs: P.kwargs) -> Recipe:
-        body = build(*args, **kwargs)
+        try:
+            body = build(*args, **kwargs)
+        except ArgumentError as err:
+            err.in_factory(name)
+            raise
         bound = signature.bind(*args, **kwargs)
         canonical_args, canonical_kwargs = _canonical(signature, bound)
-        return Recipe(build.__name__, body, canonical_args, canonical_kwargs)
+        return Recipe(name, body, canonical_args, canonical_kwargs)
 
     return factory
 

@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 
 from combinators import Transform, append_at, chain, upsert
-from recipes._check import check_choice, check_int, check_label_value, check_qualified_name
+from recipes._check import (
+    bad_type,
+    bad_value,
+    check_choice,
+    check_int,
+    check_label_value,
+    check_qualified_name,
+    check_text,
+)
 from recipes._recipe import recipe
 from recipes._target import ContainerTarget, on_container
 from recipes.containers import set_resources
@@ -74,19 +82,19 @@ def gpu(type: str, count: int | None = None, provider: str = "gke", label: str |
     {'example.com/gpu': 'rtx-4090'}
     """
     check_choice("provider", provider, PROVIDERS)
+    if label is not None:
+        check_qualified_name("label", label)
     if provider == "custom":
         if label is None:
-            raise ValueError("provider='custom' needs label=, the node label holding the GPU type")
-        check_qualified_name("label", label)
+            bad_value("label", label,
+                      "provider='custom' needs label=, the node label holding the GPU type")
         check_label_value("type", type)
         steer: Transform = upsert("spec.nodeSelector", {label: type})
     else:
         if label is not None:
-            raise ValueError(f"label= only goes with provider='custom'; provider {provider!r} "
-                             f"uses {GPU_LABELS[provider]!r}, got label={label!r}")
-        if not isinstance(type, str):
-            raise TypeError(f"type must be a string, got {type!r}")
-        values = lookup_gpu(type, provider)
+            bad_value("label", label, f"label= only goes with provider='custom'; provider "
+                      f"{provider!r} uses {GPU_LABELS[provider]!r}, got label={label!r}")
+        values = lookup_gpu(check_text("type", type), provider)
         if provider == "gfd":
             steer = require_expression(node_expression(GPU_LABELS[provider], values, "In"))
         else:
@@ -117,11 +125,13 @@ def mig(profile: str, count: int = 1, provider: str | None = None,
     >>> mig("1g-5gb")
     Traceback (most recent call last):
       ...
-    ValueError: profile must be a MIG profile such as '1g.5gb', '3g.40gb' or '7g.80gb', got '1g-5gb'
+    combinators.errors.ArgumentError: mig(): profile must be a MIG profile such as '1g.5gb', '3g.40gb' or '7g.80gb', got '1g-5gb'
     """
-    if not isinstance(profile, str) or not _MIG_PROFILE.match(profile):
-        raise ValueError(f"profile must be a MIG profile such as '1g.5gb', '3g.40gb' or "
-                         f"'7g.80gb', got {profile!r}")
+    if not isinstance(profile, str):
+        bad_type("profile", profile, "a MIG profile such as '1g.5gb'")
+    if not _MIG_PROFILE.match(profile):
+        bad_value("profile", profile, f"profile must be a MIG profile such as '1g.5gb', "
+                  f"'3g.40gb' or '7g.80gb', got {profile!r}")
     check_int("count", count, minimum=1)
     if provider is not None:
         check_choice("provider", provider, tuple(MIG_LABELS))
@@ -145,10 +155,13 @@ def tpu(type: str, topology: str, count: int, container: ContainerTarget = None)
     {'google.com/tpu': '4'}
     """
     if not isinstance(type, str):
-        raise TypeError(f"type must be a string such as 'v5e', got {type!r}")
+        bad_type("type", type, "a TPU type such as 'v5e'")
     accelerator = lookup_tpu(type)
-    if not isinstance(topology, str) or not _TOPOLOGY.match(topology):
-        raise ValueError(f"topology must read like '2x4' or '2x2x4', got {topology!r}")
+    if not isinstance(topology, str):
+        bad_type("topology", topology, "text such as '2x4' or '2x2x4'")
+    if not _TOPOLOGY.match(topology):
+        bad_value("topology", topology,
+                  f"topology must read like '2x4' or '2x2x4', got {topology!r}")
     check_int("count", count, minimum=1)
     return _steps(upsert("spec.nodeSelector", {"cloud.google.com/gke-tpu-accelerator": accelerator,
                                                "cloud.google.com/gke-tpu-topology": topology}),
@@ -176,6 +189,6 @@ def rdma(resource: str = "rdma/hca", count: int = 1, container: ContainerTarget 
     """
     check_qualified_name("resource", resource)
     if "/" not in resource:
-        raise ValueError(f"resource must be a device plugin resource with a domain, such as "
-                         f"'rdma/hca' or 'rdma/rdma_shared_device_a', got {resource!r}")
+        bad_value("resource", resource, f"resource must be a device plugin resource with a "
+                  f"domain, such as 'rdma/hca' or 'rdma/rdma_shared_device_a', got {resource!r}")
     return request_devices(resource, check_int("count", count, minimum=1), container)

@@ -12,6 +12,8 @@ from typing import Any
 
 from combinators import Key, Match, Path, Transform, append_at, chain, replace_at, upsert
 from recipes._check import (
+    bad_type,
+    bad_value,
     check_bool,
     check_choice,
     check_dns_label,
@@ -65,7 +67,7 @@ def add_env(variables: Mapping[str, EnvValue] | None = None, /, *,
     """
     merged = merge_kwargs("variables", variables, values)
     if not merged:
-        raise ValueError("add_env needs at least one variable")
+        bad_value("variables", merged, "variables: needs at least one variable")
     return on_container(container, set_env(merged))
 
 
@@ -78,6 +80,10 @@ def add_env_from_secret(name: str, secret: str, key: str, optional: bool = False
     >>> add_env_from_secret("HF_TOKEN", "hf", "token")(pod)["spec"]["containers"][0]["env"]
     [{'name': 'HF_TOKEN', 'valueFrom': {'secretKeyRef': {'name': 'hf', 'key': 'token'}}}]
     """
+    check_text("name", name)
+    check_text("secret", secret)
+    check_text("key", key)
+    check_bool("optional", optional)
     return on_container(container, set_env({name: SecretKey(secret, key, optional)}))
 
 
@@ -90,6 +96,10 @@ def add_env_from_config_map(name: str, config_map: str, key: str, optional: bool
     >>> add_env_from_config_map("LEVEL", "settings", "level")(pod)["spec"]["containers"][0]["env"]
     [{'name': 'LEVEL', 'valueFrom': {'configMapKeyRef': {'name': 'settings', 'key': 'level'}}}]
     """
+    check_text("name", name)
+    check_text("config_map", config_map)
+    check_text("key", key)
+    check_bool("optional", optional)
     return on_container(container, set_env({name: ConfigMapKey(config_map, key, optional)}))
 
 
@@ -102,6 +112,8 @@ def add_env_from_field(name: str, field_path: str,
     >>> add_env_from_field("POD_IP", "status.podIP")(pod)["spec"]["containers"][0]["env"]
     [{'name': 'POD_IP', 'valueFrom': {'fieldRef': {'fieldPath': 'status.podIP'}}}]
     """
+    check_text("name", name)
+    check_text("field_path", field_path)
     return on_container(container, set_env({name: FieldRef(field_path)}))
 
 
@@ -142,17 +154,17 @@ def resources(requests: Mapping[str, Any] | None = None, limits: Mapping[str, An
     >>> resources(requests={"memory": "64GB"})
     Traceback (most recent call last):
       ...
-    ValueError: requests['memory'] must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '64GB'
+    combinators.errors.ArgumentError: resources(): requests['memory'] must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '64GB'
     """
     wanted_requests = resource_map("requests", requests)
     wanted_limits = resource_map("limits", limits)
     if not wanted_requests and not wanted_limits:
-        raise ValueError("resources needs requests or limits")
+        bad_value("requests", requests, "requests: needs requests or limits")
     for name, amount in wanted_requests.items():
         limit = wanted_limits.get(name)
         if limit is not None and parse_quantity(amount) > parse_quantity(limit):
-            raise ValueError(f"requests[{name!r}] = {amount!r} is above limits[{name!r}] = "
-                             f"{limit!r}")
+            bad_value(f"requests[{name!r}]", amount, f"requests[{name!r}] = {amount!r} is above "
+                      f"limits[{name!r}] = {limit!r}")
     return on_container(container, set_resources(wanted_requests, wanted_limits))
 
 
@@ -191,18 +203,25 @@ def security_context(*, run_as_user: int | None = None, run_as_group: int | None
     {'name': 't', 'securityContext': {'runAsUser': 1000, 'runAsNonRoot': True}}
     """
     wanted: dict[str, Any] = {}
-    for key, value in (("runAsUser", run_as_user), ("runAsGroup", run_as_group)):
+    for argument, key, value in (("run_as_user", "runAsUser", run_as_user),
+                                 ("run_as_group", "runAsGroup", run_as_group)):
         if value is not None:
-            wanted[key] = check_int(key, value)
-    for key, flag in (("runAsNonRoot", run_as_non_root), ("privileged", privileged),
-                      ("readOnlyRootFilesystem", read_only_root_filesystem),
-                      ("allowPrivilegeEscalation", allow_privilege_escalation)):
+            wanted[key] = check_int(argument, value)
+    for argument, key, flag in (
+            ("run_as_non_root", "runAsNonRoot", run_as_non_root),
+            ("privileged", "privileged", privileged),
+            ("read_only_root_filesystem", "readOnlyRootFilesystem", read_only_root_filesystem),
+            ("allow_privilege_escalation", "allowPrivilegeEscalation",
+             allow_privilege_escalation)):
         if flag is not None:
-            wanted[key] = check_bool(key, flag)
+            wanted[key] = check_bool(argument, flag)
     if not wanted:
-        raise ValueError("security_context needs at least one setting")
+        bad_value("settings", None, "settings: needs at least one of run_as_user, run_as_group, "
+                  "run_as_non_root, privileged, read_only_root_filesystem, "
+                  "allow_privilege_escalation")
     if wanted.get("privileged") and wanted.get("allowPrivilegeEscalation") is False:
-        raise ValueError("privileged=True cannot go with allow_privilege_escalation=False")
+        bad_value("privileged", True,
+                  "privileged=True cannot go with allow_privilege_escalation=False")
     return on_container(container, upsert("securityContext", wanted))
 
 
@@ -219,19 +238,21 @@ def add_capabilities(capabilities: Sequence[str] | str,
     >>> add_capabilities("CAP_IPC_LOCK")
     Traceback (most recent call last):
       ...
-    ValueError: capabilities: write 'IPC_LOCK' without the CAP_ prefix, got 'CAP_IPC_LOCK'
+    combinators.errors.ArgumentError: add_capabilities(): capabilities: write 'IPC_LOCK' without the CAP_ prefix, got 'CAP_IPC_LOCK'
     """
+    if not isinstance(capabilities, (str, Sequence)):
+        bad_type("capabilities", capabilities, "a capability name or a list of them")
     listed = [capabilities] if isinstance(capabilities, str) else list(capabilities)
     if not listed:
-        raise ValueError("add_capabilities needs at least one capability")
+        bad_value("capabilities", capabilities, "capabilities: needs at least one capability")
     for capability in listed:
         check_text("capabilities", capability)
         if capability.upper().startswith("CAP_"):
-            raise ValueError(f"capabilities: write {capability[4:].upper()!r} without the CAP_ "
-                             f"prefix, got {capability!r}")
+            bad_value("capabilities", capability, f"capabilities: write "
+                      f"{capability[4:].upper()!r} without the CAP_ prefix, got {capability!r}")
         if not capability.replace("_", "").isalnum() or capability.upper() != capability:
-            raise ValueError(f"capabilities must be upper-case names such as 'IPC_LOCK', "
-                             f"got {capability!r}")
+            bad_value("capabilities", capability, f"capabilities must be upper-case names "
+                      f"such as 'IPC_LOCK', got {capability!r}")
     return on_container(container, append_at("securityContext.capabilities.add", *listed,
                                               unique=True))
 
@@ -244,11 +265,13 @@ def _container_spec(name: str, image: str, command: Sequence[str] | None,
                             "image": check_text("image", image)}
     for argument, words in (("command", command), ("args", args)):
         if words is not None:
-            if isinstance(words, str) or not all(isinstance(word, str) for word in words):
-                raise TypeError(f"{argument} must be a list of strings, got {words!r}")
+            if (isinstance(words, str) or not isinstance(words, Sequence)
+                    or not all(isinstance(word, str) for word in words)):
+                bad_type(argument, words, "a list of strings")
             spec[argument] = list(words)
-    if env:
-        spec["env"] = [env_var(key, value) for key, value in merge_kwargs("env", env, {}).items()]
+    variables = merge_kwargs("env", env, {})
+    if variables:
+        spec["env"] = [env_var(key, value) for key, value in variables.items()]
     wanted_requests = resource_map("requests", requests)
     wanted_limits = resource_map("limits", limits)
     if wanted_requests or wanted_limits:

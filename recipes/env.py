@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
-from recipes._check import check_bool, check_text
+from recipes._check import bad_type, bad_value, check_bool, check_text, naming_factory
 
 __all__ = ("SecretKey", "ConfigMapKey", "FieldRef", "ResourceFieldRef", "EnvSource",
            "EnvValue", "env_var", "VALUE_FROM_KINDS")
@@ -35,9 +35,10 @@ class SecretKey:
     optional: bool = False
 
     def __post_init__(self) -> None:
-        check_text("SecretKey name", self.name)
-        check_text("SecretKey key", self.key)
-        check_bool("SecretKey optional", self.optional)
+        with naming_factory("SecretKey"):
+            check_text("name", self.name)
+            check_text("key", self.key)
+            check_bool("optional", self.optional)
 
     def value_from(self) -> dict[str, Any]:
         """The ``valueFrom`` map."""
@@ -60,9 +61,10 @@ class ConfigMapKey:
     optional: bool = False
 
     def __post_init__(self) -> None:
-        check_text("ConfigMapKey name", self.name)
-        check_text("ConfigMapKey key", self.key)
-        check_bool("ConfigMapKey optional", self.optional)
+        with naming_factory("ConfigMapKey"):
+            check_text("name", self.name)
+            check_text("key", self.key)
+            check_bool("optional", self.optional)
 
     def value_from(self) -> dict[str, Any]:
         """The ``valueFrom`` map."""
@@ -83,7 +85,8 @@ class FieldRef:
     field_path: str
 
     def __post_init__(self) -> None:
-        check_text("FieldRef field_path", self.field_path)
+        with naming_factory("FieldRef"):
+            check_text("field_path", self.field_path)
 
     def value_from(self) -> dict[str, Any]:
         """The ``valueFrom`` map."""
@@ -103,12 +106,13 @@ class ResourceFieldRef:
     divisor: str | None = None
 
     def __post_init__(self) -> None:
-        check_text("ResourceFieldRef resource", self.resource)
-        if self.container is not None:
-            check_text("ResourceFieldRef container", self.container)
-        if self.divisor is not None:
-            from recipes._quantity import check_quantity
-            check_quantity("ResourceFieldRef divisor", self.divisor, positive=True)
+        with naming_factory("ResourceFieldRef"):
+            check_text("resource", self.resource)
+            if self.container is not None:
+                check_text("container", self.container)
+            if self.divisor is not None:
+                from recipes._quantity import check_quantity
+                check_quantity("divisor", self.divisor, positive=True)
 
     def value_from(self) -> dict[str, Any]:
         """The ``valueFrom`` map."""
@@ -136,7 +140,7 @@ def env_var(name: str, value: EnvValue) -> dict[str, Any]:
     >>> env_var("X", {"secretRef": {"name": "hf"}})
     Traceback (most recent call last):
       ...
-    ValueError: env var 'X': a map value is a valueFrom with exactly one of secretKeyRef, configMapKeyRef, fieldRef, resourceFieldRef, got {'secretRef': {'name': 'hf'}}
+    combinators.errors.ArgumentError: env var 'X': a map value is a valueFrom with exactly one of secretKeyRef, configMapKeyRef, fieldRef, resourceFieldRef, got {'secretRef': {'name': 'hf'}}
     """
     check_text("env var name", name)
     if isinstance(value, (SecretKey, ConfigMapKey, FieldRef, ResourceFieldRef)):
@@ -144,16 +148,16 @@ def env_var(name: str, value: EnvValue) -> dict[str, Any]:
     if isinstance(value, Mapping):
         if len(value) != 1 or next(iter(value)) not in VALUE_FROM_KINDS or not isinstance(
                 next(iter(value.values())), Mapping):
-            raise ValueError(f"env var {name!r}: a map value is a valueFrom with exactly one of "
-                             f"{', '.join(VALUE_FROM_KINDS)}, got {dict(value)!r}")
+            bad_value(f"env var {name!r}", value, f"env var {name!r}: a map value is a "
+                      f"valueFrom with exactly one of {', '.join(VALUE_FROM_KINDS)}, "
+                      f"got {dict(value)!r}")
         return {"name": name, "valueFrom": _thaw(value)}
     if isinstance(value, bool):
         return {"name": name, "value": "true" if value else "false"}
     if isinstance(value, (str, int, float)):
         return {"name": name, "value": str(value)}
-    raise TypeError(f"env var {name!r} must be text, a number, a boolean, a SecretKey, "
-                    f"ConfigMapKey, FieldRef, ResourceFieldRef or a valueFrom map, "
-                    f"got {type(value).__name__}: {value!r}")
+    bad_type(f"env var {name!r}", value, "text, a number, a boolean, a SecretKey, "
+             "ConfigMapKey, FieldRef, ResourceFieldRef or a valueFrom map")
 
 
 def _thaw(value: Any) -> Any:

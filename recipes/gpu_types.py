@@ -20,13 +20,15 @@ accepted too.
 >>> lookup_gpu("a10g", "gke")
 Traceback (most recent call last):
   ...
-ValueError: type 'a10g' is not a GPU gke offers; known gke types: a100-40gb, a100-80gb, h100-80gb, h100-mega-80gb, h200-141gb, b200, l4, t4, v100, p100, p4 (or their label values, or provider='custom' with label=)
+combinators.errors.ArgumentError: type 'a10g' is not a GPU gke offers; known gke types: a100-40gb, a100-80gb, h100-80gb, h100-mega-80gb, h200-141gb, b200, l4, t4, v100, p100, p4 (or their label values, or provider='custom' with label=)
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+
+from recipes._check import bad_value
 
 __all__ = ("GPU_LABELS", "GPU_TYPES", "GPU_ALIASES", "TPU_TYPES", "lookup_gpu", "lookup_tpu",
            "PROVIDERS")
@@ -98,8 +100,8 @@ def lookup_gpu(type: str, provider: str) -> _T:
         if type in values:
             return (type,)
     known = ", ".join(name for name, row in GPU_TYPES.items() if provider in row)
-    raise ValueError(f"type {type!r} is not a GPU {provider} offers; known {provider} types: "
-                     f"{known} (or their label values, or provider='custom' with label=)")
+    bad_value("type", type, f"type {type!r} is not a GPU {provider} offers; known {provider} "
+              f"types: {known} (or their label values, or provider='custom' with label=)")
 
 
 def lookup_tpu(type: str) -> str:
@@ -112,5 +114,5 @@ def lookup_tpu(type: str) -> str:
         return TPU_TYPES[type]
     if type in TPU_TYPES.values():
         return type
-    raise ValueError(f"type must be a TPU type: one of {', '.join(TPU_TYPES)} or its GKE label "
-                     f"value ({', '.join(TPU_TYPES.values())}), got {type!r}")
+    bad_value("type", type, f"type must be a TPU type: one of {', '.join(TPU_TYPES)} or its "
+              f"GKE label value ({', '.join(TPU_TYPES.values())}), got {type!r}")

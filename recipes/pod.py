@@ -7,6 +7,7 @@ from typing import Any
 
 from combinators import Key, Path, Transform, append_at, chain, replace_at, upsert
 from recipes._check import (
+    bad_value,
     check_bool,
     check_choice,
     check_dns_subdomain,
@@ -37,11 +38,11 @@ def add_labels(labels: Mapping[str, Any] | None = None, /, **more: Any) -> Trans
     >>> add_labels(team="machine learning")
     Traceback (most recent call last):
       ...
-    ValueError: label 'team' must be a label value (letters, digits, '-', '_', '.', starting and ending with a letter or digit, at most 63), got 'machine learning'
+    combinators.errors.ArgumentError: add_labels(): label 'team' must be a label value (letters, digits, '-', '_', '.', starting and ending with a letter or digit, at most 63), got 'machine learning'
     """
     merged = merge_kwargs("labels", labels, more)
     if not merged:
-        raise ValueError("add_labels needs at least one label")
+        bad_value("labels", merged, "labels: needs at least one label")
     checked = {}
     for key, value in merged.items():
         check_qualified_name("label key", key)
@@ -58,7 +59,7 @@ def add_annotations(annotations: Mapping[str, Any] | None = None, /, **more: Any
     """
     merged = merge_kwargs("annotations", annotations, more)
     if not merged:
-        raise ValueError("add_annotations needs at least one annotation")
+        bad_value("annotations", merged, "annotations: needs at least one annotation")
     checked = {}
     for key, value in merged.items():
         check_qualified_name("annotation key", key)
@@ -161,6 +162,6 @@ def active_deadline(seconds: int) -> Transform:
     >>> active_deadline(0)
     Traceback (most recent call last):
       ...
-    ValueError: seconds must be an integer >= 1, got 0
+    combinators.errors.ArgumentError: active_deadline(): seconds must be an integer >= 1, got 0
     """
     return replace_at("spec.activeDeadlineSeconds", check_int("seconds", seconds, minimum=1))

@@ -19,6 +19,9 @@ from combinators import (
     when,
 )
 from recipes._check import (
+    bad_type,
+    bad_value,
+    check_bool,
     check_choice,
     check_int,
     check_label_value,
@@ -58,10 +61,10 @@ def node_selector(labels: Mapping[str, str] | None = None, /, **more: str) -> Tr
     """
     merged = merge_kwargs("labels", labels, more)
     if not merged:
-        raise ValueError("node_selector needs at least one label")
+        bad_value("labels", merged, "labels: needs at least one label")
     for key, value in merged.items():
-        check_qualified_name("node_selector label key", key)
-        check_label_value(f"node_selector label {key!r}", value)
+        check_qualified_name("label key", key)
+        check_label_value(f"label {key!r}", value)
     return upsert("spec.nodeSelector", merged)
 
 
@@ -79,15 +82,16 @@ def toleration_value(key: str, operator: str | None = None, value: str | None = 
     toleration: dict[str, Any] = {"key": key, "operator": operator}
     if value is not None:
         if operator == "Exists":
-            raise ValueError(f"value must be left out with operator 'Exists', got {value!r}")
+            bad_value("value", value,
+                      f"value must be left out with operator 'Exists', got {value!r}")
         toleration["value"] = check_label_value("value", value)
     if effect is not None:
         toleration["effect"] = check_choice("effect", effect, TAINT_EFFECTS)
     if seconds is not None:
         check_int("seconds", seconds)
         if effect != "NoExecute":
-            raise ValueError(f"seconds only applies with effect 'NoExecute', got "
-                             f"effect={effect!r}")
+            bad_value("seconds", seconds, f"seconds only applies with effect 'NoExecute', "
+                      f"got effect={effect!r}")
         toleration["tolerationSeconds"] = seconds
     return toleration
 
@@ -111,7 +115,7 @@ def add_toleration(key: str, operator: str | None = None, value: str | None = No
     >>> add_toleration("dedicated", operator="Equals", value="ml")
     Traceback (most recent call last):
       ...
-    ValueError: operator must be one of 'Exists', 'Equal', got 'Equals' (did you mean 'Equal'?)
+    combinators.errors.ArgumentError: add_toleration(): operator must be one of 'Exists', 'Equal', got 'Equals' (did you mean 'Equal'?)
     """
     return append_at("spec.tolerations", toleration_value(key, operator, value, effect, seconds),
                      unique=True)
@@ -125,17 +129,22 @@ def node_expression(key: str, values: Sequence[str] | str, operator: str) -> dic
     """
     check_qualified_name("key", key)
     check_choice("operator", operator, NODE_OPERATORS)
+    if not isinstance(values, (str, Sequence)):
+        bad_type("values", values, "a label value or a list of them")
     listed = [values] if isinstance(values, str) else list(values)
     for value in listed:
         check_label_value("values", value)
     if operator in ("Exists", "DoesNotExist"):
         if listed:
-            raise ValueError(f"values must be empty with operator {operator!r}, got {listed!r}")
+            bad_value("values", values,
+                      f"values must be empty with operator {operator!r}, got {listed!r}")
         return {"key": key, "operator": operator}
     if operator in ("Gt", "Lt") and (len(listed) != 1 or not listed[0].lstrip("-").isdigit()):
-        raise ValueError(f"operator {operator!r} needs exactly one integer value, got {listed!r}")
+        bad_value("values", values,
+                  f"operator {operator!r} needs exactly one integer value in values, "
+                  f"got {listed!r}")
     if not listed:
-        raise ValueError(f"operator {operator!r} needs at least one value in values")
+        bad_value("values", values, f"operator {operator!r} needs at least one value in values")
     return {"key": key, "operator": operator, "values": listed}
 
 
@@ -181,12 +190,18 @@ def prefer_node_affinity(key: str, values: Sequence[str] | str = (), operator: s
     {'nodeAffinity': {'preferredDuringSchedulingIgnoredDuringExecution': [{'weight': 10, 'preference': {'matchExpressions': [{'key': 'zone', 'operator': 'In', 'values': ['us-central1-a']}]}}]}}
     """
     expression = node_expression(key, values, operator)
-    check_int("weight", weight, minimum=1)
-    if weight > 100:
-        raise ValueError(f"weight must be between 1 and 100, got {weight}")
+    _check_weight(weight)
     return append_at("spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution",
                      {"weight": weight, "preference": {"matchExpressions": [expression]}},
                      unique=True)
+
+
+def _check_weight(weight: int) -> int:
+    """``weight`` if it is a preference weight, 1 to 100."""
+    check_int("weight", weight, minimum=1)
+    if weight > 100:
+        bad_value("weight", weight, f"weight must be between 1 and 100, got {weight}")
+    return weight
 
 
 def _pod_selector(match_labels: Mapping[str, str] | None) -> dict[str, Any]:
@@ -196,8 +211,8 @@ def _pod_selector(match_labels: Mapping[str, str] | None) -> dict[str, Any]:
                 "matchLabelKeys": [JOB_LABEL]}
     labels = merge_kwargs("match_labels", match_labels, {})
     if not labels:
-        raise ValueError("match_labels must name at least one label (or be None for the "
-                         "pods of the same job)")
+        bad_value("match_labels", match_labels, "match_labels must name at least one label "
+                  "(or be None for the pods of the same job)")
     for key, value in labels.items():
         check_qualified_name("match_labels key", key)
         check_label_value(f"match_labels[{key!r}]", value)
@@ -245,12 +260,10 @@ def anti_affinity(topology_key: str = "kubernetes.io/hostname", required: bool =
     check_qualified_name("topology_key", topology_key)
     term = {"topologyKey": topology_key, **_pod_selector(match_labels)}
     base = "spec.affinity.podAntiAffinity."
-    if required:
+    if check_bool("required", required):
         return append_at(base + "requiredDuringSchedulingIgnoredDuringExecution", term,
                          unique=True)
-    check_int("weight", weight, minimum=1)
-    if weight > 100:
-        raise ValueError(f"weight must be between 1 and 100, got {weight}")
+    _check_weight(weight)
     return append_at(base + "preferredDuringSchedulingIgnoredDuringExecution",
                      {"weight": weight, "podAffinityTerm": term}, unique=True)
 

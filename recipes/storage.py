@@ -13,13 +13,23 @@ import re
 from typing import Any
 
 from combinators import Key, Match, Path, Transform, chain, replace_at
-from recipes._check import check_bool, check_choice, check_dns_label, check_int, check_text
+from recipes._check import (
+    bad_value,
+    check_bool,
+    check_choice,
+    check_dns_label,
+    check_int,
+    check_text,
+)
 from recipes._quantity import check_quantity
 from recipes._recipe import recipe
 from recipes._target import ContainerTarget, on_container
 
 __all__ = ("shm_size", "mount_pvc", "mount_secret", "mount_config_map", "mount_empty_dir",
-           "mount_host_path", "mount_volume", "volume_name_for", "SHM_VOLUME")
+           "mount_host_path", "mount_volume", "volume_name_for", "SHM_VOLUME", "Quantity")
+
+Quantity = str | int | float
+"""A Kubernetes quantity as a recipe takes it: text (``'64Gi'``) or a number of bytes."""
 
 SHM_VOLUME = "dshm"
 """The name torchx gives the memory-backed volume it mounts at ``/dev/shm``."""
@@ -44,7 +54,8 @@ def volume_name_for(text: str, prefix: str = "") -> str:
 def _mount_path(mount_path: Any) -> str:
     check_text("mount_path", mount_path)
     if not mount_path.startswith("/"):
-        raise ValueError(f"mount_path must be an absolute path, got {mount_path!r}")
+        bad_value("mount_path", mount_path,
+                  f"mount_path must be an absolute path, got {mount_path!r}")
     return str(mount_path)
 
 
@@ -73,7 +84,8 @@ def _mount(name: str, mount_path: str, read_only: bool = False,
     if sub_path is not None:
         check_text("sub_path", sub_path)
         if sub_path.startswith("/") or ".." in sub_path.split("/"):
-            raise ValueError(f"sub_path must be a relative path without '..', got {sub_path!r}")
+            bad_value("sub_path", sub_path,
+                      f"sub_path must be a relative path without '..', got {sub_path!r}")
         mount["subPath"] = sub_path
     return mount
 
@@ -87,27 +99,30 @@ def _mode(default_mode: int | None) -> dict[str, Any]:
         return {}
     check_int("default_mode", default_mode)
     if default_mode > 0o777:
-        raise ValueError(f"default_mode must be a file mode between 0 and 0o777, "
-                         f"got {default_mode!r}")
+        bad_value("default_mode", default_mode, f"default_mode must be a file mode between "
+                  f"0 and 0o777, got {default_mode!r}")
     return {"defaultMode": default_mode}
 
 
 @recipe
-def shm_size(size: str, container: ContainerTarget = None) -> Transform:
+def shm_size(size: Quantity, container: ContainerTarget = None) -> Transform:
     """Size the shared memory at ``/dev/shm`` (the memory-backed ``dshm`` emptyDir volume).
 
     Sets ``spec.volumes[name=dshm]`` to ``{emptyDir: {medium: Memory,
     sizeLimit: size}}`` and mounts it at ``/dev/shm``; torchx's own ``dshm``
-    volume is resized, and both are created where absent.
+    volume is resized, and both are created where absent. ``size`` is
+    quantity text or a number of bytes.
 
     >>> pod = {"spec": {"containers": [{"name": "t", "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}]}],
     ...                 "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}]}}
     >>> shm_size("64Gi")(pod)["spec"]["volumes"]
     [{'name': 'dshm', 'emptyDir': {'medium': 'Memory', 'sizeLimit': '64Gi'}}]
+    >>> shm_size(2**30)
+    shm_size(1073741824)
     >>> shm_size("64 GB")
     Traceback (most recent call last):
       ...
-    ValueError: size must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '64 GB'
+    combinators.errors.ArgumentError: shm_size(): size must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '64 GB'
     """
     limit = check_quantity("size", size, positive=True)
     return mount_volume({"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": limit}},
@@ -128,7 +143,7 @@ def mount_pvc(claim: str, mount_path: str, volume: str | None = None, read_only:
     check_text("claim", claim)
     name = _volume_name(volume, claim)
     source: dict[str, Any] = {"claimName": claim}
-    if read_only:
+    if check_bool("read_only", read_only):
         source["readOnly"] = True
     return mount_volume({"name": name, "persistentVolumeClaim": source},
                         _mount(name, mount_path, read_only, sub_path), container)
@@ -176,8 +191,8 @@ def _mount_keys(kind: str, name_field: str, source_name: str, mount_path: str,
 
 
 @recipe
-def mount_empty_dir(name: str, mount_path: str, size: str | None = None, memory: bool = False,
-                    container: ContainerTarget = None) -> Transform:
+def mount_empty_dir(name: str, mount_path: str, size: Quantity | None = None,
+                    memory: bool = False, container: ContainerTarget = None) -> Transform:
     """Mount scratch space that lives as long as the pod (``volumes[].emptyDir``).
 
     ``memory=True`` backs it with RAM (tmpfs); ``size`` sets ``sizeLimit``.
@@ -209,7 +224,7 @@ def mount_host_path(path: str, mount_path: str, volume: str | None = None, type:
     """
     check_text("path", path)
     if not path.startswith("/"):
-        raise ValueError(f"path must be an absolute path on the node, got {path!r}")
+        bad_value("path", path, f"path must be an absolute path on the node, got {path!r}")
     check_choice("type", type, HOST_PATH_TYPES)
     name = volume_name_for(path, prefix="host") if volume is None else check_dns_label(
         "volume", volume)
