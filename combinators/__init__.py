@@ -74,3 +74,6 @@ __all__ = (
     "ArgumentError",
     "ArgumentTypeError",
 )
+
+# podfold's version, written here only: pyproject.toml reads it when building
+__version__ = "0.1.0"

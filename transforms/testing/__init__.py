@@ -43,8 +43,7 @@ __all__ = (
     "describe_difference",
 )
 
-# pytest imports this package for its plugin in every session of anyone who
-# installs podfold, so the helpers are imported when first asked for
+# the helpers load when first asked for: importing the kit stays cheap
 _HOMES = {
     "assert_pure": "transforms.testing.assertions",
     "assert_idempotent": "transforms.testing.assertions",

@@ -1,0 +1,51 @@
+"""Fixtures shared by the tests that run podfold as a user's project would: in a fresh
+interpreter, outside this checkout, from where it is installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PLUGIN_SOURCE = ROOT / "transforms" / "testing" / "_podfold_pytest_plugin"
+
+
+def _sources(package: pathlib.Path) -> dict[str, bytes]:
+    return {path.relative_to(package).as_posix(): path.read_bytes()
+            for path in sorted(package.rglob("*.py"))
+            if "__pycache__" not in path.parts and path.is_file()}
+
+
+@pytest.fixture(scope="session")
+def installed_podfold(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pathlib.Path]:
+    """Where a fresh interpreter outside this checkout finds podfold's packages, checked to be
+    this checkout's code: an editable install links each file, so a module added since needs
+    the install run again, and a test of it would otherwise fail far from the cause."""
+    code = ("import json, combinators, transforms, recipes, _podfold_pytest_plugin\n"
+            "print(json.dumps({module.__name__: list(module.__path__)[0] for module in"
+            " (combinators, transforms, recipes, _podfold_pytest_plugin)}))")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path_factory.mktemp("away"),
+                            env=env, capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
+        pytest.fail("podfold is not installed as this checkout declares it (run "
+                    "pip install -e '.[test]' again):\n" + result.stderr, pytrace=False)
+    found = {name: pathlib.Path(path) for name, path in json.loads(result.stdout).items()}
+    sources = {"combinators": ROOT / "combinators", "transforms": ROOT / "transforms",
+               "recipes": ROOT / "recipes", "_podfold_pytest_plugin": PLUGIN_SOURCE}
+    stale = []
+    for name, package in sources.items():
+        installed = _sources(found[name])
+        stale += [f"{name}/{module}" for module, text in _sources(package).items()
+                  if installed.get(module) != text
+                  and not (name == "transforms" and module.startswith("testing/_podfold_"))]
+    if stale:
+        pytest.fail(f"podfold as installed is older than this checkout ({len(stale)} modules "
+                    f"missing or different: {', '.join(stale[:5])}{', ...' if stale[5:] else ''})"
+                    ": run pip install -e '.[test]' again", pytrace=False)
+    return found
