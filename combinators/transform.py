@@ -141,7 +141,8 @@ def _function_text(fn: Callable[..., Any]) -> str:
     """
     inner, args, keywords = (getattr(fn, name, None) for name in ("func", "args", "keywords"))
     if callable(inner) and isinstance(args, tuple) and isinstance(keywords, dict):
-        given = [*map(repr, args), *(f"{key}={value!r}" for key, value in keywords.items())]
+        given = [*map(_param_repr, args),
+                 *(f"{key}={_param_repr(value)}" for key, value in keywords.items())]
         return f"{_function_text(inner)}({', '.join(given)})" if given else _function_text(inner)
     text = getattr(fn, "__qualname__", None)
     return text if isinstance(text, str) else repr(fn)
@@ -239,7 +240,9 @@ class Compose(Transform):
             step = self.steps[number - 1]
             if isinstance(step, Transform):
                 step._annotate(err)
-            err.with_step(f"step {number} of {len(self.steps)}: {describe_step(step)}")
+            if len(self.steps) > 1 or isinstance(step, Transform):
+                # a lone guarded function's StepError names it already
+                err.with_step(f"step {number} of {len(self.steps)}: {describe_step(step)}")
             raise
         return doc
 
