@@ -36,8 +36,8 @@ def test_the_declared_layers_are_the_architecture() -> None:
     assert declared["packages"]["layers"] == ["recipes", "transforms", "combinators"]
     inside = declared["transforms-layers"]
     assert inside["containers"] == ["transforms"] and inside["exhaustive"] is True
-    assert inside["layers"] == ["testing", "torchx", "analysis", "io", "checks", "forms", "kube",
-                                "errors"]
+    assert inside["layers"] == ["cli", "testing", "torchx | flyte", "analysis", "io", "checks",
+                                "forms", "kube", "errors"]
     assert sorted(declared["acyclic"]["ancestors"]) == sorted(PACKAGES)
 
 

@@ -1,0 +1,1 @@
+"""Overlays folded into a flytekit ``PodTemplate``."""
