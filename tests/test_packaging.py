@@ -111,7 +111,7 @@ def test_the_metadata_carries_licence_version_classifiers_and_extras(
     assert {re.split(r"[\[<>=;]", requirement)[0] for requirement in testing} == {
         "podfold", "hypothesis"}
     assert 'podfold[torchx]; extra == "testing"' in requires  # TorchX and kubernetes, for fixtures
-    assert 'podfold[testing,flyte]; extra == "test"' in requires  # Flyte's tests never skip
+    assert 'podfold[flyte,testing]; extra == "test"' in requires  # Flyte's tests never skip
     assert any(requirement.startswith("click") for requirement in requires)  # the command line
 
 
