@@ -28,6 +28,13 @@ A bad argument fails at once, and the error names the recipe:
 Traceback (most recent call last):
   ...
 combinators.errors.ArgumentError: owner(): name must be a non-empty string, got ''
+
+A recipe is a pod-level overlay: given a workload, it says where the pods are:
+
+>>> team("ml")({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}})
+Traceback (most recent call last):
+  ...
+transforms.kube.kinds.WorkloadKindError: team: a pod-level overlay was given a Deployment document ('web'), not a pod; its pods are in its templates: apply it with transforms.kube.apply_to_workload(overlay, document) or `podfold apply`
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from typing import Any, ParamSpec
 from combinators import ArgumentError, Transform
 from combinators.data import Owned
 from combinators.transform import TransformLike, apply_step
+from transforms.kube.kinds import check_pod_document
 
 __all__ = ("Recipe", "recipe", "summary")
 
@@ -62,6 +70,16 @@ class Recipe(Transform):
         self._key = (name, self._key)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
+        # a recipe is a pod-level overlay: refuse a workload document or a client's
+        # to_dict() output (which always has "kind", or "node_selector" in it or in
+        # its spec), testing the common case (a plain template) first
+        if type(doc) is dict:
+            spec = doc.get("spec")
+            if ("kind" in doc or "node_selector" in doc
+                    or (type(spec) is dict and "node_selector" in spec)):
+                check_pod_document(doc, overlay=self.name)
+        else:
+            check_pod_document(doc, overlay=self.name)
         return apply_step(self.body, doc, owned)
 
 

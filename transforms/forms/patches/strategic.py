@@ -28,6 +28,11 @@ Deliberate differences from kubectl, each covered by a marked test case:
    lists) lose their ``null`` members and directives; kubectl keeps them
    verbatim inside new list elements and replaced lists.
 
+A patch of a workload kind podfold knows (``kind: Deployment``, as kustomize
+writes them) merges as kubectl merges it: with the PodTemplateSpec rules at
+the kind's template paths (:mod:`transforms.kube.workloads`), maps merging and
+other lists replaced elsewhere. A pod-level patch refuses a workload document.
+
 >>> pod = {"spec": {"containers": [{"name": "trainer", "env": [{"name": "A", "value": "1"}]}]}}
 >>> overlay = strategic_merge({"spec": {"containers": [
 ...     {"name": "trainer", "env": [{"name": "B", "value": "2"}]}]}})
@@ -37,6 +42,7 @@ Deliberate differences from kubectl, each covered by a marked test case:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,9 +60,13 @@ from combinators.data import (
     strict_equal,
 )
 from combinators.errors import TypeClashError
+from combinators.paths import All
+from combinators.paths import Key as KeyPart
 from combinators.transform import Transform
 from transforms.forms.patches._errors import InvalidPatchError
 from transforms.forms.patches._listkeys import NO_META, ROOTS, FieldMeta, field_meta
+from transforms.kube.kinds import WorkloadKindError, check_pod_document
+from transforms.kube.workloads import DOCUMENT, WorkloadKind, workload_kind
 
 __all__ = ("strategic_merge",)
 
@@ -106,6 +116,53 @@ def _kind(value: Any) -> str:
 
 def _invalid(message: str, argument: str = "patch") -> InvalidPatchError:
     return InvalidPatchError(message, argument=argument, factory="strategic_merge")
+
+
+class _WorkloadType(str):
+    """A place in a workload above its pod templates, as a type name: its fields lead on.
+
+    ``fields`` maps a field (``"*"``: any key) to the type below it: another
+    place, or the schema's ``PodTemplateSpec``, ``Pod`` or ``ObjectMeta``.
+    """
+
+    fields: dict[str, str]
+
+
+def _place(name: str) -> _WorkloadType:
+    place = _WorkloadType(name)
+    place.fields = {}
+    return place
+
+
+@functools.cache
+def _workload_root(entry: WorkloadKind) -> _WorkloadType:
+    """The type of a whole ``entry`` document: metadata, and the way to each template."""
+    root = _place(entry.kind)
+    root.fields["metadata"] = "ObjectMeta"
+    for location in entry.locations:
+        if location.holds == DOCUMENT:
+            continue
+        node = root
+        parts = location.path.parts
+        for index, part in enumerate(parts):
+            key = part.name if type(part) is KeyPart else "*"
+            assert type(part) in (KeyPart, All)
+            if index == len(parts) - 1:
+                node.fields[key] = location.holds
+                break
+            below = node.fields.get(key)
+            if not isinstance(below, _WorkloadType):
+                below = node.fields[key] = _place(f"{node}.{key}")
+            node = below
+    return root
+
+
+def _field_meta(type_name: str | None, key: str) -> FieldMeta:
+    """The patch metadata of ``key`` in ``type_name``: a workload place's, or the schema's."""
+    if type(type_name) is _WorkloadType:
+        below = type_name.fields.get(key) or type_name.fields.get("*")
+        return NO_META if below is None else FieldMeta(below, False, False, (), ())
+    return field_meta(type_name, key)
 
 
 class _Ctx:
@@ -195,7 +252,7 @@ def _merge_field(result: Any, key: str, value: Any, type_name: str | None, where
         if _dropped(value):  # '$patch: replace' or 'delete' of what is not there
             return result if current is MISSING else delete_key(result, key, ctx.owned)
         return set_key(result, key, ctx.fresh(value), ctx.owned)
-    meta = field_meta(type_name, key)
+    meta = _field_meta(type_name, key)
     if is_map(value):
         merged = _merge_map(current, value, meta.type, where, ctx)
     elif is_seq(value):
@@ -407,7 +464,7 @@ def _set_element_order(result: Any, patch: Any, field: str, order: Any, type_nam
     if not is_seq(order):
         raise _invalid(f"$setElementOrder/{field} must be a list, "
                        f"got {kind_name(order)}")
-    meta = field_meta(type_name, field)
+    meta = _field_meta(type_name, field)
     current = result.get(field, MISSING)
     value = patch.get(field, MISSING)
     if current is not MISSING and not is_seq(current):
@@ -471,7 +528,7 @@ def _check_patch(patch: Any, type_name: str | None, where: str) -> None:
             continue
         if key.startswith("$") and key != PATCH:
             raise _invalid(f"unknown directive {key!r} at {where}")
-        meta = field_meta(type_name, key)
+        meta = _field_meta(type_name, key)
         if is_map(value):
             _check_patch(value, meta.type, f"{where}.{key}")
         elif is_seq(value):
@@ -490,19 +547,38 @@ def _check_elements(items: Any, meta: FieldMeta, where: str) -> None:
         _check_patch(item, meta.type, f"{where}[{_label(item, meta)}]")
 
 
+def _workload_of(patch: Any, kind: str) -> WorkloadKind | None:
+    """The workload kind a patch is for, from its own ``kind`` (as kustomize writes
+    patches), or ``None`` for a pod-level patch."""
+    if kind not in ROOTS:
+        raise _invalid(f"unknown kind {kind!r}; kinds are: {', '.join(ROOTS)} (a workload "
+                       f"patch names its kind in the patch: kind: Deployment)", argument="kind")
+    named = patch.get("kind")
+    if kind != "Pod" or named in (None, "Pod", "List") or not isinstance(named, str):
+        return None
+    return workload_kind(named, patch.get("apiVersion"))
+
+
+def _describe(document: Any) -> str:
+    metadata = document.get("metadata")
+    name = metadata.get("name") if is_map(metadata) else None
+    return f"{document.get('kind')}" + (f" {name!r}" if isinstance(name, str) else "")
+
+
 class _StrategicMerge(Transform):
-    __slots__ = ("patch", "root")
+    __slots__ = ("patch", "root", "workload")
     name = "strategic_merge"
 
     def __init__(self, patch: Any, kind: str) -> None:
-        if kind not in ROOTS:
-            raise _invalid(f"unknown kind {kind!r}; kinds are: {', '.join(ROOTS)}",
-                           argument="kind")
+        if not isinstance(kind, str):
+            raise _invalid(f"kind must be a string, got {kind_name(kind)}", argument="kind")
         if not is_map(patch):
             raise _invalid(f"a patch is a map, got {kind_name(patch)}")
         self.patch = copy_plain(patch)
-        _check_patch(self.patch, ROOTS[kind], kind)
-        self.root = ROOTS[kind]
+        self.workload = _workload_of(self.patch, kind)
+        self.root: str = (ROOTS[kind] if self.workload is None
+                          else _workload_root(self.workload))
+        _check_patch(self.patch, self.root, str(self.root))
         if kind == "Pod":
             self._init_params(self.patch)
         else:
@@ -513,12 +589,46 @@ class _StrategicMerge(Transform):
             raise TypeClashError(f"strategic_merge: a {self.root} is a map, "
                                  f"got {kind_name(doc)}", expected="a map",
                                  found=kind_name(doc))
+        if self.workload is None:
+            check_pod_document(doc, overlay="strategic_merge")
+        else:
+            self._check_target(doc)
         ctx = _Ctx(isinstance(doc, (PMap, PVector)), owned)
-        return _merge_map(doc, self.patch, self.root, self.root, ctx)
+        return _merge_map(doc, self.patch, self.root, str(self.root), ctx)
+
+    def matches_document(self, doc: Any) -> bool | None:
+        """``None`` for a pod-level patch; for a workload patch, whether ``doc`` is its target.
+
+        The target is a document of the patch's kind (and API group, where
+        kinds clash) with the patch's ``metadata.name``, if it names one:
+        what kustomize matches a patch on. The workload API applies such a
+        patch to the documents it targets and leaves the others alone.
+        """
+        if self.workload is None:
+            return None
+        if not is_map(doc) or workload_kind(doc.get("kind"), doc.get("apiVersion")) \
+                != self.workload:
+            return False
+        patched = self.patch.get("metadata")
+        name = patched.get("name") if is_map(patched) else None
+        metadata = doc.get("metadata")
+        return name is None or (is_map(metadata) and metadata.get("name") == name)
+
+    def _check_target(self, doc: Any) -> None:
+        if not self.matches_document(doc):
+            wanted = _describe(self.patch) if "kind" in self.patch else str(self.root)
+            metadata = doc.get("metadata")
+            found = metadata.get("name") if is_map(metadata) else None
+            raise WorkloadKindError(
+                f"strategic_merge: the patch is for {wanted}, the document is "
+                f"{_describe(doc) if 'kind' in doc else 'a map with no kind'}",
+                kind=str(doc.get("kind")), name=found if isinstance(found, str) else None,
+                overlay="strategic_merge")
 
 
 def strategic_merge(patch: Any, kind: str = "Pod") -> Transform:
-    """A Kubernetes strategic merge patch for a ``Pod``, ``PodSpec`` or ``PodTemplateSpec``.
+    """A Kubernetes strategic merge patch for a ``Pod``, ``PodSpec`` or ``PodTemplateSpec``,
+    or for a workload document.
 
     Maps merge and ``null`` deletes; lists with a merge key (containers, env,
     volumes, volumeMounts, ports, ...) merge element by element, scalar
@@ -539,5 +649,21 @@ def strategic_merge(patch: Any, kind: str = "Pod") -> Transform:
     >>> strategic_merge({"containers": [{"name": "c", "image": "old"}]}, kind="PodSpec")(
     ...     pod["spec"]) is pod["spec"]
     True
+
+    A patch that names a workload kind (``kind: Deployment``) merges
+    into that kind's documents, at its pod templates by the pod rules; a
+    pod-level patch refuses a workload:
+
+    >>> web = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+    ...        "spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": "n"}]}}}}
+    >>> sidecar = strategic_merge({"apiVersion": "apps/v1", "kind": "Deployment",
+    ...     "metadata": {"name": "web"},
+    ...     "spec": {"template": {"spec": {"containers": [{"name": "log", "image": "l"}]}}}})
+    >>> [c["name"] for c in sidecar(web)["spec"]["template"]["spec"]["containers"]]
+    ['log', 'nginx']
+    >>> strategic_merge({"spec": {"hostIPC": True}})(web)
+    Traceback (most recent call last):
+      ...
+    transforms.kube.kinds.WorkloadKindError: strategic_merge: a pod-level overlay was given a Deployment document ('web'), not a pod; its pods are in its templates: apply it with transforms.kube.apply_to_workload(overlay, document) or `podfold apply`
     """
     return _StrategicMerge(patch, kind)

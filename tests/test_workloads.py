@@ -1,0 +1,252 @@
+"""The workload API: the kind table, selection, application, client objects, and the guard."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from kubernetes.client import (
+    V1Container,
+    V1Deployment,
+    V1DeploymentSpec,
+    V1LabelSelector,
+    V1ObjectMeta,
+    V1Pod,
+    V1PodSpec,
+    V1PodTemplateSpec,
+)
+
+import recipes
+from combinators import ArgumentError, PathError, TransformError, compose, upsert
+from transforms.kube import (
+    ClientDictError,
+    PodTemplate,
+    Selector,
+    WorkloadKindError,
+    apply_to_documents,
+    apply_to_workload,
+    check_pod_document,
+    on_workloads,
+    pod_templates,
+)
+
+GPU = recipes.gpu("a100")
+
+
+def deployment(name: str = "web") -> dict[str, Any]:
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "labels": {"app": name}},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name, "team": "ml"}},
+                                  "spec": {"containers": [{"name": "nginx", "image": "n"}]}}}}
+
+
+def ray_cluster() -> dict[str, Any]:
+    def group(name: str) -> dict[str, Any]:
+        return {"groupName": name, "template": {"spec": {"containers": [
+            {"name": "ray-worker", "image": "ray"}]}}}
+    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "rc"},
+            "spec": {"headGroupSpec": {"template": {"spec": {"containers": [
+                {"name": "ray-head", "image": "ray"}]}}},
+                "workerGroupSpecs": [group("cpu"), group("gpu")]}}
+
+
+# --- the guard ---------------------------------------------------------------
+
+def test_a_recipe_refuses_a_deployment_naming_the_kind_and_the_workload_api() -> None:
+    document = deployment()
+    with pytest.raises(WorkloadKindError) as caught:
+        GPU(document)
+    message = str(caught.value)
+    assert "Deployment" in message and "'web'" in message
+    assert "transforms.kube.apply_to_workload" in message and "podfold apply" in message
+    assert caught.value.kind == "Deployment" and caught.value.name == "web"
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, TransformError)
+    assert document == deployment()
+
+
+def test_a_recipe_in_a_composition_refuses_too() -> None:
+    # compose applies right to left: add_labels first, and it refuses
+    with pytest.raises(WorkloadKindError, match=r"^add_labels: .* Deployment .*"
+                                                r"\[in step 1 of 2: add_labels"):
+        compose(GPU, recipes.add_labels(team="ml"))(deployment())
+
+
+def test_a_client_to_dict_is_refused_naming_to_data() -> None:
+    pod = V1Pod(spec=V1PodSpec(containers=[V1Container(name="c", image="i")]))
+    for value in (pod.to_dict(), pod.spec.to_dict(),
+                  V1PodTemplateSpec(spec=pod.spec).to_dict()):
+        with pytest.raises(ClientDictError, match=r"transforms\.kube\.to_data"):
+            GPU(value)
+
+
+def test_pods_and_templates_pass_the_guard() -> None:
+    value: Any
+    for value in ({"kind": "Pod", "spec": {}}, {"spec": {"containers": []}}, {},
+                  {"metadata": {}, "spec": {"nodeSelector": {}}}):
+        check_pod_document(value, overlay="test")
+    check_pod_document(V1Pod(), overlay="test")
+    with pytest.raises(WorkloadKindError, match="V1Deployment"):
+        check_pod_document(V1Deployment(), overlay="test")
+
+
+def test_the_same_recipe_through_the_workload_api_reaches_the_pods() -> None:
+    document = deployment()
+    new = apply_to_workload(GPU, document)
+    assert new["spec"]["template"]["spec"]["tolerations"][0]["key"] == "nvidia.com/gpu"
+    assert "tolerations" not in new["spec"]
+    assert new["spec"]["selector"] is document["spec"]["selector"]
+    assert document == deployment()
+
+
+# --- the table ---------------------------------------------------------------
+
+def test_roles_of_a_ray_cluster() -> None:
+    assert [(str(t.path), t.role) for t in pod_templates(ray_cluster())] == [
+        ("spec.headGroupSpec.template", "head"),
+        ("spec.workerGroupSpecs[0].template", "cpu"),
+        ("spec.workerGroupSpecs[1].template", "gpu")]
+
+
+def test_volcano_job_and_batch_job_share_a_kind_name() -> None:
+    volcano = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+               "metadata": {"name": "v"},
+               "spec": {"tasks": [{"name": "ps", "template": {"spec": {}}},
+                                  {"name": "worker", "template": {"spec": {}}}]}}
+    batch = {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec": {}}}}
+    assert [(str(t.path), t.role) for t in pod_templates(volcano)] == [
+        ("spec.tasks[0].template", "ps"), ("spec.tasks[1].template", "worker")]
+    assert [str(t.path) for t in pod_templates(batch)] == ["spec.template"]
+
+
+def test_documents_without_pods_pass_through_untouched() -> None:
+    document: Any
+    for document in ({"apiVersion": "v1", "kind": "Service", "spec": {"template": {}}},
+                     {"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "b"}},
+                     {"apiVersion": "example.com/v1", "kind": "Unknown", "spec": {}},
+                     {"spec": {"containers": []}}):
+        assert apply_to_workload(GPU, document) is document
+        assert pod_templates(document) == ()
+
+
+def test_an_unchanged_workload_is_the_same_object() -> None:
+    document = deployment()
+    assert apply_to_workload(upsert("metadata.labels", {"team": "ml"}), document) is document
+
+
+def test_key_order_is_kept() -> None:
+    document = ray_cluster()
+    new = apply_to_workload(upsert("spec.hostIPC", False), document)
+    assert list(new) == list(document)
+    assert list(new["spec"]) == list(document["spec"])
+    assert list(new["spec"]["workerGroupSpecs"][1]) == ["groupName", "template"]
+
+
+def test_a_list_is_one_document_with_its_items_overlaid() -> None:
+    documents = [{"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}}, deployment()]}]
+    [out] = apply_to_documents(GPU, documents)
+    assert out["kind"] == "List" and out["items"][0] is documents[0]["items"][0]
+    assert "nodeSelector" in out["items"][1]["spec"]["template"]["spec"]
+    [template] = pod_templates(documents[0])
+    assert (str(template.path), template.kind, template.name) == (
+        "items[1].spec.template", "Deployment", "web")
+
+
+# --- selection ---------------------------------------------------------------
+
+def test_selecting_a_worker_group_by_role() -> None:
+    document = ray_cluster()
+    new = apply_to_workload(GPU, document, select=Selector.parse("role=gpu"))
+    groups = new["spec"]["workerGroupSpecs"]
+    assert "nodeSelector" in groups[1]["template"]["spec"]
+    assert groups[0] is document["spec"]["workerGroupSpecs"][0]
+    assert new["spec"]["headGroupSpec"] is document["spec"]["headGroupSpec"]
+
+
+@pytest.mark.parametrize(("text", "count"), [
+    ("", 3), ("kind=RayCluster", 3), ("kind=raycluster", 3), ("name=rc", 3), ("name=other", 0),
+    ("role=head,role=cpu", 2), ("kind=Deployment", 0), ("label:team=ml", 0)])
+def test_selector_matches(text: str, count: int) -> None:
+    select = Selector.parse(text)
+    assert sum(select.matches(t) for t in pod_templates(ray_cluster())) == count
+
+
+def test_selector_by_label() -> None:
+    [template] = pod_templates(deployment())
+    assert Selector.parse("label:team=ml,label:app=web").matches(template)
+    assert not Selector.parse("label:team=ops").matches(template)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("rol=Worker", "is not kind=..., name=..., role=... or label:KEY=VALUE"),
+    ("role=", "is not kind="),
+    ("kind=PytorchJobs", "did you mean: PyTorchJob"),
+])
+def test_bad_selectors_are_argument_errors(text: str, message: str) -> None:
+    with pytest.raises(ArgumentError, match=message) as caught:
+        Selector.parse(text)
+    assert caught.value.factory == "Selector.parse"
+
+
+def test_selector_values_are_normalised() -> None:
+    # a single string and a map of labels are taken too, at run time
+    lenient: Any = {"kinds": "deployment", "labels": {"team": "ml"}}
+    assert Selector(**lenient) == Selector(kinds=("Deployment",), labels=(("team", "ml"),))
+    assert not Selector() and Selector(roles=("Worker",))
+
+
+# --- transforms as values, errors, client objects ----------------------------
+
+def test_on_workloads_is_a_value() -> None:
+    select = Selector.parse("role=Worker")
+    assert on_workloads(GPU, select) == on_workloads(GPU, Selector(roles=("Worker",)))
+    assert hash(on_workloads(GPU)) == hash(on_workloads(GPU))
+    assert repr(on_workloads(GPU, select)) == (
+        "on_workloads(gpu('a100'), select=Selector(roles=('Worker',)))")
+    both = compose(on_workloads(recipes.add_labels(team="ml")), on_workloads(GPU))
+    new = both(deployment())
+    assert new["spec"]["template"]["metadata"]["labels"]["team"] == "ml"
+
+
+def test_an_error_names_the_workload_role_and_path() -> None:
+    broken = upsert("spec.containers[name=trainer].image", "x")
+    with pytest.raises(PathError) as caught:
+        apply_to_workload(compose(broken), ray_cluster())
+    assert "RayCluster/rc template head (spec.headGroupSpec.template)" in str(caught.value)
+    with pytest.raises(PathError, match=r"document 2 > RayCluster/rc template head"):
+        apply_to_documents(broken, [{"apiVersion": "v1", "kind": "Service"}, ray_cluster()])
+
+
+def test_a_client_deployment_comes_back_as_a_client_deployment() -> None:
+    spec = V1PodSpec(containers=[V1Container(name="nginx", image="nginx")])
+    obj = V1Deployment(api_version="apps/v1", kind="Deployment",
+                       metadata=V1ObjectMeta(name="web"),
+                       spec=V1DeploymentSpec(selector=V1LabelSelector(match_labels={"a": "b"}),
+                                             template=V1PodTemplateSpec(spec=spec)))
+    before = copy.deepcopy(obj)
+    new = apply_to_workload(GPU, obj)
+    assert isinstance(new, V1Deployment) and obj == before
+    assert new.spec.template.spec.node_selector == {"cloud.google.com/gke-accelerator":
+                                                     "nvidia-tesla-a100"}
+    assert apply_to_workload(upsert("spec.containers", []), obj,
+                             select=Selector.parse("role=Worker")) is obj
+
+
+def test_a_client_pod_without_kind_is_its_own_template() -> None:
+    pod = V1Pod(metadata=V1ObjectMeta(name="p"),
+                spec=V1PodSpec(containers=[V1Container(name="c", image="i")]))
+    new = apply_to_workload(GPU, pod)
+    assert isinstance(new, V1Pod) and new.kind is None
+    assert new.spec.tolerations[0].key == "nvidia.com/gpu"
+
+
+def test_pod_template_fields() -> None:
+    [template] = pod_templates(deployment())
+    assert isinstance(template, PodTemplate)
+    assert (template.kind, template.name, template.role, template.root) == (
+        "Deployment", "web", None, "PodTemplateSpec")
+    assert dict(template.labels) == {"app": "web", "team": "ml"}
+    assert template.workloads == (("Deployment", "web"),)
+    assert hash(template) == hash(pod_templates(deployment())[0])

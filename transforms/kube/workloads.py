@@ -1,0 +1,603 @@
+"""Where each workload kind keeps its pods, and pod overlays applied there.
+
+A Deployment's pods are in ``spec.template``, a PyTorchJob's in
+``spec.pytorchReplicaSpecs.<type>.template``, an AppWrapper holds whole
+workloads that hold templates. :data:`KINDS` says so, one entry per kind;
+:func:`pod_templates` lists the templates of a document, and
+:func:`apply_to_workload` applies a pod-level overlay to each selected one,
+copying only the paths it changes (an unchanged document comes back as the
+very same object). Documents with no pod (a Service, a ConfigMap, a kind
+the table does not know) pass through untouched.
+
+>>> import combinators
+>>> job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "mnist"},
+...        "spec": {"pytorchReplicaSpecs": {
+...            "Master": {"template": {"spec": {"containers": [{"name": "pytorch"}]}}},
+...            "Worker": {"template": {"spec": {"containers": [{"name": "pytorch"}]}}}}}}
+>>> [(str(t.path), t.role) for t in pod_templates(job)]
+[('spec.pytorchReplicaSpecs.Master.template', 'Master'), ('spec.pytorchReplicaSpecs.Worker.template', 'Worker')]
+>>> gpu = combinators.upsert("spec.nodeSelector", {"gpu": "a100"})
+>>> new = apply_to_workload(gpu, job, select=Selector.parse("role=Worker"))
+>>> new["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["nodeSelector"]
+{'gpu': 'a100'}
+>>> new["spec"]["pytorchReplicaSpecs"]["Master"] is job["spec"]["pytorchReplicaSpecs"]["Master"]
+True
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyrsistent import pmap
+
+from combinators.control import for_each
+from combinators.data import Owned, is_map, is_seq, kind_name
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
+from combinators.paths import All, Index, Key, Part, Path, path
+from combinators.transform import Transform, TransformLike, apply_step
+from transforms.kube.convert import to_client, to_data
+from transforms.kube.kinds import ClientDictError
+
+__all__ = (
+    "POD",
+    "TEMPLATE",
+    "DOCUMENT",
+    "BY_KEY",
+    "Location",
+    "WorkloadKind",
+    "KINDS",
+    "workload_kind",
+    "PodTemplate",
+    "pod_templates",
+    "Selector",
+    "apply_to_workload",
+    "on_workloads",
+    "apply_to_documents",
+)
+
+#: What a location holds: a ``PodTemplateSpec``, a whole ``Pod``, or a whole
+#: object of any kind (a workload wrapped in an AppWrapper, an item of a List).
+TEMPLATE, POD, DOCUMENT = "PodTemplateSpec", "Pod", "document"
+
+#: ``role_field`` of a location whose ``[*]`` runs over a map: the key is the role.
+BY_KEY = "<key>"
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a kind keeps templates: a path with at most one ``[*]``, and how to read the role.
+
+    ``[*]`` runs over a list or over a map's values. The role is ``role``
+    (fixed), or the ``[*]`` element's field ``role_field`` (a list of
+    tasks: ``name``), or its key (``role_field=BY_KEY``: a map of replica
+    types). ``holds`` is :data:`TEMPLATE`, :data:`POD` or :data:`DOCUMENT`.
+    """
+
+    path: Path
+    holds: str = TEMPLATE
+    role: str | None = None
+    role_field: str | None = None
+
+
+@dataclass(frozen=True)
+class WorkloadKind:
+    """One entry of the table: a kind, where its templates are, and its API group.
+
+    ``group`` is set where two projects use one kind name (``Job``:
+    ``batch`` and Volcano's ``batch.volcano.sh``); the entry without a group
+    serves every other group.
+    """
+
+    kind: str
+    locations: tuple[Location, ...]
+    group: str | None = None
+
+
+def _at(text: str, role: str | None = None, holds: str = TEMPLATE) -> Location:
+    return Location(path(text), holds, role)
+
+
+def _each(text: str, role_field: str | None, holds: str = TEMPLATE) -> Location:
+    return Location(path(text), holds, None, role_field)
+
+
+def _ray(prefix: str) -> tuple[Location, ...]:
+    """A RayCluster spec's templates, wherever the spec is."""
+    return (_at(f"{prefix}.headGroupSpec.template", "head"),
+            _each(f"{prefix}.workerGroupSpecs[*].template", "groupName"))
+
+
+def _kubeflow(kind: str, field_name: str) -> WorkloadKind:
+    return WorkloadKind(kind, (_each(f"spec.{field_name}[*].template", BY_KEY),))
+
+
+#: Every kind podfold knows, and where its pods are. Adding a kind is one entry.
+KINDS: tuple[WorkloadKind, ...] = (
+    WorkloadKind("Pod", (_at("", holds=POD),)),
+    WorkloadKind("PodTemplate", (_at("template"),)),
+    WorkloadKind("Deployment", (_at("spec.template"),)),
+    WorkloadKind("StatefulSet", (_at("spec.template"),)),
+    WorkloadKind("DaemonSet", (_at("spec.template"),)),
+    WorkloadKind("ReplicaSet", (_at("spec.template"),)),
+    WorkloadKind("ReplicationController", (_at("spec.template"),)),
+    WorkloadKind("Job", (_at("spec.template"),)),
+    WorkloadKind("CronJob", (_at("spec.jobTemplate.spec.template"),)),
+    WorkloadKind("Job", (_each("spec.tasks[*].template", "name"),), group="batch.volcano.sh"),
+    WorkloadKind("CronJob", (_each("spec.jobTemplate.spec.tasks[*].template", "name"),),
+                 group="batch.volcano.sh"),
+    WorkloadKind("JobTemplate", (_each("spec.tasks[*].template", "name"),),
+                 group="flow.volcano.sh"),
+    WorkloadKind("AppWrapper", (
+        _each("spec.resources.GenericItems[*].generictemplate", None, holds=DOCUMENT),
+        _each("spec.components[*].template", None, holds=DOCUMENT))),
+    WorkloadKind("JobSet", (_each("spec.replicatedJobs[*].template.spec.template", "name"),)),
+    _kubeflow("PyTorchJob", "pytorchReplicaSpecs"),
+    _kubeflow("TFJob", "tfReplicaSpecs"),
+    _kubeflow("MPIJob", "mpiReplicaSpecs"),
+    _kubeflow("XGBoostJob", "xgbReplicaSpecs"),
+    _kubeflow("PaddleJob", "paddleReplicaSpecs"),
+    _kubeflow("JAXJob", "jaxReplicaSpecs"),
+    WorkloadKind("RayCluster", _ray("spec")),
+    WorkloadKind("RayJob", (*_ray("spec.rayClusterSpec"),
+                            _at("spec.submitterPodTemplate", "submitter"))),
+    WorkloadKind("RayService", _ray("spec.rayClusterConfig")),
+    WorkloadKind("RayCronJob", (*_ray("spec.jobTemplate.rayClusterSpec"),
+                                _at("spec.jobTemplate.submitterPodTemplate", "submitter"))),
+    WorkloadKind("LeaderWorkerSet", (_at("spec.leaderWorkerTemplate.leaderTemplate", "leader"),
+                                     _at("spec.leaderWorkerTemplate.workerTemplate", "worker"))),
+    WorkloadKind("List", (_each("items[*]", None, holds=DOCUMENT),)),
+)
+
+_BY_KIND: dict[tuple[str | None, str], WorkloadKind] = {
+    (entry.group, entry.kind): entry for entry in KINDS}
+_KIND_NAMES: dict[str, str] = {entry.kind.lower(): entry.kind for entry in KINDS
+                               if entry.kind != "List"}
+
+
+def _group(api_version: Any) -> str:
+    if not isinstance(api_version, str) or "/" not in api_version:
+        return ""  # the core group: "v1"
+    return api_version.split("/", 1)[0]
+
+
+def workload_kind(kind: Any, api_version: Any = None) -> WorkloadKind | None:
+    """The table's entry for a kind (and ``apiVersion``, where kinds clash), or ``None``.
+
+    >>> workload_kind("Job", "batch.volcano.sh/v1alpha1").locations[0].path
+    path('spec.tasks[*].template')
+    >>> workload_kind("Job", "batch/v1").locations[0].path
+    path('spec.template')
+    >>> workload_kind("Service", "v1") is None
+    True
+    """
+    if not isinstance(kind, str):
+        return None
+    return _BY_KIND.get((_group(api_version), kind)) or _BY_KIND.get((None, kind))
+
+
+# ---------------------------------------------------------------------------
+# finding templates
+
+
+@dataclass(frozen=True)
+class PodTemplate:
+    """One pod template of a document: where it is, whose it is, and its role there.
+
+    ``kind`` and ``name`` are the workload that holds it (the innermost one
+    where an AppWrapper wraps workloads); ``workloads`` lists every workload
+    around it, outermost first, as ``(kind, name)``. ``root`` is ``"Pod"`` or
+    ``"PodTemplateSpec"`` (``"PodSpec"`` only for a client ``V1PodSpec``).
+    """
+
+    path: Path
+    kind: str
+    name: str | None
+    role: str | None
+    root: str
+    labels: Mapping[str, str] = field(default_factory=pmap)
+    workloads: tuple[tuple[str, str | None], ...] = ()
+
+    def describe(self) -> str:
+        """Where the template is, for messages: workloads, role and path.
+
+        >>> PodTemplate(path("spec.tasks[1].template"), "Job", "mnist", "worker",
+        ...             "PodTemplateSpec", workloads=(("Job", "mnist"),)).describe()
+        'Job/mnist template worker (spec.tasks[1].template)'
+        """
+        owners = " > ".join(f"{kind}/{name or '(unnamed)'}"
+                            for kind, name in self.workloads or ((self.kind, self.name),))
+        role = f" {self.role}" if self.role is not None else ""
+        where = str(self.path) or "the document itself"
+        return f"{owners} template{role} ({where})"
+
+
+def _name(document: Any) -> str | None:
+    metadata: Any = document.get("metadata") if is_map(document) else None
+    name = metadata.get("name") if is_map(metadata) else None
+    if name is None and is_map(metadata):
+        name = metadata.get("generateName")
+    return name if isinstance(name, str) else None
+
+
+def _labels(template: Any) -> Mapping[str, str]:
+    metadata: Any = template.get("metadata") if is_map(template) else None
+    labels: Any = metadata.get("labels") if is_map(metadata) else None
+    if not is_map(labels):
+        return pmap()
+    return pmap({str(key): value for key, value in labels.items() if isinstance(value, str)})
+
+
+def _reach(node: Any, parts: tuple[Part, ...], location: Location
+           ) -> Iterable[tuple[tuple[Part, ...], Any, str | None]]:
+    """(concrete parts, value, role) for every value ``parts`` reaches from ``node``."""
+    for index, part in enumerate(parts):
+        if type(part) is All:
+            walked, rest = parts[:index], parts[index + 1:]
+            if is_map(node):
+                for key, element in node.items():
+                    role = key if location.role_field == BY_KEY else location.role
+                    for found, value, _ in _reach(element, rest, location):
+                        yield (*walked, Key(str(key)), *found), value, role
+            elif is_seq(node):
+                for position, element in enumerate(node):
+                    role = location.role
+                    if location.role_field is not None and is_map(element):
+                        named = element.get(location.role_field)
+                        role = named if isinstance(named, str) else None
+                    for found, value, _ in _reach(element, rest, location):
+                        yield (*walked, Index(position), *found), value, role
+            return
+        assert type(part) is Key
+        if not is_map(node) or part.name not in node:
+            return
+        node = node[part.name]
+    yield parts, node, location.role
+
+
+def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
+             owners: tuple[tuple[str, str | None], ...], out: list[PodTemplate]) -> None:
+    name = _name(document)
+    here = owners if entry.kind == "List" else (*owners, (entry.kind, name))
+    for location in entry.locations:
+        for parts, value, role in _reach(document, location.path.parts, location):
+            if not is_map(value):
+                continue
+            if location.holds == DOCUMENT:
+                inner = workload_kind(value.get("kind"), value.get("apiVersion"))
+                if inner is not None:
+                    _collect(value, inner, (*prefix, *parts), here, out)
+                continue
+            out.append(PodTemplate(Path((*prefix, *parts)), entry.kind, name, role,
+                                   location.holds, _labels(value), here))
+
+
+def pod_templates(document: Any) -> tuple[PodTemplate, ...]:
+    """Every pod template of one document (API form), in document order.
+
+    A Pod is its own template (path ``''``); workloads nested in an
+    AppWrapper or a List are searched too. A document with no pod gives ``()``.
+
+    >>> deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+    ...     "spec": {"template": {"metadata": {"labels": {"app": "web"}}, "spec": {}}}}
+    >>> [template] = pod_templates(deployment)
+    >>> str(template.path), template.kind, template.name, template.role, dict(template.labels)
+    ('spec.template', 'Deployment', 'web', None, {'app': 'web'})
+    >>> pod_templates({"apiVersion": "v1", "kind": "Service"})
+    ()
+    """
+    if not is_map(document):
+        return ()
+    entry = workload_kind(document.get("kind"), document.get("apiVersion"))
+    if entry is None:
+        return ()
+    out: list[PodTemplate] = []
+    _collect(document, entry, (), (), out)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------
+# selecting templates
+
+
+def _strings(value: Any, argument: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    items = tuple(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise ArgumentTypeError(f"{argument} must be strings, got {item!r}",
+                                    argument=argument, factory="Selector", value=value)
+    return items
+
+
+def _canonical_kind(kind: str) -> str:
+    known = _KIND_NAMES.get(kind.lower())
+    if known is not None:
+        return known
+    close = difflib.get_close_matches(kind, sorted(_KIND_NAMES.values()), n=3, cutoff=0.6)
+    hint = f"; did you mean: {', '.join(close)}?" if close else ""
+    raise ArgumentError(f"unknown workload kind {kind!r}{hint}; kinds with pods are: "
+                        f"{', '.join(sorted(_KIND_NAMES.values()))}",
+                        argument="kinds", factory="Selector", value=kind)
+
+
+_SELECTOR_PART = re.compile(r"\s*(kind|name|role|label:([^=,\s]+))\s*=\s*([^,]*?)\s*$")
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Which templates an overlay applies to: by kind, name, role and labels.
+
+    Each field holds alternatives (any may match); the fields must all
+    match. ``kinds`` and ``names`` match the template's workload or any
+    workload around it (``kind=AppWrapper`` selects everything it wraps);
+    kinds are checked against the table, case aside. ``labels`` are
+    ``(key, value)`` pairs, all required. An empty selector selects everything.
+
+    >>> Selector(kinds="pytorchjob", roles=("Worker",))
+    Selector(kinds=('PyTorchJob',), roles=('Worker',))
+    """
+
+    kinds: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        kinds = tuple(_canonical_kind(kind) for kind in _strings(self.kinds, "kinds"))
+        object.__setattr__(self, "kinds", kinds)
+        object.__setattr__(self, "names", _strings(self.names, "names"))
+        object.__setattr__(self, "roles", _strings(self.roles, "roles"))
+        pairs = self.labels.items() if isinstance(self.labels, Mapping) else self.labels
+        labels = tuple((key, value) for key, value in pairs)
+        for key, value in labels:
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise ArgumentTypeError(f"labels must be string pairs, got {(key, value)!r}",
+                                        argument="labels", factory="Selector", value=labels)
+        object.__setattr__(self, "labels", labels)
+
+    @classmethod
+    def parse(cls, text: str) -> Selector:
+        """A selector from text: ``kind=PyTorchJob,role=Worker,label:team=ml``.
+
+        Parts are separated by commas; a field given twice means either value.
+
+        >>> Selector.parse("kind=PyTorchJob,role=Worker,role=Master,label:team=ml")
+        Selector(kinds=('PyTorchJob',), roles=('Worker', 'Master'), labels=(('team', 'ml'),))
+        >>> Selector.parse("rol=Worker")
+        Traceback (most recent call last):
+          ...
+        combinators.errors.ArgumentError: Selector.parse(): text: 'rol=Worker' is not kind=..., name=..., role=... or label:KEY=VALUE
+        """
+        if not isinstance(text, str):
+            raise ArgumentTypeError(f"text must be a string, got {type(text).__name__}",
+                                    argument="text", factory="Selector.parse", value=text)
+        fields: dict[str, list[Any]] = {"kind": [], "name": [], "role": [], "label": []}
+        for part in text.split(",") if text.strip() else ():
+            found = _SELECTOR_PART.match(part)
+            if found is None or not found.group(3):
+                raise ArgumentError(f"{part.strip()!r} is not kind=..., name=..., role=... or "
+                                    f"label:KEY=VALUE", argument="text",
+                                    factory="Selector.parse", value=text)
+            if found.group(2) is not None:
+                fields["label"].append((found.group(2), found.group(3)))
+            else:
+                fields[found.group(1)].append(found.group(3))
+        try:
+            return cls(tuple(fields["kind"]), tuple(fields["name"]), tuple(fields["role"]),
+                       tuple(fields["label"]))
+        except ArgumentError as err:
+            err.factory = "Selector.parse"
+            raise
+
+    def matches(self, template: PodTemplate) -> bool:
+        """Whether ``template`` is selected.
+
+        >>> template = PodTemplate(path("spec.template"), "Deployment", "web", None,
+        ...                        "PodTemplateSpec", pmap({"team": "ml"}), (("Deployment", "web"),))
+        >>> Selector.parse("kind=Deployment,label:team=ml").matches(template)
+        True
+        >>> Selector.parse("role=Worker").matches(template)
+        False
+        """
+        if self.kinds or self.names:
+            owners = template.workloads or ((template.kind, template.name),)
+            if not any((not self.kinds or kind in self.kinds)
+                       and (not self.names or name in self.names) for kind, name in owners):
+                return False
+        if self.roles and template.role not in self.roles:
+            return False
+        labels = template.labels
+        return all(labels.get(key) == value for key, value in self.labels)
+
+    def __bool__(self) -> bool:
+        return bool(self.kinds or self.names or self.roles or self.labels)
+
+    def __repr__(self) -> str:
+        given = [f"{name}={getattr(self, name)!r}" for name in ("kinds", "names", "roles", "labels")
+                 if getattr(self, name)]
+        return f"Selector({', '.join(given)})"
+
+
+# ---------------------------------------------------------------------------
+# applying overlays
+
+
+_CLIENT_CLASS = re.compile(r"V\d+(?:(?:alpha|beta)\d+)?([A-Z]\w*)$")
+
+
+def _client_kind(value: Any) -> str | None:
+    """The kind a kubernetes client object is of (``V1Deployment`` -> ``Deployment``), or ``None``."""
+    cls = type(value)
+    if not hasattr(cls, "attribute_map") or not hasattr(cls, "openapi_types"):
+        return None
+    found = _CLIENT_CLASS.match(cls.__name__)
+    return found.group(1) if found else None
+
+
+class _OnWorkloads(Transform):
+    __slots__ = ("transform", "select")
+    name = "on_workloads"
+
+    def __init__(self, transform: TransformLike, select: Selector | None) -> None:
+        if not callable(transform):
+            raise ArgumentTypeError(f"transform must be a transform or a callable doc -> doc, "
+                                    f"got {transform!r}", argument="transform",
+                                    factory="on_workloads", value=transform)
+        if select is not None and not isinstance(select, Selector):
+            raise ArgumentTypeError(f"select must be a Selector (Selector.parse('role=Worker')), "
+                                    f"got {select!r}", argument="select",
+                                    factory="on_workloads", value=select)
+        self.transform = transform
+        self.select = select if select else None
+        if self.select is None:
+            self._init_params(transform)
+        else:
+            self._init_params(transform, select=self.select)
+
+    def __call__(self, doc: Any) -> Any:
+        # a client workload object is converted here, knowing its kind by its class
+        if type(doc) is not dict:
+            kind = _client_kind(doc)
+            if kind is not None:
+                return self._apply_client(doc, kind)
+        return super().__call__(doc)
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        if type(doc) is not dict:
+            kind = _client_kind(doc)
+            if kind is not None:
+                return self._apply_client(doc, kind)
+            if not is_map(doc):
+                raise TypeClashError(f"on_workloads: a document is a map, got {kind_name(doc)}",
+                                     expected="a map", found=kind_name(doc))
+        if "api_version" in doc:
+            raise ClientDictError(
+                "on_workloads: given a kubernetes client object's to_dict() output (snake_case "
+                "key 'api_version'); pass the client object itself, or its API form "
+                "(transforms.kube.to_data(obj))", key="api_version", overlay="on_workloads")
+        targets = getattr(self.transform, "matches_document", None)
+        if targets is not None:
+            hit = targets(doc)
+            if hit is not None:  # a transform of whole documents, such as a Deployment patch
+                return self._apply_to_document(doc, owned) if hit else doc
+        for template in pod_templates(doc):
+            if self.select is not None and not self.select.matches(template):
+                continue
+            doc = self._apply_at(template, doc, owned)
+        return doc
+
+    def _apply_to_document(self, doc: Any, owned: Owned) -> Any:
+        if self.select is not None and not any(
+                self.select.matches(template) for template in pod_templates(doc)):
+            return doc
+        try:
+            return apply_step(self.transform, doc, owned)
+        except TransformError as err:
+            metadata = doc.get("metadata")
+            name = metadata.get("name") if is_map(metadata) else None
+            err.with_step(f"{doc.get('kind')}/{name or '(unnamed)'}")
+            raise
+
+    def _apply_at(self, template: PodTemplate, doc: Any, owned: Owned) -> Any:
+        try:
+            if not template.path.parts:
+                return apply_step(self.transform, doc, owned)
+            return apply_step(for_each(template.path, self.transform), doc, owned)
+        except TransformError as err:
+            err.with_step(template.describe())
+            raise
+
+    def _apply_client(self, obj: Any, kind: str) -> Any:
+        if kind in ("PodSpec", "PodTemplateSpec"):
+            # a pod fragment: its own (only) template
+            data = to_data(obj)
+            template = PodTemplate(Path(), "Pod", _name(data), None, kind, _labels(data))
+            if self.select is not None and not self.select.matches(template):
+                return obj
+            return self.transform(obj)
+        data = to_data(obj)
+        if kind == "Pod" and "kind" not in data:
+            data = {"kind": "Pod", **data}
+            new = self._apply(data, Owned())
+            if new is data:
+                return obj
+            new = {key: value for key, value in new.items() if key != "kind"}
+        else:
+            new = self._apply(data, Owned())
+            if new is data:
+                return obj
+        return to_client(new, type(obj))
+
+
+def on_workloads(transform: TransformLike, select: Selector | None = None) -> Transform:
+    """A pod-level overlay as an overlay of whole documents: applied to every selected template.
+
+    The result is a transform like any other: it composes, compares equal
+    to the same call, and prints as it. See :func:`apply_to_workload`.
+
+    >>> import combinators
+    >>> on_workloads(combinators.upsert("spec.nodeSelector", {"gpu": "a100"}),
+    ...              select=Selector.parse("role=Worker"))
+    on_workloads(upsert('spec.nodeSelector', {'gpu': 'a100'}), select=Selector(roles=('Worker',)))
+    """
+    return _OnWorkloads(transform, select)
+
+
+def apply_to_workload(transform: TransformLike, document: Any, *,
+                      select: Selector | None = None) -> Any:
+    """Apply a pod-level ``transform`` to every selected pod template of ``document``.
+
+    A Pod is its own template. A transform of whole workload documents (a
+    strategic patch with ``kind: Deployment``, whose ``matches_document(doc)``
+    says which documents it is for) applies to the documents it targets,
+    where ``select`` selects one of their templates, and leaves the others
+    as they are. Only the paths that change are copied, the
+    input is never changed, and where nothing changes the very same object
+    comes back. A kubernetes client object (``V1Deployment``, ``V1Job``,
+    ``V1Pod``) comes back as the same type. A ``TransformError`` from a
+    template names the workload, the role and the path.
+
+    >>> import combinators
+    >>> cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"},
+    ...         "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}}}
+    >>> apply_to_workload(combinators.upsert("spec.priorityClassName", "low"),
+    ...                   cron)["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    {'containers': [], 'priorityClassName': 'low'}
+    >>> apply_to_workload(combinators.remove_at("spec.containers[name=trainr]", missing_ok=False),
+    ...                   cron)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.PathError: no element [name=trainr] in spec.containers (part 3 of spec.containers[name=trainr]) [in CronJob/nightly template (spec.jobTemplate.spec.template)]
+    """
+    return _OnWorkloads(transform, select)(document)
+
+
+def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
+                       select: Selector | None = None) -> list[Any]:
+    """:func:`apply_to_workload` on each document of a stream; order kept.
+
+    A ``kind: List`` stays one document, its items overlaid in place (each
+    item is searched like a document). Errors also name the document's
+    place in the stream (from 1).
+
+    >>> import combinators
+    >>> docs = [{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}},
+    ...         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {}}]
+    >>> out = apply_to_documents(combinators.upsert("spec.hostIPC", False), docs)
+    >>> out[0] is docs[0], out[1]["spec"]
+    (True, {'hostIPC': False})
+    """
+    overlay = _OnWorkloads(transform, select)
+    out = []
+    for number, document in enumerate(documents, 1):
+        try:
+            out.append(overlay(document))
+        except TransformError as err:
+            err.with_step(f"document {number}")
+            raise
+    return out
