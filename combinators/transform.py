@@ -27,8 +27,9 @@ from typing import Any, TypeVar, Union
 from pyrsistent import PMap, PVector, freeze, pmap, pvector
 
 from combinators.compiled import FALLBACK
-from combinators.data import Owned
-from combinators.errors import ArgumentTypeError, StepError, TransformError
+from combinators.data import Owned, is_map, is_seq
+from combinators.documents import adapter_for
+from combinators.errors import ArgumentTypeError, StepError, TransformError, TypeClashError
 from combinators.paths import Path
 
 __all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold", "apply_step",
@@ -37,6 +38,7 @@ __all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold",
 Doc = TypeVar("Doc")
 _PLAIN = (dict, list)
 _PERSISTENT = (PMap, PVector)
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 class Transform:
@@ -69,12 +71,10 @@ class Transform:
         """Add what this transform knows to an error raised by its fast path."""
 
     def __call__(self, doc: Doc) -> Doc:
-        result: Doc = self._apply(doc, Owned())
-        if type(doc) is not dict and type(result) in _PLAIN and isinstance(doc, _PERSISTENT):
-            # persistent in, persistent out: even where a step replaced the whole
-            # document and a later one built it anew
-            result = freeze(result)
-        return result
+        if type(doc) is dict:
+            result: Doc = self._apply(doc, Owned())
+            return result
+        return _call_on_other(self, doc)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -107,6 +107,30 @@ class Transform:
     def params(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """The arguments the transform was built with: ``(args, kwargs)``."""
         return self._args, dict(self._kwargs)
+
+
+def _call_on_other(transform: Transform, doc: Doc) -> Doc:
+    """``transform(doc)`` for a document that is not a ``dict``.
+
+    A persistent document gives a persistent result, even where a step
+    replaced the whole document and a later one built it anew. A JSON
+    scalar is a document too (a merge patch may replace it). A document that
+    is not data goes through its adapter (:mod:`combinators.documents`).
+    """
+    result: Doc
+    if is_map(doc) or is_seq(doc) or type(doc) in _JSON_SCALARS:
+        result = transform._apply(doc, Owned())
+        if type(result) in _PLAIN and isinstance(doc, _PERSISTENT):
+            result = freeze(result)
+        return result
+    try:
+        adapter = adapter_for(doc)
+    except TypeClashError as err:
+        raise err.with_step(describe_step(transform)) from None
+    data = adapter.to_data(doc)
+    result = transform._apply(data, Owned())
+    # nothing changed: the very same document, as for plain data
+    return doc if result is data else adapter.from_data(result, like=doc)
 
 
 def _freeze_param(value: Any) -> Any:

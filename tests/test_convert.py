@@ -9,60 +9,77 @@ parameters) and on hand-built pods using many fields of the API.
 from __future__ import annotations
 
 import datetime
+import inspect
 import json
 from types import SimpleNamespace
 from typing import Any
 
+import kubernetes
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kubernetes import client
-from torchx import specs
-from torchx.schedulers import kubernetes_scheduler
 
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
 from transforms.kube.convert import ConversionError, pod_to_dict, to_client, to_data
-from transforms.testing.pods import make_pods, sample_role
 
+try:  # torchx 0.7.0 and kubernetes 37 cannot be installed together (urllib3)
+    from torchx import specs
+    from torchx.schedulers import kubernetes_scheduler
+
+    from transforms.testing.pods import make_pods, sample_role
+except ImportError:
+    specs = kubernetes_scheduler = None
 try:  # TorchX releases after 0.7.0 have no MCAD scheduler
     from torchx.schedulers import kubernetes_mcad_scheduler
 except ImportError:
     kubernetes_mcad_scheduler = None
 
+CLIENT_MAJOR = int(kubernetes.__version__.split(".")[0])
+needs_torchx = pytest.mark.skipif(specs is None, reason="torchx is not installed")
 API = client.ApiClient()
 
 names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8)
 paths = names.map(lambda name: "/" + name)
 texts = st.text(max_size=12)
-mounts = st.one_of(
-    st.builds(specs.BindMount, src_path=paths, dst_path=paths, read_only=st.booleans()),
-    st.builds(specs.VolumeMount, src=names, dst_path=paths, read_only=st.booleans()),
-    st.builds(specs.DeviceMount, src_path=paths, dst_path=paths,
-              permissions=st.sampled_from(["r", "rw", "rwm"])),
-)
-resources = st.builds(
-    specs.Resource, cpu=st.integers(1, 96), gpu=st.integers(0, 8),
-    memMB=st.integers(1_100, 1_000_000),
-    devices=st.dictionaries(st.sampled_from(["vpc.amazonaws.com/efa", "example.com/fpga"]),
-                            st.integers(1, 4), max_size=2),
-)
-roles = st.builds(
-    specs.Role,
-    name=names,
-    image=names.map(lambda name: f"registry/{name}:1"),
-    entrypoint=st.sampled_from(["python", "/bin/sh", "torchrun"]),
-    args=st.lists(texts, max_size=4),
-    env=st.dictionaries(names.map(str.upper), texts, max_size=4),
-    num_replicas=st.integers(1, 3),
-    resource=resources,
-    port_map=st.dictionaries(names, st.integers(1, 65535), max_size=3),
-    mounts=st.lists(mounts, max_size=4),
-)
+if specs is not None:
+    mounts = st.one_of(
+        st.builds(specs.BindMount, src_path=paths, dst_path=paths, read_only=st.booleans()),
+        st.builds(specs.VolumeMount, src=names, dst_path=paths, read_only=st.booleans()),
+        st.builds(specs.DeviceMount, src_path=paths, dst_path=paths,
+                  permissions=st.sampled_from(["r", "rw", "rwm"])),
+    )
+    resources = st.builds(
+        specs.Resource, cpu=st.integers(1, 96), gpu=st.integers(0, 8),
+        memMB=st.integers(1_100, 1_000_000),
+        devices=st.dictionaries(st.sampled_from(["vpc.amazonaws.com/efa", "example.com/fpga"]),
+                                st.integers(1, 4), max_size=2),
+    )
+    roles = st.builds(
+        specs.Role,
+        name=names,
+        image=names.map(lambda name: f"registry/{name}:1"),
+        entrypoint=st.sampled_from(["python", "/bin/sh", "torchrun"]),
+        args=st.lists(texts, max_size=4),
+        env=st.dictionaries(names.map(str.upper), texts, max_size=4),
+        num_replicas=st.integers(1, 3),
+        resource=resources,
+        port_map=st.dictionaries(names, st.integers(1, 65535), max_size=3),
+        mounts=st.lists(mounts, max_size=4),
+    )
+else:
+    roles = st.nothing()
 
 
 def deserialize(data: Any, model: str) -> Any:
-    """What the client itself makes of ``data`` (it reads a response's JSON body)."""
-    return API.deserialize(SimpleNamespace(data=json.dumps(data)), model)
+    """What the client itself makes of ``data`` (it reads a response's JSON body).
+
+    Up to 36 it takes the response; 37 takes its text and content type.
+    """
+    body = json.dumps(data)
+    if "response_text" in inspect.signature(API.deserialize).parameters:
+        return API.deserialize(body, model, "application/json")
+    return API.deserialize(SimpleNamespace(data=body), model)
 
 
 def assert_same(pod: Any) -> None:
@@ -76,6 +93,7 @@ def assert_same(pod: Any) -> None:
     assert to_data(back) == expected
 
 
+@needs_torchx
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(role=roles, service_account=st.one_of(st.none(), names))
 def test_volcano_pods(role: specs.Role, service_account: str | None) -> None:
@@ -213,6 +231,7 @@ def test_a_foreign_object_is_refused() -> None:
 
 
 
+@needs_torchx
 # ---------------------------------------------------------------- data -> client objects
 
 def test_real_torchx_pods_round_trip() -> None:
@@ -226,6 +245,7 @@ def test_real_torchx_pods_round_trip() -> None:
         assert to_data(obj) == pod
 
 
+@needs_torchx
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(role=roles, service_account=st.one_of(st.none(), names))
 def test_rendered_pods_round_trip_through_data(role: specs.Role,
@@ -270,8 +290,13 @@ def test_scalars_are_converted_as_the_client_converts_them() -> None:
     data = {"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 2}}}]},
             "metadata": {"unknownField": 1}}
     pod = to_client(data, "V1Pod")
-    assert pod == deserialize(data, "V1Pod")
     assert pod.spec.containers[0].resources.limits == {"cpu": "2"}
+    try:
+        theirs = deserialize(data, "V1Pod")
+    except ValueError:  # 37's pydantic models refuse 2 for a string; podfold converts, as 36 did
+        assert CLIENT_MAJOR >= 37
+    else:
+        assert pod == theirs
 
 
 def test_wrong_shapes_name_the_path() -> None:

@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import datetime
+import difflib
 import functools
 import importlib
 import re
@@ -88,7 +89,7 @@ def _is_model(value: Any) -> bool:
 def _model_data(value: Any) -> Any:
     """Plain data for a client model, a list, a dict or a scalar; ``None`` fields dropped."""
     cls: Any = type(value)
-    if cls in _SCALARS or value is None:
+    if cls in _SCALARS or value is None or cls is bytes:
         return value
     if cls is list or cls is tuple:
         return [_model_data(item) for item in value]
@@ -193,6 +194,9 @@ _Decode = Callable[[Any, _Trail], Any]
 _NATIVE: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool}
 _LIST = re.compile(r"list\[(.*)\]$")
 _DICT = re.compile(r"dict\[([^,]*), (.*)\]$")
+# clients up to 36 spell container types ``list[V1Container]``, ``dict[str, str]``;
+# 37 (pydantic models) ``List[V1Container]``, ``Dict[str, str]``
+_GENERIC = re.compile(r"\b(List|Dict)\[")
 
 
 def _where(trail: _Trail) -> str:
@@ -225,10 +229,11 @@ def _model_class(name: str) -> Any:
 
 
 @functools.cache
-def _decoder(openapi_type: str) -> _Decode:
+def _decoder(openapi_type: str, strict: bool = False) -> _Decode:
     """How to turn API data into a value of a client type name (``list[V1Container]``, ``int``)."""
+    openapi_type = _GENERIC.sub(lambda match: match.group(0).lower(), openapi_type)
     if (match := _LIST.match(openapi_type)) is not None:
-        item = _decoder(match.group(1))
+        item = _decoder(match.group(1), strict)
 
         def decode_list(value: Any, trail: _Trail) -> Any:
             if type(value) is not list and (isinstance(value, (str, bytes, Mapping))
@@ -239,7 +244,7 @@ def _decoder(openapi_type: str) -> _Decode:
                     for index, element in enumerate(value)]
         return decode_list
     if (match := _DICT.match(openapi_type)) is not None:
-        item = _decoder(match.group(2))
+        item = _decoder(match.group(2), strict)
 
         def decode_dict(value: Any, trail: _Trail) -> Any:
             if not isinstance(value, Mapping):
@@ -252,12 +257,14 @@ def _decoder(openapi_type: str) -> _Decode:
         return _primitive(_NATIVE[openapi_type])
     if openapi_type == "object":
         return lambda value, trail: value
+    if openapi_type == "bytes":  # 37's name for base64 data (a Secret's): kept as written
+        return _bytes
     if openapi_type in ("datetime", "date"):
         return _time_decoder(openapi_type)
     cls = _model_class(openapi_type)
     if cls is None:
         raise ConversionError("", f"the kubernetes client has no type {openapi_type!r}")
-    return lambda value, trail: _build(cls, value, trail)
+    return lambda value, trail: _build(cls, value, trail, strict)
 
 
 def _primitive(native: type) -> _Decode:
@@ -271,6 +278,12 @@ def _primitive(native: type) -> _Decode:
                 pass
         raise _fail(trail, f"expected {native.__name__}, found {_found(value)}", value)
     return decode
+
+
+def _bytes(value: Any, trail: _Trail) -> Any:
+    if isinstance(value, (str, bytes)):
+        return value
+    raise _fail(trail, f"expected base64 data (a string), found {_found(value)}", value)
 
 
 def _time_decoder(openapi_type: str) -> _Decode:
@@ -295,17 +308,24 @@ _Slot = tuple[str, "type | None", _Decode]
 
 
 @functools.cache
-def _plan(cls: Any) -> tuple[dict[str, _Slot], dict[str, Any], bool]:
+def _plan(cls: Any, strict: bool = False) -> tuple[dict[str, _Slot], dict[str, Any], bool]:
     """For a model class: JSON key -> slot, the blank ``__dict__`` of a new object, and
-    whether objects are built by setting it directly (else by calling the class)."""
+    whether objects are built by setting it directly (else by calling the class).
+
+    37's pydantic models are built directly too (``model_construct``): their
+    validation would refuse, say, a pod spec without containers, which older
+    clients build without a word and :mod:`transforms.checks` reports better.
+    """
     types: dict[str, str] = cls.openapi_types
     fields = _fields(cls)
-    direct = not getattr(cls, "model_fields", None) and all(
-        attribute != name for name, attribute, _ in fields)
-    by_key = {key: (attribute if direct else name, _NATIVE.get(types[name]), _decoder(types[name]))
+    pydantic = bool(getattr(cls, "model_fields", None))
+    direct = pydantic or all(attribute != name for name, attribute, _ in fields)
+    by_key = {key: (attribute if direct else name, _NATIVE.get(types[name]),
+                    _decoder(types[name], strict))
               for name, attribute, key in fields}
     blank: dict[str, Any] = {attribute: None for _, attribute, _ in fields}
-    blank["discriminator"] = None
+    if not pydantic:
+        blank["discriminator"] = None
     return by_key, blank, direct
 
 
@@ -321,24 +341,37 @@ def _configuration() -> Any:
     return Configuration.get_default_copy()
 
 
-def _build(cls: Any, value: Any, trail: _Trail) -> Any:
+def _build(cls: Any, value: Any, trail: _Trail, strict: bool = False) -> Any:
     if type(value) is not dict and not isinstance(value, Mapping):
         raise _fail(trail, f"expected a map for {cls.__name__}, found {_found(value)}", value)
-    by_key, blank, direct = _plan(cls)
+    by_key, blank, direct = _plan(cls, strict)
     state = dict(blank) if direct else {}
     get = by_key.get
     for key, item in value.items():
         slot = get(key)
         if slot is None or item is None:  # unknown keys are left out, as the client does
+            if strict and slot is None and item is not None:
+                raise _unknown(cls, key, item, trail, by_key)
             continue
         target, native, decode = slot
         state[target] = item if type(item) is native else decode(item, (trail, key))
     if not direct:
         return cls(**state)
+    if hasattr(cls, "model_construct"):
+        # 37's pydantic models, built without their validation, as older clients' are
+        return cls.model_construct(**state)
     state["local_vars_configuration"] = _configuration()
     built = cls.__new__(cls)
     built.__dict__.update(state)
     return built
+
+
+def _unknown(cls: Any, key: str, item: Any, trail: _Trail, known: Mapping[str, Any]
+             ) -> ConversionError:
+    close = difflib.get_close_matches(key, list(known), n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return _fail((trail, key), f"{cls.__name__} has no field {key!r}{hint} (this kubernetes "
+                 f"client would drop it), found {_found(item)}", item)
 
 
 def _resolve(model: Any) -> Any:
@@ -356,7 +389,7 @@ def _resolve(model: Any) -> Any:
                             value=model)
 
 
-def to_client(data: Any, model: Any) -> Any:
+def to_client(data: Any, model: Any, *, strict: bool = False) -> Any:
     """The kubernetes client object of class ``model`` (``"V1Pod"`` or the class) for API data.
 
     Nested objects, lists and maps become their client types; datetimes are
@@ -365,7 +398,9 @@ def to_client(data: Any, model: Any) -> Any:
     out and ``None`` fields stay unset, as ``ApiClient.deserialize`` does; the
     client's own field checks (a container must have a name) are not run:
     :mod:`transforms.checks` checks pods, with better messages. Data of the
-    wrong shape raises :class:`ConversionError`, naming the path.
+    wrong shape raises :class:`ConversionError`, naming the path; so does,
+    with ``strict=True``, a key the class does not know, with the near misses
+    (nothing an overlay wrote is dropped without a word).
 
     >>> probe = to_client({"exec": {"command": ["true"]}, "periodSeconds": 5}, "V1Probe")
     >>> probe._exec.command, probe.period_seconds
@@ -374,5 +409,9 @@ def to_client(data: Any, model: Any) -> Any:
     Traceback (most recent call last):
       ...
     combinators.errors.ArgumentError: to_client(): model: no kubernetes client model named 'V1Nope' (such as 'V1Pod')
+    >>> to_client({"spec": {"nodeSelectr": {"gpu": "a100"}}}, "V1Pod", strict=True)
+    Traceback (most recent call last):
+      ...
+    transforms.kube.convert.ConversionError: spec.nodeSelectr: V1PodSpec has no field 'nodeSelectr'; did you mean nodeSelector? (this kubernetes client would drop it), found dict {'gpu': 'a100'}
     """
-    return _build(_resolve(model), data, None)
+    return _build(_resolve(model), data, None, strict)
