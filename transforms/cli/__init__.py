@@ -1,7 +1,10 @@
-"""The ``podfold`` command line."""
+"""The ``podfold`` command line: ``apply``, ``explain``, ``validate``, ``render``, ``recipes``.
 
-from typing import NoReturn
+``main`` is the console script's entry point; each command lives in a module
+of its own and imports what it needs (TorchX, the workload tables) only when
+it runs.
+"""
 
+from transforms.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main, podfold
 
-def main() -> NoReturn:  # pragma: no cover - replaced by the command line's own module
-    raise SystemExit("podfold: the command line is being built")
+__all__ = ("main", "podfold", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE")

@@ -17,7 +17,7 @@ from typing import Any
 
 from torchx.specs import AppDef
 
-from combinators import Transform, TransformError, chain
+from combinators import ArgumentError, Transform, TransformError, chain
 from combinators.data import MISSING, is_map, is_seq
 from combinators.transform import TransformLike
 from transforms.checks.validation import PodValidationError, validate_pod
@@ -47,11 +47,26 @@ class FoldError(TransformError, ValueError):
 
 @dataclass(frozen=True)
 class FoldSettings:
-    """How to fold: launch-time overlays for every role, validation on or off."""
+    """How to fold: launch-time overlays for every role (``extra``) and for
+    one role (``per_role``: pairs of a role's name and its overlays, applied
+    after ``extra``), validation on or off."""
 
     extra: tuple[TransformLike, ...] = ()
     validate: bool = True
     k8s_version: str | None = None
+    per_role: tuple[tuple[str, tuple[TransformLike, ...]], ...] = ()
+
+    def for_role(self, name: str) -> tuple[TransformLike, ...]:
+        """The launch-time overlays of the role ``name``: every role's, then its own.
+
+        >>> from combinators import upsert
+        >>> settings = FoldSettings(extra=(upsert("a", 1),),
+        ...                         per_role=(("ps", (upsert("b", 2),)),))
+        >>> settings.for_role("ps"), settings.for_role("trainer")
+        ((upsert('a', 1), upsert('b', 2)), (upsert('a', 1),))
+        """
+        own = tuple(step for role, steps in self.per_role if role == name for step in steps)
+        return (*self.extra, *own)
 
 
 def substitute_macros(new: Any, old: Any, values: Mapping[str, str]) -> Any:
@@ -128,9 +143,15 @@ class _Folder:
         self.rank0_env = rank0_env
         self.chains: list[Transform] = []
         self.macros: list[bool] = []
+        names = [role.name for role in app.roles]
+        for name, _ in settings.per_role:
+            if name not in names:
+                raise ArgumentError(f"no role named {name!r}; roles present: {', '.join(names)}",
+                                    argument="role_overlays", value=name)
         for role in app.roles:
             try:
-                steps: list[TransformLike] = [*role_overlays(role), *settings.extra]
+                steps: list[TransformLike] = [*role_overlays(role),
+                                              *settings.for_role(role.name)]
             except TransformError as err:
                 raise FoldError(f"cannot read its overlays: {err}", role=role.name,
                                 replica=0) from err

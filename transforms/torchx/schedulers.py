@@ -3,15 +3,18 @@
 ``kubernetes_overlay`` renders what TorchX's ``kubernetes`` scheduler renders
 (a Volcano Job) and ``kubernetes_mcad_overlay`` what ``kubernetes_mcad``
 renders (an AppWrapper); then every pod gets its role's overlays, in order,
-then the ones given at launch with ``-cfg overlays=a.yaml;b.yaml``. The
-overlays have the last word over what TorchX rendered, labels included.
+then the ones given at launch for every role (``-cfg 'overlays=a.yaml;b.yaml'``),
+then the ones given at launch for one role
+(``-cfg 'role_overlays=trainer:gpu.yaml;ps:cpu.yaml'``). The overlays have
+the last word over what TorchX rendered, labels included.
 Both are registered with TorchX when podfold is installed::
 
     torchx run --scheduler kubernetes_overlay --dryrun --workspace "" \\
         -cfg queue=default,overlays=examples/a100.yaml examples/trainer.py:trainer
 
 Run options beyond TorchX's own: ``overlays`` (YAML paths or URIs for every
-role), ``validate`` (default true: check each pod against the official
+role), ``role_overlays`` (``ROLE:URI`` items: an overlay for one role),
+``validate`` (default true: check each pod against the official
 schema and its references) and ``k8s_version`` (the schema's version).
 
 TorchX's own scheduler is handed the roles without ``metadata["kubernetes"]``:
@@ -30,6 +33,7 @@ from torchx.schedulers.api import AppDryRunInfo
 from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
 from torchx.specs import AppDef, runopts
 
+from combinators import ArgumentError, Transform
 from transforms.io.loading import load_overlay
 from transforms.kube.schema import DEFAULT_VERSION
 from transforms.torchx.folding import FoldSettings, fold_app_wrapper, fold_volcano_job
@@ -55,6 +59,9 @@ def _add_options(opts: runopts) -> runopts:
     opts.add("overlays", type_=List[str],  # noqa: UP006
              help="YAML overlays (paths or URIs, ';'-separated) applied to every role's "
                   "pods after the role's own")
+    opts.add("role_overlays", type_=List[str],  # noqa: UP006
+             help="YAML overlays for one role each, as ROLE:URI items (';'-separated), "
+                  "applied after the ones for every role")
     opts.add("validate", type_=bool, default=True,
              help="check every pod against the official Kubernetes schema and its references")
     opts.add("k8s_version", type_=str, default=DEFAULT_VERSION,
@@ -62,15 +69,40 @@ def _add_options(opts: runopts) -> runopts:
     return opts
 
 
+def _items(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [item for item in value.replace(";", ",").split(",") if item]
+    return list(value or [])
+
+
+def _per_role(items: list[str]) -> tuple[tuple[str, tuple[Transform, ...]], ...]:
+    """``ROLE:URI`` items as (role, overlays) pairs, roles in the order first named."""
+    found: dict[str, list[Transform]] = {}
+    for item in items:
+        role, colon, uri = item.partition(":")
+        if not (colon and role and uri):
+            raise ArgumentError(f"an item is ROLE:URI (trainer:gpu.yaml), got {item!r}",
+                                argument="role_overlays", value=item)
+        found.setdefault(role, []).append(load_overlay(uri))
+    return tuple((role, tuple(overlays)) for role, overlays in found.items())
+
+
 def fold_settings(cfg: Mapping[str, Any]) -> FoldSettings:
-    """The fold's settings from a scheduler's run configuration."""
-    uris = cfg.get("overlays") or []
-    if isinstance(uris, str):
-        uris = [uri for uri in uris.replace(";", ",").split(",") if uri]
+    """The fold's settings from a scheduler's run configuration.
+
+    >>> settings = fold_settings({"validate": False})
+    >>> settings.extra, settings.per_role, settings.validate
+    ((), (), False)
+    >>> fold_settings({"role_overlays": "trainer"})
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentError: role_overlays: an item is ROLE:URI (trainer:gpu.yaml), got 'trainer'
+    """
     validate = cfg.get("validate")
-    return FoldSettings(extra=tuple(load_overlay(uri) for uri in uris),
+    return FoldSettings(extra=tuple(load_overlay(uri) for uri in _items(cfg.get("overlays"))),
                         validate=True if validate is None else bool(validate),
-                        k8s_version=cfg.get("k8s_version") or None)
+                        k8s_version=cfg.get("k8s_version") or None,
+                        per_role=_per_role(_items(cfg.get("role_overlays"))))
 
 
 def without_overlays(app: AppDef) -> AppDef:

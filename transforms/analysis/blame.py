@@ -1,0 +1,260 @@
+"""Field-level provenance: which overlay, which line, which step wrote each change.
+
+An overlay is cut into its finest steps, each with its :class:`Origin`: a
+YAML file's pipeline item (its line), a partial pod (the line of the key
+that wrote the field), a step of a composition, and inside a recipe the step
+of its body. :func:`blame` applies the steps one by one and gives every
+change of the whole overlay to the **last** step that changed that field (or
+a field inside it, or a field it lies in).
+
+>>> from combinators import chain, upsert
+>>> from transforms import loads_overlay
+>>> text = '''
+... - {op: upsert, path: spec.nodeSelector, value: {pool: a}}
+... - {op: upsert, path: spec.nodeSelector.pool, value: b}
+... - {op: set_default, path: spec.restartPolicy, value: Never}
+... '''
+>>> for found in blame({"spec": {}}, yaml_steps(text, "gpu.yaml")):
+...     print(found)
+spec.nodeSelector: (absent) -> {'pool': 'b'}  <- gpu.yaml:3: step 2: set spec.nodeSelector.pool to b
+spec.restartPolicy: (absent) -> 'Never'  <- gpu.yaml:4: step 3: set spec.restartPolicy to Never where absent
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from combinators import Path, Transform, chain
+from combinators.paths import Key, Match
+from combinators.transform import TransformLike, describe_step
+from transforms.analysis.explanation import Change, changes_between
+from transforms.forms import kinds
+from transforms.forms.catalog import Catalog
+from transforms.forms.kinds.named import composed_steps
+from transforms.forms.partial import field_of, overlay
+from transforms.forms.pipeline import build_step
+from transforms.io.loading import OverlayLoader, loads_overlay
+from transforms.io.normalize import as_transform
+
+__all__ = ("Origin", "Step", "Blame", "blame", "steps_of", "yaml_steps", "load_steps")
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a step comes from: ``source`` (file or URI) and ``line`` where
+    known, ``step`` (which step of the overlay, in words) and ``inner`` (which
+    step of a recipe's body or of a nested composition), each ``""`` where none."""
+
+    source: str | None = None
+    line: int | None = None
+    step: str = ""
+    inner: str = ""
+
+    def __str__(self) -> str:
+        where = ""
+        if self.source is not None:
+            where = self.source if self.line is None else f"{self.source}:{self.line}"
+        words = " > ".join(part for part in (self.step, self.inner) if part)
+        return ": ".join(part for part in (where, words) if part) or "(unknown)"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One finest step of an overlay and its origin. ``node`` is the YAML node
+    of a partial pod, to find the line of the key that wrote a field."""
+
+    transform: TransformLike
+    origin: Origin
+    node: Any = field(default=None, compare=False, repr=False)
+
+    def origin_of(self, where: Path) -> Origin:
+        """The origin of this step's change at ``where``: a partial pod's names
+        the line of the deepest key along ``where`` it holds."""
+        if self.node is None:
+            return self.origin
+        found = _deepest(self.node, where)
+        return Origin(self.origin.source, found.start_mark.line + 1, self.origin.step,
+                      self.origin.inner)
+
+
+@dataclass(frozen=True)
+class Blame:
+    """A change and the origin of the step that wrote it (``None``: no step
+    changed that field on its own, which only a step that changes a field
+    and a later one that changes it back can leave)."""
+
+    change: Change
+    origin: Origin | None
+
+    def __str__(self) -> str:
+        return f"{self.change}  <- {self.origin if self.origin is not None else '(no one step)'}"
+
+
+def _deepest(node: Any, where: Path) -> Any:
+    """The deepest node of a partial pod along ``where``: a key's node where a
+    key is the last part found, a list item's where a ``[name=...]`` matches."""
+    found = node
+    for part in where.parts:
+        if isinstance(part, Key) and isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                key = getattr(key_node, "value", None)
+                if isinstance(key, str) and field_of(key) == part.name:
+                    found, node = key_node, value_node
+                    break
+            else:
+                break
+        elif isinstance(part, Match) and isinstance(node, yaml.SequenceNode):
+            item = next((item for item in node.value if _node_matches(item, part)), None)
+            if item is None:
+                break
+            found = node = item
+        else:
+            break  # an index: a partial pod's list items are appended, not placed
+    return found
+
+
+def _node_matches(node: Any, part: Match) -> bool:
+    if not isinstance(node, yaml.MappingNode):
+        return False
+    scalars = {getattr(key, "value", None): getattr(value, "value", None)
+               for key, value in node.value if isinstance(value, yaml.ScalarNode)}
+    return all(key in scalars and str(scalars[key]) == str(value) for key, value in part.fields)
+
+
+def _words(step: TransformLike, catalog: Catalog | None) -> str:
+    """A step in words; a recipe as its call (its summary is for the catalog)."""
+    if isinstance(step, Transform) and callable(getattr(step, "body", None)):
+        return f"recipe {describe_step(step)}"
+    return kinds.phrase(step, catalog)
+
+
+def _expand(transform: TransformLike, origin: Origin, catalog: Catalog | None,
+            node: Any = None) -> list[Step]:
+    """``transform`` cut into its finest steps: a composition into its steps, a
+    recipe into its body's, each keeping ``origin`` and saying which inner step it is."""
+    body = getattr(transform, "body", None) if isinstance(transform, Transform) else None
+    inner = composed_steps(body) if callable(body) else composed_steps(transform)
+    if len(inner) <= 1 and not (callable(body) and inner):
+        return [Step(transform, origin, node)]
+    owner = f"{origin.inner} > " if origin.inner else ""
+    return [Step(step, Origin(origin.source, origin.line, origin.step,
+                              f"{owner}its step {number} of {len(inner)}: "
+                              f"{_words(step, catalog)}"), node)
+            for number, step in enumerate(inner, 1)]
+
+
+def steps_of(transform: Any, catalog: Catalog | None = None,
+             source: str | None = None) -> list[Step]:
+    """The finest steps of an overlay given in Python (any form
+    :func:`~transforms.as_transform` takes), numbered from 1.
+
+    >>> from combinators import upsert, remove_at, chain
+    >>> [str(step.origin) for step in steps_of(chain(upsert("a", 1), remove_at("b")))]
+    ['step 1: set a to 1', 'step 2: remove b']
+    """
+    built = as_transform(transform, catalog)
+    found: list[Step] = []
+    for number, step in enumerate(composed_steps(built), 1):
+        origin = Origin(source, None, f"step {number}: {_words(step, catalog)}")
+        found += _expand(step, origin, catalog)
+    return found
+
+
+def yaml_steps(text: str, source: str = "<string>", catalog: Catalog | None = None,
+               kind: str | None = "Pod") -> list[Step]:
+    """The finest steps of a YAML overlay text, each with its line in ``source``.
+
+    The text is first loaded as :func:`~transforms.loads_overlay` loads it, so
+    a bad one raises the same :class:`~transforms.errors.OverlayError`.
+    """
+    loads_overlay(text, source=source, kind=kind, catalog=catalog)
+    loader = OverlayLoader(text)
+    found: list[Step] = []
+    try:
+        documents = 0
+        while loader.check_node():
+            node = loader.get_node()
+            documents += 1
+            found += _document_steps(loader, node, source, documents, catalog)
+    finally:
+        loader.dispose()
+    return found
+
+
+def _document_steps(loader: OverlayLoader, node: Any, source: str, document: int,
+                    catalog: Catalog | None) -> list[Step]:
+    prefix = f"document {document}, " if document > 1 else ""
+    if isinstance(node, yaml.SequenceNode):
+        found: list[Step] = []
+        for number, item in enumerate(node.value, 1):
+            step = build_step(loader.construct_object(item, deep=True), catalog)
+            origin = Origin(source, item.start_mark.line + 1,
+                            f"{prefix}step {number}: {_words(step, catalog)}")
+            found += _expand(step, origin, catalog)
+        return found
+    if isinstance(node, yaml.MappingNode):
+        partial = overlay(loader.construct_object(node, deep=True))
+        origin = Origin(source, node.start_mark.line + 1, f"{prefix}partial pod".strip())
+        return [Step(partial, origin, node)]
+    return []  # an empty document: no step
+
+
+def load_steps(uri: str | os.PathLike[str], catalog: Catalog | None = None,
+               kind: str | None = "Pod") -> list[Step]:
+    """The finest steps of the YAML overlay at ``uri`` (a path or an fsspec URI)."""
+    import fsspec
+
+    from transforms.errors import OverlayError
+
+    source = os.fspath(uri)
+    try:
+        with fsspec.open(source, "r", encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, ValueError, ImportError) as err:
+        raise OverlayError(f"cannot read the overlay: {err}", source=source) from err
+    return yaml_steps(text, source, catalog, kind)
+
+
+def _overlaps(a: Path, b: Path) -> bool:
+    shorter = min(len(a.parts), len(b.parts))
+    return a.parts[:shorter] == b.parts[:shorter]
+
+
+def blame(pod: Any, steps: Iterable[Step]) -> list[Blame]:
+    """Every change ``steps`` make to ``pod``, each with the origin of the last
+    step that changed it. The steps are applied in order, one by one.
+
+    >>> from combinators import upsert, chain
+    >>> team = chain(upsert("metadata.labels.team", "ml"), upsert("spec.hostIPC", True),
+    ...              upsert("metadata.labels.team", "ai"))
+    >>> for found in blame({"spec": {}}, steps_of(team)):
+    ...     print(found.change.path, "<-", found.origin)
+    spec.hostIPC <- step 2: set spec.hostIPC to true
+    metadata <- step 3: set metadata.labels.team to ai
+    """
+    current = pod
+    written: list[tuple[Path, int]] = []
+    applied = list(steps)
+    for number, step in enumerate(applied):
+        transform = step.transform if isinstance(step.transform, Transform) \
+            else chain(step.transform)
+        new = transform(current)
+        if new is not current:
+            written += [(change.path, number) for change in changes_between(current, new)]
+        current = new
+    found: list[Blame] = []
+    for change in changes_between(pod, current):
+        last = next(((where, number) for where, number in reversed(written)
+                     if _overlaps(where, change.path)), None)
+        if last is None:
+            found.append(Blame(change, None))
+            continue
+        where, number = last
+        deeper = where if len(where.parts) > len(change.path.parts) else change.path
+        found.append(Blame(change, applied[number].origin_of(deeper)))
+    return found

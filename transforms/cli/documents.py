@@ -1,0 +1,142 @@
+"""Streams of Kubernetes documents in and out: YAML (or JSON) as kubectl reads and writes it.
+
+Reading is safe (libyaml's ``CSafeLoader`` where PyYAML has it) and keeps
+what a manifest holds as plain data: key order, and timestamps as the
+strings they were written as (kubectl and the API server read them so).
+Empty documents (a stray ``---``) are skipped, as kubectl skips them.
+Writing keeps key order (``sort_keys=False``) and writes multi-line strings
+as ``|`` blocks.
+
+>>> docs = read_documents("kind: ConfigMap\\nmetadata: {name: a, creationTimestamp: 2024-01-02T03:04:05Z}\\n---\\n", "cm.yaml")
+>>> docs
+[{'kind': 'ConfigMap', 'metadata': {'name': 'a', 'creationTimestamp': '2024-01-02T03:04:05Z'}}]
+>>> print(dump_documents(docs + [{"kind": "Pod", "data": {"run.sh": "echo 1\\necho 2\\n"}}]), end="")
+kind: ConfigMap
+metadata:
+  name: a
+  creationTimestamp: '2024-01-02T03:04:05Z'
+---
+kind: Pod
+data:
+  run.sh: |
+    echo 1
+    echo 2
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from combinators import TransformError
+
+__all__ = ("ManifestError", "read_documents", "dump_documents", "template_label", "FORMATS")
+
+FORMATS = ("yaml", "json")
+"""The output formats: a YAML stream, or JSON (one object, or a ``List`` of several)."""
+
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class ManifestError(TransformError, ValueError):
+    """A manifest stream could not be read; ``source``, ``line`` and ``column`` say where.
+
+    >>> print(ManifestError("did not find expected key", source="jobs.yaml", line=3, column=1))
+    jobs.yaml:3:1: did not find expected key
+    """
+
+    def __init__(self, message: str, *, source: str, line: int | None = None,
+                 column: int | None = None) -> None:
+        super().__init__(message)
+        self.source = source
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        where = self.source if self.line is None else f"{self.source}:{self.line}:{self.column}"
+        return f"{where}: {TransformError.__str__(self)}"
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    """The safe loader, with timestamps kept as strings."""
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _BaseLoader.construct_yaml_str)
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc]
+    """The safe dumper, writing multi-line strings as ``|`` blocks."""
+
+
+def _str(dumper: Any, value: str) -> Any:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def read_documents(text: str, source: str) -> list[Any]:
+    """The documents of a YAML (or JSON) stream, empty ones left out.
+
+    A syntax error is a :class:`ManifestError` naming ``source``, line and column.
+
+    >>> read_documents("a: [1", "bad.yaml")
+    Traceback (most recent call last):
+      ...
+    transforms.cli.documents.ManifestError: bad.yaml:2:1: did not find expected ',' or ']'
+    """
+    try:
+        return [doc for doc in yaml.load_all(text, Loader=_Loader) if doc is not None]
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        raise ManifestError(err.problem or str(err), source=source,
+                            line=mark.line + 1 if mark else None,
+                            column=mark.column + 1 if mark else None) from None
+    except yaml.YAMLError as err:  # pragma: no cover - libyaml marks every error it reports
+        raise ManifestError(str(err), source=source) from None
+
+
+def dump_documents(documents: Sequence[Any], output: str = "yaml") -> str:
+    """The documents as a YAML stream, or as JSON: one object, or a ``List`` of several
+    (what ``kubectl ... -o json`` prints).
+
+    >>> print(dump_documents([{"kind": "Pod"}, {"kind": "Job"}], "json"), end="")
+    {
+      "apiVersion": "v1",
+      "kind": "List",
+      "items": [
+        {
+          "kind": "Pod"
+        },
+        {
+          "kind": "Job"
+        }
+      ]
+    }
+    """
+    if output == "json":
+        data = documents[0] if len(documents) == 1 else {
+            "apiVersion": "v1", "kind": "List", "items": list(documents)}
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    text: str = yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                              default_flow_style=False)
+    return text
+
+
+def template_label(number: int, template: Any) -> str:
+    """Where a pod template is, for messages: the document's place in the
+    stream (from 1), then its workloads, role and path
+    (:meth:`~transforms.kube.workloads.PodTemplate.describe`).
+
+    >>> from transforms.kube.workloads import pod_templates
+    >>> job = {"kind": "PyTorchJob", "metadata": {"name": "mnist"}, "spec": {
+    ...        "pytorchReplicaSpecs": {"Worker": {"template": {"spec": {}}}}}}
+    >>> template_label(2, pod_templates(job)[0])
+    'document 2: PyTorchJob/mnist template Worker (spec.pytorchReplicaSpecs.Worker.template)'
+    """
+    return f"document {number}: {template.describe()}"

@@ -1,0 +1,111 @@
+"""``podfold explain``: what overlays would change, per document and pod template, as a diff."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+import click
+
+from transforms.cli.options import (
+    debug_option,
+    load_overlays,
+    overlay_option,
+    parse_selector,
+    read_input,
+)
+
+__all__ = ("explain_command", "styled_diff")
+
+_STYLES = (("+++", {"bold": True}), ("---", {"bold": True}), ("@@", {"fg": "cyan"}),
+           ("+", {"fg": "green"}), ("-", {"fg": "red"}))
+
+
+def styled_diff(lines: Iterable[str], color: bool) -> str:
+    """The lines of a unified diff, coloured as ``git diff`` colours them where ``color``.
+
+    >>> styled_diff(["@@ -1 +1 @@\\n", "-a\\n", "+b\\n"], color=True).split("\\n")[1]
+    '\\x1b[31m-a\\x1b[0m'
+    >>> styled_diff(["-a\\n"], color=False)
+    '-a\\n'
+    """
+    out = []
+    for line in lines:
+        style = next((style for prefix, style in _STYLES if line.startswith(prefix)), None)
+        if color and style is not None:
+            out.append(click.style(line.rstrip("\n"), **style) + "\n")
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def _yaml_lines(value: Any) -> list[str]:
+    from transforms.cli.documents import dump_documents
+
+    return dump_documents([value]).splitlines(keepends=True)
+
+
+@click.command("explain")
+@debug_option
+@overlay_option
+@click.option("--select", "select", multiple=True, metavar="SEL",
+              help="Only the pod templates that match (as for podfold apply).")
+@click.option("--blame", is_flag=True,
+              help="Name, for every changed field, the overlay file and line, or the "
+                   "recipe and step, that wrote it.")
+@click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto",
+              show_default=True, help="Colour the diff (auto: when stdout is a terminal).")
+@click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
+def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: bool,
+                    color: str, manifests: Any) -> None:
+    """Show what the overlays would change in FILE, per document and pod template.
+
+    A unified diff of each pod template's YAML; templates that do not change
+    are left out. With --blame, each changed field is listed with the step
+    that wrote it last: 'a100.yaml:5: partial pod', or 'a100.yaml:10:
+    document 2, step 1: recipe shm_size('16Gi') > its step 3 of 3: ...'.
+    """
+    from combinators import get_at
+    from transforms.analysis.blame import blame as blame_of
+    from transforms.analysis.blame import load_steps
+    from transforms.analysis.explanation import changes_between
+    from transforms.cli.documents import read_documents, template_label
+    from transforms.kube.workloads import apply_to_documents, pod_templates
+
+    selector = parse_selector(select)
+    transform = load_overlays(overlays)
+    steps = [step for uri in overlays for step in load_steps(uri)] if blame else []
+    text, source = read_input(manifests)
+    documents = read_documents(text, source)
+    echo_color = {"auto": None, "always": True, "never": False}[color]
+    changed = total = 0
+    for number, document in enumerate(documents, 1):
+        (after_document,) = apply_to_documents(transform, [document], select=selector)
+        for template in pod_templates(document):
+            if selector is not None and not selector.matches(template):
+                continue
+            total += 1
+            before = get_at(document, template.path) if template.path.parts else document
+            after = get_at(after_document, template.path) if template.path.parts \
+                else after_document
+            if before is after:
+                continue
+            changes = changes_between(before, after)
+            if not changes:
+                continue
+            changed += 1
+            label = template_label(number, template)
+            count = len(changes)
+            click.echo(click.style(f"# {label}: {count} change{'s' if count != 1 else ''}",
+                                   bold=True), color=echo_color)
+            lines = difflib.unified_diff(_yaml_lines(before), _yaml_lines(after),
+                                         fromfile="before", tofile="after")
+            click.echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
+            if blame:
+                click.echo("# blame:")
+                for found in blame_of(before, steps):
+                    origin = found.origin if found.origin is not None else "(no one step)"
+                    click.echo(f"#   {found.change.path or '(the pod)'}  <- {origin}")
+    click.echo(f"# {changed} of {total} pod template{'s' if total != 1 else ''} "
+               f"in {len(documents)} document{'s' if len(documents) != 1 else ''} change")

@@ -1,0 +1,79 @@
+"""What the commands share: ``--debug``, ``-f OVERLAY``, ``--select``, ``-o``, reading a stream."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from transforms.cli.documents import FORMATS
+
+__all__ = ("debug_option", "overlay_option", "select_option", "output_option",
+           "read_input", "load_overlays", "parse_selector")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    root = ctx.find_root()
+    if value and isinstance(root.obj, dict):
+        root.obj["debug"] = True
+
+
+def debug_option(command: F) -> F:
+    """``--debug``: a traceback with every error (accepted before or after the command)."""
+    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True,
+                        callback=_set_debug,
+                        help="Print the traceback with an error.")(command)
+
+
+def overlay_option(command: F) -> F:
+    """``-f/--filename OVERLAY``, repeatable, applied in the order given."""
+    return click.option("-f", "--filename", "overlays", multiple=True, required=True,
+                        metavar="OVERLAY",
+                        help="An overlay: a YAML file or any fsspec URI (s3://, gs://, "
+                             "https://...). Repeat it to apply several, in order.")(command)
+
+
+def select_option(command: F) -> F:
+    """``--select SEL``, repeatable: which pod templates, as ``kind=...,role=...,label:k=v``."""
+    return click.option("--select", "select", multiple=True, metavar="SEL",
+                        help="Only the pod templates that match, e.g. "
+                             "'kind=PyTorchJob,role=Worker' or 'name=web,label:team=ml'. "
+                             "Repeated, all must hold.")(command)
+
+
+def output_option(command: F) -> F:
+    """``-o yaml|json``."""
+    return click.option("-o", "--output", type=click.Choice(FORMATS), default="yaml",
+                        show_default=True, help="The output format.")(command)
+
+
+def read_input(stream: Any) -> tuple[str, str]:
+    """The text of a ``click.File`` argument and the name to give it in errors."""
+    name = getattr(stream, "name", "-")
+    source = "<stdin>" if name in ("-", "<stdin>") else str(name)
+    return stream.read(), source
+
+
+def load_overlays(overlays: Sequence[str]) -> Any:
+    """The overlays, loaded in order and chained into one transform."""
+    from combinators import chain
+    from transforms.io.loading import load_overlay
+
+    return chain(*(load_overlay(uri) for uri in overlays))
+
+
+def parse_selector(select: Sequence[str]) -> Any:
+    """One selector from the ``--select`` flags (``None`` for none): each flag's
+    conditions are joined, so all must hold. A bad one is a usage error (2)."""
+    if not select:
+        return None
+    from combinators import ArgumentError
+    from transforms.kube.workloads import Selector
+
+    try:
+        return Selector.parse(",".join(item for item in select if item))
+    except ArgumentError as err:
+        raise click.BadParameter(str(err), param_hint="'--select'") from None

@@ -1,0 +1,115 @@
+"""``podfold render``: TorchX's dry run with overlays, printing only the job.
+
+The component is found and built as ``torchx run`` finds and builds it
+(``torchx.specs.finder.get_component``, ``materialize_appdef``), the
+``.torchxconfig`` of the current directory applies as it does there, and the
+dry run is offline (no workspace is built: ``--workspace ""``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from combinators import TransformError
+from transforms.cli.options import debug_option, output_option
+
+__all__ = ("render_command", "RenderError", "SCHEDULERS")
+
+SCHEDULERS = ("kubernetes_overlay", "kubernetes_mcad_overlay")
+"""podfold's TorchX schedulers: a Volcano Job, an MCAD AppWrapper."""
+
+
+class RenderError(TransformError, ValueError):
+    """TorchX could not render the job (a role with no entrypoint, no replicas, ...)."""
+
+
+def _role_overlay(value: str) -> str:
+    role, equals, uri = value.partition("=")
+    if not (equals and role and uri):
+        raise click.BadParameter(f"expected ROLE=FILE (trainer=gpu.yaml), got {value!r}",
+                                 param_hint="'--overlay'")
+    return f"{role}:{uri}"
+
+
+@click.command("render", context_settings={"ignore_unknown_options": True,
+                                           "allow_interspersed_args": False})
+@debug_option
+@click.option("-f", "--filename", "overlays", multiple=True, metavar="OVERLAY",
+              help="An overlay for every role, applied after the roles' own (repeatable).")
+@click.option("--overlay", "role_overlays", multiple=True, metavar="ROLE=FILE",
+              help="An overlay for one role, applied after the ones for every role "
+                   "(repeatable).")
+@click.option("-s", "--scheduler", type=click.Choice(SCHEDULERS), default=SCHEDULERS[0],
+              show_default=True, help="podfold's TorchX scheduler to render for.")
+@click.option("--queue", help="The scheduler's queue (Volcano queue; -cfg queue=...).")
+@click.option("--namespace", help="The namespace to render for (-cfg namespace=...).")
+@click.option("-c", "--cfg", "cfg_text", metavar="K=V[,K=V]",
+              help="More run options, as TorchX's -cfg takes them (image_repo, "
+                   "service_account, priority_class, k8s_version, ...).")
+@click.option("--no-validate", is_flag=True,
+              help="Do not check the pods against the schema and their references.")
+@output_option
+@click.argument("component")
+@click.argument("component_args", nargs=-1, type=click.UNPROCESSED, metavar="[ARGS]...")
+def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], scheduler: str,
+                   queue: str | None, namespace: str | None, cfg_text: str | None,
+                   no_validate: bool, output: str, component: str,
+                   component_args: tuple[str, ...]) -> None:
+    """Render a TorchX COMPONENT with overlays and print only the job, as YAML.
+
+    COMPONENT is what 'torchx run' takes (a builtin such as dist.ddp, or
+    path/to/file.py:function); ARGS are the component's own arguments. The
+    job is what 'torchx run --scheduler kubernetes_overlay --dryrun
+    --workspace ""' prints after '=== SCHEDULER REQUEST ==='.
+
+    \b
+    podfold render -f examples/a100.yaml examples/trainer.py:trainer --replicas 4
+    podfold render --overlay ps=cpu.yaml --queue ml examples/trainer.py:trainer
+    """
+    import json
+
+    from torchx.runner import get_runner
+    from torchx.runner.config import apply as apply_config
+    from torchx.specs import InvalidRunConfigException
+    from torchx.specs.builders import materialize_appdef
+    from torchx.specs.finder import (
+        ComponentNotFoundException,
+        ComponentValidationException,
+        get_component,
+    )
+
+    per_role = [_role_overlay(value) for value in role_overlays]
+    with get_runner() as runner:
+        cfg: dict[str, Any] = runner.scheduler_run_opts(scheduler).cfg_from_str(cfg_text or "")
+        apply_config(scheduler=scheduler, cfg=cfg)  # .torchxconfig, as torchx run reads it
+        for key, value in (("queue", queue), ("namespace", namespace)):
+            if value is not None:
+                cfg[key] = value
+        if overlays:
+            cfg["overlays"] = [*cfg.get("overlays", []), *overlays]
+        if per_role:
+            cfg["role_overlays"] = [*cfg.get("role_overlays", []), *per_role]
+        if no_validate:
+            cfg["validate"] = False
+        try:
+            found = get_component(component)
+        except (ComponentNotFoundException, ComponentValidationException) as err:
+            raise click.BadParameter(str(err).strip(), param_hint="'COMPONENT'") from None
+        app = materialize_appdef(found.fn, list(component_args), None)
+        try:
+            info = runner.dryrun(app, scheduler, cfg=cfg, workspace=None)
+        except TransformError:
+            raise
+        except InvalidRunConfigException as err:  # a missing or wrong option: usage
+            raise click.UsageError(str(err).strip()) from None
+        except ValueError as err:  # torchx's own checks of the app and of the options
+            raise RenderError(f"TorchX cannot render {component}: {err}") from err
+    if output == "json":
+        from kubernetes.client import ApiClient
+
+        resource = ApiClient().sanitize_for_serialization(info.request.resource)
+        click.echo(json.dumps(resource, indent=2))
+    else:
+        click.echo(str(info), nl=False)

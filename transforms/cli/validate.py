@@ -1,0 +1,87 @@
+"""``podfold validate``: the TorchX fold's checks on every pod template of a stream of manifests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from combinators import TransformError
+from combinators.paths import Key
+from transforms.cli.options import debug_option, read_input
+
+__all__ = ("validate_command",)
+
+_SPEC_TEMPLATE = (Key("spec"), Key("template"))
+
+
+def _with_claims(document: Any, template: Any, pod: Any) -> Any:
+    """A StatefulSet's pod as its controller makes it: one volume per volume
+    claim template, so mounts that name a claim are not flagged."""
+    if template.kind != "StatefulSet" or template.path.parts[:2] != _SPEC_TEMPLATE:
+        return pod
+    claims = document.get("spec", {}).get("volumeClaimTemplates") or []
+    spec = pod.get("spec") or {}
+    volumes = list(spec.get("volumes") or [])
+    present = {volume.get("name") for volume in volumes if isinstance(volume, dict)}
+    for claim in claims:
+        name = (claim.get("metadata") or {}).get("name") if isinstance(claim, dict) else None
+        if isinstance(name, str) and name not in present:
+            volumes.append({"name": name, "persistentVolumeClaim": {"claimName": name}})
+    if len(volumes) == len(spec.get("volumes") or []):
+        return pod
+    return {**pod, "spec": {**spec, "volumes": volumes}}
+
+
+def _joined(prefix: str, path: str) -> str:
+    if not prefix:
+        return path
+    return f"{prefix}.{path}" if path and not path.startswith("[") else f"{prefix}{path}"
+
+
+@click.command("validate")
+@debug_option
+@click.option("--k8s-version", metavar="VERSION",
+              help="The Kubernetes version whose schema to check against (default: the "
+                   "newest bundled).")
+@click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
+def validate_command(k8s_version: str | None, manifests: Any) -> None:
+    """Check every pod template of FILE against the official schema and its references.
+
+    The same checks the TorchX fold runs on every pod: unknown fields (with
+    a suggestion), types, enumerations, required fields, quantities, volume
+    mounts that name no volume, duplicate names, requests above limits. One
+    line per problem, naming the document, the template and the path; exit
+    code 1 if any is an error (warnings, such as an env name set twice, do
+    not fail).
+    """
+    from combinators import get_at
+    from transforms.checks.validation import problems
+    from transforms.cli.documents import read_documents, template_label
+    from transforms.kube.schema import schema_for
+    from transforms.kube.workloads import pod_templates
+
+    try:  # an unknown version is a usage error, found before any document is read
+        schema_for(k8s_version)
+    except TransformError as err:
+        raise click.BadParameter(str(err), param_hint="'--k8s-version'") from None
+    text, source = read_input(manifests)
+    documents = read_documents(text, source)
+    errors = templates = 0
+    for number, document in enumerate(documents, 1):
+        for template in pod_templates(document):
+            templates += 1
+            pod = get_at(document, template.path) if template.path.parts else document
+            pod = _with_claims(document, template, pod)
+            for problem in problems(pod, kind=template.root, k8s_version=k8s_version):
+                errors += problem.severity == "error"
+                prefix = "" if problem.severity == "error" else "warning: "
+                click.echo(f"{source}: {template_label(number, template)}: {prefix}"
+                           f"{_joined(str(template.path), problem.path)}: {problem.message}")
+    plural = "s" if templates != 1 else ""
+    summary = (f"{errors} error{'s' if errors != 1 else ''} in {templates} pod template{plural}"
+               if errors else f"{templates} pod template{plural} in {len(documents)} "
+                              f"document{'s' if len(documents) != 1 else ''}: valid")
+    click.echo(f"podfold: {summary}", err=True)
+    if errors:
+        click.get_current_context().exit(1)
