@@ -45,6 +45,7 @@ from transforms import (
     strategic_merge,
 )
 from transforms.forms.catalog import recipe_catalog
+from transforms.forms.markers import AppendUnique
 from transforms.io.dumping import dump_steps
 
 
@@ -59,6 +60,7 @@ def test_partial_pod_is_a_map_with_tags() -> None:
     transform = overlay({"spec": {
         "tolerations": Replace([]), "hostIPC": Remove(), "restartPolicy": Default("Never"),
         "volumes": Prepend([{"name": "v"}]), "initContainers": Append([{"name": "i"}]),
+        "imagePullSecrets": AppendUnique([{"name": "s"}]),
         "containers": MergeBy([{"name": "t", "image": "x"}]),
         "ports": MergeBy([{"containerPort": 80, "protocol": "TCP"}],
                          key=("containerPort", "protocol")),
@@ -77,6 +79,8 @@ spec:
   - name: v
   initContainers: !append
   - name: i
+  imagePullSecrets: !append-unique
+  - name: s
   containers: !merge-by
   - name: t
     image: x
@@ -242,6 +246,7 @@ def markers() -> st.SearchStrategy[Any]:
     return st.one_of(
         st.builds(Replace, VALUES), st.builds(Default, VALUES), st.just(Remove()),
         st.builds(Append, st.lists(VALUES, max_size=3)),
+        st.builds(AppendUnique, st.lists(VALUES, max_size=3)),
         st.builds(Prepend, st.lists(VALUES, max_size=3)),
         st.builds(MergeBy, NAMED),
         st.builds(lambda items: MergeBy(items, key="name"), NAMED),

@@ -23,6 +23,8 @@ from transforms import (
     loads_overlay,
     overlay,
 )
+from transforms.checks.fields import UnknownFieldError
+from transforms.forms.markers import AppendUnique
 
 
 def make_pod() -> dict[str, Any]:
@@ -47,6 +49,8 @@ def error_of(text: str, **options: Any) -> OverlayError:
 @pytest.mark.parametrize(("text", "wanted"), [
     ("spec:\n  tolerations: !append [{key: b}]\n",
      {"spec": {"tolerations": Append([{"key": "b"}])}}),
+    ("spec:\n  tolerations: !append-unique [{key: b}]\n",
+     {"spec": {"tolerations": AppendUnique([{"key": "b"}])}}),
     ("spec:\n  tolerations: !prepend [{key: b}]\n",
      {"spec": {"tolerations": Prepend([{"key": "b"}])}}),
     ("spec:\n  nodeSelector: !replace {gpu: a100}\n",
@@ -318,3 +322,96 @@ def test_field_check_can_be_skipped_and_leaves_free_maps_alone() -> None:
     loads_overlay("nodeSelector: {any_key: x}\n", kind="PodSpec")
     err = error_of("nodeSelector: {}\nhost_ipc: true\n", kind="PodSpec")
     assert "did you mean hostIPC?" in err.message
+
+
+def test_append_unique_adds_only_what_is_missing() -> None:
+    transform = loads_overlay("spec:\n  tolerations: !append-unique\n"
+                              "  - {key: a}\n  - {key: gpu, operator: Exists}\n"
+                              "  - {key: gpu, operator: Exists}\n")
+    pod = make_pod()
+    once = transform(pod)
+    assert once["spec"]["tolerations"] == [{"key": "a"}, {"key": "gpu", "operator": "Exists"}]
+    assert transform(once) is once  # nothing left to add: the very same pod
+    assert transform({})["spec"]["tolerations"] == [{"key": "a"},
+                                                    {"key": "gpu", "operator": "Exists"}]
+    # strict equality, as append_at(..., unique=True): 1 is neither True nor 1.0
+    flags = loads_overlay("args: !append-unique [1, true, 1.0, 1]\n", kind=None)
+    assert flags({"args": [True]}) == {"args": [True, 1, 1.0]}
+
+
+def test_append_unique_takes_a_list() -> None:
+    err = error_of("spec:\n  tolerations: !append-unique {key: a}\n")
+    assert "!append-unique at spec.tolerations needs a list, got a map" in str(err)
+    assert err.step == 0
+
+
+# ---------------------------------------------------------------- patch steps' field names
+
+
+@pytest.mark.parametrize(("text", "message", "line", "column"), [
+    ("- {strategic: {spec: {node_selector: {gpu: a100}}}}",
+     "unknown field spec.node_selector; did you mean nodeSelector?", 1, 23),
+    ("- strategic:\n    spec:\n      containers:\n      - name: t\n        image_pull_policy: x",
+     "unknown field spec.containers[0].image_pull_policy; did you mean imagePullPolicy?", 5, 9),
+    ("- {strategic: {host_ipc: true}, kind: PodSpec}",
+     "unknown field host_ipc; did you mean hostIPC?", 1, 16),
+    ("- {strategic: {spec: {$retainKeys: [containres], containers: []}}}",
+     "unknown field spec.containres; did you mean containers?", 1, 37),
+    ("- {strategic: {spec: {$setElementOrder/containres: [{name: a}]}}}",
+     "unknown field spec.containres; did you mean containers?", 1, 23),
+    ("- {strategic: {spec: {$deleteFromPrimitiveList/tolerration: [a]}}}",
+     "unknown field spec.tolerration; did you mean tolerations?", 1, 23),
+    ("- {merge_patch: {spec: {host_network: null}}}",
+     "unknown field spec.host_network; did you mean hostNetwork?", 1, 25),
+    ("- json_patch:\n  - {op: add, path: /spec/hostIPC, value: true}\n"
+     "  - {op: add, path: /spec/node_selector, value: {}}",
+     "op 1 (add '/spec/node_selector'): unknown field /spec/node_selector; "
+     "did you mean nodeSelector?", 3, 21),
+    ("- json_patch:\n  - {op: add, path: /spec/affinity, value: {node_affinity: {}}}",
+     "unknown field /spec/affinity/node_affinity; did you mean nodeAffinity?", 2, 45),
+    ("- json_patch:\n  - {op: add, path: /spec/containers/0/env/-, value: {name: A, valeu: x}}",
+     "unknown field /spec/containers/0/env/-/valeu; did you mean value?", 2, 64),
+    ("- json_patch:\n  - {op: copy, from: /spec/tolerration, path: /spec/tolerations}",
+     "op 0 (copy '/spec/tolerations'): unknown field /spec/tolerration; "
+     "did you mean tolerations?", 2, 22),
+])
+def test_patch_steps_check_field_names(text: str, message: str, line: int, column: int) -> None:
+    err = error_of("- {op: remove, path: spec.hostIPC}\n" + text + "\n")
+    assert message in err.message
+    assert isinstance(err.__cause__, UnknownFieldError)
+    assert (err.step, err.line, err.column) == (1, line + 1, column)
+    assert str(err).startswith(f"<string>:{line + 1}:{column}: step 2: ")
+
+
+def test_patch_steps_with_directives_and_free_maps_pass() -> None:
+    transform = loads_overlay("""
+- strategic:
+    metadata: {labels: {any_label: x}, $deleteFromPrimitiveList/finalizers: [a]}
+    spec:
+      $retainKeys: [containers, nodeSelector]
+      $setElementOrder/containers: [{name: t}]
+      nodeSelector: {any_key: x}
+      containers:
+      - {name: t, image: t:2}
+      - {name: old, $patch: delete}
+- {strategic: {nodeSelector: {gpu: a}, $patch: merge}, kind: PodSpec}
+- {merge_patch: {metadata: {annotations: {a.b/c: null}}, spec: {hostIPC: null}}}
+- json_patch:
+  - {op: add, path: /metadata/labels/a~1b, value: x}
+  - {op: add, path: /spec/tolerations/-, value: {key: gpu, operator: Exists}}
+  - {op: add, path: /spec/containers/0/resources/limits, value: {nvidia.com/gpu: 1}}
+  - {op: test, path: /spec/containers/0/name, value: t}
+""")
+    assert isinstance(transform, Transform)
+
+
+def test_patch_field_check_follows_the_kind_and_can_be_skipped() -> None:
+    assert isinstance(loads_overlay("- {strategic: {spec: {node_selector: {}}}}\n", kind=None),
+                      Transform)
+    assert isinstance(loads_overlay("- {merge_patch: {nodeSelector: {}}}\n", kind="PodSpec"),
+                      Transform)
+    err = error_of("- {merge_patch: {spec: {}}}\n", kind="PodSpec")
+    assert "unknown field spec" in err.message
+    # a strategic step's own kind says what it patches
+    err = error_of("- {strategic: {spec: {hostIPC: true}}, kind: PodSpec}\n")
+    assert "unknown field spec" in err.message

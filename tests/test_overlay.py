@@ -26,7 +26,8 @@ from transforms import (
     json_patch,
     overlay,
 )
-from transforms.forms.markers import Marker
+from transforms.forms.markers import AppendUnique, Marker
+from transforms.kube.kinds import ClientDictError, WorkloadKindError
 
 
 def make_pod() -> dict[str, Any]:
@@ -132,6 +133,29 @@ def test_each_marker() -> None:
     assert [c.get("image") for c in spec["containers"]] == ["trainer:1", "envoy:2", None]
 
 
+def test_append_unique_appends_only_items_not_there() -> None:
+    pod = make_pod()
+    toleration = {"key": "gpu", "operator": "Exists"}
+    transform = overlay({"spec": {"tolerations": AppendUnique(
+        [{"key": "a", "operator": "Exists"}, toleration, toleration])}})
+    once = transform(pod)
+    assert once["spec"]["tolerations"] == [{"key": "a", "operator": "Exists"}, toleration]
+    assert transform(once) is once
+    assert once["spec"]["containers"] is pod["spec"]["containers"]  # the rest is shared
+    assert overlay({"spec": {"tolerations": AppendUnique([{"key": "a", "operator": "Exists"}])}})(
+        pod) is pod
+    # a new value holding the marker gets its items once, nothing of the marker
+    new = overlay({"spec": {PUT("affinity"): {"x": AppendUnique([1, 1, 2])}}})(pod)
+    assert new["spec"]["affinity"] == {"x": [1, 2]}
+
+
+def test_append_unique_on_a_list_in_a_persistent_pod() -> None:
+    pod = freeze(make_pod())
+    new = overlay({"spec": {"tolerations": AppendUnique([{"key": "b"}])}})(pod)
+    assert thaw(new)["spec"]["tolerations"][-1] == {"key": "b"}
+    assert type(new) is type(pod)
+
+
 def test_merge_by_composite_key() -> None:
     pod = {"spec": {"containers": [{"name": "t", "ports": [
         {"containerPort": 80, "protocol": "TCP"}]}]}}
@@ -173,6 +197,8 @@ def test_no_marker_or_operator_key_ever_lands_in_the_pod() -> None:
 def test_markers_are_values() -> None:
     assert Replace([1]) == Replace([1]) and hash(Replace([1])) == hash(Replace([1]))
     assert Replace([1]) != Append([1])
+    assert AppendUnique([1]) != Append([1]) and AppendUnique([1]) == AppendUnique([1])
+    assert repr(AppendUnique([{"key": "a"}])) == "AppendUnique([{'key': 'a'}])"
     assert MergeBy([], key="id") != MergeBy([])
     assert repr(MergeBy([{"id": 1}], key=("id", "x"))) == "MergeBy([{'id': 1}], key=('id', 'x'))"
     assert repr(Remove()) == "Remove()"
@@ -217,6 +243,40 @@ def test_overlays_are_values() -> None:
     assert hash(overlay({"a": [1]})) == hash(overlay({"a": [1]}))
     assert overlay({"a": [1]}) != overlay({"a": (1,)})
     assert repr(overlay({"a": Replace(1)})) == "overlay({'a': Replace(1)})"
+
+
+def test_a_workload_document_is_refused_naming_its_kind() -> None:
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                  "spec": {"replicas": 2, "template": {"spec": {"containers": [
+                      {"name": "nginx", "image": "nginx:1.27"}]}}}}
+    before = copy.deepcopy(deployment)
+    gpu_pool = overlay({"spec": {"nodeSelector": {"gpu": "a100"},
+                                 "tolerations": [{"key": "nvidia.com/gpu"}]}})
+    with pytest.raises(WorkloadKindError) as caught:
+        gpu_pool(deployment)
+    assert isinstance(caught.value, TypeError)
+    assert (caught.value.kind, caught.value.name) == ("Deployment", "web")
+    assert "a Deployment document ('web'), not a pod" in str(caught.value)
+    assert "transforms.kube.apply_to_workload" in str(caught.value)
+    assert deployment == before
+    # inside a composition, the error names the step too
+    with pytest.raises(WorkloadKindError, match="Deployment"):
+        chain(upsert("metadata.labels.team", "ml"), gpu_pool)(deployment)
+    # the pod the Deployment holds is what the overlay is for
+    template = deployment["spec"]["template"]
+    assert gpu_pool(template)["spec"]["nodeSelector"] == {"gpu": "a100"}
+    assert gpu_pool({"kind": "Pod", "spec": {}})["spec"]["tolerations"] == [
+        {"key": "nvidia.com/gpu"}]
+
+
+def test_a_client_to_dict_is_refused_naming_the_conversion() -> None:
+    from kubernetes.client import V1Container, V1Pod, V1PodSpec
+
+    snake = V1Pod(spec=V1PodSpec(containers=[V1Container(name="t", image="t:1")])).to_dict()
+    with pytest.raises(ClientDictError) as caught:
+        overlay({"spec": {"nodeSelector": {"gpu": "a100"}}})(snake)
+    assert "transforms.kube.to_data" in str(caught.value)
+    assert "nodeSelector" not in snake["spec"]
 
 
 def test_applies_only_to_maps() -> None:

@@ -14,6 +14,9 @@ import yaml
 from combinators import chain
 from recipes import catalog
 from tests.test_recipes import POD, check_valid
+from transforms import load_overlay
+from transforms.testing import assert_idempotent
+from transforms.testing.pods import make_pods
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
@@ -87,3 +90,47 @@ def test_examples_are_idempotent(name: str) -> None:
     overlay = load_example(name).overlay
     once = overlay(POD)
     assert overlay(once) == once
+
+
+YAML_EXAMPLES = sorted(path.name for path in EXAMPLES.glob("*.yaml"))
+PYTHON_EXAMPLES = sorted(path.stem for path in EXAMPLES.glob("*.py")
+                         if "\noverlay = " in path.read_text(encoding="utf-8"))
+
+
+def test_every_example_is_in_the_idempotence_tests() -> None:
+    assert YAML_EXAMPLES == ["a100.yaml", "eks_gpu.yaml", "gke_gpu.yaml"]
+    assert PYTHON_EXAMPLES == ["eks_gpu", "gke_gpu"]
+
+
+@pytest.fixture(scope="module")
+def torchx_pods() -> list[dict[str, Any]]:
+    """Real TorchX pods: two replicas of a GPU trainer, one CPU-only pod with a mount."""
+    return [*make_pods(replicas=2), *make_pods(gpu=0, mounts={"/data": "datasets"})]
+
+
+# applying an example twice gives what applying it once gives
+@pytest.mark.parametrize("name", YAML_EXAMPLES)
+def test_yaml_examples_applied_twice_equal_applied_once(
+        name: str, torchx_pods: list[dict[str, Any]]) -> None:
+    overlay = load_overlay(EXAMPLES / name)
+    for pod in torchx_pods:
+        once = assert_idempotent(overlay, pod)
+        assert once != pod
+
+
+# applying an example twice gives what applying it once gives
+@pytest.mark.parametrize("name", PYTHON_EXAMPLES)
+def test_python_examples_applied_twice_equal_applied_once(
+        name: str, torchx_pods: list[dict[str, Any]]) -> None:
+    overlay = load_example(name).overlay
+    for pod in torchx_pods:
+        assert assert_idempotent(overlay, pod) != pod
+
+
+def test_a100_example_adds_the_gpu_toleration_once() -> None:
+    overlay = load_overlay(EXAMPLES / "a100.yaml")
+    toleration = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    (pod,) = make_pods()
+    with_it = {**pod, "spec": {**pod["spec"], "tolerations": [toleration]}}
+    assert overlay(pod)["spec"]["tolerations"] == [toleration]
+    assert overlay(with_it)["spec"]["tolerations"] == [toleration]

@@ -39,6 +39,7 @@ from transforms import (
 from transforms.forms import kinds
 from transforms.forms.catalog import recipe_catalog
 from transforms.forms.kinds import KINDS, STEP_KEYS, kind_of, may_write_macros, writes
+from transforms.forms.markers import AppendUnique
 from transforms.forms.pipeline import OPS, STEP_KINDS
 
 EXAMPLES = [(kind, example()) for kind in KINDS for example in kind.examples]
@@ -191,6 +192,17 @@ def test_every_kind_has_words_of_its_own(case: tuple[Any, Any]) -> None:
     assert text and text != repr(step)
 
 
+def test_the_append_unique_marker_is_known_to_the_overlay_kind() -> None:
+    step = overlay({"spec": {"tolerations": AppendUnique([{"key": "gpu"}, {"key": "b"}])}})
+    assert kind_of(step).name == "overlay"
+    assert kinds.phrase(step, {}) == \
+        "overlay: append 2 items to spec.tolerations, skipping items already there"
+    assert describe(step) == "1. " + kinds.phrase(step, {})
+    assert kinds.dump(step, {}) == {"overlay": {"spec": {"tolerations": AppendUnique(
+        [{"key": "gpu"}, {"key": "b"}])}}}
+    assert kinds.build(kinds.dump(step, {}), {}) == step
+
+
 def test_a_recipe_is_described_by_its_summary() -> None:
     assert describe(Team("ml"), CATALOG) == \
         "1. recipe team('ml'): A stand-in for a recipe: a named transform with a body, " \
@@ -221,6 +233,8 @@ def test_a_recipe_is_described_by_its_summary() -> None:
     (strategic_merge({"spec": {"hostname": "${app_id}"}}), True),
     (overlay({"spec": {"restartPolicy": Default("${x}")}}), True),
     (overlay({"spec": {"tolerations": Replace([])}}), False),
+    (overlay({"spec": {"tolerations": AppendUnique([{"key": "${app_id}"}])}}), True),
+    (overlay({"spec": {"tolerations": AppendUnique([{"key": "gpu"}])}}), False),
     (Team("ml", rank="${replica_id}"), True),  # a recipe writes what its body writes
     (Team("ml"), False),
     (chain(Team("ml"), upsert("a", "b")), False),

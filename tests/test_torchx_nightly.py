@@ -7,7 +7,22 @@ for upstream renders as upstream renders it, once, and podfold's own
 overlays and launch-time overlays come after. Nightly's scheduler also
 asks the API server to dry-run the job unless ``validate_spec=False``.
 
-These tests run only where ``torchx-nightly`` is installed.
+What upstream does with ``JOIN("containers", on="name")`` on a role of two
+replicas (checked against torchx-nightly 2026.10.26): TorchX names each
+replica's container after the replica (``ps-0``, ``ps-1``), and the same
+overlay is merged into every replica's pod. Replica 0's container matches
+and gets the overlay's fields; replica 1 has no container ``ps-0``, so JOIN
+appends the overlay's item as a second container, ``{"name": "ps-0",
+"workingDir": "/w"}``, with no image. Upstream submits that pod (the API
+server would refuse it); podfold folds the same overlay the same way, and its
+validation stops the dry run naming the role, the replica and the
+container's missing image. With ``validate: false`` podfold renders exactly
+what upstream renders.
+
+These tests run where ``torchx-nightly`` is installed and are skipped
+elsewhere; CI runs them in a virtual environment with the nightly and sets
+``PODFOLD_REQUIRE_TORCHX_NIGHTLY=1``, which turns a missing nightly into a
+failure instead of a skip.
 """
 
 from __future__ import annotations
@@ -15,6 +30,7 @@ from __future__ import annotations
 import copy
 import importlib.metadata
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +45,9 @@ def _nightly_version() -> str | None:
 
 
 NIGHTLY = _nightly_version()
+if NIGHTLY is None and os.environ.get("PODFOLD_REQUIRE_TORCHX_NIGHTLY"):
+    pytest.fail("PODFOLD_REQUIRE_TORCHX_NIGHTLY is set but torchx-nightly is not installed "
+                "in this environment (a stable torchx release is, or none)", pytrace=False)
 pytestmark = [
     pytest.mark.skipif(NIGHTLY is None, reason="needs torchx-nightly (a stable torchx "
                        "release is installed): its scheduler applies overlays itself"),
@@ -63,14 +82,27 @@ def runner() -> Any:
 
 
 def upstream_role() -> Any:
-    """A role written for upstream TorchX: its own overlay format, JOIN included."""
+    """A role written for upstream TorchX: its own overlay format, a JOIN that holds
+    for every replica included (the ``dshm`` volume has one name in every pod)."""
     role = specs.Role(name="ps", image="ps:1", entrypoint="python", args=["-m", "ps"],
                       num_replicas=2)
     set_overlay(role, "kubernetes", "V1Pod", {
         "metadata": {"labels": {"team": "ml"}},
         "spec": {"nodeSelector": {"pool": "cpu"},
                  "tolerations": [{"key": "cpu", "operator": "Exists"}],
-                 JOIN("containers", on="name"): [{"name": "ps-0", "workingDir": "/w"}]},
+                 JOIN("volumes", on="name"): [{"name": "dshm", "emptyDir": {
+                     "medium": "Memory", "sizeLimit": "8Gi"}}]},
+    })
+    return role
+
+
+def join_by_container_name_role() -> Any:
+    """Upstream's JOIN on containers by name, on a role of two replicas: the name
+    ``ps-0`` is replica 0's container's only."""
+    role = specs.Role(name="ps", image="ps:1", entrypoint="python", args=["-m", "ps"],
+                      num_replicas=2)
+    set_overlay(role, "kubernetes", "V1Pod", {
+        "spec": {JOIN("containers", on="name"): [{"name": "ps-0", "workingDir": "/w"}]},
     })
     return role
 
@@ -112,8 +144,33 @@ def test_an_upstream_role_renders_as_upstream_renders_it_once(runner: Any) -> No
     ours = pods(runner.dryrun(copy.deepcopy(app), "kubernetes_overlay", cfg=OFFLINE))
     theirs = pods(runner.dryrun(copy.deepcopy(app), "kubernetes", cfg=OFFLINE))
     assert ours == theirs
-    assert [t["key"] for t in ours["ps-0"]["spec"]["tolerations"]] == ["cpu"]  # not twice
-    assert ours["ps-0"]["spec"]["containers"][0]["workingDir"] == "/w"
+    assert sorted(ours) == ["ps-0", "ps-1"]
+    for pod in ours.values():
+        assert [t["key"] for t in pod["spec"]["tolerations"]] == ["cpu"]  # not twice
+        assert pod["spec"]["nodeSelector"] == {"pool": "cpu"}
+        dshm = [v for v in pod["spec"]["volumes"] if v["name"] == "dshm"]
+        assert dshm == [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}]
+
+
+def test_upstream_join_by_container_name_gives_replica_1_a_container_without_image(
+        runner: Any) -> None:
+    app = specs.AppDef("job", roles=[join_by_container_name_role()])
+    theirs = pods(runner.dryrun(copy.deepcopy(app), "kubernetes", cfg=OFFLINE))
+    assert theirs["ps-0"]["spec"]["containers"] == [
+        {**theirs["ps-0"]["spec"]["containers"][0], "workingDir": "/w"}]
+    first, phantom = theirs["ps-1"]["spec"]["containers"]
+    assert (first["name"], first["image"], "workingDir" in first) == ("ps-1", "ps:1", False)
+    assert phantom == {"name": "ps-0", "workingDir": "/w"}  # appended: no image, no command
+    # podfold folds the overlay the same way, and its validation stops the dry run
+    with pytest.raises(FoldError) as caught:
+        runner.dryrun(copy.deepcopy(app), "kubernetes_overlay", cfg=OFFLINE)
+    assert (caught.value.role, caught.value.replica) == ("ps", 1)
+    assert "spec.containers[name=ps-0].image: a container of a pod needs an image" in \
+        str(caught.value)
+    # without the validation, podfold renders what upstream renders
+    unchecked = pods(runner.dryrun(copy.deepcopy(app), "kubernetes_overlay",
+                                   cfg={**OFFLINE, "validate": False}))
+    assert unchecked == theirs
 
 
 def test_both_kinds_of_role_and_launch_overlays_together(runner: Any, tmp_path: Path) -> None:
@@ -133,6 +190,7 @@ def test_both_kinds_of_role_and_launch_overlays_together(runner: Any, tmp_path: 
         else:
             assert keys == ["cpu", "launch"]
             assert pod["metadata"]["labels"]["team"] == "ml"
+            assert "RANK" not in env and pod["spec"]["nodeSelector"] == {"pool": "cpu"}
     for role in app.roles:
         role.env.pop("TORCHX_JOB_ID", None)  # written by Runner.dryrun itself
     assert app == before

@@ -24,7 +24,15 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on fir
         explain,
     )
     from transforms.errors import OverlayError, UnknownNameError
-    from transforms.forms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
+    from transforms.forms.markers import (
+        Append,
+        AppendUnique,
+        Default,
+        MergeBy,
+        Prepend,
+        Remove,
+        Replace,
+    )
     from transforms.forms.partial import DEL, JOIN, PUT, Overlay, overlay
     from transforms.forms.patches import json_patch, merge_patch, strategic_merge
     from transforms.forms.pipeline import build_pipeline, build_step
@@ -38,7 +46,7 @@ _WHERE = {
     "load_overlay": "io.loading", "loads_overlay": "io.loading", "dump_overlay": "io.dumping",
     "overlay": "forms.partial", "Overlay": "forms.partial",
     "PUT": "forms.partial", "JOIN": "forms.partial", "DEL": "forms.partial",
-    "Append": "forms.markers", "Default": "forms.markers", "MergeBy": "forms.markers",
+    "Append": "forms.markers", "AppendUnique": "forms.markers", "Default": "forms.markers", "MergeBy": "forms.markers",
     "Prepend": "forms.markers", "Remove": "forms.markers", "Replace": "forms.markers",
     "build_pipeline": "forms.pipeline", "build_step": "forms.pipeline",
     "json_patch": "forms.patches", "merge_patch": "forms.patches",
@@ -71,6 +79,7 @@ __all__ = (
     "JOIN",
     "DEL",
     "Append",
+    "AppendUnique",
     "Prepend",
     "Replace",
     "Remove",

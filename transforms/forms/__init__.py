@@ -5,7 +5,16 @@ per kind of step, how it is built from YAML, written back, put in words and
 what it may write."""
 
 from transforms.forms.catalog import build_recipe, recipe_catalog
-from transforms.forms.markers import Append, Default, Marker, MergeBy, Prepend, Remove, Replace
+from transforms.forms.markers import (
+    Append,
+    AppendUnique,
+    Default,
+    Marker,
+    MergeBy,
+    Prepend,
+    Remove,
+    Replace,
+)
 from transforms.forms.partial import DEL, JOIN, PUT, Overlay, overlay
 from transforms.forms.patches import json_patch, merge_patch, strategic_merge
 from transforms.forms.pipeline import build_pipeline, build_step
@@ -18,6 +27,7 @@ __all__ = (
     "DEL",
     "Marker",
     "Append",
+    "AppendUnique",
     "Prepend",
     "Replace",
     "Remove",

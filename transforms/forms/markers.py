@@ -2,13 +2,23 @@
 
 A partial pod merges into a pod: maps merge key by key, an untagged list is
 appended (TorchX's rule), anything else replaces. A marker changes that for
-one value. In YAML they are tags (``!replace``, ``!append``, ...); in Python
-they are these small immutable values:
+one value. In YAML they are tags (``!replace``, ``!append-unique``, ...); in
+Python they are these small immutable values:
 
 >>> from transforms import overlay
 >>> pod = {"spec": {"tolerations": [{"key": "a"}], "hostIPC": True}}
 >>> overlay({"spec": {"tolerations": Replace([]), "hostIPC": Remove()}})(pod)
 {'spec': {'tolerations': []}}
+
+An untagged list appends every time it is applied; :class:`AppendUnique`
+appends only the items not there yet, so an overlay that adds a toleration
+can be applied to a pod that has it, or applied twice, without a duplicate:
+
+>>> add = overlay({"spec": {"tolerations": AppendUnique([{"key": "a"}, {"key": "b"}])}})
+>>> add(pod)["spec"]["tolerations"]
+[{'key': 'a'}, {'key': 'b'}]
+>>> add(add(pod)) == add(pod)
+True
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ from pyrsistent import freeze
 
 from combinators.data import copy_plain
 
-__all__ = ("Marker", "Append", "Prepend", "Replace", "Remove", "Default", "MergeBy", "MARKERS")
+__all__ = ("Marker", "Append", "AppendUnique", "Prepend", "Replace", "Remove", "Default", "MergeBy", "MARKERS")
 
 
 class Marker:
@@ -49,6 +59,15 @@ class Append(Marker):
 
     __slots__ = ()
     tag = "!append"
+
+
+class AppendUnique(Marker):
+    """Append the items of a list that are not there yet, each once, as
+    ``append_at(..., unique=True)`` does (strict equality: ``1`` is neither
+    ``True`` nor ``1.0``): applying it twice equals applying it once."""
+
+    __slots__ = ()
+    tag = "!append-unique"
 
 
 class Prepend(Marker):
@@ -104,4 +123,5 @@ class MergeBy(Marker):
         return f"MergeBy({self.value!r}, key={self.key!r})"
 
 
-MARKERS: tuple[type[Marker], ...] = (Append, Prepend, Replace, Remove, Default, MergeBy)
+MARKERS: tuple[type[Marker], ...] = (Append, AppendUnique, Prepend, Replace, Remove, Default,
+                                     MergeBy)

@@ -4,7 +4,8 @@ A partial pod is a map that merges into a pod, as upstream TorchX's
 ``apply_overlay`` does, but copy-on-write:
 
 - a map merges key by key, recursively;
-- a list is appended to the list in the pod;
+- a list is appended to the list in the pod (an ``AppendUnique`` list, the
+  ``!append-unique`` tag, appends only the items not there yet);
 - a tuple (``!!python/tuple`` in YAML) replaces the list in the pod;
 - anything else replaces what was there;
 - a map or list meeting something of another kind (a map where the pod has
@@ -61,7 +62,16 @@ from combinators.data import (
 from combinators.editing import PathEdit, persistent_world
 from combinators.errors import ArgumentError, ArgumentTypeError, TypeClashError
 from combinators.paths import Key
-from transforms.forms.markers import Append, Default, Marker, MergeBy, Prepend, Remove
+from transforms.forms.markers import (
+    Append,
+    AppendUnique,
+    Default,
+    Marker,
+    MergeBy,
+    Prepend,
+    Remove,
+)
+from transforms.kube.kinds import check_pod_document
 
 __all__ = ("overlay", "Overlay", "PUT", "JOIN", "DEL", "unwrap_torchx", "field_of")
 
@@ -110,7 +120,7 @@ def _bad(message: str, value: Any, of_type: bool = False) -> ArgumentError:
 def _compile(value: Any, where: tuple[str, ...]) -> Any:
     """Check a partial pod, swap the list markers for combinators, and resolve
     what goes into the pod as it is (see :func:`_materialize`) once, here."""
-    if isinstance(value, (Append, Prepend, MergeBy)):
+    if isinstance(value, (Append, AppendUnique, Prepend, MergeBy)):
         items = value.value
         if not isinstance(items, list):
             raise _bad(f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}",
@@ -119,6 +129,8 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
         items = _materialize(items)
         if isinstance(value, MergeBy):
             return _Edit(merge_by(target, items, key=value.key))  # type: ignore[arg-type]
+        if isinstance(value, AppendUnique):
+            return _Edit(append_at(target, *items, unique=True))  # type: ignore[arg-type]
         factory = append_at if isinstance(value, Append) else prepend_at
         return _Edit(factory(target, *items))  # type: ignore[arg-type]
     if isinstance(value, Remove):
@@ -162,6 +174,8 @@ def _materialize(value: Any) -> Any:
     Markers and operator keys inside it are resolved as if merged into
     nothing (``!remove`` drops the key or list item), tuples become lists.
     """
+    if isinstance(value, AppendUnique) and isinstance(value.value, list):
+        return _unique(_materialize(value.value))
     if isinstance(value, Marker):
         return REMOVE if isinstance(value, Remove) else _materialize(value.value)
     if is_map(value):
@@ -189,6 +203,15 @@ def _materialize(value: Any) -> Any:
     return value
 
 
+def _unique(items: list[Any]) -> list[Any]:
+    """``items`` without the ones equal to an earlier one, as ``append_at(unique=True)`` skips them."""
+    kept: list[Any] = []
+    for item in items:
+        if not any(strict_equal(item, earlier) for earlier in kept):
+            kept.append(item)
+    return kept
+
+
 def _text(where: tuple[str, ...]) -> str:
     return str(Path(Key(k) for k in where)) or "the top level"
 
@@ -212,6 +235,9 @@ class Overlay(Transform):
         if not is_map(doc):
             raise TypeClashError(f"an overlay applies to a map, got {kind_name(doc)}",
                                  expected="a map", found=kind_name(doc))
+        # a partial pod merges into a pod, never into a Deployment's spec nor into
+        # a client's snake_case to_dict(): a few look-ups, refused naming the kind
+        check_pod_document(doc, overlay=self.name)
         return _merge_map(doc, self._compiled, (), persistent_world(doc), owned)
 
 

@@ -8,6 +8,8 @@ Tags in a partial pod:
 
 ==================  ===========================================================
 ``!append``         append the list's items (what an untagged list does)
+``!append-unique``  append the list's items not there yet, each once: applying
+                    the overlay twice equals applying it once
 ``!prepend``        put the list's items first
 ``!replace``        replace whatever is there
 ``!remove``         remove the key
@@ -42,10 +44,26 @@ from combinators import ArgumentError, Transform, TransformError, chain
 from combinators.editing import PathEdit
 from combinators.paths import Index, Key
 from combinators.transform import Compose
-from transforms.checks.fields import UnknownFieldError, check_overlay_fields, check_path_fields
+from transforms.checks.fields import (
+    UnknownFieldError,
+    check_json_patch_fields,
+    check_merge_patch_fields,
+    check_overlay_fields,
+    check_path_fields,
+    check_strategic_fields,
+)
 from transforms.errors import OverlayError
+from transforms.forms import kinds
 from transforms.forms.catalog import Catalog
-from transforms.forms.markers import Append, Default, MergeBy, Prepend, Remove, Replace
+from transforms.forms.markers import (
+    Append,
+    AppendUnique,
+    Default,
+    MergeBy,
+    Prepend,
+    Remove,
+    Replace,
+)
 from transforms.forms.partial import Overlay, field_of, overlay
 from transforms.forms.pipeline import build_step
 
@@ -115,12 +133,12 @@ def _tuple(loader: OverlayLoader, node: yaml.Node) -> tuple[Any, ...]:
 
 def _undefined(loader: OverlayLoader, node: yaml.Node) -> Any:
     raise yaml.constructor.ConstructorError(
-        None, None, f"unknown or unsafe tag {node.tag!r} (podfold's tags: !append, !prepend, "
-        f"!replace, !remove, !default, !merge-by, !!python/tuple)", node.start_mark)
+        None, None, f"unknown or unsafe tag {node.tag!r} (podfold's tags: !append, !append-unique, "
+        f"!prepend, !replace, !remove, !default, !merge-by, !!python/tuple)", node.start_mark)
 
 
-for _tag, _cls in (("!append", Append), ("!prepend", Prepend), ("!replace", Replace),
-                   ("!default", Default)):
+for _tag, _cls in (("!append", Append), ("!append-unique", AppendUnique), ("!prepend", Prepend),
+                   ("!replace", Replace), ("!default", Default)):
     OverlayLoader.add_constructor(_tag, _marker(_cls))
 OverlayLoader.add_constructor("!remove", _remove)
 OverlayLoader.add_constructor("!merge-by", _merge_by_default)
@@ -184,9 +202,12 @@ def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
                   catalog: Catalog | None = None) -> Transform:
     """Build the transform a YAML text describes (``source`` names it in errors).
 
-    Field names in partial pods and in steps' paths are checked against the
-    official schema of ``kind`` (``Pod``, ``PodSpec``, ``PodTemplateSpec``);
-    ``kind=None`` skips the check, for documents that are not pods.
+    Field names in partial pods, in steps' paths and in ``strategic``,
+    ``merge_patch`` and ``json_patch`` steps (keys, JSON Pointers and the
+    values they add; a strategic patch's directives are no fields) are checked
+    against the official schema of ``kind`` (``Pod``, ``PodSpec``,
+    ``PodTemplateSpec``; a ``strategic`` step's own ``kind`` where it gives
+    one); ``kind=None`` skips the check, for documents that are not pods.
     ``catalog`` maps the names of ``recipe`` steps to factories (the
     installed catalogs by default). Every error is an
     :class:`~transforms.errors.OverlayError` with the line and column.
@@ -220,7 +241,8 @@ def _yaml_error(err: yaml.MarkedYAMLError, source: str, step: int | None) -> Ove
 
 
 def _check(step: Any, kind: str | None) -> None:
-    """Check the field names a built step will touch."""
+    """Check the field names a built step will touch: a partial pod's keys, a
+    path's keys, a patch's keys (a JSON Patch's pointers and values too)."""
     if kind is None:
         return
     if isinstance(step, Compose):
@@ -230,6 +252,15 @@ def _check(step: Any, kind: str | None) -> None:
         check_overlay_fields(step.source, kind)
     elif isinstance(step, PathEdit):
         check_path_fields(step.path, kind)
+    elif isinstance(step, Transform):
+        name = kinds.kind_of(step, {}).name
+        args, options = step.params
+        if name == "strategic_merge":
+            check_strategic_fields(args[0], options.get("kind", kind))
+        elif name == "merge_patch":
+            check_merge_patch_fields(args[0], kind)
+        elif name == "json_patch":
+            check_json_patch_fields(args[0], kind)
 
 
 def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
@@ -248,7 +279,8 @@ def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
             except OverlayError:
                 raise
             except TransformError as err:
-                where = _locate(step_node, _step_keys(step, err))
+                keys = _step_keys(step, err)
+                where = _locate(step_node, keys, _names_a_key(err, keys))
                 raise _error(str(err), source, where.start_mark, number) from err
         return built
     if isinstance(node, yaml.MappingNode):
@@ -258,7 +290,8 @@ def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
             _check(built_overlay, kind)
             return [built_overlay]
         except TransformError as err:
-            where = _locate(node, _keys_of(err), isinstance(err, UnknownFieldError))
+            keys = list(err.location) if isinstance(err, UnknownFieldError) else _keys_of(err)
+            where = _locate(node, keys, isinstance(err, UnknownFieldError))
             raise _error(str(err), source, where.start_mark, index) from err
     if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
         return []  # an empty document changes nothing
@@ -271,6 +304,10 @@ def _step_keys(step: Any, err: TransformError) -> list[str | int]:
     the argument it names."""
     if not isinstance(step, dict):
         return []
+    if isinstance(err, UnknownFieldError):
+        for key in ("overlay", *_PATCH_KEYS):
+            if key in step:
+                return [key, *err.location]
     if "overlay" in step:
         return ["overlay", *_keys_of(err)]
     if err.path is not None:
@@ -278,6 +315,15 @@ def _step_keys(step: Any, err: TransformError) -> list[str | int]:
     if isinstance(err, ArgumentError) and err.argument in step:
         return [err.argument]
     return []
+
+
+_PATCH_KEYS = ("strategic", "merge_patch", "json_patch")
+
+
+def _names_a_key(err: TransformError, keys: list[str | int]) -> bool:
+    """Whether the error is about a key itself (an unknown field), not about a
+    value (a JSON Patch's pointer is a value: the position is the pointer's)."""
+    return isinstance(err, UnknownFieldError) and keys[-1:] not in (["path"], ["from"])
 
 
 def _keys_of(err: BaseException) -> list[str | int]:

@@ -8,7 +8,15 @@ from combinators import ArgumentTypeError, Path, Transform
 from combinators.data import is_map
 from combinators.paths import Key
 from transforms.forms.kinds.base import StepKind, Steps, Written, flow, items_text, strings_in
-from transforms.forms.markers import Default, Marker, MergeBy, Prepend, Remove, Replace
+from transforms.forms.markers import (
+    AppendUnique,
+    Default,
+    Marker,
+    MergeBy,
+    Prepend,
+    Remove,
+    Replace,
+)
 from transforms.forms.partial import overlay
 
 __all__ = ("OVERLAY_KIND", "overlay_actions")
@@ -40,6 +48,8 @@ def overlay_actions(value: Any, where: tuple[str, ...]) -> list[str]:
 
     >>> overlay_actions({"spec": {"tolerations": Replace([]), "hostIPC": True}}, ())
     ['replace spec.tolerations with []', 'set spec.hostIPC to true']
+    >>> overlay_actions({"spec": {"tolerations": AppendUnique([{"key": "gpu"}])}}, ())
+    ['append 1 item to spec.tolerations, skipping items already there']
     """
     here = str(Path(Key(k) for k in where)) or "the pod"
     if isinstance(value, Marker):
@@ -77,6 +87,8 @@ def _marker_action(marker: Marker, here: str) -> str:
         return f"replace {here} with {flow(marker.value)}"
     if isinstance(marker, Default):
         return f"set {here} to {flow(marker.value)} where absent"
+    if isinstance(marker, AppendUnique):
+        return f"append {items_text(len(marker.value))} to {here}, skipping items already there"
     if isinstance(marker, Prepend):
         return f"put {items_text(len(marker.value))} at the start of {here}"
     if isinstance(marker, MergeBy):
@@ -98,6 +110,7 @@ OVERLAY_KIND = StepKind(
     name="overlay", key="overlay", build=_build, dump=_dump, phrase=_phrase, writes=_writes,
     examples=(lambda: overlay({"spec": {"tolerations": Replace([]), "hostIPC": Remove(),
                                         "containers": MergeBy([{"name": "t", "image": "x"}]),
-                                        "args": ("--fast",)}}),),
+                                        "args": ("--fast",)}}),
+              lambda: overlay({"spec": {"tolerations": AppendUnique([{"key": "gpu"}])}})),
     factory=overlay)
 """A partial pod, merged by TorchX's rules."""
