@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from transforms.io.loading import load_overlay
-from transforms.kube.workloads import Selector, apply_to_documents
+from transforms.kube.workloads import Selector, apply_to_documents, pod_templates
 
 from .kubectl import KUBECTL, needs_kubectl
 
@@ -134,6 +134,17 @@ def test_apply_select_by_role() -> None:
     assert specs["Master"] == original["spec"]["pytorchReplicaSpecs"]["Master"]
     assert "nodeSelector" in specs["Worker"]["template"]["spec"]
     assert [job] == python_apply(A100, PYTORCHJOB, "kind=PyTorchJob,role=Worker")
+
+
+@pytest.mark.parametrize("command", ["apply", "explain"])
+def test_a_select_that_picks_nothing_is_an_error_listing_the_templates(command: str) -> None:
+    # a typo in a role must not pass the stream through unchanged with exit 0
+    result = podfold(command, "-f", str(A100), "--select", "role=Wroker", str(PYTORCHJOB))
+    line = one_error_line(result)
+    assert "Selector(roles=('Wroker',))" in line
+    assert "PyTorchJob/pytorch-simple role=Master" in line
+    assert "PyTorchJob/pytorch-simple role=Worker" in line
+    assert result.stdout == ""
 
 
 def test_apply_to_a_list_reaches_its_items() -> None:
@@ -277,11 +288,15 @@ def test_explain_blame_names_file_line_and_recipe_steps() -> None:
     assert "recipe add_env(NCCL_DEBUG='INFO')" in blamed["spec.containers[name=nginx].env"]
 
 
-def test_explain_with_nothing_to_change() -> None:
-    result = podfold("explain", "-f", str(A100), str(MANIFESTS / "kubernetes" / "list.yaml"),
-                     "--select", "kind=DaemonSet")
-    assert result.returncode == 0
-    assert result.stdout == "# 0 of 0 pod templates in 1 document change\n"
+def test_explain_with_nothing_to_change(tmp_path: Path) -> None:
+    nothing = tmp_path / "nothing.yaml"
+    nothing.write_text("spec: {}\n")
+    (document,) = yaml.safe_load_all(LIST.read_text())
+    templates = len(pod_templates(document))
+    assert templates == 1  # the Deployment inside the List
+    result = podfold("explain", "-f", str(nothing), str(LIST))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "# 0 of 1 pod template in 1 document change\n"
 
 
 # ---------------------------------------------------------------- validate

@@ -35,7 +35,8 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     selector picks (Pods, Deployments, Jobs, CronJobs, PyTorchJobs, JobSets,
     RayClusters, Volcano Jobs, AppWrappers, ...), and prints every document,
     in order, as YAML (or JSON with -o json). Documents with no pod pass
-    through unchanged.
+    through unchanged; a --select that picks no template at all is an error
+    listing the templates present.
 
     \b
     podfold apply -f examples/a100.yaml job.yaml | kubectl apply -f -
@@ -48,5 +49,5 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     transform = load_overlays(overlays)
     text, source = read_input(manifests)
     documents = read_documents(text, source)
-    result = apply_to_documents(transform, documents, select=selector)
+    result = apply_to_documents(transform, documents, select=selector, require_match=True)
     click.echo(dump_documents(result, output), nl=False)

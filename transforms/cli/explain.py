@@ -71,13 +71,15 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     from transforms.analysis.blame import load_steps
     from transforms.analysis.explanation import changes_between
     from transforms.cli.documents import read_documents, template_label
-    from transforms.kube.workloads import apply_to_documents, pod_templates
+    from transforms.kube.workloads import apply_to_documents, check_selection, pod_templates
 
     selector = parse_selector(select)
     transform = load_overlays(overlays)
     steps = [step for uri in overlays for step in load_steps(uri)] if blame else []
     text, source = read_input(manifests)
     documents = read_documents(text, source)
+    if selector is not None:
+        check_selection(selector, documents)
     echo_color = {"auto": None, "always": True, "never": False}[color]
     changed = total = 0
     for number, document in enumerate(documents, 1):

@@ -43,6 +43,8 @@ from transforms.kube.convert import to_client, to_data
 from transforms.kube.kinds import ClientDictError
 
 __all__ = (
+    "SelectionError",
+    "check_selection",
     "POD",
     "TEMPLATE",
     "DOCUMENT",
@@ -578,8 +580,12 @@ def apply_to_workload(transform: TransformLike, document: Any, *,
 
 
 def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
-                       select: Selector | None = None) -> list[Any]:
+                       select: Selector | None = None, require_match: bool = False) -> list[Any]:
     """:func:`apply_to_workload` on each document of a stream; order kept.
+
+    With ``require_match``, a selector that picks no template of the whole
+    stream is a :class:`SelectionError` (see :func:`check_selection`), not a
+    silent pass-through.
 
     A ``kind: List`` stays one document, its items overlaid in place (each
     item is searched like a document). Errors also name the document's
@@ -592,6 +598,9 @@ def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
     >>> out[0] is docs[0], out[1]["spec"]
     (True, {'hostIPC': False})
     """
+    documents = list(documents)
+    if require_match and select:
+        check_selection(select, documents)
     overlay = _OnWorkloads(transform, select)
     out = []
     for number, document in enumerate(documents, 1):
@@ -601,3 +610,42 @@ def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
             err.with_step(f"document {number}")
             raise
     return out
+
+
+class SelectionError(TransformError, LookupError):
+    """A selector picked no pod template of a stream; ``present`` says what was there."""
+
+    def __init__(self, message: str, *, present: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.present = present
+
+    def _detail(self) -> str:
+        return "; templates present: " + ", ".join(self.present) if self.present else ""
+
+
+def _describe_template(template: PodTemplate) -> str:
+    where = f"{template.kind}/{template.name}" if template.name else template.kind
+    return f"{where} role={template.role}" if template.role else where
+
+
+def check_selection(select: Selector, documents: Iterable[Any]) -> None:
+    """Raise a :class:`SelectionError` unless ``select`` picks a template of ``documents``.
+
+    The error lists every template present (kind/name and role), so a typo in
+    a role or a name shows at once.
+
+    >>> job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "mnist"},
+    ...        "spec": {"pytorchReplicaSpecs": {"Worker": {"template": {"spec": {}}}}}}
+    >>> check_selection(Selector.parse("role=Wroker"), [job])
+    Traceback (most recent call last):
+      ...
+    transforms.kube.workloads.SelectionError: no pod template matches Selector(roles=('Wroker',)); templates present: PyTorchJob/mnist role=Worker
+    """
+    templates = [template for document in documents if is_map(document)
+                 for template in pod_templates(document)]
+    if any(select.matches(template) for template in templates):
+        return
+    present = tuple(dict.fromkeys(_describe_template(template) for template in templates))
+    raise SelectionError(f"no pod template matches {select!r}"
+                         + ("" if templates else " (the documents hold no pod template)"),
+                         present=present)
