@@ -23,12 +23,14 @@ from combinators.errors import (
                                 ArgumentError,
                                 ArgumentTypeError,
                                 ExpectationError,
+                                NestingError,
                                 PathError,
                                 PathSyntaxError,
                                 StepError,
                                 TransformError,
                                 TypeClashError,
 )
+from combinators.limits import MAX_DEPTH
 from combinators.lists import append_at, insert_at, merge_by, prepend_at
 from combinators.paths import All, End, Index, Key, Match, Part, Path, path
 from combinators.reading import exists, get_at, select
@@ -65,12 +67,14 @@ __all__ = (
     "get_at",
     "exists",
     "MISSING",
+    "MAX_DEPTH",
     "TransformError",
     "PathError",
     "PathSyntaxError",
     "TypeClashError",
     "ExpectationError",
     "StepError",
+    "NestingError",
     "ArgumentError",
     "ArgumentTypeError",
 )

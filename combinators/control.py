@@ -16,9 +16,16 @@ from typing import Any, Union
 
 from combinators.data import Owned, freeze_value, is_map, is_seq
 from combinators.editing import SKIP, PathEdit
-from combinators.errors import ArgumentError, ArgumentTypeError, ExpectationError
+from combinators.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    ExpectationError,
+    TransformError,
+)
+from combinators.limits import short_repr
 from combinators.paths import Match, Path, PathLike, as_path
 from combinators.reading import exists, select
+from combinators.shape import guarded_copy
 from combinators.transform import (
     Transform,
     TransformLike,
@@ -38,17 +45,43 @@ class _ForEach(PathEdit):
     def __init__(self, target: PathLike, transform: TransformLike) -> None:
         if not callable(transform):
             raise ArgumentTypeError(f"transform must be a transform or a callable doc -> doc, "
-                                    f"got {transform!r}", argument="transform",
+                                    f"got {short_repr(transform)}", argument="transform",
                                     factory="for_each", value=transform)
         self._init_path(target, SKIP, SKIP)
         self.transform = transform
         self._init_params(self.path, transform)
 
+    def _compile(self) -> None:
+        # no compiled fast path: an error inside must learn which element it came from
+        super()._compile()
+        self._compiled = self._lone = None
+
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
-        new = apply_step(self.transform, old, owned)
+        try:
+            new = apply_step(self.transform, old, owned, document=False)
+        except TransformError as err:
+            # its path is relative to ``old``: the walk up adds the way to ``old``
+            err.relative, err.trail = True, ()
+            raise
         if persistent and new is not old and not isinstance(self.transform, Transform):
             return freeze_value(new)  # a plain function may build plain values
         return new
+
+    def _apply_slow(self, doc: Any, owned: Owned) -> Any:
+        try:
+            return super()._apply_slow(doc, owned)
+        except TransformError as err:
+            if err.relative:
+                # the error's path, made whole: the element's own place, then the inner path
+                trail, inner = err.trail, err.path
+                err.relative, err.trail = False, ()
+                if inner is None:
+                    err.path, err.part_index = Path(trail), None
+                else:
+                    err.path = Path((*trail, *inner.parts))
+                    if err.part_index is not None:
+                        err.part_index += len(trail)
+            raise
 
 
 def for_each(target: PathLike, transform: TransformLike) -> Transform:
@@ -78,7 +111,7 @@ class _When(Transform):
         for argument, step in (("transform", then), ("otherwise", otherwise)):
             if not callable(step):
                 raise ArgumentTypeError(f"{argument} must be a transform or a callable "
-                                        f"doc -> doc, got {step!r}", argument=argument,
+                                        f"doc -> doc, got {short_repr(step)}", argument=argument,
                                         factory="when", value=step)
         self.predicate = predicate
         self.then = then
@@ -97,13 +130,17 @@ class _When(Transform):
                                                   else {"otherwise": otherwise}))
         else:
             raise ArgumentTypeError(f"predicate must be a path or a function doc -> bool, "
-                                    f"got {predicate!r}", argument="predicate", factory="when",
+                                    f"got {short_repr(predicate)}", argument="predicate",
+                                    factory="when",
                                     value=predicate)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
-        if not isinstance(self.predicate, (str, Path)):
+        if isinstance(self.predicate, (str, Path)):
+            holds = self._test(doc)
+        else:
             owned.forget()  # the predicate is the caller's code and may keep the document
-        chosen = self.then if call_foreign(self._test, doc) else self.otherwise
+            holds = call_foreign(self._test, guarded_copy(doc))  # and may change what it gets
+        chosen = self.then if holds else self.otherwise
         return apply_step(chosen, doc, owned)
 
 
@@ -139,13 +176,13 @@ def _count_test(count: Count) -> tuple[Callable[[int], bool], str]:
     if isinstance(count, str):
         found = _AT_LEAST.match(count)
         if not found:
-            raise ArgumentError(f"count text must read like '1+', got {count!r}",
+            raise ArgumentError(f"count text must read like '1+', got {short_repr(count)}",
                                 argument="count", factory="expect", value=count)
         least = int(found.group(1))
         return partial(operator.le, least), f"at least {least}"
     if callable(count):
         return count, f"a count satisfying {describe_step(count)}"
-    raise ArgumentTypeError(f"count is an int, 'N+' or a predicate, got {count!r}",
+    raise ArgumentTypeError(f"count is an int, 'N+' or a predicate, got {short_repr(count)}",
                             argument="count", factory="expect", value=count)
 
 
@@ -165,7 +202,7 @@ class _Expect(Transform):
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         found = select(doc, self.path)
-        if self._test(len(found)):
+        if call_foreign(self._test, len(found)):  # a count predicate is the caller's code
             return doc
         raise ExpectationError(
             f"expected {self._wanted} match{'es' if self._wanted != '1' else ''} "

@@ -24,7 +24,10 @@ from typing import Any
 
 from pyrsistent import PMap, PVector, freeze, pmap, pvector
 
+from combinators.errors import NestingError
+from combinators.limits import MAX_DEPTH
 from combinators.owned import Owned
+from combinators.paths import Index, Key, Path
 
 __all__ = (
     "MISSING",
@@ -34,6 +37,7 @@ __all__ = (
     "is_seq",
     "kind_name",
     "strict_equal",
+    "strict_key",
     "copy_plain",
     "thaw_plain",
     "freeze_value",
@@ -142,32 +146,163 @@ def strict_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+_BOOL, _INT, _FLOAT, _NULL, _MAP, _SEQ, _OTHER = range(7)
+_KEY_DEPTH = 101  # one level more than combinators.limits.MAX_DEPTH
+
+
+class _Opaque:
+    """The key of an unhashable value of another kind: equal by :func:`strict_equal`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Opaque and strict_equal(self.value, other.value)
+
+    def __hash__(self) -> int:
+        return hash(type(self.value).__name__)
+
+
+def strict_key(value: Any, depth: int = _KEY_DEPTH) -> Any:
+    """A hashable stand-in for ``value``: equal keys exactly when :func:`strict_equal` holds.
+
+    Lists of items can then be searched in a set or a dict, once, instead of
+    comparing every pair. Only a value nested deeper than ``depth`` levels
+    (more than any value a transform may insert, or a cycle) gets a key
+    equal to nothing else, so looking for an inserted value stays exact.
+
+    >>> strict_key(1) == strict_key(True), strict_key(1) == strict_key(1.0)
+    (False, False)
+    >>> strict_key({"a": [1, "x"], "b": None}) == strict_key({"b": None, "a": [1, "x"]})
+    True
+    >>> len({strict_key({"k": "a"}), strict_key({"k": "a"}), strict_key({"k": "b"})})
+    2
+    """
+    cls = type(value)
+    if cls is str:
+        return value  # no key below is a string
+    if cls is bool:
+        return (_BOOL, value)
+    if cls is int:
+        return (_INT, value)
+    if cls is float:
+        return (_FLOAT, value)
+    if value is None:
+        return (_NULL,)
+    if depth <= 0:
+        return object()  # deeper than anything inserted: equal to nothing
+    if is_map(value):
+        return (_MAP, frozenset([(key, strict_key(item, depth - 1))
+                                 for key, item in value.items()]))
+    if is_seq(value):
+        return (_SEQ, tuple([strict_key(item, depth - 1) for item in value]))
+    try:
+        hash(value)
+    except TypeError:
+        return _Opaque(value)
+    return (_OTHER, cls, value)
+
+
 def copy_plain(value: Any) -> Any:
     """A fresh plain copy: dicts and lists are new, scalars shared; keeps key order.
 
-    Frozen input (``PMap``/``PVector``) is thawed on the way.
+    Frozen input (``PMap``/``PVector``) is thawed on the way. A value nested
+    deeper than :data:`~combinators.limits.MAX_DEPTH` levels, or containing
+    itself, is a :class:`~combinators.errors.NestingError` naming where.
+
+    >>> loop = {"a": 1}; loop["self"] = loop
+    >>> copy_plain({"metadata": {"labels": loop}})
+    Traceback (most recent call last):
+      ...
+    combinators.errors.NestingError: metadata.labels is a cycle: metadata.labels.self is metadata.labels again
     """
+    try:
+        return _copy_plain(value, MAX_DEPTH)
+    except _Deeper as deeper:
+        raise nesting_error(value, deeper.trail) from None
+
+
+class _Deeper(Exception):
+    """Deeper than allowed; ``trail`` (keys and indexes) gathers the way as it travels up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trail: list[Any] = []
+
+
+def _copy_plain(value: Any, room: int) -> Any:
     cls = type(value)
+    if cls in _SCALARS:
+        return value
+    if room <= 0:
+        raise _Deeper
+    room -= 1
     if cls is dict:
         # copy() runs in C; only nested containers need another look
         new = value.copy()
         for key, item in new.items():
             if type(item) not in _SCALARS:
-                new[key] = copy_plain(item)
+                try:
+                    new[key] = _copy_plain(item, room)
+                except _Deeper as deeper:
+                    deeper.trail.append(key)
+                    raise
         return new
     if cls is list:
         new_list = value.copy()
         for position, item in enumerate(new_list):
             if type(item) not in _SCALARS:
-                new_list[position] = copy_plain(item)
+                try:
+                    new_list[position] = _copy_plain(item, room)
+                except _Deeper as deeper:
+                    deeper.trail.append(position)
+                    raise
         return new_list
-    if cls in _SCALARS:
-        return value
-    if isinstance(value, (dict, PMap)):
-        return {key: copy_plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple, PVector)):
-        return [copy_plain(item) for item in value]
+    if isinstance(value, (dict, PMap, list, tuple, PVector)):
+        items = value.items() if isinstance(value, (dict, PMap)) else enumerate(value)
+        copied = {}
+        for key, item in items:
+            try:
+                copied[key] = _copy_plain(item, room)
+            except _Deeper as deeper:
+                deeper.trail.append(key)
+                raise
+        return copied if isinstance(value, (dict, PMap)) else list(copied.values())
     return value
+
+
+def nesting_error(root: Any, trail: list[Any]) -> NestingError:
+    """The error for ``root``, too deep along ``trail`` (innermost step first).
+
+    A cycle when a container on the way is one of its own ancestors, naming
+    it and the place it comes back at; else plain depth, naming the place.
+    """
+    steps = trail[::-1]
+    seen: dict[int, int] = {}
+    node = root
+    for level in range(len(steps) + 1):
+        first = seen.setdefault(id(node), level)
+        if first != level:
+            where, back = _place(steps[:first]), _place(steps[:level])
+            return NestingError(f"{where} is a cycle: {back} is {where} again",
+                                path=_path(steps[:first]), cycle=True)
+        if level < len(steps):
+            node = node[steps[level]]
+    return NestingError(f"{_place(steps)} nests deeper than {MAX_DEPTH} levels",
+                        path=_path(steps))
+
+
+def _path(steps: list[Any]) -> Path:
+    return Path(Index(step) if type(step) is int else Key(str(step)) for step in steps)
+
+
+def _place(steps: list[Any]) -> str:
+    text = str(_path(steps)) or "the document"
+    if len(text) > 160:
+        text = f"{text[:78]}...{text[-78:]} ({len(steps)} levels)"
+    return text
 
 
 thaw_plain = copy_plain
@@ -248,23 +383,31 @@ def extend_seq(seq: Any, items: list[Any], at: int | None, owned: Owned) -> Any:
 
 
 class Template:
-    """A value a transform inserts: kept as a private plain copy and frozen.
+    """A value a transform inserts: kept as a private plain copy (frozen when first needed).
 
     ``fresh`` gives what to insert: a new plain copy for a plain document (so
     no two places, and no caller, ever share it) or the frozen value, which
     may be shared freely, for a persistent one.
     """
 
-    __slots__ = ("plain", "frozen", "is_container", "flat")
+    __slots__ = ("plain", "_frozen", "is_container", "flat")
 
-    def __init__(self, value: Any) -> None:
-        self.plain = copy_plain(value)
-        self.frozen = freeze(self.plain)
+    def __init__(self, value: Any, *, private: bool = False) -> None:
+        # ``private``: ``value`` is a plain copy already made for this template alone
+        self.plain = value if private else copy_plain(value)
+        self._frozen: Any = MISSING
         self.is_container = is_map(self.plain) or is_seq(self.plain)
         # a map or list of scalars only: a shallow copy is a full copy
         self.flat = self.is_container and all(
             type(item) in _SCALARS
             for item in (self.plain.values() if is_map(self.plain) else self.plain))
+
+    @property
+    def frozen(self) -> Any:
+        """The value frozen with pyrsistent, for persistent documents (made on first use)."""
+        if self._frozen is MISSING:
+            self._frozen = freeze(self.plain)
+        return self._frozen
 
     def fresh(self, persistent: bool) -> Any:
         if persistent:

@@ -35,6 +35,7 @@ from combinators.data import (
     set_key,
 )
 from combinators.errors import ArgumentError, PathError, TransformError, TypeClashError
+from combinators.limits import MAX_DEPTH
 from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
 from combinators.transform import Transform
 
@@ -103,6 +104,10 @@ class PathEdit(Transform):
             self.path = as_path(target)
         except ArgumentError as err:
             raise err.in_factory(self.name) from None
+        if len(self.path) > MAX_DEPTH:
+            raise ArgumentError(f"target has {len(self.path)} parts; a path has at most "
+                                f"{MAX_DEPTH}", argument="target", factory=self.name,
+                                value=str(self.path)[:200])
         self._parts = self.path.parts
         self._last = len(self._parts) - 1
         self.missing = missing
@@ -180,7 +185,7 @@ class PathEdit(Transform):
                 return self._leaf_at_root(doc, persistent, owned)
             return self._edit(doc, 0, persistent, owned)
         except TransformError as err:
-            if err.path is None:
+            if err.path is None and not err.relative:
                 err.path = self.path
                 err.part_index = self._last
             raise
@@ -207,7 +212,12 @@ class PathEdit(Transform):
                     if self.missing_leaf == SKIP:
                         return node
                     raise missing_key_error(self.path, index, node, key)
-                new = self.leaf(child, persistent, owned)
+                try:
+                    new = self.leaf(child, persistent, owned)
+                except TransformError as err:
+                    if err.relative:
+                        err.trail = (part, *err.trail)
+                    raise
                 if new is child:
                     return node
                 if new is REMOVE:
@@ -220,7 +230,12 @@ class PathEdit(Transform):
                     raise missing_key_error(self.path, index, node, key)
                 child = (empty_map(persistent) if type(self._parts[index + 1]) is Key
                          else empty_seq(persistent))
-            new = self._edit(child, index + 1, persistent, owned)
+            try:
+                new = self._edit(child, index + 1, persistent, owned)
+            except TransformError as err:
+                if err.relative:
+                    err.trail = (part, *err.trail)
+                raise
             if new is child:
                 return node
             return set_key(node, key, new, owned)
@@ -256,8 +271,13 @@ class PathEdit(Transform):
         removed: list[int] = []
         for position in targets:
             child = node[position]
-            new = (self.leaf(child, persistent, owned) if last
-                   else self._edit(child, index + 1, persistent, owned))
+            try:
+                new = (self.leaf(child, persistent, owned) if last
+                       else self._edit(child, index + 1, persistent, owned))
+            except TransformError as err:
+                if err.relative:  # the element's own index, not the selector
+                    err.trail = (Index(position), *err.trail)
+                raise
             if new is REMOVE:
                 removed.append(position)
             elif new is not child:
@@ -276,16 +296,21 @@ class PathEdit(Transform):
             # A match in the middle of a path never invents an element: that
             # would be a phantom (a container with no image, say).
             raise no_match_error(self.path, index, node, part)
-        if last:
-            new = self.leaf(MISSING, persistent, owned)
-            if new is MISSING or new is REMOVE:
-                return node
-        else:
-            seed = empty_map(persistent) if type(self._parts[index + 1]) is Key \
-                else empty_seq(persistent)
-            new = self._edit(seed, index + 1, persistent, owned)
-            if new is seed:
-                return node
+        try:
+            if last:
+                new = self.leaf(MISSING, persistent, owned)
+                if new is MISSING or new is REMOVE:
+                    return node
+            else:
+                seed = empty_map(persistent) if type(self._parts[index + 1]) is Key \
+                    else empty_seq(persistent)
+                new = self._edit(seed, index + 1, persistent, owned)
+                if new is seed:
+                    return node
+        except TransformError as err:
+            if err.relative:
+                err.trail = (Index(len(node)), *err.trail)
+            raise
         if isinstance(part, Match):
             if not is_map(new):
                 # it could never match the selector: each application would add another

@@ -29,6 +29,7 @@ __all__ = (
     "TypeClashError",
     "ExpectationError",
     "StepError",
+    "NestingError",
     "ArgumentError",
     "ArgumentTypeError",
 )
@@ -49,6 +50,10 @@ class TransformError(Exception):
         self.path = path
         self.part_index = part_index
         self.steps: tuple[str, ...] = ()
+        # set while an error raised at a value ``for_each`` reached travels up through
+        # its walk: ``path`` is relative to that value, ``trail`` the way to it so far
+        self.relative = False
+        self.trail: tuple[Any, ...] = ()
 
     def _where(self) -> str:
         if self.path is None:
@@ -119,8 +124,14 @@ class PathSyntaxError(TransformError, ValueError):
         self.position = position
 
     def __str__(self) -> str:
-        caret = " " * self.position + "^"
-        return f"{self.message} at character {self.position + 1}\n  {self.text}\n  {caret}"
+        # a window of the text around the fault: a path may be thousands of characters long
+        start = max(0, self.position - 60)
+        shown = self.text[start:self.position + 60]
+        before = "..." if start else ""
+        after = "..." if len(self.text) > self.position + 60 else ""
+        caret = " " * (len(before) + self.position - start) + "^"
+        return (f"{self.message} at character {self.position + 1}\n  {before}{shown}{after}"
+                f"\n  {caret}")
 
 
 class TypeClashError(TransformError, TypeError):
@@ -154,14 +165,30 @@ class ExpectationError(TransformError, AssertionError):
 
 
 class StepError(TransformError):
-    """A step that is not a podfold transform (a plain function) raised.
+    """A step that is not a podfold transform (a plain function) raised, or returned
+    what no document may hold (a string where a pod was, a ``set``).
 
-    The original exception is kept as ``__cause__`` and in ``cause``.
+    The original exception, if any, is kept as ``__cause__`` and in ``cause``.
     """
 
-    def __init__(self, message: str, *, cause: BaseException) -> None:
+    def __init__(self, message: str, *, cause: BaseException | None = None) -> None:
         super().__init__(message)
         self.cause = cause
+
+
+class NestingError(TransformError, ValueError):
+    """A document nests deeper than :data:`~combinators.limits.MAX_DEPTH`, or contains itself.
+
+    ``path`` is where, in the whole document; ``cycle`` says whether the
+    structure contains itself there (rather than being merely too deep).
+    """
+
+    def __init__(self, message: str, *, path: Path | None = None, cycle: bool = False) -> None:
+        super().__init__(message, path=path)
+        self.cycle = cycle
+
+    def _where(self) -> str:
+        return ""  # the message names the place already
 
 
 class ArgumentError(TransformError, ValueError):
@@ -186,6 +213,11 @@ class ArgumentError(TransformError, ValueError):
         self.argument = argument
         self.factory = factory
         self.value = value
+
+    def _where(self) -> str:
+        # the message names the place already; ``path``, where set, is the place inside
+        # the argument's value, for tools that point at it (a YAML loader, say)
+        return ""
 
     def in_factory(self, factory: str) -> ArgumentError:
         """Name the factory, unless an inner one is named already; returns ``self``."""

@@ -22,11 +22,13 @@ from combinators.data import (
     kind_name,
     merge_value,
     rebuild_seq,
-    strict_equal,
+    strict_key,
 )
 from combinators.editing import CREATE, PathEdit, no_match_error
 from combinators.errors import ArgumentError, ArgumentTypeError, TypeClashError
+from combinators.limits import short_repr
 from combinators.paths import Index, Match, Part, Path, PathLike
+from combinators.shape import check_flag, check_value
 from combinators.transform import Transform
 
 __all__ = ("append_at", "prepend_at", "insert_at", "merge_by")
@@ -41,13 +43,17 @@ def _require_list(old: Any) -> None:
 class _Add(PathEdit):
     """Add items at the end, at the start, or next to a selected element."""
 
-    __slots__ = ("name", "items", "unique", "where", "anchor", "_flat_items")
+    __slots__ = ("name", "items", "unique", "where", "anchor", "_flat_items", "_keys")
 
     def __init__(self, name: str, target: PathLike, items: Sequence[Any], unique: bool,
                  where: str, anchor: Part | None, params: dict[str, Any]) -> None:
         self.name = name
+        check_flag(unique, argument="unique", factory=name)
+        check_value(list(items), argument="items", factory=name)
         self.items = tuple(Template(item) for item in items)
         self.unique = unique
+        # each item's identity, hashed once: a list of any length is searched in one pass
+        self._keys = tuple(strict_key(item.plain) for item in self.items) if unique else ()
         self.where = where
         self.anchor = anchor
         # the common case, kept short in ``leaf`` and compiled into the fast
@@ -73,11 +79,14 @@ class _Add(PathEdit):
         else:
             _require_list(old)
         new: list[Any] = []
-        for item in self.items:
-            if self.unique and (any(strict_equal(item.plain, present) for present in old)
-                                or any(strict_equal(item.plain, added) for added in new)):
-                continue
-            new.append(item.fresh(persistent))
+        if self.unique:
+            seen = {strict_key(present) for present in old}
+            for item, key in zip(self.items, self._keys, strict=True):
+                if key not in seen:
+                    seen.add(key)
+                    new.append(item.fresh(persistent))
+        else:
+            new = [item.fresh(persistent) for item in self.items]
         if not new:
             return old
         return extend_seq(old, new, self._position(old), owned)
@@ -138,7 +147,8 @@ AnchorLike = Union[str, int, dict[str, Any]]
 
 def _anchor(value: AnchorLike, argument: str) -> Part:
     if isinstance(value, bool):
-        raise ArgumentTypeError(f"{argument} takes a selector, an index or a map, got {value!r}",
+        raise ArgumentTypeError(f"{argument} takes a selector, an index or a map, "
+                                f"got {short_repr(value)}",
                                 argument=argument, factory="insert_at", value=value)
     if isinstance(value, int):
         return Index(value)
@@ -150,7 +160,7 @@ def _anchor(value: AnchorLike, argument: str) -> Part:
         if len(parts) == 1 and isinstance(parts[0], (Match, Index)):
             return parts[0]
     raise ArgumentTypeError(f"{argument} takes a selector such as 'name=trainer', an index "
-                            f"or a map of fields, got {value!r}", argument=argument,
+                            f"or a map of fields, got {short_repr(value)}", argument=argument,
                             factory="insert_at", value=value)
 
 
@@ -182,7 +192,7 @@ def insert_at(target: PathLike, *items: Any, before: AnchorLike | None = None,
 
 
 class _MergeBy(PathEdit):
-    __slots__ = ("items", "keys")
+    __slots__ = ("items", "keys", "_identities")
     name = "merge_by"
 
     def __init__(self, target: PathLike, items: Sequence[Any], key: str | tuple[str, ...]) -> None:
@@ -201,19 +211,21 @@ class _MergeBy(PathEdit):
             absent = [k for k in self.keys if k not in item]
             if absent:
                 raise ArgumentError(f"items[{number}] has no {', '.join(absent)} field "
-                                    f"to merge by: {item!r}", argument="items",
+                                    f"to merge by: {short_repr(item)}", argument="items",
                                     factory="merge_by", value=item)
+        check_value(list(items), argument="items", factory="merge_by")
         given = [copy_plain(item) for item in items]
         # Items with the same key merge into one first: merging them one by one
         # would change an element and change it back, a new but equal document.
-        combined: list[Any] = []
+        combined: dict[Any, Any] = {}
         for item in given:
-            found = _find_keyed(combined, self.keys, [item[k] for k in self.keys])
-            if found is None:
-                combined.append(item)
-            else:
-                combined[found] = merge_value(combined[found], item, None, False, Owned())
-        self.items = tuple(Template(item) for item in combined)
+            identity = _identity(item, self.keys)
+            found = combined.get(identity, MISSING)
+            combined[identity] = copy_plain(item) if found is MISSING else \
+                merge_value(found, item, None, False, Owned())
+        # each a private copy already (merge_value copies what it takes from an item)
+        self.items = tuple(Template(item, private=True) for item in combined.values())
+        self._identities = tuple(combined)
         params: dict[str, Any] = {} if key == "name" else {"key": key}
         self._init_params(self.path, given, **params)
 
@@ -224,19 +236,22 @@ class _MergeBy(PathEdit):
             _require_list(old)
         changes: dict[int, Any] = {}
         appended: list[Any] = []
-        for item in self.items:
-            wanted = [item.plain[k] for k in self.keys]
-            position = _find_keyed(old, self.keys, wanted)
-            if position is None:
-                found = _find_keyed(appended, self.keys, wanted)
-                if found is None:
-                    appended.append(item.fresh(persistent))
-                else:
-                    appended[found] = merge_value(appended[found], item.plain,
-                                                  item.frozen, persistent, owned)
+        # the first element with each key, found in one pass over the list
+        positions: dict[Any, int] = {}
+        keys = self.keys
+        for position, element in enumerate(old):
+            if is_map(element) and all(k in element for k in keys):
+                positions.setdefault(_identity(element, keys), position)
+        for item, identity in zip(self.items, self._identities, strict=True):
+            found = positions.get(identity)
+            if found is None:
+                # the items' keys differ from each other: each is appended once
+                appended.append(item.fresh(persistent))
                 continue
+            position = found
             current = changes.get(position, old[position])
-            merged = merge_value(current, item.plain, item.frozen, persistent, owned)
+            merged = merge_value(current, item.plain, item.frozen if persistent else None,
+                                 persistent, owned)
             if merged is not current:
                 changes[position] = merged
         result = rebuild_seq(old, changes, (), owned) if changes else old
@@ -245,22 +260,11 @@ class _MergeBy(PathEdit):
         return result
 
 
-def _find_keyed(seq: Any, keys: tuple[str, ...], wanted: list[Any]) -> int | None:
+def _identity(element: Any, keys: tuple[str, ...]) -> Any:
+    """The hashable identity of a list element by its key fields (strict: ``1`` is not ``True``)."""
     if len(keys) == 1:
-        key, value = keys[0], wanted[0]
-        for position, element in enumerate(seq):
-            if type(element) is dict:
-                found = element.get(key, MISSING)
-                if found is value or (found == value and type(found) is type(value)):
-                    return position
-            elif is_map(element) and strict_equal(element.get(key, MISSING), value):
-                return position
-        return None
-    for position, element in enumerate(seq):
-        if is_map(element) and all(
-                strict_equal(element.get(k, MISSING), w) for k, w in zip(keys, wanted, strict=True)):
-            return position
-    return None
+        return strict_key(element[keys[0]])
+    return tuple(strict_key(element[k]) for k in keys)
 
 
 def merge_by(target: PathLike, items: Sequence[Any],

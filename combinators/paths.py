@@ -40,6 +40,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Union
 
 from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError
+from combinators.limits import MAX_DEPTH, short_repr
 
 __all__ = ("Path", "path", "Key", "Index", "End", "All", "Match", "Part", "PathLike")
 
@@ -240,7 +241,8 @@ class Path:
         self.parts: tuple[Part, ...] = tuple(parts)
         for part in self.parts:
             if not isinstance(part, Part):
-                raise ArgumentTypeError(f"parts: a Path is made of Part objects, got {part!r}",
+                raise ArgumentTypeError(f"parts: a Path is made of Part objects, "
+                                        f"got {short_repr(part)}",
                                         argument="parts", factory="Path", value=part)
         self._text = _render(self.parts)
 
@@ -315,7 +317,7 @@ def as_path(value: Any, argument: str = "target") -> Path:
     if isinstance(value, str):
         return _parse_cached(value)
     raise ArgumentTypeError(f"{argument} must be a path (a string or a Path), "
-                            f"got {type(value).__name__}: {value!r}",
+                            f"got {type(value).__name__}: {short_repr(value)}",
                             argument=argument, value=value)
 
 
@@ -374,6 +376,8 @@ class _Parser:
             else:
                 raise self.fail(f"unexpected {char!r}; expected '.' or '['")
             first = False
+            if len(parts) > MAX_DEPTH:
+                raise self.fail(f"a path has at most {MAX_DEPTH} parts; this one has more")
         return parts
 
     def key(self) -> Key:

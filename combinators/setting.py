@@ -20,8 +20,10 @@ from combinators.data import (
 )
 from combinators.editing import CREATE, ERROR, SKIP, PathEdit
 from combinators.errors import ArgumentTypeError
+from combinators.limits import short_repr
 from combinators.paths import PathLike
-from combinators.transform import Transform, call_foreign
+from combinators.shape import check_flag, check_value, guarded_copy
+from combinators.transform import Transform, call_foreign, settled
 
 __all__ = ("upsert", "replace_at", "set_default", "update_at", "remove_at")
 
@@ -32,6 +34,7 @@ class _Upsert(PathEdit):
 
     def __init__(self, target: PathLike, value: Any) -> None:
         self._init_path(target, CREATE, CREATE)
+        check_value(value, argument="value", factory=self.name)
         self.value = Template(value)
         self._init_params(self.path, self.value.plain)
         # the common cases, kept short in ``leaf``: a map of scalars, or a scalar
@@ -58,7 +61,8 @@ class _Upsert(PathEdit):
             if old is value or (type(old) is type(value) and old == value):
                 return old
             return value
-        return merge_value(old, self.value.plain, self.value.frozen, persistent, owned)
+        return merge_value(old, self.value.plain,
+                           self.value.frozen if persistent else None, persistent, owned)
 
 
 def upsert(target: PathLike, value: Any) -> Transform:
@@ -92,6 +96,7 @@ class _Replace(PathEdit):
 
     def __init__(self, target: PathLike, value: Any) -> None:
         self._init_path(target, CREATE, CREATE)
+        check_value(value, argument="value", factory=self.name)
         self.value = Template(value)
         self._init_params(self.path, self.value.plain)
 
@@ -125,6 +130,7 @@ class _SetDefault(PathEdit):
 
     def __init__(self, target: PathLike, value: Any) -> None:
         self._init_path(target, CREATE, CREATE)
+        check_value(value, argument="value", factory=self.name)
         self.value = Template(value)
         self._init_params(self.path, self.value.plain)
 
@@ -158,9 +164,11 @@ class _Update(PathEdit):
         policy = ERROR if default is MISSING else CREATE
         self._init_path(target, policy, policy)
         if not callable(fn):
-            raise ArgumentTypeError(f"fn must be a function of the value, got {fn!r}",
+            raise ArgumentTypeError(f"fn must be a function of the value, got {short_repr(fn)}",
                                     argument="fn", factory="update_at", value=fn)
         self.fn = fn
+        if default is not MISSING:
+            check_value(default, argument="default", factory="update_at")
         # a private copy, and a fresh one for each use: ``fn`` may return it as it is
         self.default = None if default is MISSING else Template(default)
         if self.default is None:
@@ -175,7 +183,9 @@ class _Update(PathEdit):
         if old is MISSING:
             assert self.default is not None
             old = self.default.fresh(persistent)
-        new = call_foreign(self.fn, old)
+        # a copy: what ``fn`` does to its argument never reaches the caller's document;
+        # what it leaves unchanged is shared again, the rest checked
+        new = settled(self.fn, call_foreign(self.fn, guarded_copy(old)), old, "a value")
         # a persistent document gets frozen values only, whatever ``fn`` builds
         return freeze_value(new) if persistent and new is not old else new
 
@@ -203,6 +213,7 @@ class _Remove(PathEdit):
     name = "remove_at"
 
     def __init__(self, target: PathLike, missing_ok: bool) -> None:
+        check_flag(missing_ok, argument="missing_ok", factory="remove_at")
         policy = SKIP if missing_ok else ERROR
         self._init_path(target, policy, policy)
         if missing_ok:

@@ -20,20 +20,28 @@ True
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from typing import Any, TypeVar, Union
 
 from pyrsistent import PMap, PVector, freeze, pmap, pvector
 
 from combinators.compiled import FALLBACK
-from combinators.data import Owned, is_map, is_seq
+from combinators.data import Owned, is_map, is_seq, kind_name
 from combinators.documents import adapter_for
-from combinators.errors import ArgumentTypeError, StepError, TransformError, TypeClashError
+from combinators.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    StepError,
+    TransformError,
+    TypeClashError,
+)
+from combinators.limits import short_repr
 from combinators.paths import Path
+from combinators.shape import Problem, guarded_copy, problem_text, settle
 
 __all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold", "apply_step",
-           "call_foreign", "describe_step")
+           "call_foreign", "call_step", "settled", "describe_step", "CONFLICT_MODES")
 
 Doc = TypeVar("Doc")
 _PLAIN = (dict, list)
@@ -50,15 +58,27 @@ class Transform:
     :mod:`combinators.owned`).
     """
 
-    __slots__ = ("_args", "_kwargs", "_key", "_hash")
+    __slots__ = ("_args", "_kwargs", "_frozen_key", "_hash")
     name = "transform"
 
     def _init_params(self, *args: Any, **kwargs: Any) -> None:
         """Record the factory's arguments, as given, for ``repr``, ``==`` and ``hash``."""
         self._args = args
         self._kwargs = kwargs
-        self._key = (_freeze_param(args), _freeze_param(tuple(sorted(kwargs.items()))))
+        self._frozen_key: Any = None  # frozen on first comparison: 20,000 items cost
         self._hash: int | None = None
+
+    @property
+    def _key(self) -> Any:
+        """The arguments, frozen: what ``==`` and ``hash`` compare."""
+        if self._frozen_key is None:
+            self._frozen_key = (_freeze_param(self._args),
+                                _freeze_param(tuple(sorted(self._kwargs.items()))))
+        return self._frozen_key
+
+    @_key.setter
+    def _key(self, value: Any) -> None:
+        self._frozen_key = value
 
     def _apply(self, doc: Any, owned: Owned) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -99,8 +119,11 @@ class Transform:
         return self
 
     def __repr__(self) -> str:
-        parts = [_param_repr(arg) for arg in self._args]
-        parts += [f"{key}={_param_repr(value)}" for key, value in self._kwargs.items()]
+        try:
+            parts = [_param_repr(arg) for arg in self._args]
+            parts += [f"{key}={_param_repr(value)}" for key, value in self._kwargs.items()]
+        except RecursionError:  # transforms nested in transforms thousands deep
+            return f"{self.name}(...)"
         return f"{self.name}({', '.join(parts)})"
 
     @property
@@ -177,21 +200,71 @@ TransformLike = Union[Transform, Callable[[Any], Any]]
 
 def describe_step(step: TransformLike) -> str:
     """A short label of a step for error messages."""
-    text = repr(step) if isinstance(step, Transform) else _function_text(step)
+    try:
+        text = repr(step) if isinstance(step, Transform) else _function_text(step)
+    except RecursionError:
+        text = f"<{type(step).__name__}>"
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def apply_step(step: TransformLike, doc: Any, owned: Owned) -> Any:
-    """Apply one step; before a foreign callable runs, ``owned`` forgets everything.
+def apply_step(step: TransformLike, doc: Any, owned: Owned, document: bool = True) -> Any:
+    """Apply one step; a foreign callable runs through :func:`call_step`, guarded.
 
     A plain function may keep a reference to what it is given, so nothing
-    created before it may be changed in place afterwards. Its exceptions come
-    out as :class:`StepError`, naming the step.
+    created before it may be changed in place afterwards: ``owned`` forgets
+    everything first. ``document`` is false where the step is given a value
+    inside a document (as :func:`~combinators.for_each` gives it), which
+    may become any value.
     """
     if isinstance(step, Transform):
+        if not document and isinstance(step, Compose):
+            return step._run(doc, owned, False)
         return step._apply(doc, owned)
     owned.forget()
-    return call_foreign(step, doc)
+    return call_step(step, doc, document=document)
+
+
+def call_step(fn: Callable[[Any], Any], doc: Any, *, document: bool = True) -> Any:
+    """Run the caller's function ``doc -> doc`` so that it cannot hurt the caller.
+
+    - it is given a copy of ``doc``'s maps and lists, so editing its argument
+      in place never changes the caller's document (a document nested
+      deeper than :data:`~combinators.limits.MAX_DEPTH` levels, or containing
+      itself, is refused, naming where);
+    - what it raises comes out as a :class:`StepError` naming it;
+    - where ``doc`` is a map (and a ``document``) it must return a map, and what it returns may
+      hold only what JSON can carry: otherwise a :class:`StepError` names it
+      and the place.
+
+    >>> def rename(pod):
+    ...     pod["metadata"]["name"] = "x"
+    ...     return pod
+    >>> pod = {"metadata": {"name": "a"}}
+    >>> call_step(rename, pod), pod
+    ({'metadata': {'name': 'x'}}, {'metadata': {'name': 'a'}})
+    >>> call_step(lambda pod: "a pod", pod)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.StepError: <lambda> returned a string ('a pod') where the document was a map; a step returns the new document
+    """
+    result = call_foreign(fn, guarded_copy(doc))
+    if document and is_map(doc) and not is_map(result):
+        raise StepError(f"{describe_step(fn)} returned {kind_name(result)} where the document "
+                        f"was a map; a step returns the new document", cause=None)
+    return settled(fn, result, doc)
+
+
+def settled(fn: Callable[..., Any], result: Any, given: Any, what: str = "a document") -> Any:
+    """``result`` of ``fn`` sharing what it left of ``given`` unchanged, the rest checked.
+
+    What JSON cannot carry in what changed is a :class:`StepError` naming
+    ``fn`` and the place (see :func:`~combinators.shape.settle`).
+    """
+    try:
+        return settle(result, given)
+    except Problem as problem:
+        raise StepError(f"{describe_step(fn)} returned {what} where "
+                        f"{problem_text(problem, '', result)}", cause=None) from None
 
 
 def call_foreign(fn: Callable[[Any], Any], argument: Any) -> Any:
@@ -201,8 +274,17 @@ def call_foreign(fn: Callable[[Any], Any], argument: Any) -> Any:
     except TransformError:
         raise
     except Exception as err:  # a user's function: report which one failed, and how
-        raise StepError(f"{describe_step(fn)} raised {type(err).__name__}: {err}",
-                        cause=err) from err
+        raise StepError(f"{describe_step(fn)} raised {type(err).__name__}: "
+                        f"{_error_text(err)}", cause=err) from err
+
+
+def _error_text(err: BaseException) -> str:
+    """An exception's message, bounded (``RecursionError`` included)."""
+    try:
+        text = str(err)
+    except Exception:  # a broken __str__ of the caller's exception
+        text = f"<{type(err).__name__}>"
+    return text if len(text) <= 500 else text[:497] + "..."
 
 
 class _Identity(Transform):
@@ -250,15 +332,23 @@ class Compose(Transform):
         self._plan = _plan(self.steps)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
+        return self._run(doc, owned, True)
+
+    def _run(self, doc: Any, owned: Owned, document: bool) -> Any:
+        """Apply the steps; ``document``: see :func:`apply_step`."""
         number = 0
         try:
             # each step's fast path is called from here, a call less per step
-            for number, (fast, leaf, apply) in enumerate(self._plan, 1):  # noqa: B007
+            for number, (fast, leaf, apply) in enumerate(self._plan, 1):
                 if fast is not None and type(doc) is dict:
                     result = fast(doc, owned, leaf)
                     if result is not FALLBACK:
                         doc = result
                         continue
+                if apply is None:  # the caller's function
+                    owned.forget()
+                    doc = call_step(self.steps[number - 1], doc, document=document)
+                    continue
                 doc = apply(doc, owned)
         except TransformError as err:
             step = self.steps[number - 1]
@@ -271,17 +361,17 @@ class Compose(Transform):
         return doc
 
 
-_Plan = tuple[tuple[Any, Any, Callable[[Any, Owned], Any]], ...]
+_Plan = tuple[tuple[Any, Any, Callable[[Any, Owned], Any] | None], ...]
 
 
 def _plan(steps: tuple[TransformLike, ...]) -> _Plan:
     """For each step: its compiled fast path and leaf (or ``None``s), and how to apply it."""
-    plan = []
+    plan: list[tuple[Any, Any, Callable[[Any, Owned], Any] | None]] = []
     for step in steps:
         if isinstance(step, Transform):
             plan.append(step._fast_parts())
         else:
-            plan.append((None, None, partial(apply_step, step)))
+            plan.append((None, None, None))  # called guarded, by Compose._run
     return tuple(plan)
 
 
@@ -296,7 +386,8 @@ def _flatten(steps: Iterable[TransformLike], factory: str) -> list[TransformLike
             flat.append(step)
         else:
             raise ArgumentTypeError(f"transforms: step {number} must be a transform or a "
-                                    f"callable doc -> doc, got {type(step).__name__}: {step!r}",
+                                    f"callable doc -> doc, got {type(step).__name__}: "
+                                    f"{short_repr(step)}",
                                     argument="transforms", factory=factory, value=step)
     return flat
 
@@ -343,11 +434,22 @@ def compose(*transforms: TransformLike) -> Transform:
     return _composed(_flatten(reversed(transforms), "compose"))
 
 
-def fold(doc: Doc, transforms: Iterable[TransformLike]) -> Doc:
+CONFLICT_MODES = ("last-wins", "warn", "error")
+"""What :func:`fold` does where two steps write different values at one path."""
+
+
+def fold(doc: Doc, transforms: Iterable[TransformLike], *, conflicts: str = "last-wins",
+         labels: Sequence[str] | None = None) -> Doc:
     """Apply ``transforms`` to ``doc`` in the order listed; ``doc`` is left as it was.
 
     Either every step applies and a new document comes back, or an error
     names the step that failed and nothing is returned.
+
+    ``conflicts`` says what happens where two steps write different values
+    at the same path: ``"last-wins"`` (the default: the later step has the
+    last word), ``"warn"`` (a ``ConflictWarning`` for each) or ``"error"``
+    (a ``ConflictError`` listing them all); ``labels`` names the steps in
+    those reports (see :mod:`combinators.conflicts`).
 
     >>> from combinators import append_at
     >>> pod = {"spec": {}}
@@ -356,11 +458,30 @@ def fold(doc: Doc, transforms: Iterable[TransformLike]) -> Doc:
     {'spec': {'tolerations': [{'key': 'a'}, {'key': 'b'}]}}
     >>> pod
     {'spec': {}}
+    >>> fold(pod, [], conflicts="errors")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentError: fold(): conflicts must be one of last-wins, warn, error, got 'errors'; did you mean: error?
     """
     if callable(transforms) or not isinstance(transforms, Iterable) \
             or isinstance(transforms, (str, bytes)):
         raise ArgumentTypeError(f"transforms must be a list of transforms, got "
-                                f"{type(transforms).__name__}: {transforms!r}",
+                                f"{type(transforms).__name__}: {short_repr(transforms)}",
                                 argument="transforms", factory="fold", value=transforms)
-    result: Doc = _composed(_flatten(transforms, "fold"))(doc)
-    return result
+    if conflicts == "last-wins":
+        result: Doc = _composed(_flatten(transforms, "fold"))(doc)
+        return result
+    if not isinstance(conflicts, str) or conflicts not in CONFLICT_MODES:
+        close = difflib.get_close_matches(str(conflicts), CONFLICT_MODES, n=2, cutoff=0.5) \
+            if isinstance(conflicts, str) else []
+        hint = f"; did you mean: {', '.join(close)}?" if close else ""
+        kind = ArgumentError if isinstance(conflicts, str) else ArgumentTypeError
+        raise kind(f"conflicts must be one of {', '.join(CONFLICT_MODES)}, got "
+                   f"{short_repr(conflicts)}{hint}", argument="conflicts", factory="fold",
+                   value=conflicts)
+    from combinators.conflicts import checked_fold  # glue: the checks live there
+
+    steps = _flatten(transforms, "fold")
+    checked: Doc = checked_fold(doc, steps, mode="error" if conflicts == "error" else "warn",
+                                labels=labels)
+    return checked

@@ -593,3 +593,23 @@ def test_repr_reads_as_the_call() -> None:
         "update_at('a', wrap_in_list, default=[])")
     assert repr(expect("a", "1+")) == "expect('a', count='1+')"
     assert repr(identity) == "identity"
+
+
+def test_fold_conflicts_option_is_glue_to_checked_fold() -> None:
+    # fold(..., conflicts=) keeps last-wins by default; "warn" and "error" report
+    import warnings
+
+    from combinators import ArgumentError, fold
+    from combinators.conflicts import ConflictError, ConflictWarning
+
+    steps = [upsert("spec.nodeSelector.pool", "a"), upsert("spec.nodeSelector.pool", "b")]
+    assert fold({}, steps) == {"spec": {"nodeSelector": {"pool": "b"}}}
+    with pytest.raises(ConflictError, match=r"spec\.nodeSelector\.pool"):
+        fold({}, steps, conflicts="error", labels=["base", "team"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert fold({}, steps, conflicts="warn") == {"spec": {"nodeSelector": {"pool": "b"}}}
+    assert [type(w.message) for w in caught] == [ConflictWarning]
+    with pytest.raises(ArgumentError, match="did you mean: error") as err:
+        fold({}, steps, conflicts="eror")
+    assert err.value.argument == "conflicts"

@@ -105,7 +105,7 @@ def test_bad_operator_keys_fail_when_built() -> None:
         overlay({"spec": {"__join__:containers": []}})
     with pytest.raises(TypeError, match="needs a list of maps"):
         overlay({"spec": {JOIN("containers", on="name"): {"name": "x"}}})
-    with pytest.raises(TypeError, match="keys of an overlay are strings"):
+    with pytest.raises(TypeError, match="has a key that is not a string"):
         overlay({"spec": {1: "x"}})
 
 

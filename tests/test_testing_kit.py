@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from torchx import specs
 
 import recipes
-from combinators import append_at, chain, remove_at, set_default, upsert
+from combinators import Transform, append_at, chain, remove_at, set_default, upsert
 from transforms.checks.validation import problems
 from transforms.testing import (
     assert_changes,
@@ -159,17 +159,34 @@ def test_assert_pure_passes_and_returns_the_output(pod: dict[str, Any]) -> None:
     assert assert_pure({"spec": {"hostIPC": True}}, pod)["spec"]["hostIPC"] is True
 
 
-def test_assert_pure_fails_on_a_mutating_lambda_with_the_diff(pod: dict[str, Any]) -> None:
-    def mutate(pod: Any) -> Any:
-        pod["spec"]["nodeSelector"]["gpu"] = "a100"
-        return pod
+def test_assert_pure_fails_on_a_mutating_transform_with_the_diff(pod: dict[str, Any]) -> None:
+    class Mutate(Transform):  # a hand-written transform that edits what it is given
+        name = "mutate"
+
+        def __init__(self) -> None:
+            self._init_params()
+
+        def _apply(self, doc: Any, owned: Any) -> Any:
+            doc["spec"]["nodeSelector"]["gpu"] = "a100"
+            return doc
 
     with pytest.raises(AssertionError) as failure:
-        assert_pure(mutate, pod)
+        assert_pure(Mutate(), pod)
     message = str(failure.value)
     assert "changed its input" in message
     assert "spec.nodeSelector.gpu: (absent) -> 'a100'" in message
     assert "+    gpu: a100" in message and "--- before" in message
+
+
+def test_a_mutating_plain_function_cannot_hurt_the_caller(pod: dict[str, Any]) -> None:
+    # plain functions are given a copy: the caller's pod is untouched, assert_pure passes
+    def mutate(pod: Any) -> Any:
+        pod["spec"]["nodeSelector"]["gpu"] = "a100"
+        return pod
+
+    out = assert_pure(mutate, pod)
+    assert out["spec"]["nodeSelector"]["gpu"] == "a100"
+    assert "gpu" not in pod["spec"]["nodeSelector"]
 
 
 def test_assert_pure_fails_when_the_output_holds_the_transforms_own_value(

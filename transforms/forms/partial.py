@@ -58,10 +58,13 @@ from combinators.data import (
     kind_name,
     set_key,
     strict_equal,
+    strict_key,
 )
 from combinators.editing import PathEdit, persistent_world
 from combinators.errors import ArgumentError, ArgumentTypeError, TypeClashError
+from combinators.limits import short_repr
 from combinators.paths import Key
+from combinators.shape import check_value
 from transforms.forms.markers import (
     Append,
     AppendUnique,
@@ -111,10 +114,15 @@ class _Edit:
         self.edit = edit
 
 
-def _bad(message: str, value: Any, of_type: bool = False) -> ArgumentError:
-    """The error for a partial pod :func:`overlay` cannot be built from."""
+def _bad(message: str, value: Any, of_type: bool = False,
+         where: tuple[str, ...] | None = None) -> ArgumentError:
+    """The error for a partial pod :func:`overlay` cannot be built from; ``where`` is
+    the place in it, for tools that point at it (a YAML loader gives the line)."""
     kind = ArgumentTypeError if of_type else ArgumentError
-    return kind(message, argument="partial_pod", factory="overlay", value=value)
+    err = kind(message, argument="partial_pod", factory="overlay", value=value)
+    if where is not None:
+        err.path = Path(Key(k) for k in where)
+    return err
 
 
 def _compile(value: Any, where: tuple[str, ...]) -> Any:
@@ -141,12 +149,14 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
         compiled = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise _bad(f"keys of an overlay are strings; {key!r} at {_text(where)} is not",
+                raise _bad(f"keys of an overlay are strings; {short_repr(key)} at "
+                           f"{_text(where)} is not",
                            key, of_type=True)
             if key.startswith(_JOIN):
                 _check_join(key, item, where)
                 compiled[key] = _materialize(item)
             elif key.startswith((_PUT, _DEL)):
+                _check_operator(key, where)
                 compiled[key] = _materialize(item)
             else:
                 compiled[key] = _compile(item, (*where, key))
@@ -156,15 +166,23 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
     return _materialize(value)
 
 
+def _check_operator(key: str, where: tuple[str, ...]) -> None:
+    """``__put__:`` and ``__del__:`` name the field they are about."""
+    if not field_of(key):
+        operator = key.rstrip(":")
+        raise _bad(f"{short_repr(key)} at {_text(where)} names no field; write "
+                   f"'{operator}:<field>' ({operator}:volumes, say)", key, where=(*where, key))
+
+
 def _check_join(key: str, items: Any, where: tuple[str, ...]) -> None:
     field, _, on = key[len(_JOIN):].partition(":")
     if not field or not on:
-        raise _bad(f"malformed join key {key!r} at {_text(where)}; "
+        raise _bad(f"malformed join key {short_repr(key)} at {_text(where)}; "
                    f"write '__join__:<key>:<field>'", key)
     if not isinstance(items, list) or not all(is_map(x) for x in items):
         got = kind_name(items) if not isinstance(items, list) \
             else "a list with an item that is not a map"
-        raise _bad(f"{key!r} at {_text(where)} needs a list of maps, got {got}", items,
+        raise _bad(f"{short_repr(key)} at {_text(where)} needs a list of maps, got {got}", items,
                    of_type=True)
 
 
@@ -183,6 +201,8 @@ def _materialize(value: Any) -> Any:
         for key, item in value.items():
             if isinstance(key, str) and key.startswith(_OPERATORS):
                 field = field_of(key)
+                if not key.startswith(_JOIN):
+                    _check_operator(key, ())
                 if key.startswith(_JOIN):
                     _check_join(key, item, ())
                     result = _join(result, field, key[len(_JOIN):].partition(":")[2], _materialize(item),
@@ -206,8 +226,11 @@ def _materialize(value: Any) -> Any:
 def _unique(items: list[Any]) -> list[Any]:
     """``items`` without the ones equal to an earlier one, as ``append_at(unique=True)`` skips them."""
     kept: list[Any] = []
+    seen: set[Any] = set()
     for item in items:
-        if not any(strict_equal(item, earlier) for earlier in kept):
+        key = strict_key(item)
+        if key not in seen:
+            seen.add(key)
             kept.append(item)
     return kept
 
@@ -227,6 +250,9 @@ class Overlay(Transform):
         if not is_map(source):
             raise _bad(f"an overlay is a map (a partial pod), got {kind_name(source)}", source,
                        of_type=True)
+        # only JSON-shaped data (and markers around it), not too deep, no cycles
+        check_value(source, argument="partial_pod", factory="overlay", markers=(Marker,),
+                    located=True)
         self.source = copy_plain_keep_markers(source)
         self._compiled = _compile(self.source, ())
         self._init_params(self.source)
@@ -410,13 +436,14 @@ def _join(base: Any, field: str, on: str, items: list[Any], where: tuple[str, ..
         raise TypeClashError(f"join needs a list of maps; the pod has {found}",
                              path=Path(Key(k) for k in where),
                              expected="a list of maps", found=found)
-    # like upstream, the last element with a given key is the one merged into
-    positions = {element[on]: i for i, element in enumerate(current) if on in element}
+    # like upstream, the last element with a given key is the one merged into; keys are
+    # compared strictly (1 is not True) and may be maps or lists
+    positions = {strict_key(element[on]): i for i, element in enumerate(current) if on in element}
     result = list(current)
     changed = False
     for item in items:
-        if on in item and item[on] in positions:
-            position = positions[item[on]]
+        position = positions.get(strict_key(item[on]), -1) if on in item else -1
+        if position >= 0:
             element = result[position]
             for key, value in item.items():
                 if key == on or (key in element and strict_equal(element[key], value)):

@@ -574,7 +574,7 @@ def apply_to_workload(transform: TransformLike, document: Any, *,
     ...                   cron)
     Traceback (most recent call last):
       ...
-    combinators.errors.PathError: no element [name=trainr] in spec.containers (part 3 of spec.containers[name=trainr]) [in CronJob/nightly template (spec.jobTemplate.spec.template)]
+    combinators.errors.PathError: no element [name=trainr] in spec.containers (part 7 of spec.jobTemplate.spec.template.spec.containers[name=trainr]) [in CronJob/nightly template (spec.jobTemplate.spec.template)]
     """
     return _OnWorkloads(transform, select)(document)
 

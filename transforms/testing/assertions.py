@@ -84,12 +84,19 @@ def assert_pure(transform: Any, pod: Any) -> Any:
     map or list of the output is one the transform holds in its own values
     (parameters, closures, defaults); and after every map and list of one
     output is changed, another application to an equal pod gives what the
-    first one gave. ``transform`` may be any overlay form.
+    first one gave. ``transform`` may be any overlay form. A plain function
+    is always given a copy (its edits never reach the caller), so what this
+    catches in practice is a hand-written :class:`~combinators.Transform`
+    that edits what it is given:
 
-    >>> def label(pod):
-    ...     pod.setdefault("metadata", {})["labels"] = {"team": "ml"}
-    ...     return pod
-    >>> assert_pure(label, {"spec": {}})
+    >>> from combinators import Transform
+    >>> class Label(Transform):
+    ...     name = "label"
+    ...     def __init__(self): self._init_params()
+    ...     def _apply(self, pod, owned):
+    ...         pod.setdefault("metadata", {})["labels"] = {"team": "ml"}
+    ...         return pod
+    >>> assert_pure(Label(), {"spec": {}})
     Traceback (most recent call last):
       ...
     AssertionError: not pure: the transform changed its input (before: the input as given, after: the input after the call)

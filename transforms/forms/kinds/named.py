@@ -4,9 +4,11 @@ a plain Python function, and a transform no other kind knows."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from typing import Any
 
 from combinators import Transform, TransformError, chain, identity, remove_at, upsert
+from combinators.shape import check_flag
 from combinators.transform import Compose, TransformLike, describe_step
 from transforms.forms.catalog import build_recipe
 from transforms.forms.kinds.base import ANYTHING, StepKind, Steps, Written, no_yaml_form, union
@@ -31,7 +33,24 @@ def composed_steps(transform: TransformLike) -> tuple[TransformLike, ...]:
 
 def _recipe_build(value: Any, steps: Steps) -> Transform:
     arguments = {key: item for key, item in value.items() if key != "recipe"}
-    return build_recipe(str(value["recipe"]), arguments, steps.recipes())
+    name = str(value["recipe"])
+    factory = steps.recipes().get(name)
+    if factory is not None:
+        check_flags(factory, arguments, name)
+    return build_recipe(name, arguments, steps.recipes())
+
+
+def check_flags(factory: Any, arguments: Mapping[str, Any], name: str) -> None:
+    """Refuse a non-boolean value for a flag of ``factory`` (a parameter whose
+    default is ``True`` or ``False``): YAML's ``"false"`` or ``no`` in quotes is a
+    string, truthy, and would do the opposite of what was written."""
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a callable without a signature: nothing to check
+        return
+    for argument, param in params.items():
+        if isinstance(param.default, bool) and argument in arguments:
+            check_flag(arguments[argument], argument=argument, factory=name)
 
 
 def _recipe_dump(step: Any, steps: Steps) -> Any:

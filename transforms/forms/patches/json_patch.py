@@ -37,6 +37,8 @@ from combinators.data import (
     strict_equal,
 )
 from combinators.errors import ArgumentError, PathError, TypeClashError
+from combinators.limits import short_repr
+from combinators.shape import problem_text, value_problem
 from combinators.transform import Transform
 from transforms.forms.patches._errors import InvalidPatchError, PatchTestFailed
 
@@ -110,9 +112,9 @@ class _Op:
             raise _invalid(f"op {index}: an operation is a map, "
                            f"got {kind_name(raw)}", index)
         op = raw.get("op", MISSING)
-        if op not in _FIELDS:
+        if not isinstance(op, str) or op not in _FIELDS:
             known = ", ".join(_FIELDS)
-            shown = "no 'op' field" if op is MISSING else f"unknown op {op!r}"
+            shown = "no 'op' field" if op is MISSING else f"unknown op {short_repr(op, 60)}"
             raise _invalid(f"op {index}: {shown}; ops are: {known}", index)
         self.op: str = op
         for field in _FIELDS[op]:
@@ -121,11 +123,16 @@ class _Op:
         self.pointer: str = raw["path"]
         self.path = self._parse(raw["path"], "path")
         self.source = self._parse(raw["from"], "from") if "from" in raw else ()
+        if "value" in raw:
+            problem = value_problem(raw["value"])
+            if problem is not None:
+                raise _invalid(f"op {index} ({op}): "
+                               f"{problem_text(problem, 'value', raw['value'])}", index)
         self.value = copy_plain(raw.get("value"))
         if op == "move" and self.path[:len(self.source)] == self.source \
                 and len(self.path) > len(self.source):
             raise _invalid(f"op {index} (move {self.pointer}): cannot move "
-                           f"{raw['from']!r} into one of its own children", index)
+                           f"{short_repr(raw['from'])} into one of its own children", index)
 
     def _parse(self, pointer: Any, field: str) -> tuple[str, ...]:
         if not isinstance(pointer, str):
@@ -229,7 +236,8 @@ def _run(op: _Op, doc: Any, owned: Owned) -> Any:
     if op.op == "test":
         found = _get(op, doc, op.path)
         if not json_equal(found, op.value):
-            raise PatchTestFailed(f"{op.label()}: expected {op.value!r}, found {found!r}",
+            raise PatchTestFailed(f"{op.label()}: expected {short_repr(op.value)}, "
+                                  f"found {short_repr(found)}",
                                   index=op.index, pointer=op.pointer, expected=op.value,
                                   found=copy_plain(found))
         return doc

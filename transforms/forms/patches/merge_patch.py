@@ -16,34 +16,13 @@ from combinators.data import (
     copy_plain,
     delete_key,
     is_map,
-    is_seq,
-    kind_name,
     set_key,
     strict_equal,
 )
+from combinators.shape import check_value
 from combinators.transform import Transform
-from transforms.forms.patches._errors import InvalidPatchError
 
 __all__ = ("merge_patch",)
-
-
-_JSON_SCALARS = (str, int, float, bool, type(None))
-
-
-def _check(value: Any, where: str) -> None:
-    """Refuse what is not JSON: keys other than strings, values of other kinds."""
-    if is_map(value):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise InvalidPatchError(f"keys are strings; {key!r} at {where} is not",
-                                        factory="merge_patch", value=key)
-            _check(item, f"{where}.{key}" if where != "the top level" else key)
-    elif is_seq(value):
-        for index, item in enumerate(value):
-            _check(item, f"{where}[{index}]")
-    elif not isinstance(value, _JSON_SCALARS):
-        raise InvalidPatchError(f"{where} holds {kind_name(value)}, which JSON cannot hold",
-                                factory="merge_patch", value=value)
 
 
 def _without_nulls(patch: Any) -> Any:
@@ -80,7 +59,7 @@ class _MergePatch(Transform):
     name = "merge_patch"
 
     def __init__(self, patch: Any) -> None:
-        _check(patch, "the top level")
+        check_value(patch, argument="patch", factory="merge_patch")
         self.patch = copy_plain(patch)
         self._init_params(self.patch)
 

@@ -58,10 +58,13 @@ from combinators.data import (
     kind_name,
     set_key,
     strict_equal,
+    strict_key,
 )
 from combinators.errors import TypeClashError
+from combinators.limits import short_repr
 from combinators.paths import All
 from combinators.paths import Key as KeyPart
+from combinators.shape import check_value
 from combinators.transform import Transform
 from transforms.forms.patches._errors import InvalidPatchError
 from transforms.forms.patches._listkeys import NO_META, ROOTS, FieldMeta, field_meta
@@ -91,7 +94,7 @@ def _value_key(value: Any) -> Key:
         return str(value)
     if value is None:
         return ("null",)
-    return ("other", repr(copy_plain(value)))
+    return ("other", strict_key(value))
 
 
 _PLAIN_KINDS = {dict: "map", list: "list", str: "str", int: "number", float: "number",
@@ -304,7 +307,12 @@ def _key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
             value = item.get(field, defaults.get(field, MISSING))
             if value is MISSING and strict and field == meta.keys[0]:
                 raise _invalid(f"an element of {where} has no "
-                               f"merge key {field!r}: {copy_plain(item)!r}")
+                               f"merge key {field!r}: {short_repr(copy_plain(item))}")
+            if strict and (is_map(value) or is_seq(value)):
+                # kubectl panics here; a merge key is a string or a number
+                raise _invalid(f"an element of {where} has {kind_name(value)} as its merge "
+                               f"key {field!r}; merge keys are strings or numbers: "
+                               f"{short_repr(copy_plain(item))}")
             values.append(MISSING if value is MISSING else _value_key(value))
         return values[0] if len(values) == 1 else tuple(values)
 
@@ -314,7 +322,9 @@ def _key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
 
     def single_key_of(item: Any, strict: bool) -> Key:
         value = item.get(only, MISSING) if is_map(item) else MISSING
-        return key_of(item, strict) if value is MISSING else _value_key(value)
+        if value is MISSING or (strict and (is_map(value) or is_seq(value))):
+            return key_of(item, strict)  # which says what is wrong, where it is wrong
+        return _value_key(value)
 
     return single_key_of
 
@@ -360,17 +370,19 @@ def _special_elements(original: list[Any], patch: Any, key_of: Callable[[Any, bo
     """
     plain = []
     replace = False
+    doomed: set[Key] = set()
     for item in patch:
         directive = item.get(PATCH, MISSING)
         if directive is MISSING:
             plain.append(item)
         elif directive == "delete":
-            doomed = key_of(item, True)
-            original = [old for old in original if key_of(old, False) != doomed]
+            doomed.add(key_of(item, True))
         elif directive == "replace":
             replace = True
         elif len(item) > 1:  # '$patch: merge' on an element: merge it, as without the directive
             plain.append(item)
+    if doomed:  # every deletion in one pass over the list
+        original = [old for old in original if key_of(old, False) not in doomed]
     if replace:
         return [ctx.fresh(item) for item in plain], []
     return original, plain
@@ -399,20 +411,19 @@ def _label(item: Any, meta: FieldMeta) -> str:
 
 
 def _dedupe_scalars(items: list[Any]) -> list[Any]:
-    """Kubernetes' ``deduplicateScalars``: a later duplicate is overwritten by the last item."""
-    length = len(items) - 1
-    i = 0
-    while i < length:
-        j = i + 1
-        while j <= length:
-            if _value_key(items[i]) == _value_key(items[j]):
-                items[j] = items[length]
-                items = items[:length]
-                length -= 1
-                j -= 1
-            j += 1
-        i += 1
-    return items
+    """Kubernetes' ``deduplicateScalars``: each value once, in one pass.
+
+    Kubernetes swaps a later duplicate with the last item; the order does not
+    matter here, since :func:`_normalize_order` orders the merged list after.
+    """
+    seen: set[Key] = set()
+    kept = []
+    for item in items:
+        key = _value_key(item)
+        if key not in seen:
+            seen.add(key)
+            kept.append(item)
+    return kept
 
 
 def _normalize_order(merged: list[Any], order: Sequence[Any], server_order: Sequence[Any],
@@ -517,7 +528,7 @@ def _check_patch(patch: Any, type_name: str | None, where: str) -> None:
         return
     for key, value in patch.items():
         if not isinstance(key, str):
-            raise _invalid(f"{where} has a non-string key {key!r}")
+            raise _invalid(f"{where} has a non-string key {short_repr(key)}")
         if key == PATCH and value not in _DIRECTIVE_VALUES:
             raise _invalid(f"{where} has '$patch: {value}'; "
                            f"directives are: {', '.join(_DIRECTIVE_VALUES)}")
@@ -525,14 +536,28 @@ def _check_patch(patch: Any, type_name: str | None, where: str) -> None:
             if not is_seq(value):
                 raise _invalid(f"{where}.{key} must be a list, "
                                f"got {kind_name(value)}")
+            if key.startswith(SET_ORDER):
+                _check_order_items(value, _field_meta(type_name, key[len(SET_ORDER):]),
+                                   f"{where}.{key[len(SET_ORDER):]}")
             continue
         if key.startswith("$") and key != PATCH:
-            raise _invalid(f"unknown directive {key!r} at {where}")
+            raise _invalid(f"unknown directive {short_repr(key)} at {where}")
         meta = _field_meta(type_name, key)
         if is_map(value):
             _check_patch(value, meta.type, f"{where}.{key}")
         elif is_seq(value):
             _check_elements(value, meta, f"{where}.{key}")
+
+
+def _check_order_items(order: Any, meta: FieldMeta, where: str) -> None:
+    """The items of ``$setElementOrder/<field>`` name elements by the list's merge key, as
+    kubectl requires: a map without it (or with a map as its value) is refused."""
+    if not (meta.merge and meta.keys):
+        return
+    key_of = _key_function(meta, where)
+    for item in order:
+        if is_map(item):
+            key_of(item, True)
 
 
 def _check_elements(items: Any, meta: FieldMeta, where: str) -> None:
@@ -574,6 +599,7 @@ class _StrategicMerge(Transform):
             raise _invalid(f"kind must be a string, got {kind_name(kind)}", argument="kind")
         if not is_map(patch):
             raise _invalid(f"a patch is a map, got {kind_name(patch)}")
+        check_value(patch, argument="patch", factory="strategic_merge")
         self.patch = copy_plain(patch)
         self.workload = _workload_of(self.patch, kind)
         self.root: str = (ROOTS[kind] if self.workload is None
