@@ -21,12 +21,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 from combinators.errors import ArgumentError, ArgumentTypeError
-from transforms.kube.quantity import is_quantity, quantity_value
+from transforms.kube.quantity import QuantityRangeError, is_quantity, quantity_value
 
 __all__ = ("parse_quantity", "check_quantity", "is_quantity")
 
 def parse_quantity(text: str) -> Fraction:
-    """The exact value of the quantity ``text``; an :class:`ArgumentError` (a ``ValueError``) if it is none.
+    """The value of the quantity ``text`` as Kubernetes keeps it; an :class:`ArgumentError`
+    (a ``ValueError``) if it is none, or beyond 2^63-1 in magnitude.
 
     >>> parse_quantity("1e3"), parse_quantity("0.5Ki")
     (Fraction(1000, 1), Fraction(512, 1))
@@ -35,7 +36,11 @@ def parse_quantity(text: str) -> Fraction:
       ...
     combinators.errors.ArgumentError: parse_quantity(): text: not a Kubernetes quantity: '2 GB'
     """
-    value = quantity_value(text) if isinstance(text, str) else None
+    try:
+        value = quantity_value(text) if isinstance(text, str) else None
+    except QuantityRangeError as err:
+        raise ArgumentError(err.message, argument="text",
+                            factory="parse_quantity", value=text) from None
     if value is None:
         raise ArgumentError(f"not a Kubernetes quantity: {text!r}", argument="text",
                             factory="parse_quantity", value=text)
@@ -53,6 +58,10 @@ def check_quantity(argument: str, value: object, *, positive: bool = False) -> s
     Traceback (most recent call last):
       ...
     combinators.errors.ArgumentError: size must be a positive quantity, got '-1Gi'
+    >>> check_quantity("size", "1e999999999")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentError: size: quantity '1e999999999' is out of range: Kubernetes keeps at most 2^63-1 (9223372036854775807) in magnitude
     """
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ArgumentTypeError(f"{argument} must be a quantity (text such as '1Gi', or a "
@@ -63,7 +72,12 @@ def check_quantity(argument: str, value: object, *, positive: bool = False) -> s
     if not is_quantity(text):
         raise ArgumentError(f"{argument} must be a Kubernetes quantity such as '1Gi', '500m' "
                             f"or '2', got {value!r}", argument=argument, value=value)
-    if positive and parse_quantity(text) <= 0:
+    try:
+        amount = quantity_value(text)
+    except QuantityRangeError as err:
+        raise ArgumentError(f"{argument}: {err.message}", argument=argument,
+                            value=value) from None
+    if positive and amount is not None and amount <= 0:
         raise ArgumentError(f"{argument} must be a positive quantity, got {value!r}",
                             argument=argument, value=value)
     return text

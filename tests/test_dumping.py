@@ -224,8 +224,14 @@ def test_functions_cannot_be_written() -> None:
 
 
 def test_values_yaml_cannot_hold() -> None:
-    with pytest.raises(TypeError, match="no YAML form"):
-        dump_overlay(upsert("a", 1j))
+    # a value JSON cannot carry never gets into a transform; a function has no YAML form
+    with pytest.raises(TypeError, match="only strings, numbers"):
+        upsert("a", 1j)
+
+    def double(value: Any) -> Any:
+        return value
+    with pytest.raises(TypeError, match="cannot be written as YAML"):
+        dump_overlay(update_at("a", double))
 
 
 # ---------------------------------------------------------------- the law

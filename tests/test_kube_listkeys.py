@@ -77,7 +77,7 @@ def old_table(definitions: dict[str, Any]) -> dict[str, dict[str, FieldMeta]]:
 @pytest.mark.parametrize("version", [DEFAULT_VERSION, SUPPORTED_VERSIONS[0]])
 def test_field_meta_agrees_with_the_old_table(version: str) -> None:
     table = old_table(_definitions(version))
-    assert len(table) > 10
+    assert len(table) >= 10
     for type_name, fields in table.items():
         for field, meta in fields.items():
             assert field_meta(type_name, field, k8s_version=version) == meta, (type_name, field)

@@ -5,14 +5,16 @@ against the Kubernetes Python client's."""
 from __future__ import annotations
 
 import copy
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kubernetes.utils import parse_quantity as client_parse_quantity
 
 import recipes
+from combinators import ArgumentError
 from recipes._quantity import is_quantity, parse_quantity
 
 settings.register_profile("recipes", max_examples=60, deadline=None,
@@ -125,9 +127,17 @@ def test_require_node_affinity_is_idempotent_and_only_narrows(key: str,
                                   "G", "T", "P", "E", "e3", "E-2", "e0"])))
 def test_quantity_parser_agrees_with_the_kubernetes_client(text: str) -> None:
     assert is_quantity(text)
-    mine = parse_quantity(text)
+    # the client's parser is exact and unbounded; Kubernetes (and podfold) keep a quantity
+    # in nano units, rounded up, within 2**63-1
     theirs = client_parse_quantity(text)
-    assert Decimal(mine.numerator) / Decimal(mine.denominator) == theirs
+    nanos = (abs(theirs) * 10**9).to_integral_value(rounding=ROUND_CEILING) / Decimal(10**9)
+    if nanos > 2**63 - 1:
+        with pytest.raises(ArgumentError, match="out of range"):
+            parse_quantity(text)
+        return
+    mine = parse_quantity(text)
+    assert Decimal(mine.numerator) / Decimal(mine.denominator) == (
+        nanos if theirs >= 0 else -nanos)
 
 
 def test_quantity_parser_rejects_what_kubernetes_rejects() -> None:

@@ -27,7 +27,9 @@ from referencing import Registry, Resource
 from torchx import specs
 from torchx.schedulers.kubernetes_scheduler import app_to_resource, role_to_pod
 
-from combinators.errors import ArgumentError, TransformError
+from combinators.errors import ArgumentError, NestingError, TransformError
+from combinators.limits import MAX_DEPTH
+from tests.budget import within
 from transforms.checks import rules
 from transforms.checks.validation import (
     PodValidationError,
@@ -279,10 +281,36 @@ def test_malformed_quantities_are_caught_though_the_schema_allows_any_string(
 
 
 @pytest.mark.parametrize("quantity", ["2Gi", "500m", "1", "0.5", ".5", "1e3", "1E-3", "+1k",
-                                      "100Mi", "1.5G", "3n", "10u", "8Ei"])
+                                      "100Mi", "1.5G", "3n", "10u", "7Ei",
+                                      "9223372036854775807", "1" + "0" * 5000 + "e-4990"])
 def test_well_formed_quantities(quantity: str) -> None:
     pod = _with(lambda p: _container(p).update(resources={"limits": {"memory": quantity}}))
     assert problems(pod) == []
+
+
+@pytest.mark.parametrize("quantity", ["8Ei", "1e999999999", "9223372036854775808", "-1e20",
+                                      "1" + "0" * 5000, "1e" + "9" * 5000, 10**30, 1e300])
+def test_quantities_out_of_range_are_problems_at_their_path(quantity: Any) -> None:
+    # Kubernetes keeps at most 2^63-1 in magnitude (it caps binary ones, overflows others)
+    pod = _with(lambda p: _container(p).update(resources={"limits": {"memory": quantity},
+                                                          "requests": {"memory": "1"}}))
+    [found] = problems(pod)
+    assert found.path == "spec.containers[name=trainer].resources.limits.memory"
+    assert "out of range" in found.message and "2^63-1" in found.message
+    assert found.found == quantity and found.check == "schema"
+    with pytest.raises(PodValidationError, match=r"limits\.memory: quantity"):
+        validate_pod(pod)
+
+
+def test_requests_and_limits_compare_as_kubernetes_keeps_them() -> None:
+    # below a nano unit a quantity rounds up: 1e-20 and 1e-30 are both 1n, so equal
+    for request, limit, exceeds in [("1e-20", "1e-30", False), ("2n", "1e-30", True),
+                                    ("1" + "0" * 4000 + "e-4000", "999m", True),
+                                    ("1.0000000001", "1", True), ("7Ei", "8Ei", False)]:
+        pod = _with(lambda p, limit=limit, request=request: _container(p).update(
+            resources={"limits": {"cpu": limit}, "requests": {"cpu": request}}))
+        found = [problem.rule for problem in problems(pod)]
+        assert ("requests-within-limits" in found) is exceeds, (request, limit)
 
 
 def test_int32_overflow_is_caught_though_the_schema_has_no_range(strict: dict[str, Any]) -> None:
@@ -548,3 +576,42 @@ def test_values_the_schema_enumerates_only_in_prose_are_checked() -> None:
     assert found == {("spec.restartPolicy", "never"),
                      ("spec.containers[name=c].imagePullPolicy", "always"),
                      ("spec.tolerations[0].effect", "NoSchedul")}
+
+
+# ---------------------------------------------------------------- deep input, within budget
+
+def _deep_selector_problems() -> list[tuple[str, str]]:
+    deep: Any = "x"
+    for _ in range(10_000):
+        deep = {"a": deep}
+    pod = {"spec": {"containers": [{"name": "c", "image": "x"}], "nodeSelector": deep}}
+    return [(problem.path, problem.message) for problem in problems(pod)]
+
+
+def test_a_node_selector_nested_10000_deep_is_a_problem_at_its_path() -> None:
+    outcome = within(_deep_selector_problems, seconds=5, megabytes=256)
+    assert outcome.status == "returned", (outcome.status, outcome.error_text)
+    [(path, message)] = outcome.value
+    assert path == "spec.nodeSelector.a"
+    assert message.startswith("expected string, found object {'a': {'a': ") and len(message) < 120
+
+
+def _deep_pyrsistent_pod() -> str:
+    from pyrsistent import freeze, pmap
+    deep: Any = "x"
+    for _ in range(10_000):
+        deep = pmap({"a": deep})
+    pod = pmap({"spec": pmap({"containers": freeze([{"name": "c", "image": "x"}]),
+                              "nodeSelector": deep})})
+    try:
+        problems(pod)
+    except NestingError as err:
+        return str(err.path)
+    return "accepted"
+
+
+def test_deep_persistent_data_is_refused_naming_where() -> None:
+    outcome = within(_deep_pyrsistent_pod, seconds=5, megabytes=256)
+    assert outcome.status == "returned", (outcome.status, outcome.error_text)
+    # the map past MAX_DEPTH levels sits at a path of MAX_DEPTH keys: spec, nodeSelector, a, ...
+    assert outcome.value == "spec.nodeSelector" + ".a" * (MAX_DEPTH - 2)

@@ -112,7 +112,8 @@ class _Checker:
             return
         if is_seq(value):
             for index, item in enumerate(value):
-                self.object(item, type_, (*where, Index(index)), (*location, index))
+                if not is_seq(item):  # a list of lists holds no object: nothing to name
+                    self.object(item, type_, (*where, Index(index)), (*location, index))
             return
         if not is_map(value):
             return

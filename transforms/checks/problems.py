@@ -15,6 +15,7 @@ Problem(path='spec.containers[name=trainer].image', message='a container of a po
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,12 @@ class Problem:
     def __str__(self) -> str:
         prefix = "warning: " if self.severity == "warning" else ""
         return f"{self.path}: {prefix}{self.message}"
+
+    def __repr__(self) -> str:
+        # what was found may be hostile (nested 10,000 deep): shown bounded
+        return (f"Problem(path={self.path!r}, message={self.message!r}, "
+                f"found={reprlib.repr(self.found)}, severity={self.severity!r}, "
+                f"check={self.check!r}, rule={self.rule!r})")
 
 
 class PodValidationError(TransformError, ValueError):

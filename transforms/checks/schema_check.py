@@ -19,8 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from transforms.checks.problems import PathMessage, Raw, Trail
-from transforms.kube.quantity import is_quantity
-from transforms.kube.quantity import quantity_value as parse_quantity
+from transforms.kube.quantity import QuantityRangeError, is_quantity, quantity_value
 from transforms.kube.schema import Field, Schema, Type, schema_for, suggest_field
 
 __all__ = ("Checker", "checker_for")
@@ -54,9 +53,56 @@ def _expected(want: str) -> Callable[[Any], str]:
     return lambda found: f"expected {want}, found {_type_name(found)} {_short(found)}"
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, built only as far as it is shown.
+
+    Nested maps and lists are written piece by piece, so a value nested
+    10,000 deep costs what its first ``limit`` characters cost.
+    """
+    pieces: list[str] = []
+    size = _bounded_repr(value, pieces, limit + 1)
+    text = "".join(pieces)
+    if size <= limit:
+        return text
+    return text[:limit - 3] + "..."
+
+
+def _bounded_repr(value: Any, pieces: list[str], budget: int) -> int:
+    """Append the start of ``repr(value)`` to ``pieces``; stop past ``budget`` characters.
+
+    Recursion is bounded too: each level writes at least one character.
+    """
+    kind = type(value)
+    if kind is dict or kind is list or kind is tuple:
+        if kind is dict:
+            opening, closing, items = "{", "}", list(value.items())
+        elif kind is list:
+            opening, closing, items = "[", "]", list(value)
+        else:
+            opening, closing, items = "(", ",)" if len(value) == 1 else ")", list(value)
+        pieces.append(opening)
+        used = 1
+        for number, item in enumerate(items):
+            if used > budget:
+                return used
+            if number:
+                pieces.append(", ")
+                used += 2
+            if kind is dict:
+                used += _bounded_repr(item[0], pieces, budget - used)
+                pieces.append(": ")
+                used += 2
+                used += _bounded_repr(item[1], pieces, budget - used)
+            else:
+                used += _bounded_repr(item, pieces, budget - used)
+        pieces.append(closing)
+        return used + len(closing)
+    if kind is str and len(value) > max(budget, 0):
+        text = repr(value[:max(budget, 0)])[:-1]  # the start of the quoted text, unclosed
+    else:
+        text = repr(value)
+    pieces.append(text)
+    return len(text)
 
 
 def _is_integral(value: Any) -> bool:
@@ -213,14 +259,16 @@ def _map_checker(item_check: Checker | None, item: Field) -> Checker:
             if type(value) is not dict:
                 out.append((trail, key, wrong, value, "error"))
                 return
-            for element in value.values():
-                if type(element) is not str:
+            for name, element in value.items():
+                if type(element) is not str or type(name) is not str:
                     break
             else:
                 return
             here = (trail, key)
             for name, element in value.items():
-                if element is None:
+                if type(name) is not str:
+                    out.append((trail, key, _key_not_string, name, "error"))
+                elif element is None:
                     if not nullable:
                         out.append((here, name, wrong_item, element, "error"))
                 else:
@@ -233,12 +281,18 @@ def _map_checker(item_check: Checker | None, item: Field) -> Checker:
             return
         here = (trail, key)
         for name, element in value.items():
-            if element is None:
+            if type(name) is not str:
+                out.append((trail, key, _key_not_string, name, "error"))
+            elif element is None:
                 if not nullable:
                     out.append((here, name, wrong_item, element, "error"))
             elif item_check is not None:
                 item_check(element, here, name, out)
     return check
+
+
+def _key_not_string(found: Any) -> str:
+    return f"the keys of a map must be strings, found {_type_name(found)} {_short(found)}"
 
 
 def _scalar_checker(field: Field) -> Checker:
@@ -305,16 +359,25 @@ def _check_int_or_string(value: Any, trail: Trail, key: Any, out: list[Raw]) -> 
 
 def _bad_quantity(value: Any) -> str:
     if isinstance(value, str):
-        return f"{value!r} is not a quantity (such as '500m', '2Gi', '1.5')"
+        return f"{_short(value)} is not a quantity (such as '500m', '2Gi', '1.5')"
     return f"expected quantity, found {_type_name(value)} {_short(value)}"
+
+
+def _out_of_range(value: Any) -> str:
+    return QuantityRangeError(value).message
 
 
 def _check_quantity(value: Any, trail: Trail, key: Any, out: list[Raw]) -> None:
     kind = type(value)
-    if kind is str:
-        if not is_quantity(value):
-            out.append((trail, key, _bad_quantity, value, "error"))
-    elif kind is not int and kind is not float and parse_quantity(value) is None:
+    if kind is str and not is_quantity(value):
+        out.append((trail, key, _bad_quantity, value, "error"))
+        return
+    try:
+        found = quantity_value(value)
+    except QuantityRangeError:
+        out.append((trail, key, _out_of_range, value, "error"))
+        return
+    if found is None:
         out.append((trail, key, _bad_quantity, value, "error"))
 
 

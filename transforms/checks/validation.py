@@ -28,6 +28,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from combinators.errors import NestingError
+from combinators.limits import MAX_DEPTH
+from combinators.paths import Index, Key, Part, Path
 from transforms.checks.problems import PodValidationError, Problem, Raw, render
 from transforms.checks.references import references_of
 from transforms.checks.schema_check import checker_for
@@ -39,11 +42,24 @@ from transforms.kube.schema import schema_for
 __all__ = ("Problem", "PodValidationError", "problems", "validate_pod", "parse_quantity")
 
 
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _thaw(item) for key, item in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
-        return [_thaw(item) for item in value]
+def _thaw(value: Any, trail: Any = None, depth: int = 0) -> Any:
+    """Plain dicts and lists of ``value`` (pyrsistent's, or other mappings and sequences),
+    refused past :data:`~combinators.limits.MAX_DEPTH` levels with the path where
+    (``trail`` is ``(parent trail, key)`` pairs, built into a path only then)."""
+    if isinstance(value, Mapping) or (isinstance(value, Sequence)
+                                      and not isinstance(value, (str, bytes))):
+        if depth >= MAX_DEPTH:
+            parts: list[Part] = []
+            while trail is not None:
+                trail, key = trail
+                parts.append(Index(key) if type(key) is int else Key(str(key)))
+            path = Path(tuple(reversed(parts)))
+            raise NestingError(f"the pod nests deeper than {MAX_DEPTH} levels at "
+                               f"{path if parts else 'its top'}; refused", path=path)
+        depth += 1
+        if isinstance(value, Mapping):
+            return {key: _thaw(item, (trail, key), depth) for key, item in value.items()}
+        return [_thaw(item, (trail, index), depth) for index, item in enumerate(value)]
     return value
 
 

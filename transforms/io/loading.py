@@ -19,9 +19,12 @@ Tags in a partial pod:
 ``!!python/tuple``  replace (TorchX's files); no Python object is built
 ==================  ===========================================================
 
-Loading is safe: the loader derives from ``yaml.SafeLoader``, refuses every
-other tag, and refuses documents whose aliases would expand past a bound
-(the "billion laughs").
+Loading is safe and strict (:mod:`transforms.io.safe_yaml`): the loader
+derives from ``yaml.SafeLoader``, refuses every other tag (on a pipeline's
+own list too), a key written twice in one map, nesting deeper than
+:data:`~combinators.limits.MAX_DEPTH` levels, documents whose aliases would
+expand past a bound (the "billion laughs"), and text YAML cannot carry (a
+NUL byte, bytes that are not UTF-8), each with the file, line and column.
 
 >>> t = loads_overlay('''
 ... spec:
@@ -66,15 +69,21 @@ from transforms.forms.markers import (
 )
 from transforms.forms.partial import Overlay, field_of, overlay
 from transforms.forms.pipeline import build_step
+from transforms.io.safe_yaml import (
+    MAX_NODES,
+    StrictLoader,
+    check_graph,
+    check_text,
+    decode,
+    yaml_error,
+)
 
 __all__ = ("load_overlay", "loads_overlay", "OverlayLoader", "MAX_NODES")
 
-MAX_NODES = 100_000
-"""The most YAML nodes a file may expand to, counting each alias as what it stands for."""
 
-
-class OverlayLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` with podfold's tags; any other tag is refused."""
+class OverlayLoader(StrictLoader):
+    """:class:`~transforms.io.safe_yaml.StrictLoader` (``yaml.SafeLoader``, no duplicate
+    keys, bounded depth) with podfold's tags; any other tag is refused."""
 
 
 def _sequence_or_scalar(loader: OverlayLoader, node: yaml.Node) -> Any:
@@ -147,26 +156,6 @@ OverlayLoader.add_constructor("tag:yaml.org,2002:python/tuple", _tuple)
 OverlayLoader.add_constructor(None, _undefined)
 
 
-def _expanded_size(node: yaml.Node, memo: dict[int, int], limit: int) -> int:
-    known = memo.get(id(node))
-    if known is not None:
-        return known
-    memo[id(node)] = limit + 1  # a cycle counts as too large
-    size = 1
-    if isinstance(node, yaml.SequenceNode):
-        for child in node.value:
-            size += _expanded_size(child, memo, limit)
-            if size > limit:
-                break
-    elif isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            size += _expanded_size(key, memo, limit) + _expanded_size(value, memo, limit)
-            if size > limit:
-                break
-    memo[id(node)] = size
-    return size
-
-
 def _error(message: str, source: str, mark: Any, step: int | None) -> OverlayError:
     line = mark.line + 1 if mark is not None else None
     column = mark.column + 1 if mark is not None else None
@@ -212,6 +201,7 @@ def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
     installed catalogs by default). Every error is an
     :class:`~transforms.errors.OverlayError` with the line and column.
     """
+    check_text(text, source)
     loader = OverlayLoader(text)
     steps: list[Any] = []
     try:
@@ -220,10 +210,7 @@ def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
             node = loader.get_node()
             if node is None:  # pragma: no cover - check_node said there is one
                 break
-            if _expanded_size(node, {}, MAX_NODES) > MAX_NODES:
-                raise _error(f"the document expands to more than {MAX_NODES} nodes "
-                             f"(aliases counted as what they stand for); refused",
-                             source, node.start_mark, document)
+            check_graph(node, MAX_NODES)
             steps.extend(_document(loader, node, source, document, kind, catalog))
             document += 1
     except yaml.MarkedYAMLError as err:  # in the document being read
@@ -236,8 +223,7 @@ def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
 
 
 def _yaml_error(err: yaml.MarkedYAMLError, source: str, step: int | None) -> OverlayError:
-    mark = err.problem_mark or err.context_mark
-    return _error(err.problem or str(err), source, mark, step)
+    return yaml_error(err, source, step)
 
 
 def _check(step: Any, kind: str | None) -> None:
@@ -266,6 +252,9 @@ def _check(step: Any, kind: str | None) -> None:
 def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
               kind: str | None, catalog: Catalog | None) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
+        if node.tag != _SEQ:  # a tag on the pipeline's own list is read, not dropped
+            raise _error(f"a pipeline (the document's list of steps) takes no tag, found "
+                         f"{node.tag!r}{_tag_hint(node.tag)}", source, node.start_mark, index)
         built = []
         for number, step_node in enumerate(node.value):
             try:
@@ -297,6 +286,18 @@ def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
         return []  # an empty document changes nothing
     raise _error("a document is a partial pod (a map) or a pipeline (a list of steps), "
                  f"not {node.tag.rsplit(':', 1)[-1]}", source, node.start_mark, None)
+
+
+_SEQ = "tag:yaml.org,2002:seq"
+_OWN_TAGS = "!append, !append-unique, !prepend, !replace, !remove, !default, !merge-by, !!python/tuple"
+
+
+def _tag_hint(tag: str) -> str:
+    if tag.startswith("tag:yaml.org,2002:python/") and tag != "tag:yaml.org,2002:python/tuple":
+        return " (Python object tags are never run)"
+    if tag == "tag:yaml.org,2002:python/tuple" or tag.split(":")[0] in _OWN_TAGS.split(", "):
+        return " (podfold's tags go on the values inside a partial pod)"
+    return f" (podfold's tags: {_OWN_TAGS})"
 
 
 def _step_keys(step: Any, err: TransformError) -> list[str | int]:
@@ -353,11 +354,11 @@ def load_overlay(uri: str | os.PathLike[str], kind: str | None = "Pod",
 
     source = os.fspath(uri)
     try:
-        with fsspec.open(source, "r", encoding="utf-8") as handle:
-            text = handle.read()
+        with fsspec.open(source, "rb") as handle:
+            data = handle.read()
     except (OSError, ValueError, ImportError) as err:
         # fsspec's ways of saying a URI cannot be read: no such file (OSError),
-        # an unknown protocol or undecodable text (ValueError), a protocol whose
-        # driver is not installed (ImportError)
+        # an unknown protocol (ValueError), a protocol whose driver is not
+        # installed (ImportError)
         raise OverlayError(f"cannot read the overlay: {err}", source=source) from err
-    return loads_overlay(text, source=source, kind=kind, catalog=catalog)
+    return loads_overlay(decode(data, source), source=source, kind=kind, catalog=catalog)

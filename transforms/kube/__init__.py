@@ -12,7 +12,7 @@ from transforms.kube.kinds import (
     check_kind,
     check_pod_document,
 )
-from transforms.kube.quantity import is_quantity, quantity_value
+from transforms.kube.quantity import MAX_QUANTITY, QuantityRangeError, is_quantity, quantity_value
 from transforms.kube.schema import (
     DEFAULT_VERSION,
     SUPPORTED_VERSIONS,
@@ -20,16 +20,19 @@ from transforms.kube.schema import (
     Schema,
     Type,
     UnsupportedVersionError,
+    check_version,
     schema_for,
     suggest_field,
 )
 from transforms.kube.workloads import (
     KINDS,
     PodTemplate,
+    SelectionError,
     Selector,
     WorkloadKind,
     apply_to_documents,
     apply_to_workload,
+    check_selection,
     on_workloads,
     pod_templates,
     workload_kind,
@@ -51,6 +54,11 @@ __all__ = (
     "suggest_field",
     "is_quantity",
     "quantity_value",
+    "QuantityRangeError",
+    "MAX_QUANTITY",
+    "check_version",
+    "SelectionError",
+    "check_selection",
     "ConversionError",
     "to_data",
     "to_client",

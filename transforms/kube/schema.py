@@ -25,6 +25,7 @@ import difflib
 import functools
 import gzip
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -43,11 +44,13 @@ __all__ = (
     "UnsupportedVersionError",
     "UnknownTypeError",
     "schema_for",
+    "check_version",
     "suggest_field",
 )
 
 #: Kubernetes versions whose pod schema is bundled, oldest first.
-SUPPORTED_VERSIONS: tuple[str, ...] = ("1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
+SUPPORTED_VERSIONS: tuple[str, ...] = ("1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35",
+                                       "1.36", "1.37")
 #: The version used when none is given: the newest bundled.
 DEFAULT_VERSION: str = SUPPORTED_VERSIONS[-1]
 
@@ -58,7 +61,7 @@ class UnsupportedVersionError(TransformError, ValueError):
     >>> schema_for("1.12")
     Traceback (most recent call last):
       ...
-    transforms.kube.schema.UnsupportedVersionError: no pod schema for Kubernetes 1.12; supported: 1.32, 1.33, 1.34, 1.35, 1.36, 1.37
+    transforms.kube.schema.UnsupportedVersionError: no pod schema for Kubernetes 1.12; did you mean 1.29?; supported: 1.29, 1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36, 1.37
     """
 
 
@@ -263,19 +266,70 @@ def _field(name: str, shape: Mapping[str, Any], required: bool = False) -> Field
     )
 
 
-def _normal_version(version: str | None) -> str:
-    if version is None:
-        return DEFAULT_VERSION
+_VERSION = re.compile(r"v?(?P<major>[0-9]+)\.(?P<minor>[0-9]+)(?:[.+-].*)?", re.DOTALL)
+
+
+def check_version(version: str) -> str:
+    """The supported ``major.minor`` that a Kubernetes version names, or an
+    :class:`UnsupportedVersionError` with the near misses.
+
+    Takes what clusters report: ``"1.30"``, ``"v1.30.4"``,
+    ``"1.30.5-gke.1014001"``, ``"v1.30.4-eks-a737599"``. Cheap and loads no
+    table: a surface checks its configuration once with it, before any pod.
+
+    >>> check_version("v1.30.4-eks-a737599"), check_version("1.37")
+    ('1.30', '1.37')
+    >>> check_version("1.38")
+    Traceback (most recent call last):
+      ...
+    transforms.kube.schema.UnsupportedVersionError: no pod schema for Kubernetes 1.38; did you mean 1.37?; supported: 1.29, 1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36, 1.37
+    """
     if not isinstance(version, str):
         raise UnsupportedVersionError(
-            f"a Kubernetes version is text such as '1.37', found {type(version).__name__} "
-            f"{version!r}; supported: {', '.join(SUPPORTED_VERSIONS)}")
-    text = version[1:] if version.startswith("v") else version
-    major_minor = ".".join(text.split(".")[:2])
-    if major_minor not in SUPPORTED_VERSIONS:
-        raise UnsupportedVersionError(
-            f"no pod schema for Kubernetes {version}; supported: {', '.join(SUPPORTED_VERSIONS)}")
-    return major_minor
+            f"a Kubernetes version is text such as '{DEFAULT_VERSION}', found "
+            f"{type(version).__name__} {_short(version)}; supported: {', '.join(SUPPORTED_VERSIONS)}")
+    return _checked(version)
+
+
+@functools.lru_cache(maxsize=64)
+def _checked(version: str) -> str:
+    found = _VERSION.fullmatch(version)
+    if found is not None:
+        major_minor = f"{int(found['major'])}.{int(found['minor'])}" \
+            if len(found["major"]) + len(found["minor"]) < 12 else version
+        if major_minor in SUPPORTED_VERSIONS:
+            return major_minor
+    near = _near_versions(version, found)
+    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    return _refuse(f"no pod schema for Kubernetes {_short(version, quoted=found is None or not version.isprintable())}{hint}; "
+                   f"supported: {', '.join(SUPPORTED_VERSIONS)}")
+
+
+def _near_versions(version: str, found: re.Match[str] | None) -> list[str]:
+    if found is None or len(found["minor"]) >= 12:  # not a version: what it looks like
+        return difflib.get_close_matches(version[:40].strip().lstrip("v"), SUPPORTED_VERSIONS,
+                                         n=2, cutoff=0.7)
+    major_minor = f"{int(found['major'])}.{int(found['minor'])}"
+    started = [known for known in SUPPORTED_VERSIONS if known.startswith(major_minor)]
+    if started:  # "1.3", cut short
+        return started[:1] + started[1:][-1:]
+    if found["major"].lstrip("0") != "1":  # "2.30", "0.30": the same minor under 1
+        return [known for known in SUPPORTED_VERSIONS if known == f"1.{int(found['minor'])}"]
+    minor, oldest = int(found["minor"]), SUPPORTED_VERSIONS[0]  # past either end
+    return [oldest if minor < int(oldest.split(".")[1]) else SUPPORTED_VERSIONS[-1]]
+
+
+def _refuse(message: str) -> str:
+    raise UnsupportedVersionError(message)
+
+
+def _short(value: object, quoted: bool = True) -> str:
+    text = repr(value) if quoted else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _normal_version(version: str | None) -> str:
+    return DEFAULT_VERSION if version is None else check_version(version)
 
 
 def schema_for(version: str | None = None) -> Schema:
@@ -288,7 +342,7 @@ def schema_for(version: str | None = None) -> Schema:
     >>> schema_for(1.33)
     Traceback (most recent call last):
       ...
-    transforms.kube.schema.UnsupportedVersionError: a Kubernetes version is text such as '1.37', found float 1.33; supported: 1.32, 1.33, 1.34, 1.35, 1.36, 1.37
+    transforms.kube.schema.UnsupportedVersionError: a Kubernetes version is text such as '1.37', found float 1.33; supported: 1.29, 1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36, 1.37
     """
     return _load(_normal_version(version))
 

@@ -41,7 +41,7 @@ from typing import Any
 __all__ = ("VERSIONS", "ROOTS", "PROSE_ENUMS", "KEY_DEFAULTS", "shape_of", "build_table", "main")
 
 #: The Kubernetes versions whose tables are built, oldest first.
-VERSIONS: tuple[str, ...] = ("1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
+VERSIONS: tuple[str, ...] = ("1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
 
 #: Root kinds and their definition names.
 ROOTS: dict[str, str] = {

@@ -1,8 +1,10 @@
 """Rule ``requests-within-limits``: no resource request exceeds its limit.
 
-Quantities compare by value (``"1Gi"`` equals ``"1024Mi"``); checked for every
-container and for the pod-level ``resources``. A request or limit that is no
-quantity is the schema check's to report, not this rule's.
+Quantities compare by value (``"1Gi"`` equals ``"1024Mi"``), as Kubernetes
+keeps them, in time bounded by their text (``"1e999999999"`` builds no huge
+number); checked for every container and for the pod-level ``resources``. A
+request or limit that is no quantity, or one out of range, is the schema
+check's to report, not this rule's.
 
 >>> out = []
 >>> check(Spec({"containers": [{"resources": {"requests": {"cpu": "2"},
@@ -17,7 +19,7 @@ from typing import Any
 
 from transforms.checks.problems import Raw, Trail
 from transforms.checks.rules._spec import Spec
-from transforms.kube.quantity import quantity_value
+from transforms.kube.quantity import QuantityRangeError, quantity_value
 
 __all__ = ("ID", "DESCRIPTION", "check")
 
@@ -46,7 +48,10 @@ def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> No
         limit_text = limits[resource]
         if request == limit_text:
             continue
-        wanted, limit = quantity_value(request), quantity_value(limit_text)
+        try:
+            wanted, limit = quantity_value(request), quantity_value(limit_text)
+        except QuantityRangeError:
+            continue
         if wanted is not None and limit is not None and wanted > limit:
             out.append(((here, "requests"), resource,
                         f"request {request} for {resource} exceeds its limit {limit_text}",

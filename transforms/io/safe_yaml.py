@@ -1,0 +1,353 @@
+"""YAML read strictly and within bounds: every refusal an :class:`OverlayError` with its place.
+
+What podfold reads as YAML (overlay files, manifests) is held to what
+kubectl holds it to, and to bounds that keep the work small:
+
+* a map that names a key twice is refused, naming both places (kubectl
+  refuses it; PyYAML lets the last one win, silently);
+* nothing nests deeper than :data:`MAX_DEPTH` levels of maps and lists (the
+  engine's bound, :data:`combinators.limits.MAX_DEPTH`), counting what an
+  alias stands for; the pure-Python composer is stopped at that depth, long
+  before a ``RecursionError``;
+* a document expands to at most :data:`MAX_NODES` nodes, aliases counted as
+  what they stand for (the "billion laughs");
+* a NUL byte, another control character, a lone surrogate or bytes that are
+  not UTF-8 are refused with the line and column where they are;
+* only what JSON carries is built: ``!!binary``, ``!!set``, ``!!omap`` and
+  ``!!pairs`` are refused in place, and a date or time (``2024-01-02``)
+  stays the text it was written as, as Kubernetes reads it.
+
+>>> load_documents("a: 1\\nb: 2\\na: 3\\n", "pod.yaml")
+Traceback (most recent call last):
+  ...
+transforms.errors.OverlayError: pod.yaml:3:1: duplicate key 'a' (first at line 1, column 1)
+>>> load_documents("spec: {name: x}\\n---\\nkind: Pod\\n", "two.yaml")
+[{'spec': {'name': 'x'}}, {'kind': 'Pod'}]
+>>> load_documents("[" * 150 + "]" * 150, "deep.yaml")
+Traceback (most recent call last):
+  ...
+transforms.errors.OverlayError: deep.yaml:1:101: nests deeper than 100 levels of maps and lists; refused
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+from combinators.limits import MAX_DEPTH
+from transforms.errors import OverlayError
+
+__all__ = ("MAX_DEPTH", "MAX_NODES", "StrictLoader", "ManifestLoader", "check_graph",
+           "check_text", "decode", "load_documents", "yaml_error")
+
+MAX_NODES = 100_000
+"""The most YAML nodes an overlay document may expand to, counting each alias as what it stands for."""
+
+_MERGE = "tag:yaml.org,2002:merge"
+_DEPTH = f"nests deeper than {MAX_DEPTH} levels of maps and lists; refused"
+# what YAML forbids in a stream (PyYAML's own test), and the line breaks its marks count
+_NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD"
+                            "\U00010000-\U0010ffff]")
+_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _check_duplicates(loader: Any, node: yaml.Node) -> None:
+    """Refuse a map whose keys repeat (as the dict they become would lose one)."""
+    if not isinstance(node, yaml.MappingNode):
+        return
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == _MERGE:  # ``<<: *base`` merges; its keys may be overridden
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            first = seen.setdefault(key, key_node)
+        except TypeError:  # an unhashable key: the constructor says so, in place
+            continue
+        if first is not key_node:
+            mark = first.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {_shown(key)} (first at line {mark.line + 1}, "
+                f"column {mark.column + 1})", key_node.start_mark)
+
+
+def _shown(key: Any) -> str:
+    text = repr(key)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class StrictLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses duplicate keys and stops nesting at :data:`MAX_DEPTH`.
+
+    >>> try:
+    ...     yaml.load("a: 1\\na: 2", Loader=StrictLoader)
+    ... except yaml.MarkedYAMLError as err:
+    ...     print(err.problem, "| at line", err.problem_mark.line + 1)
+    duplicate key 'a' (first at line 1, column 1) | at line 2
+    """
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if not self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent):
+            return super().compose_node(parent, index)
+        if self._depth >= MAX_DEPTH:
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(None, None, _DEPTH, mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        _check_duplicates(self, node)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _not_json(loader: Any, node: yaml.Node) -> Any:
+    """Refuse a standard tag whose value JSON (and so a pod) cannot carry, in place."""
+    name = node.tag.rsplit(":", 1)[-1]
+    instead = {"binary": "write the base64 text as a string",
+               "set": "write a list"}.get(name, "write a list of maps")
+    raise yaml.constructor.ConstructorError(
+        None, None, f"!!{name} makes a Python {_NOT_JSON[node.tag]}, which JSON (and so a pod) "
+        f"cannot carry; {instead}", node.start_mark)
+
+
+_NOT_JSON = {"tag:yaml.org,2002:binary": "bytes value", "tag:yaml.org,2002:set": "set",
+             "tag:yaml.org,2002:omap": "list of pairs", "tag:yaml.org,2002:pairs": "list of pairs"}
+for _tag in _NOT_JSON:
+    StrictLoader.add_constructor(_tag, _not_json)
+# a date or time stays the text it was written as: JSON has no dates, and Kubernetes
+# (YAML read as JSON) reads ``2024-01-02`` as that text
+def _as_text(loader: StrictLoader, node: yaml.Node) -> str:
+    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+
+StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
+
+_CBase: Any = getattr(yaml, "CSafeLoader", StrictLoader)
+
+
+class ManifestLoader(_CBase):  # type: ignore[misc]
+    """The fast safe loader (libyaml's, where PyYAML has it) for manifests, as kubectl reads
+    them: duplicate keys refused, timestamps kept as the strings they were written as.
+
+    libyaml composes nodes without Python recursion (and stops at 1,000 levels);
+    :func:`load_documents` checks each document's depth before building it.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        _check_duplicates(self, node)
+        result: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return result
+
+
+ManifestLoader.add_constructor("tag:yaml.org,2002:timestamp", _CBase.construct_yaml_str)
+for _tag in _NOT_JSON:
+    ManifestLoader.add_constructor(_tag, _not_json)
+
+
+def check_graph(node: yaml.Node, max_nodes: int | None = MAX_NODES) -> None:
+    """Refuse a composed document that contains itself (an alias inside its own anchor),
+    nests deeper than :data:`MAX_DEPTH` or expands to more than ``max_nodes`` nodes,
+    aliases counted as what they stand for.
+
+    Walks each node once, without recursion. Raises
+    ``yaml.composer.ComposerError`` marked where the document goes too deep,
+    or at its start when it is too large.
+
+    >>> try:
+    ...     check_graph(yaml.compose("a: &x [1, 2]\\nb: [*x, *x]"), max_nodes=8)
+    ... except yaml.MarkedYAMLError as err:
+    ...     print(err.problem)
+    the document expands to more than 8 nodes (aliases counted as what they stand for); refused
+    """
+    sizes: dict[int, tuple[int, int]] = {}  # id(node): (expanded size, levels of nesting)
+    open_nodes: set[int] = set()  # entered, not yet summed: met again, a node holds itself
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        if id(current) in sizes:
+            continue
+        if not done and id(current) in open_nodes:
+            raise yaml.composer.ComposerError(
+                None, None, "an alias inside its own anchor makes the document contain itself "
+                "(a cycle); refused", current.start_mark)
+        children = _children(current)
+        if done or not children:
+            size, height = 1, 0
+            for child in children:
+                child_size, child_height = sizes[id(child)]
+                size += child_size
+                height = max(height, child_height)
+            sizes[id(current)] = (size, height + 1 if _is_collection(current) else 0)
+            continue
+        open_nodes.add(id(current))
+        stack.append((current, True))
+        stack.extend((child, False) for child in children if id(child) not in sizes)
+    size, height = sizes[id(node)]
+    if height > MAX_DEPTH:
+        raise yaml.composer.ComposerError(None, None, _DEPTH, _too_deep(node, sizes).start_mark)
+    if max_nodes is not None and size > max_nodes:
+        raise yaml.composer.ComposerError(
+            None, None, f"the document expands to more than {max_nodes} nodes (aliases "
+            f"counted as what they stand for); refused", node.start_mark)
+
+
+def _is_collection(node: yaml.Node) -> bool:
+    return isinstance(node, (yaml.SequenceNode, yaml.MappingNode))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _deepest_path(node: yaml.Node, sizes: dict[int, tuple[int, int]]) -> Iterator[yaml.Node]:
+    """The nodes from ``node`` down its deepest branch, one collection level at a time."""
+    while _is_collection(node):
+        yield node
+        height = sizes[id(node)][1]
+        node = next(child for child in _children(node) if sizes[id(child)][1] == height - 1)
+
+
+def _too_deep(node: yaml.Node, sizes: dict[int, tuple[int, int]]) -> yaml.Node:
+    for level, current in enumerate(_deepest_path(node, sizes)):
+        if level == MAX_DEPTH:
+            return current
+    return node  # pragma: no cover - only called on a document deeper than MAX_DEPTH
+
+
+def check_text(text: str, source: str) -> None:
+    """Refuse text YAML cannot carry (a NUL byte, control characters, lone surrogates),
+    naming the line and column, counted as YAML counts them (from 1).
+
+    >>> check_text("spec:\\n  name: a\\x00b\\n", "pod.yaml")
+    Traceback (most recent call last):
+      ...
+    transforms.errors.OverlayError: pod.yaml:2:10: character '\\x00' (#x0000) is not allowed in YAML (a control character, a NUL byte or a lone surrogate)
+    """
+    found = _NON_PRINTABLE.search(text)
+    if found is not None:
+        char = found.group()
+        line, column = position(text, found.start())
+        raise OverlayError(f"character {char!r} (#x{ord(char):04x}) is not allowed in YAML "
+                           f"(a control character, a NUL byte or a lone surrogate)",
+                           source=source, line=line, column=column)
+
+
+def position(text: str, index: int) -> tuple[int, int]:
+    """The line and column (from 1) of ``text[index]``, with YAML's line breaks
+    (``\\r\\n``, ``\\r``, ``\\n``, NEL, LS, PS).
+
+    >>> position("a\\r\\nbc", 4), position("abc", 0)
+    ((2, 2), (1, 1))
+    """
+    line, start = 1, 0
+    for found in _BREAK.finditer(text, 0, index):
+        line, start = line + 1, found.end()
+    return line, index - start + 1
+
+
+def decode(data: bytes, source: str) -> str:
+    """The text of ``data`` read as UTF-8 (a leading byte-order mark is kept, as YAML
+    allows it); bytes that are not UTF-8 are an :class:`OverlayError` naming where.
+
+    >>> decode("name: é\\n".encode(), "a.yaml")
+    'name: é\\n'
+    >>> decode(b"a: 1\\nname: caf\\xe9\\n", "a.yaml")
+    Traceback (most recent call last):
+      ...
+    transforms.errors.OverlayError: a.yaml:2:10: the file is not UTF-8: byte 0xe9 (byte 14 of the file) cannot be read (invalid continuation byte)
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line_start = data.rfind(b"\n", 0, err.start) + 1
+        line = data.count(b"\n", 0, err.start) + 1
+        column = len(data[line_start:err.start].decode("utf-8", "replace")) + 1
+        raise OverlayError(f"the file is not UTF-8: byte 0x{data[err.start]:02x} (byte "
+                           f"{err.start} of the file) cannot be read ({err.reason})",
+                           source=source, line=line, column=column) from None
+
+
+def yaml_error(err: yaml.YAMLError, source: str, step: int | None = None) -> OverlayError:
+    """The :class:`OverlayError` of a PyYAML error, placed at its mark (file, line, column)."""
+    if isinstance(err, yaml.MarkedYAMLError):
+        mark = err.problem_mark or err.context_mark
+        line = mark.line + 1 if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        problem = err.problem or str(err)
+        if problem == _LIBYAML_DEPTH:  # libyaml's own stop, at 1,000 levels
+            problem = _DEPTH
+        return OverlayError(problem, source=source, line=line, column=column, step=step)
+    if isinstance(err, yaml.reader.ReaderError):  # pragma: no cover - check_text comes first
+        return OverlayError(f"character #x{err.character:04x} is not allowed in YAML "
+                            f"({err.reason})", source=source)
+    return OverlayError(str(err), source=source, step=step)  # pragma: no cover
+
+
+def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> list[Any]:
+    """The documents of a YAML (or JSON) stream, read strictly by :class:`ManifestLoader`;
+    empty documents (a stray ``---``) left out, as kubectl leaves them.
+
+    Each document is checked before it is built: depth (:data:`MAX_DEPTH`) and,
+    when ``max_nodes`` is given, size. Aliases in a manifest may add at most
+    :data:`MAX_NODES` nodes to what the document writes out. Every refusal
+    is an :class:`OverlayError` naming ``source``, line and column.
+
+    >>> load_documents("a: &x [1]\\nb: *x\\nt: 2024-01-02T03:04:05Z\\n", "m.yaml")
+    [{'a': [1], 'b': [1], 't': '2024-01-02T03:04:05Z'}]
+    """
+    check_text(text, source)
+    loader = ManifestLoader(text)
+    documents: list[Any] = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            check_graph(node, max_nodes if max_nodes is not None else MAX_NODES + _count(node))
+            document = loader.construct_document(node)
+            if document is not None:
+                documents.append(document)
+    except yaml.YAMLError as err:
+        if isinstance(err, yaml.MarkedYAMLError) and err.problem == _LIBYAML_DEPTH:
+            err = _first_too_deep(text) or err  # libyaml stops at 1,000: name level 101
+        raise yaml_error(err, source) from None
+    finally:
+        loader.dispose()
+    return documents
+
+
+_LIBYAML_DEPTH = "exceeded maximum nesting depth"
+
+
+def _first_too_deep(text: str) -> yaml.MarkedYAMLError | None:
+    """Where the pure-Python composer stops a stream libyaml found too deep (only on that error)."""
+    try:
+        for _ in yaml.compose_all(text, Loader=StrictLoader):
+            pass
+    except yaml.composer.ComposerError as err:
+        return err if err.problem == _DEPTH else None
+    except yaml.YAMLError:
+        return None
+    return None  # pragma: no cover - libyaml and PyYAML agree on what is too deep
+
+
+def _count(node: yaml.Node) -> int:
+    """How many distinct nodes a composed document holds (what its text writes out)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) not in seen:
+            seen.add(id(current))
+            stack.extend(_children(current))
+    return len(seen)
