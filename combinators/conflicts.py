@@ -1,0 +1,417 @@
+"""Conflicts between the steps of a fold: two steps that write different values at one path.
+
+:func:`checked_fold` applies the steps one by one, as :func:`~combinators.fold`
+does, and compares each step's result with its input (subtrees they share are
+not read, so the cost follows what changed). What counts:
+
+* **a conflict**: a step changes or removes a value that an earlier step
+  wrote: two different scalars at one path, a map or list replaced, a value
+  removed (or one a step removed, set again by a later one);
+* **no conflict**: a later step writing the very value already there (it
+  changes nothing), or adding to what an earlier step wrote (a key into a map
+  it created, an item to a list it created or appended to), or changing what
+  no step wrote (the document's own values: overriding them is what overlays
+  are for).
+
+Paths name list elements by ``[name=...]`` where the elements of a list
+have distinct names, by index otherwise; elements inserted or removed before
+others shift the indices of the others, and the record of who wrote what
+follows them.
+
+>>> from combinators import append_at, replace_at, upsert
+>>> doc = {"spec": {}}
+>>> checked_fold(doc, [upsert("spec.nodeSelector", {"gpu": "a100"}),
+...                    append_at("spec.tolerations", {"key": "gpu"}),
+...                    upsert("spec.nodeSelector", {"gpu": "h100"})],
+...              mode="error", labels=["a100.yaml:3", "gpu.yaml:1", "h100.yaml:2"])
+Traceback (most recent call last):
+  ...
+combinators.conflicts.ConflictError: 1 conflict between steps:
+  spec.nodeSelector.gpu: a100.yaml:3 wrote 'a100', then h100.yaml:2 wrote 'h100'
+"""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from combinators.data import MISSING, copy_plain, is_map, is_seq, strict_equal
+from combinators.documents import adapter_for
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
+from combinators.paths import Index, Key, Match, Part, Path
+from combinators.transform import TransformLike, chain, describe_step
+
+__all__ = ("MODES", "Conflict", "ConflictError", "ConflictWarning", "Write", "checked_fold",
+           "writes")
+
+#: The modes of :func:`checked_fold`.
+MODES = ("error", "warn")
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two steps wrote different values at ``path``: ``first`` (a label) wrote ``first_value``,
+    then ``second`` wrote ``second_value``; ``MISSING`` where one removed it.
+
+    >>> from combinators import path
+    >>> print(Conflict(path("spec.hostIPC"), "base.yaml:2", "debug.yaml:1", False, True))
+    spec.hostIPC: base.yaml:2 wrote False, then debug.yaml:1 wrote True
+    """
+
+    path: Path
+    first: str
+    second: str
+    first_value: Any
+    second_value: Any
+
+    def __str__(self) -> str:
+        return (f"{self.path or '(the document)'}: {self.first} {_wrote(self.first_value)}, "
+                f"then {self.second} {_wrote(self.second_value)}")
+
+
+def _wrote(value: Any) -> str:
+    if value is MISSING:
+        return "removed it"
+    text = repr(copy_plain(value))
+    return "wrote " + (text if len(text) <= 70 else text[:67] + "...")
+
+
+class ConflictError(TransformError, ValueError):
+    """Steps of a fold wrote different values at the same paths; ``conflicts`` lists them all.
+
+    >>> from combinators import path
+    >>> err = ConflictError([Conflict(path("a"), "step 1", "step 2", 1, 2)])
+    >>> print(err)
+    1 conflict between steps:
+      a: step 1 wrote 1, then step 2 wrote 2
+    >>> isinstance(err, ValueError), err.conflicts[0].second
+    (True, 'step 2')
+    """
+
+    def __init__(self, found: Sequence[Conflict]) -> None:
+        count = len(found)
+        lines = [f"{count} conflict{'s' if count != 1 else ''} between steps:"]
+        lines += [f"  {conflict}" for conflict in found]
+        super().__init__("\n".join(lines))
+        self.conflicts = tuple(found)
+
+
+class ConflictWarning(UserWarning):
+    """One conflict between steps of a fold, in mode ``"warn"``; ``conflict`` holds it."""
+
+    def __init__(self, conflict: Conflict) -> None:
+        super().__init__(str(conflict))
+        self.conflict = conflict
+
+
+@dataclass(frozen=True)
+class Write:
+    """One thing a step did at ``path``: ``before`` -> ``after`` (``MISSING`` where absent)."""
+
+    path: Path
+    before: Any
+    after: Any
+
+
+_Parts = tuple[Part, ...]
+#: Where a list's elements moved: ``(list path, first index that moved, by how much)``.
+_Shift = tuple[_Parts, int, int]
+
+
+def writes(before: Any, after: Any) -> list[Write]:
+    """What changed from ``before`` to ``after``, finely: key by key, element by element.
+
+    Keys and elements added or removed are one write each; elements of a list
+    whose elements all have distinct names are matched by name, others by
+    position, with the elements both lists share at their start and end kept
+    in place. Subtrees the two share (the very same objects) are not read.
+    Removals and changes are at their place in ``before``, additions at theirs
+    in ``after``.
+
+    >>> before = {"spec": {"tolerations": [{"key": "a"}], "hostIPC": True}}
+    >>> after = {"spec": {"tolerations": [{"key": "z"}, {"key": "a"}]}}
+    >>> for write in writes(before, after):
+    ...     print(write.path, write.before, "->", write.after)
+    spec.tolerations[0] MISSING -> {'key': 'z'}
+    spec.hostIPC True -> MISSING
+    """
+    out: list[Write] = []
+    _walk(before, after, (), out, [])
+    return out
+
+
+def _walk(before: Any, after: Any, where: _Parts, out: list[Write], shifts: list[_Shift]) -> None:
+    # paths are tuples of parts while walking: a Path renders its text when built
+    if before is after:
+        return
+    if is_map(before) and is_map(after):
+        for key, old in before.items():
+            new = after.get(key, MISSING)
+            if new is MISSING:
+                out.append(Write(Path((*where, Key(str(key)))), old, MISSING))
+            else:
+                _walk(old, new, (*where, Key(str(key))), out, shifts)
+        for key, new in after.items():
+            if key not in before:
+                out.append(Write(Path((*where, Key(str(key)))), MISSING, new))
+        return
+    if is_seq(before) and is_seq(after):
+        _walk_lists(before, after, where, out, shifts)
+        return
+    if not strict_equal(before, after):
+        out.append(Write(Path(where), before, after))
+
+
+def _names(seq: Any) -> list[Any] | None:
+    names = [element.get("name", MISSING) if is_map(element) else MISSING for element in seq]
+    if not all(type(name) in (str, int) for name in names):
+        return None
+    return names if len(set(names)) == len(names) else None
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b or strict_equal(a, b)
+
+
+def _walk_lists(before: Any, after: Any, where: _Parts, out: list[Write],
+                shifts: list[_Shift]) -> None:
+    old_names, new_names = _names(before), _names(after)
+    if old_names and new_names:
+        new_by_name = dict(zip(new_names, after, strict=True))
+        for name, old in zip(old_names, before, strict=True):
+            new = new_by_name.get(name, MISSING)
+            if new is old:
+                continue  # shared, so untouched
+            selector = (*where, Match((("name", name),)))
+            if new is MISSING:
+                out.append(Write(Path(selector), old, MISSING))
+            else:
+                _walk(old, new, selector, out, shifts)
+        known = set(old_names)
+        for name, new in zip(new_names, after, strict=True):
+            if name not in known:
+                out.append(Write(Path((*where, Match((("name", name),)))), MISSING, new))
+        return
+    if len(before) == len(after):
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            _walk(old, new, (*where, Index(index)), out, shifts)
+        return
+    start = 0
+    shortest = min(len(before), len(after))
+    while start < shortest and _same(before[start], after[start]):
+        start += 1
+    tail = 0
+    while tail < shortest - start and _same(before[-1 - tail], after[-1 - tail]):
+        tail += 1
+    for index in range(start, len(before) - tail):
+        out.append(Write(Path((*where, Index(index))), before[index], MISSING))
+    for index in range(start, len(after) - tail):
+        out.append(Write(Path((*where, Index(index))), MISSING, after[index]))
+    if tail:
+        shifts.append((where, len(before) - tail, len(after) - len(before)))
+
+
+def _get(value: Any, parts: tuple[Part, ...]) -> Any:
+    """The value at relative ``parts`` inside ``value``; ``MISSING`` where there is none."""
+    for part in parts:
+        if isinstance(part, Key):
+            value = value.get(part.name, MISSING) if is_map(value) else MISSING
+        elif isinstance(part, Index):
+            value = value[part.index] if is_seq(value) and part.index < len(value) else MISSING
+        elif isinstance(part, Match) and is_seq(value):
+            value = next((element for element in value if part.matches(element)), MISSING)
+        else:
+            value = MISSING
+        if value is MISSING:
+            return MISSING
+    return value
+
+
+class _Record:
+    """Who last wrote what: a map from path parts to ``(step number, value written)``."""
+
+    __slots__ = ("written",)
+
+    def __init__(self) -> None:
+        self.written: dict[tuple[Part, ...], tuple[int, Any]] = {}
+
+    def covering(self, parts: tuple[Part, ...]) -> tuple[tuple[Part, ...], int, Any] | None:
+        """The nearest write at ``parts`` or above it."""
+        for length in range(len(parts), -1, -1):
+            found = self.written.get(parts[:length])
+            if found is not None:
+                return parts[:length], found[0], found[1]
+        return None
+
+    def under(self, parts: tuple[Part, ...]) -> list[tuple[tuple[Part, ...], int, Any]]:
+        """The writes strictly under ``parts``."""
+        size = len(parts)
+        return [(key, step, value) for key, (step, value) in self.written.items()
+                if len(key) > size and key[:size] == parts]
+
+    def forget(self, parts: tuple[Part, ...]) -> None:
+        """Drop the writes at and under ``parts``."""
+        size = len(parts)
+        for key in [key for key in self.written if key[:size] == parts]:
+            del self.written[key]
+
+    def shift(self, where: _Parts, start: int, delta: int) -> None:
+        """Move the writes under elements ``start`` and after of the list at ``where`` by ``delta``."""
+        size = len(where)
+        moved: dict[tuple[Part, ...], tuple[int, Any]] = {}
+        for key in list(self.written):
+            if len(key) > size and key[:size] == where:
+                part = key[size]
+                if isinstance(part, Index) and part.index >= start:
+                    parts = list(key)
+                    parts[size] = Index(part.index + delta)
+                    moved[tuple(parts)] = self.written.pop(key)
+        self.written.update(moved)
+
+
+#: A conflict found, its steps by number: ``(path, first, second, first value, second value)``.
+_Found = tuple[Path, int, int, Any, Any]
+
+
+def _conflicts(step: int, found: list[Write], shifts: list[_Shift], record: _Record
+               ) -> list[_Found]:
+    conflicts: list[_Found] = []
+    for write in found:
+        if write.before is MISSING:
+            continue
+        parts = write.path.parts
+        nearest = record.covering(parts)
+        if nearest is not None and nearest[1] != step:
+            conflicts.append((write.path, nearest[1], step, write.before, write.after))
+        for key, earlier, value in record.under(parts):
+            now = _get(write.after, key[len(parts):]) if write.after is not MISSING else MISSING
+            if earlier != step and not (now is value or (now is not MISSING and value is not MISSING
+                                                         and strict_equal(now, value))):
+                conflicts.append((Path(key), earlier, step, value, now))
+        record.forget(parts)
+    for where, start, delta in shifts:
+        record.shift(where, start, delta)
+    for write in found:
+        parts = write.path.parts
+        if write.before is MISSING and parts and not isinstance(parts[-1], Index):
+            again = record.written.get(parts)
+            if again is not None and again[1] is MISSING and again[0] != step:
+                conflicts.append((write.path, again[0], step, MISSING, write.after))
+        record.written[parts] = (step, write.after)
+    return conflicts
+
+
+def _mode(mode: object) -> str:
+    if type(mode) is str and mode in MODES:
+        return mode
+    if not isinstance(mode, str):
+        raise ArgumentTypeError(f"mode must be one of {', '.join(MODES)}, got "
+                                f"{type(mode).__name__}: {mode!r}", argument="mode",
+                                factory="checked_fold", value=mode)
+    near = difflib.get_close_matches(mode, MODES, n=2, cutoff=0.5)
+    hint = f"; did you mean: {', '.join(near)}?" if near else ""
+    raise ArgumentError(f"unknown mode {mode!r}; modes are: {', '.join(MODES)}{hint}",
+                        argument="mode", factory="checked_fold", value=mode)
+
+
+def _steps(transforms: Any) -> list[TransformLike]:
+    if callable(transforms) or not isinstance(transforms, Iterable) \
+            or isinstance(transforms, (str, bytes)):
+        raise ArgumentTypeError(f"transforms must be a list of transforms, got "
+                                f"{type(transforms).__name__}: {transforms!r}",
+                                argument="transforms", factory="checked_fold", value=transforms)
+    steps = list(transforms)
+    for number, step in enumerate(steps, 1):
+        if not callable(step):
+            raise ArgumentTypeError(f"transforms: step {number} must be a transform or a "
+                                    f"callable doc -> doc, got {type(step).__name__}: {step!r}",
+                                    argument="transforms", factory="checked_fold", value=step)
+    return steps
+
+
+def _label(steps: list[TransformLike], labels: list[str] | None, index: int) -> str:
+    if labels is not None:
+        return labels[index]
+    return f"step {index + 1} ({describe_step(steps[index])})"
+
+
+def _labels(labels: Sequence[str] | None, steps: list[TransformLike]) -> list[str] | None:
+    if labels is None:
+        return None  # described only where needed: describing every step costs
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence) \
+            or not all(isinstance(label, str) for label in labels):
+        raise ArgumentTypeError(f"labels must be a list of strings, one per step, got "
+                                f"{labels!r}", argument="labels", factory="checked_fold",
+                                value=labels)
+    if len(labels) != len(steps):
+        raise ArgumentError(f"labels: {len(labels)} labels for {len(steps)} steps; give one "
+                            f"per step", argument="labels", factory="checked_fold", value=labels)
+    return list(labels)
+
+
+def checked_fold(doc: Any, transforms: Iterable[TransformLike], *, mode: str,
+                 labels: Sequence[str] | None = None) -> Any:
+    """:func:`~combinators.fold`, step by step, finding the paths two steps wrote differently.
+
+    ``mode`` ``"error"`` raises a :class:`ConflictError` listing every
+    conflict (after all steps applied); ``"warn"`` emits one
+    :class:`ConflictWarning` per conflict and returns the result. ``labels``
+    name the steps in messages (a file and line, a recipe and step), one per
+    step; by default ``step N (the step)``. The result equals the plain fold's,
+    and ``doc`` is left as it was. What counts as a conflict is said at the
+    top of :mod:`combinators.conflicts`.
+
+    >>> from combinators import append_at, fold, upsert
+    >>> doc = {"spec": {}}
+    >>> steps = [append_at("spec.tolerations", {"key": "a"}),
+    ...          append_at("spec.tolerations", {"key": "b"}),
+    ...          upsert("spec.nodeSelector", {"gpu": "a100"}),
+    ...          upsert("spec.nodeSelector", {"gpu": "a100"})]
+    >>> checked_fold(doc, steps, mode="error") == fold(doc, steps)
+    True
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     result = checked_fold(doc, [upsert("spec.hostIPC", True), upsert("spec.hostIPC", False)],
+    ...                           mode="warn")
+    >>> result, [str(w.message) for w in caught]
+    ({'spec': {'hostIPC': False}}, ["spec.hostIPC: step 1 (upsert('spec.hostIPC', True)) wrote True, then step 2 (upsert('spec.hostIPC', False)) wrote False"])
+    """
+    chosen = _mode(mode)
+    steps = _steps(transforms)
+    names = _labels(labels, steps)
+    adapter = None
+    data = doc
+    if not (is_map(doc) or is_seq(doc) or isinstance(doc, _JSON_SCALARS)):
+        adapter = adapter_for(doc)
+        data = adapter.to_data(doc)
+    record = _Record()
+    numbered: list[_Found] = []
+    current = data
+    for number, step in enumerate(steps):
+        try:
+            result = chain(step)(current)
+        except TransformError as err:
+            raise err.with_step(f"step {number + 1} of {len(steps)}: "
+                                f"{_label(steps, names, number)}") from None
+        shifts: list[_Shift] = []
+        changes: list[Write] = []
+        _walk(current, result, (), changes, shifts)
+        numbered += _conflicts(number, changes, shifts, record)
+        current = result
+    found = [Conflict(where, _label(steps, names, first), _label(steps, names, second), old, new)
+             for where, first, second, old, new in numbered]
+    if found:
+        if chosen == "error":
+            raise ConflictError(found)
+        for conflict in found:
+            warnings.warn(ConflictWarning(conflict), stacklevel=2)
+    if adapter is None:
+        return current
+    return doc if current is data else adapter.from_data(current, like=doc)
+

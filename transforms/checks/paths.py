@@ -1,0 +1,210 @@
+"""Allow and deny lists of the paths an overlay may change, checked against what it changed.
+
+Paths are written in podfold's grammar; ``[*]``, ``[name=...]`` and indexes
+select list elements as they do in a transform, looked up in the pod before
+and after the overlay. A change is *under* a path when it is at the path or
+inside what the path selects. A change above a listed path (a container
+added whole, a map created to hold one key) is looked at inside: it is denied
+if anything it sets or removes lies under a denied path, and allowed if
+everything it sets or removes lies under an allowed one.
+
+>>> from combinators import upsert
+>>> pod = {"spec": {"containers": [{"name": "trainer", "image": "t:1"}]}}
+>>> after = upsert("spec.containers[name=trainer].securityContext",
+...                {"privileged": True})(pod)
+>>> for problem in PathPolicy(deny=("spec.containers[*].securityContext",)).problems(pod, after):
+...     print(problem)
+spec.containers[name=trainer].securityContext: a denied path was changed (denied: spec.containers[*].securityContext)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from combinators import MISSING, All, Index, Key, Match, Part, Path, path
+from combinators.conflicts import Write, writes
+from combinators.data import is_map, is_seq
+from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError
+from transforms.checks.policies.errors import PolicyError
+from transforms.checks.problems import Problem
+from transforms.kube.convert import to_data
+
+__all__ = ("PathPolicy",)
+
+
+def _paths(given: Any, argument: str) -> tuple[Path, ...]:
+    if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
+        raise ArgumentTypeError(f"{argument} must be a list of paths, got "
+                                f"{type(given).__name__}: {given!r}", argument=argument,
+                                factory="PathPolicy", value=given)
+    parsed = []
+    for item in given:
+        try:
+            parsed.append(item if isinstance(item, Path) else path(item))
+        except PathSyntaxError as err:
+            raise ArgumentError(f"{argument}: {item!r} is not a path: {err.message} at character "
+                                f"{err.position + 1}", argument=argument, factory="PathPolicy",
+                                value=item) from None
+        except ArgumentError as err:
+            raise err.in_factory("PathPolicy") from None
+    return tuple(parsed)
+
+
+def _plain(doc: Any) -> Any:
+    return to_data(doc) if hasattr(type(doc), "attribute_map") else doc
+
+
+class PathPolicy:
+    """Which paths an overlay may change: none under ``deny``; if ``allow`` is given, only those
+    under ``allow``. A value: equal policies compare equal; ``repr`` is the call.
+
+    >>> PathPolicy(allow=["spec.nodeSelector"], deny=("spec.containers[*].securityContext",))
+    PathPolicy(allow=('spec.nodeSelector',), deny=('spec.containers[*].securityContext',))
+    >>> PathPolicy(deny="spec.hostPID")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentTypeError: PathPolicy(): deny must be a list of paths, got str: 'spec.hostPID'
+    """
+
+    __slots__ = ("allow", "deny")
+
+    def __init__(self, allow: Iterable[str | Path] = (), deny: Iterable[str | Path] = ()) -> None:
+        self.allow = _paths(allow, "allow")
+        self.deny = _paths(deny, "deny")
+
+    def __repr__(self) -> str:
+        return (f"PathPolicy(allow={tuple(str(p) for p in self.allow)!r}, "
+                f"deny={tuple(str(p) for p in self.deny)!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PathPolicy):
+            return NotImplemented
+        return self.allow == other.allow and self.deny == other.deny
+
+    def __hash__(self) -> int:
+        return hash((PathPolicy, self.allow, self.deny))
+
+    def problems(self, before: Any, after: Any) -> list[Problem]:
+        """Every change from ``before`` to ``after`` under a denied path, or under no allowed one
+        (when ``allow`` is given), in document order; subtrees the two share are not read.
+
+        >>> from combinators import chain, upsert
+        >>> pod = {"spec": {"containers": [{"name": "c"}]}}
+        >>> after = chain(upsert("spec.nodeSelector", {"gpu": "a100"}),
+        ...               upsert("spec.hostPID", True))(pod)
+        >>> [(p.path, p.rule) for p in PathPolicy(allow=["spec.nodeSelector"]).problems(pod, after)]
+        [('spec.hostPID', 'allow')]
+        """
+        before, after = _plain(before), _plain(after)
+        found: list[Problem] = []
+        for change in writes(before, after):
+            if self.deny:
+                found += self._denied(change, before, after)
+            if self.allow:
+                found += self._not_allowed(change, before, after)
+        return found
+
+    def check(self, before: Any, after: Any) -> None:
+        """Raise :class:`~transforms.checks.policies.PolicyError` listing every change
+        :meth:`problems` finds, if any.
+
+        >>> from combinators import upsert
+        >>> pod = {"spec": {}}
+        >>> PathPolicy(deny=["spec.hostPID"]).check(pod, upsert("spec.nodeSelector", {"a": "b"})(pod))
+        >>> PathPolicy(deny=["spec.hostPID"]).check(pod, upsert("spec.hostPID", True)(pod))
+        Traceback (most recent call last):
+          ...
+        transforms.checks.policies.errors.PolicyError: overlay changed paths its policy forbids (1 problem):
+          spec.hostPID: a denied path was changed (denied: spec.hostPID)
+        """
+        found = self.problems(before, after)
+        if found:
+            raise PolicyError(found, "overlay changed paths its policy forbids")
+
+    def _denied(self, change: Write, before: Any, after: Any) -> list[Problem]:
+        for denied in self.deny:
+            if _under(change.path, denied, before, after):
+                return [Problem(str(change.path), f"a denied path was changed (denied: {denied})",
+                                _found(change), "error", "path-policy", "deny")]
+        if any(_under(change.path, denied.prefix(len(change.path)), before, after)
+               for denied in self.deny if len(denied) > len(change.path)):
+            found: list[Problem] = []
+            for inner in _inside(change):
+                found += self._denied(inner, before, after)
+            return found
+        return []
+
+    def _not_allowed(self, change: Write, before: Any, after: Any) -> list[Problem]:
+        if any(_under(change.path, allowed, before, after) for allowed in self.allow):
+            return []
+        if any(_under(change.path, allowed.prefix(len(change.path)), before, after)
+               for allowed in self.allow if len(allowed) > len(change.path)):
+            inner = _inside(change)
+            if inner:
+                found: list[Problem] = []
+                for item in inner:
+                    found += self._not_allowed(item, before, after)
+                return found
+        listed = ", ".join(str(allowed) for allowed in self.allow)
+        return [Problem(str(change.path), f"a path outside the allowed ones was changed "
+                        f"(allowed: {listed})", _found(change), "error", "path-policy", "allow")]
+
+
+def _found(change: Write) -> Any:
+    return None if change.after is MISSING else change.after
+
+
+def _inside(change: Write) -> list[Write]:
+    """The changes inside ``change``, a map or list created, removed or replaced, at full paths."""
+    old, new = change.before, change.after
+    if old is MISSING and (is_map(new) or is_seq(new)):
+        old = {} if is_map(new) else []
+    if new is MISSING and (is_map(old) or is_seq(old)):
+        new = {} if is_map(old) else []
+    if not (is_map(old) and is_map(new)) and not (is_seq(old) and is_seq(new)):
+        return []
+    return [Write(change.path + inner.path, inner.before, inner.after)
+            for inner in writes(old, new)]
+
+
+def _under(changed: Path, prefix: Path, before: Any, after: Any) -> bool:
+    """Whether ``changed`` is ``prefix`` or lies inside what it selects (in ``before`` or ``after``)."""
+    if len(prefix) > len(changed):
+        return False
+    olds, news = before, after
+    for wanted, part in zip(prefix.parts, changed.parts, strict=False):
+        parents = ((olds, _step(olds, part)), (news, _step(news, part)))
+        if not _selects(wanted, part, parents):
+            return False
+        olds, news = parents[0][1], parents[1][1]
+    return True
+
+
+def _step(doc: Any, part: Part) -> Any:
+    if isinstance(part, Key):
+        return doc.get(part.name, MISSING) if is_map(doc) else MISSING
+    if isinstance(part, Index):
+        return doc[part.index] if is_seq(doc) and -len(doc) <= part.index < len(doc) else MISSING
+    if isinstance(part, Match) and is_seq(doc):
+        return next((element for element in doc if part.matches(element)), MISSING)
+    return MISSING
+
+
+def _selects(wanted: Part, part: Part, sides: tuple[tuple[Any, Any], ...]) -> bool:
+    """Whether the listed path's ``wanted`` selects what the change's ``part`` reached."""
+    if wanted == part:
+        return True
+    if isinstance(wanted, Key) or isinstance(part, Key):
+        return False
+    if isinstance(wanted, All):
+        return True
+    for parent, element in sides:
+        if element is MISSING or not is_seq(parent):
+            continue
+        if isinstance(wanted, Match) and wanted.matches(element):
+            return True
+        if isinstance(wanted, Index) and -len(parent) <= wanted.index < len(parent) \
+                and parent[wanted.index] is element:
+            return True
+    return False
