@@ -146,6 +146,9 @@ def test_usage_errors_exit_2() -> None:
     bad_role_flag = run("render", "--queue", "q", "--overlay", "ps", COMPONENT)
     assert bad_role_flag.returncode == 2
     assert "expected ROLE=FILE" in bad_role_flag.stderr
+    unknown_option = run("render", "--queue", "q", "-c", "overlay=examples/a100.yaml", COMPONENT)
+    assert unknown_option.returncode == 2
+    assert "no run option 'overlay'; did you mean overlays?" in unknown_option.stderr
 
 
 @pytest.mark.parametrize("flag", ["--debug"])

@@ -90,15 +90,14 @@ def read_documents(text: str, source: str) -> list[Any]:
       ...
     transforms.cli.documents.ManifestError: bad.yaml:2:1: did not find expected ',' or ']'
     """
+    from transforms.errors import OverlayError
+    from transforms.io.safe_yaml import load_documents
+
     try:
-        return [doc for doc in yaml.load_all(text, Loader=_Loader) if doc is not None]
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        raise ManifestError(err.problem or str(err), source=source,
-                            line=mark.line + 1 if mark else None,
-                            column=mark.column + 1 if mark else None) from None
-    except yaml.YAMLError as err:  # pragma: no cover - libyaml marks every error it reports
-        raise ManifestError(str(err), source=source) from None
+        return load_documents(text, source)
+    except OverlayError as err:  # read as strictly as overlays: duplicate keys, tags, depth
+        raise ManifestError(err.message, source=source, line=err.line,
+                            column=err.column) from None
 
 
 def dump_documents(documents: Sequence[Any], output: str = "yaml") -> str:

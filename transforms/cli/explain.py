@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
+from transforms.cli.checks import TemplateChecks, check_options
 from transforms.cli.options import (
     debug_option,
-    load_overlays,
+    load_each,
     overlay_option,
     parse_selector,
     read_input,
@@ -56,17 +57,22 @@ def _yaml_lines(value: Any) -> list[str]:
                    "recipe and step, that wrote it.")
 @click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto",
               show_default=True, help="Colour the diff (auto: when stdout is a terminal).")
+@check_options
 @click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
 def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: bool,
-                    color: str, manifests: Any) -> None:
+                    color: str, policy: str | None, allow: tuple[str, ...],
+                    deny: tuple[str, ...], conflicts: str, manifests: Any) -> None:
     """Show what the overlays would change in FILE, per document and pod template.
 
     A unified diff of each pod template's YAML; templates that do not change
     are left out. With --blame, each changed field is listed with the step
     that wrote it last: 'a100.yaml:5: partial pod', or 'a100.yaml:10:
     document 2, step 1: recipe shm_size('16Gi') > its step 3 of 3: ...'.
+    With --policy, --allow, --deny or --conflicts, each selected template is
+    checked as for podfold apply: findings are listed on stderr after the
+    diffs, and a violation makes the exit code 1.
     """
-    from combinators import get_at
+    from combinators import chain, get_at
     from transforms.analysis.blame import blame as blame_of
     from transforms.analysis.blame import load_steps
     from transforms.analysis.explanation import changes_between
@@ -74,7 +80,9 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     from transforms.kube.workloads import apply_to_documents, check_selection, pod_templates
 
     selector = parse_selector(select)
-    transform = load_overlays(overlays)
+    each = load_each(overlays)
+    transform = chain(*each)
+    checks = TemplateChecks.build(policy, allow, deny, conflicts, overlays, each)
     steps = [step for uri in overlays for step in load_steps(uri)] if blame else []
     text, source = read_input(manifests)
     documents = read_documents(text, source)
@@ -91,13 +99,15 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
             before = get_at(document, template.path) if template.path.parts else document
             after = get_at(after_document, template.path) if template.path.parts \
                 else after_document
+            label = template_label(number, template)
+            if checks.active:
+                checks.template(label, template, before, after)
             if before is after:
                 continue
             changes = changes_between(before, after)
             if not changes:
                 continue
             changed += 1
-            label = template_label(number, template)
             count = len(changes)
             click.echo(click.style(f"# {label}: {count} change{'s' if count != 1 else ''}",
                                    bold=True), color=echo_color)
@@ -111,3 +121,4 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
                     click.echo(f"#   {found.change.path or '(the pod)'}  <- {origin}")
     click.echo(f"# {changed} of {total} pod template{'s' if total != 1 else ''} "
                f"in {len(documents)} document{'s' if len(documents) != 1 else ''} change")
+    checks.report(source)

@@ -10,7 +10,7 @@ import click
 from transforms.cli.documents import FORMATS
 
 __all__ = ("debug_option", "overlay_option", "select_option", "output_option",
-           "read_input", "load_overlays", "parse_selector")
+           "read_input", "load_overlays", "load_each", "parse_selector")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -60,9 +60,15 @@ def read_input(stream: Any) -> tuple[str, str]:
 def load_overlays(overlays: Sequence[str]) -> Any:
     """The overlays, loaded in order and chained into one transform."""
     from combinators import chain
+
+    return chain(*load_each(overlays))
+
+
+def load_each(overlays: Sequence[str]) -> list[Any]:
+    """The overlays, loaded in order, one transform each."""
     from transforms.io.loading import load_overlay
 
-    return chain(*(load_overlay(uri) for uri in overlays))
+    return [load_overlay(uri) for uri in overlays]
 
 
 def parse_selector(select: Sequence[str]) -> Any:

@@ -80,6 +80,8 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
         get_component,
     )
 
+    from transforms.torchx.errors import UnknownRunOptionError
+
     per_role = [_role_overlay(value) for value in role_overlays]
     with get_runner() as runner:
         cfg: dict[str, Any] = runner.scheduler_run_opts(scheduler).cfg_from_str(cfg_text or "")
@@ -100,6 +102,8 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
         app = materialize_appdef(found.fn, list(component_args), None)
         try:
             info = runner.dryrun(app, scheduler, cfg=cfg, workspace=None)
+        except UnknownRunOptionError as err:  # a -c key no option has: usage
+            raise click.UsageError(str(err)) from None
         except TransformError:
             raise
         except InvalidRunConfigException as err:  # a missing or wrong option: usage

@@ -8,6 +8,7 @@ import click
 
 from combinators import TransformError
 from combinators.paths import Key
+from transforms.cli.checks import policy_option
 from transforms.cli.options import debug_option, read_input
 
 __all__ = ("validate_command",)
@@ -44,8 +45,9 @@ def _joined(prefix: str, path: str) -> str:
 @click.option("--k8s-version", metavar="VERSION",
               help="The Kubernetes version whose schema to check against (default: the "
                    "newest bundled).")
+@policy_option
 @click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
-def validate_command(k8s_version: str | None, manifests: Any) -> None:
+def validate_command(k8s_version: str | None, policy: str | None, manifests: Any) -> None:
     """Check every pod template of FILE against the official schema and its references.
 
     The same checks the TorchX fold runs on every pod: unknown fields (with
@@ -53,7 +55,8 @@ def validate_command(k8s_version: str | None, manifests: Any) -> None:
     mounts that name no volume, duplicate names, requests above limits. One
     line per problem, naming the document, the template and the path; exit
     code 1 if any is an error (warnings, such as an env name set twice, do
-    not fail).
+    not fail). With --policy, each template must also meet that Pod Security
+    Standard: each violation is an error line, naming the rule.
     """
     from combinators import get_at
     from transforms.checks.validation import problems
@@ -73,7 +76,12 @@ def validate_command(k8s_version: str | None, manifests: Any) -> None:
             templates += 1
             pod = get_at(document, template.path) if template.path.parts else document
             pod = _with_claims(document, template, pod)
-            for problem in problems(pod, kind=template.root, k8s_version=k8s_version):
+            found = problems(pod, kind=template.root, k8s_version=k8s_version)
+            if policy is not None:
+                from transforms.checks.policies import policy_problems
+
+                found += policy_problems(pod, policy, kind=template.root)
+            for problem in found:
                 errors += problem.severity == "error"
                 prefix = "" if problem.severity == "error" else "warning: "
                 click.echo(f"{source}: {template_label(number, template)}: {prefix}"

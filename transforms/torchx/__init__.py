@@ -15,13 +15,24 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
-    from transforms.torchx.folding import FoldError, FoldSettings, substitute_macros
+    from transforms.torchx.errors import LaunchError, UnknownRunOptionError
+    from transforms.torchx.folding import (
+        FoldError,
+        FoldSettings,
+        FoldViolationsError,
+        RoleConflictWarning,
+        Violation,
+        substitute_macros,
+    )
+    from transforms.torchx.options import fold_settings
     from transforms.torchx.roles import METADATA_KEY, role_overlays, with_overlays
 
 # name -> the module that defines it
 _WHERE = {
     "with_overlays": "roles", "role_overlays": "roles", "METADATA_KEY": "roles",
     "FoldError": "folding", "FoldSettings": "folding", "substitute_macros": "folding",
+    "FoldViolationsError": "folding", "Violation": "folding", "RoleConflictWarning": "folding",
+    "LaunchError": "errors", "UnknownRunOptionError": "errors", "fold_settings": "options",
 }
 
 
@@ -39,4 +50,5 @@ def __dir__() -> list[str]:
 
 
 __all__ = ("with_overlays", "role_overlays", "METADATA_KEY", "FoldError", "FoldSettings",
-           "substitute_macros")
+           "substitute_macros", "FoldViolationsError", "Violation", "RoleConflictWarning",
+           "LaunchError", "UnknownRunOptionError", "fold_settings")

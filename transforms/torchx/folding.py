@@ -4,36 +4,53 @@ TorchX renders one pod per replica (``V1Pod`` objects). For each one this
 module turns the pod into plain API-form data, applies the role's overlays
 in order (then the launch-time ones), substitutes TorchX's macros in what the
 overlays wrote, and validates the result. The request that comes out holds
-plain pods; nothing of the ``AppDef`` or of TorchX's request is changed, and
-the first failure stops the whole fold.
+plain pods; nothing of the ``AppDef`` or of TorchX's request is changed.
+
+An overlay that fails, or a pod left invalid, stops the whole fold
+(:class:`FoldError`, naming role and replica). What the settings add on
+top (a Pod Security profile, lists of paths the overlays may or may not
+change, conflicts between overlays as errors) is checked on every pod, and
+every finding of every role and replica is listed at the end in one
+:class:`FoldViolationsError`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import string
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from torchx.specs import AppDef
 
 from combinators import ArgumentError, Transform, TransformError, chain
+from combinators.conflicts import Conflict, ConflictError, ConflictWarning, checked_fold
 from combinators.data import MISSING, is_map, is_seq
-from combinators.transform import TransformLike
+from combinators.transform import TransformLike, describe_step
+from transforms.checks.paths import PathPolicy
+from transforms.checks.policies import PolicyError, policy_problems
+from transforms.checks.problems import Problem
 from transforms.checks.validation import PodValidationError, validate_pod
 from transforms.forms.kinds import may_write_macros
 from transforms.kube.convert import pod_to_dict
-from transforms.torchx.roles import role_overlays
+from transforms.torchx.errors import LaunchError
+from transforms.torchx.origins import unique_labels, written_at
+from transforms.torchx.roles import METADATA_KEY, role_overlays
 
-__all__ = ("FoldError", "FoldSettings", "fold_volcano_job", "fold_app_wrapper",
-           "substitute_macros")
+__all__ = ("FoldError", "FoldViolationsError", "Violation", "RoleConflictWarning", "FoldSettings",
+           "CONFLICT_MODES", "fold_volcano_job", "fold_app_wrapper", "substitute_macros")
 
 LABEL_ROLE_INDEX = "torchx.pytorch.org/role-index"
 LABEL_REPLICA_ID = "torchx.pytorch.org/replica-id"
 LABEL_INSTANCE = "app.kubernetes.io/instance"
 
+CONFLICT_MODES = ("last-wins", "warn", "error")
+"""What to do when two overlays write different values at one path of a pod."""
 
-class FoldError(TransformError, ValueError):
+
+class FoldError(LaunchError):
     """An overlay failed, or left an invalid pod, for one replica of one role."""
 
     def __init__(self, message: str, *, role: str, replica: int) -> None:
@@ -46,15 +63,93 @@ class FoldError(TransformError, ValueError):
 
 
 @dataclass(frozen=True)
+class Violation:
+    """One finding on one pod: a Pod Security rule broken, a path an overlay may
+    not change, or two overlays writing one path (``check``: ``"policy"``,
+    ``"paths"`` or ``"conflict"``); ``found`` is the
+    :class:`~transforms.checks.problems.Problem` or the conflict itself."""
+
+    role: str
+    replica: int
+    check: str
+    text: str
+    found: Any = None
+
+    def __str__(self) -> str:
+        return f"role {self.role!r}, replica {self.replica}: {self.text}"
+
+
+class FoldViolationsError(LaunchError, PolicyError):
+    """Pods broke the fold's checks; ``violations`` lists every one, per role and
+    replica. Also a :class:`~transforms.checks.policies.PolicyError`, whose
+    ``problems`` are the policy and path-list findings.
+
+    >>> print(FoldViolationsError([Violation("ps", 0, "paths", "spec.hostNetwork: denied")]))
+    1 violation:
+      role 'ps', replica 0: spec.hostNetwork: denied
+    """
+
+    def __init__(self, violations: Sequence[Violation]) -> None:
+        count = len(violations)
+        lines = [f"{count} violation{'s' if count != 1 else ''}:"]
+        lines += [f"  {violation}" for violation in violations]
+        LaunchError.__init__(self, "\n".join(lines))
+        self.violations = tuple(violations)
+        self.problems = tuple(violation.found for violation in violations
+                              if isinstance(violation.found, Problem))
+        self.heading = lines[0]
+
+
+class RoleConflictWarning(ConflictWarning):
+    """A conflict between overlays on the pods of some replicas of one role.
+
+    >>> from combinators import path
+    >>> print(RoleConflictWarning(Conflict(path("spec.hostIPC"), "a.yaml:2", "b.yaml:1",
+    ...                                    False, True), "trainer", (0, 1)))
+    role 'trainer', replicas 0, 1: spec.hostIPC: a.yaml:2 wrote False, then b.yaml:1 wrote True
+    """
+
+    def __init__(self, conflict: Conflict, role: str, replicas: Sequence[int]) -> None:
+        super().__init__(conflict)
+        self.role = role
+        self.replicas = tuple(replicas)
+        plural = "s" if len(self.replicas) != 1 else ""
+        which = ", ".join(str(replica) for replica in self.replicas)
+        self.args = (f"role {role!r}, replica{plural} {which}: {conflict}",)
+
+
+@dataclass(frozen=True)
 class FoldSettings:
     """How to fold: launch-time overlays for every role (``extra``) and for
     one role (``per_role``: pairs of a role's name and its overlays, applied
-    after ``extra``), validation on or off."""
+    after ``extra``), validation on or off; the Kubernetes version.
+
+    The checks on top: ``policy`` (a Pod Security profile, ``"baseline"`` or
+    ``"restricted"``), ``allow`` and ``deny`` (paths the overlays may change,
+    or may not), ``conflicts`` (one of :data:`CONFLICT_MODES`). ``labels``
+    names the launch-time overlays in messages (their files), ``extra``'s
+    first, then ``per_role``'s in order.
+    """
 
     extra: tuple[TransformLike, ...] = ()
     validate: bool = True
     k8s_version: str | None = None
     per_role: tuple[tuple[str, tuple[TransformLike, ...]], ...] = ()
+    policy: str | None = None
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    conflicts: str = "last-wins"
+    labels: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.conflicts not in CONFLICT_MODES:
+            from difflib import get_close_matches
+
+            close = get_close_matches(str(self.conflicts), CONFLICT_MODES, n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise ArgumentError(f"conflicts is one of {', '.join(CONFLICT_MODES)}, got "
+                                f"{self.conflicts!r}{hint}", argument="conflicts",
+                                factory="FoldSettings", value=self.conflicts)
 
     def for_role(self, name: str) -> tuple[TransformLike, ...]:
         """The launch-time overlays of the role ``name``: every role's, then its own.
@@ -65,8 +160,32 @@ class FoldSettings:
         >>> settings.for_role("ps"), settings.for_role("trainer")
         ((upsert('a', 1), upsert('b', 2)), (upsert('a', 1),))
         """
-        own = tuple(step for role, steps in self.per_role if role == name for step in steps)
-        return (*self.extra, *own)
+        return tuple(step for step, _, _ in self._named(name))
+
+    def labels_for_role(self, name: str) -> tuple[str, ...]:
+        """The labels of :meth:`for_role`'s overlays: their files where known.
+
+        >>> from combinators import upsert
+        >>> FoldSettings(extra=(upsert("a", 1),), labels=("a.yaml",)).labels_for_role("ps")
+        ('a.yaml',)
+        >>> FoldSettings(extra=(upsert("a", 1),)).labels_for_role("ps")
+        ("launch-time overlay 1: upsert('a', 1)",)
+        """
+        return tuple(label for _, label, _ in self._named(name))
+
+    def _named(self, name: str) -> list[tuple[TransformLike, str, str | None]]:
+        """(overlay, label, its file or ``None``) for each launch-time overlay of ``name``."""
+        given = list(self.labels)
+        found: list[tuple[TransformLike, str | None]] = [
+            (step, given.pop(0) if given else None) for step in self.extra]
+        for role, steps in self.per_role:
+            for step in steps:
+                source = given.pop(0) if given else None
+                if role == name:
+                    found.append((step, source))
+        return [(step, source if source is not None
+                 else f"launch-time overlay {number}: {describe_step(step)}", source)
+                for number, (step, source) in enumerate(found, 1)]
 
 
 def substitute_macros(new: Any, old: Any, values: Mapping[str, str]) -> Any:
@@ -134,7 +253,8 @@ def _macro_values(app_id: str, replica_id: int, rank0_env: str) -> dict[str, str
 
 
 class _Folder:
-    """The fold of one request: each role's chain is built once."""
+    """The fold of one request: each role's chain is built once; what the
+    checks find on every pod is gathered and reported by :meth:`finish`."""
 
     def __init__(self, app: AppDef, settings: FoldSettings,
                  rank0_env: Callable[[int, int], str]) -> None:
@@ -143,6 +263,12 @@ class _Folder:
         self.rank0_env = rank0_env
         self.chains: list[Transform] = []
         self.macros: list[bool] = []
+        self.steps: list[list[TransformLike]] = []
+        self.labels: list[list[str]] = []
+        self.sources: list[list[str | None]] = []
+        self.violations: list[Violation] = []
+        # a conflict's text and role -> the conflict and the replicas it was found on
+        self.warnings: dict[tuple[str, str], tuple[Conflict, list[int]]] = {}
         names = [role.name for role in app.roles]
         for name, _ in settings.per_role:
             if name not in names:
@@ -150,14 +276,23 @@ class _Folder:
                                     argument="role_overlays", value=name)
         for role in app.roles:
             try:
-                steps: list[TransformLike] = [*role_overlays(role),
-                                              *settings.for_role(role.name)]
+                own = role_overlays(role)
             except TransformError as err:
                 raise FoldError(f"cannot read its overlays: {err}", role=role.name,
                                 replica=0) from err
+            launched = settings._named(role.name)
+            steps: list[TransformLike] = [*own, *(step for step, _, _ in launched)]
+            self.steps.append(steps)
+            self.labels.append(unique_labels(
+                [f'metadata["{METADATA_KEY}"][{index}] of role {role.name!r}'
+                 for index in range(len(own))] + [label for _, label, _ in launched]))
+            sources: list[str | None] = [None] * len(own)
+            self.sources.append(sources + [source for _, _, source in launched])
             self.chains.append(chain(*steps))
             # whether macros may need substituting: each step's kind says what it writes
             self.macros.append(any(may_write_macros(step) for step in steps))
+        self.path_policy = PathPolicy(allow=settings.allow, deny=settings.deny) \
+            if settings.allow or settings.deny else None
 
     def fold(self, pod: Any) -> dict[str, Any]:
         plain = pod_to_dict(pod)
@@ -166,20 +301,77 @@ class _Folder:
         replica_id = int(labels.get(LABEL_REPLICA_ID, 0))
         role = self.app.roles[role_index]
         try:
-            new = self.chains[role_index](plain)
+            new = self._apply(role_index, replica_id, plain)
+            if not is_map(new):  # only a pod may take a pod's place in the request
+                raise FoldError(f"its overlays gave back {type(new).__name__} {new!r:.60} "
+                                f"instead of a pod", role=role.name, replica=replica_id)
             if new is not plain and self.macros[role_index]:
                 values = _macro_values(labels.get(LABEL_INSTANCE, ""), replica_id,
                                        self.rank0_env(role_index, replica_id))
                 new = substitute_macros(new, plain, values)
             if self.settings.validate:
                 validate_pod(new, k8s_version=self.settings.k8s_version)
+        except FoldError:
+            raise
         except PodValidationError as err:
             raise FoldError(f"the pod is not valid after its overlays:\n{err}",
                             role=role.name, replica=replica_id) from err
         except TransformError as err:
             raise FoldError(str(err), role=role.name, replica=replica_id) from err
+        self._check(role.name, replica_id, plain, new)
         result: dict[str, Any] = new
         return result
+
+    def _apply(self, role_index: int, replica: int, plain: Any) -> Any:
+        if self.settings.conflicts == "last-wins":
+            return self.chains[role_index](plain)
+        try:
+            return checked_fold(plain, self.steps[role_index], mode="error",
+                                labels=self.labels[role_index])
+        except ConflictError as err:
+            self._conflicts(role_index, replica, plain, err.conflicts)
+        # the result is the plain fold's: the last overlay has the last word
+        return self.chains[role_index](plain)
+
+    def _located(self, role_index: int, label: str, plain: Any, where: Any) -> str:
+        """``label``, or ``FILE:LINE`` where the step is a file and one line of it wrote ``where``."""
+        labels = self.labels[role_index]
+        if label not in labels:
+            return label
+        index = labels.index(label)
+        source = self.sources[role_index][index]
+        if source is None:
+            return label
+        before = chain(*self.steps[role_index][:index])(plain)
+        return written_at(before, source, where) or label
+
+    def _conflicts(self, role_index: int, replica: int, plain: Any,
+                   conflicts: Sequence[Conflict]) -> None:
+        role = self.app.roles[role_index].name
+        for conflict in conflicts:
+            named = dataclasses.replace(
+                conflict, first=self._located(role_index, conflict.first, plain, conflict.path),
+                second=self._located(role_index, conflict.second, plain, conflict.path))
+            if self.settings.conflicts == "error":
+                self.violations.append(Violation(role, replica, "conflict",
+                                                 f"conflict at {named}", named))
+            else:
+                self.warnings.setdefault((role, str(named)), (named, []))[1].append(replica)
+
+    def _check(self, role: str, replica: int, before: Any, after: Any) -> None:
+        if self.settings.policy is not None:
+            for problem in policy_problems(after, self.settings.policy):
+                self.violations.append(Violation(role, replica, "policy", str(problem), problem))
+        if self.path_policy is not None and after is not before:
+            for problem in self.path_policy.problems(before, after):
+                self.violations.append(Violation(role, replica, "paths", str(problem), problem))
+
+    def finish(self) -> None:
+        """Warn of each conflict once (naming the replicas), then raise if any pod broke a check."""
+        for (role, _), (conflict, replicas) in self.warnings.items():
+            warnings.warn(RoleConflictWarning(conflict, role, replicas), stacklevel=4)
+        if self.violations:
+            raise FoldViolationsError(self.violations)
 
 
 def fold_volcano_job(app: AppDef, resource: Mapping[str, Any], settings: FoldSettings,
@@ -193,6 +385,7 @@ def fold_volcano_job(app: AppDef, resource: Mapping[str, Any], settings: FoldSet
                      lambda role, replica: "TORCHX_RANK0_HOST" if role == replica == 0 else rank0)
     spec = resource["spec"]
     tasks = [{**task, "template": folder.fold(task["template"])} for task in spec["tasks"]]
+    folder.finish()
     return {**resource, "spec": {**spec, "tasks": tasks}}
 
 
@@ -210,6 +403,7 @@ def fold_app_wrapper(app: AppDef, resource: Mapping[str, Any], settings: FoldSet
                      lambda role, replica: "TORCHX_RANK0_HOST" if role == replica == 0 else rank0)
     spec = resource["spec"]
     items = [_fold_item(item, folder) for item in spec["resources"]["GenericItems"]]
+    folder.finish()
     return {**resource, "spec": {**spec, "resources": {**spec["resources"],
                                                        "GenericItems": items}}}
 

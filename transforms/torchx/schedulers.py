@@ -12,10 +12,19 @@ Both are registered with TorchX when podfold is installed::
     torchx run --scheduler kubernetes_overlay --dryrun --workspace "" \\
         -cfg queue=default,overlays=examples/a100.yaml examples/trainer.py:trainer
 
-Run options beyond TorchX's own: ``overlays`` (YAML paths or URIs for every
-role), ``role_overlays`` (``ROLE:URI`` items: an overlay for one role),
-``validate`` (default true: check each pod against the official
-schema and its references) and ``k8s_version`` (the schema's version).
+Run options beyond TorchX's own (:mod:`transforms.torchx.options`): ``overlays``
+(YAML paths or URIs for every role), ``role_overlays`` (``ROLE:URI`` items:
+an overlay for one role), ``validate`` (default true: check each pod
+against the official schema and its references), ``k8s_version`` (the
+schema's version), ``policy`` (``baseline`` or ``restricted``: the Pod
+Security Standards), ``allow`` and ``deny`` (paths the overlays may change,
+or not) and ``conflicts`` (``last-wins``, ``warn`` or ``error``). A key
+neither TorchX nor podfold has is refused, with a near miss.
+
+Every error is a :class:`~transforms.torchx.errors.LaunchError`, which
+``torchx run`` prints as one short message naming role, replica and path
+(or the run option); a failing check lists every violation of every role
+and replica.
 
 TorchX's own scheduler is handed the roles without ``metadata["kubernetes"]``:
 podfold alone reads it, so where TorchX applies overlays itself (newer
@@ -26,17 +35,17 @@ releases), ``kubernetes_mcad_overlay`` says so when it is created.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
-from typing import Any, List  # noqa: UP035 - torchx compares option types with typing.List[str]
+from collections.abc import Callable
+from typing import Any
 
 from torchx.schedulers.api import AppDryRunInfo
 from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
 from torchx.specs import AppDef, runopts
 
-from combinators import ArgumentError, Transform
-from transforms.io.loading import load_overlay
-from transforms.kube.schema import DEFAULT_VERSION
+from combinators import TransformError
+from transforms.torchx.errors import LaunchError
 from transforms.torchx.folding import FoldSettings, fold_app_wrapper, fold_volcano_job
+from transforms.torchx.options import add_options, fold_settings
 from transforms.torchx.roles import METADATA_KEY
 
 try:  # TorchX releases after 0.7.0 have no MCAD scheduler
@@ -55,56 +64,6 @@ __all__ = ("KubernetesOverlayScheduler", "KubernetesMCADOverlayScheduler",
            "without_overlays")
 
 
-def _add_options(opts: runopts) -> runopts:
-    opts.add("overlays", type_=List[str],  # noqa: UP006
-             help="YAML overlays (paths or URIs, ';'-separated) applied to every role's "
-                  "pods after the role's own")
-    opts.add("role_overlays", type_=List[str],  # noqa: UP006
-             help="YAML overlays for one role each, as ROLE:URI items (';'-separated), "
-                  "applied after the ones for every role")
-    opts.add("validate", type_=bool, default=True,
-             help="check every pod against the official Kubernetes schema and its references")
-    opts.add("k8s_version", type_=str, default=DEFAULT_VERSION,
-             help="the Kubernetes version whose schema pods are checked against")
-    return opts
-
-
-def _items(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [item for item in value.replace(";", ",").split(",") if item]
-    return list(value or [])
-
-
-def _per_role(items: list[str]) -> tuple[tuple[str, tuple[Transform, ...]], ...]:
-    """``ROLE:URI`` items as (role, overlays) pairs, roles in the order first named."""
-    found: dict[str, list[Transform]] = {}
-    for item in items:
-        role, colon, uri = item.partition(":")
-        if not (colon and role and uri):
-            raise ArgumentError(f"an item is ROLE:URI (trainer:gpu.yaml), got {item!r}",
-                                argument="role_overlays", value=item)
-        found.setdefault(role, []).append(load_overlay(uri))
-    return tuple((role, tuple(overlays)) for role, overlays in found.items())
-
-
-def fold_settings(cfg: Mapping[str, Any]) -> FoldSettings:
-    """The fold's settings from a scheduler's run configuration.
-
-    >>> settings = fold_settings({"validate": False})
-    >>> settings.extra, settings.per_role, settings.validate
-    ((), (), False)
-    >>> fold_settings({"role_overlays": "trainer"})
-    Traceback (most recent call last):
-      ...
-    combinators.errors.ArgumentError: role_overlays: an item is ROLE:URI (trainer:gpu.yaml), got 'trainer'
-    """
-    validate = cfg.get("validate")
-    return FoldSettings(extra=tuple(load_overlay(uri) for uri in _items(cfg.get("overlays"))),
-                        validate=True if validate is None else bool(validate),
-                        k8s_version=cfg.get("k8s_version") or None,
-                        per_role=_per_role(_items(cfg.get("role_overlays"))))
-
-
 def without_overlays(app: AppDef) -> AppDef:
     """A shallow copy of ``app`` whose roles lack ``metadata["kubernetes"]``.
 
@@ -120,25 +79,35 @@ def without_overlays(app: AppDef) -> AppDef:
     return dataclasses.replace(app, roles=roles)
 
 
-def _folded(app: AppDef, info: AppDryRunInfo[Any], settings: FoldSettings,
-            fold: Callable[[AppDef, Any, FoldSettings], dict[str, Any]],
-            job: Callable[..., Any]) -> AppDryRunInfo[Any]:
-    """TorchX's dry-run info with its request's pods folded."""
-    request = info.request
-    return AppDryRunInfo(job(resource=fold(app, request.resource, settings),
-                             images_to_push=request.images_to_push), repr)
+def _dry_run(render: Callable[[AppDef, Any], AppDryRunInfo[Any]], app: AppDef, cfg: Any,
+             fold: Callable[[AppDef, Any, FoldSettings], dict[str, Any]],
+             job: Callable[..., Any]) -> AppDryRunInfo[Any]:
+    """TorchX's dry-run info (``render``) with its request's pods folded.
+
+    The run configuration is read, and checked, before anything is rendered.
+    Every podfold error comes out as a :class:`~transforms.torchx.errors.LaunchError`
+    (the original as its cause), which TorchX's CLI prints as one short message.
+    """
+    try:
+        settings = fold_settings(cfg)
+        info = render(without_overlays(app), cfg)
+        request = info.request
+        resource = fold(app, request.resource, settings)
+    except LaunchError:
+        raise
+    except TransformError as err:
+        raise LaunchError(str(err)) from err
+    return AppDryRunInfo(job(resource=resource, images_to_push=request.images_to_push), repr)
 
 
 class KubernetesOverlayScheduler(KubernetesScheduler):
     """TorchX's Volcano scheduler, with each role's overlays folded over its pods."""
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[KubernetesJob]:
-        settings = fold_settings(cfg)  # read the launch-time overlays before rendering
-        info = super()._submit_dryrun(without_overlays(app), cfg)
-        return _folded(app, info, settings, fold_volcano_job, KubernetesJob)
+        return _dry_run(super()._submit_dryrun, app, cfg, fold_volcano_job, KubernetesJob)
 
     def _run_opts(self) -> runopts:
-        return _add_options(super()._run_opts())
+        return add_options(super()._run_opts(), "kubernetes_overlay")
 
 
 class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesScheduler):  # type: ignore[misc]
@@ -151,13 +120,11 @@ class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesSchedu
         super().__init__(*args, **kwargs)
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[Any]:
-        settings = fold_settings(cfg)
-        info = super()._submit_dryrun(without_overlays(app), cfg)
-        return _folded(app, info, settings, fold_app_wrapper, KubernetesMCADJob)
+        return _dry_run(super()._submit_dryrun, app, cfg, fold_app_wrapper, KubernetesMCADJob)
 
     def run_opts(self) -> runopts:
         # TorchX's MCAD scheduler builds its options in run_opts, not _run_opts
-        return _add_options(super().run_opts())
+        return add_options(super().run_opts(), "kubernetes_mcad_overlay")
 
 
 def create_kubernetes_overlay(session_name: str, client: Any = None,
