@@ -367,10 +367,26 @@ def _out_of_range(value: Any) -> str:
     return QuantityRangeError(value).message
 
 
+@functools.lru_cache(maxsize=4096)
+def _text_verdict(text: str) -> Callable[[Any], str] | None:
+    """What is wrong with a quantity written as text (``None``: nothing).
+
+    Pods repeat a handful of quantities ('1', '500m', '2Gi'): each is read once.
+    """
+    if not is_quantity(text):
+        return _bad_quantity
+    try:
+        quantity_value(text)
+    except QuantityRangeError:
+        return _out_of_range
+    return None
+
+
 def _check_quantity(value: Any, trail: Trail, key: Any, out: list[Raw]) -> None:
-    kind = type(value)
-    if kind is str and not is_quantity(value):
-        out.append((trail, key, _bad_quantity, value, "error"))
+    if type(value) is str:
+        wrong = _text_verdict(value)
+        if wrong is not None:
+            out.append((trail, key, wrong, value, "error"))
         return
     try:
         found = quantity_value(value)
