@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from combinators import MISSING, All, Index, Key, Match, Part, Path, path
+from combinators import MISSING, Path, path
+from combinators.covering import covers
 from combinators.data import is_map, is_seq
 from transforms.analysis.explanation import Change, changes_between
 from transforms.io.normalize import as_transform
@@ -93,9 +94,9 @@ def outside(found: Iterable[Change], allowed: Iterable[Path | str], before: Any,
 
 def _outside(change: Change, prefixes: list[Path], before: Any, after: Any) -> list[Change]:
     parents = [prefix for prefix in prefixes if len(prefix) > len(change.path)]
-    if any(_under(change.path, prefix, before, after) for prefix in prefixes):
+    if any(covers(prefix, change.path, before, after) for prefix in prefixes):
         return []
-    if not any(_under(change.path, prefix.prefix(len(change.path)), before, after)
+    if not any(covers(prefix.prefix(len(change.path)), change.path, before, after)
                for prefix in parents):
         return [change]
     old, new = change.before, change.after
@@ -113,48 +114,3 @@ def _outside(change: Change, prefixes: list[Path], before: Any, after: Any) -> l
         deeper = Change(change.path + item.path, item.before, item.after)
         left.extend(_outside(deeper, prefixes, before, after))
     return left
-
-
-def _under(changed: Path, prefix: Path, before: Any, after: Any) -> bool:
-    """Whether ``changed`` is ``prefix`` or lies under it."""
-    if len(prefix) > len(changed):
-        return False
-    olds, news = before, after
-    for wanted, part in zip(prefix.parts, changed.parts, strict=False):
-        old_parent, new_parent = olds, news
-        olds, news = _step(olds, part), _step(news, part)
-        if not _selects(wanted, part, (old_parent, olds), (new_parent, news)):
-            return False
-    return True
-
-
-def _step(doc: Any, part: Part) -> Any:
-    if isinstance(part, Key):
-        return doc.get(part.name, MISSING) if is_map(doc) else MISSING
-    if isinstance(part, Index):
-        if is_seq(doc) and -len(doc) <= part.index < len(doc):
-            return doc[part.index]
-        return MISSING
-    if isinstance(part, Match) and is_seq(doc):
-        return next((element for element in doc if part.matches(element)), MISSING)
-    return MISSING
-
-
-def _selects(wanted: Part, part: Part, *sides: tuple[Any, Any]) -> bool:
-    """Whether the prefix's ``wanted`` selects what the changed path's ``part`` reached,
-    on either side (before or after the transform)."""
-    if wanted == part:
-        return True
-    if isinstance(wanted, Key) or isinstance(part, Key):
-        return False
-    if isinstance(wanted, All):
-        return True
-    for parent, element in sides:
-        if element is MISSING or not is_seq(parent):
-            continue
-        if isinstance(wanted, Match) and wanted.matches(element):
-            return True
-        if isinstance(wanted, Index) and -len(parent) <= wanted.index < len(parent) \
-                and parent[wanted.index] is element:
-            return True
-    return False

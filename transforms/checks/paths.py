@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from combinators import MISSING, All, Index, Key, Match, Part, Path, path
+from combinators import MISSING, Path, path
 from combinators.conflicts import Write, writes
+from combinators.covering import covers
 from combinators.data import is_map, is_seq
 from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError
 from transforms.checks.policies.errors import PolicyError
@@ -124,10 +125,10 @@ class PathPolicy:
 
     def _denied(self, change: Write, before: Any, after: Any) -> list[Problem]:
         for denied in self.deny:
-            if _under(change.path, denied, before, after):
+            if covers(denied, change.path, before, after):
                 return [Problem(str(change.path), f"a denied path was changed (denied: {denied})",
                                 _found(change), "error", "path-policy", "deny")]
-        if any(_under(change.path, denied.prefix(len(change.path)), before, after)
+        if any(covers(denied.prefix(len(change.path)), change.path, before, after)
                for denied in self.deny if len(denied) > len(change.path)):
             found: list[Problem] = []
             for inner in _inside(change):
@@ -136,9 +137,9 @@ class PathPolicy:
         return []
 
     def _not_allowed(self, change: Write, before: Any, after: Any) -> list[Problem]:
-        if any(_under(change.path, allowed, before, after) for allowed in self.allow):
+        if any(covers(allowed, change.path, before, after) for allowed in self.allow):
             return []
-        if any(_under(change.path, allowed.prefix(len(change.path)), before, after)
+        if any(covers(allowed.prefix(len(change.path)), change.path, before, after)
                for allowed in self.allow if len(allowed) > len(change.path)):
             inner = _inside(change)
             if inner:
@@ -166,45 +167,3 @@ def _inside(change: Write) -> list[Write]:
         return []
     return [Write(change.path + inner.path, inner.before, inner.after)
             for inner in writes(old, new)]
-
-
-def _under(changed: Path, prefix: Path, before: Any, after: Any) -> bool:
-    """Whether ``changed`` is ``prefix`` or lies inside what it selects (in ``before`` or ``after``)."""
-    if len(prefix) > len(changed):
-        return False
-    olds, news = before, after
-    for wanted, part in zip(prefix.parts, changed.parts, strict=False):
-        parents = ((olds, _step(olds, part)), (news, _step(news, part)))
-        if not _selects(wanted, part, parents):
-            return False
-        olds, news = parents[0][1], parents[1][1]
-    return True
-
-
-def _step(doc: Any, part: Part) -> Any:
-    if isinstance(part, Key):
-        return doc.get(part.name, MISSING) if is_map(doc) else MISSING
-    if isinstance(part, Index):
-        return doc[part.index] if is_seq(doc) and -len(doc) <= part.index < len(doc) else MISSING
-    if isinstance(part, Match) and is_seq(doc):
-        return next((element for element in doc if part.matches(element)), MISSING)
-    return MISSING
-
-
-def _selects(wanted: Part, part: Part, sides: tuple[tuple[Any, Any], ...]) -> bool:
-    """Whether the listed path's ``wanted`` selects what the change's ``part`` reached."""
-    if wanted == part:
-        return True
-    if isinstance(wanted, Key) or isinstance(part, Key):
-        return False
-    if isinstance(wanted, All):
-        return True
-    for parent, element in sides:
-        if element is MISSING or not is_seq(parent):
-            continue
-        if isinstance(wanted, Match) and wanted.matches(element):
-            return True
-        if isinstance(wanted, Index) and -len(parent) <= wanted.index < len(parent) \
-                and parent[wanted.index] is element:
-            return True
-    return False
