@@ -3,7 +3,7 @@
 Run it through TorchX's dry run with podfold's scheduler (see the README)::
 
     torchx run --scheduler kubernetes_overlay --dryrun --workspace "" \\
-        -cfg queue=default,overlays=examples/a100.yaml examples/trainer.py:trainer
+        -cfg "queue=default,overlays=examples/a100.yaml" examples/trainer.py:trainer
 """
 
 import torchx.specs as specs

@@ -20,6 +20,7 @@ from combinators import (
     ArgumentError,
     ArgumentTypeError,
     PathError,
+    Transform,
     TransformError,
     TypeClashError,
     append_at,
@@ -96,8 +97,12 @@ def test_a_key_that_is_no_string_is_refused(builder: str) -> None:
 
 @pytest.mark.parametrize("builder", sorted(BUILDERS))
 def test_json_values_are_accepted(builder: str) -> None:
+    # every JSON kind is accepted, and lands in the document as given
     build, _ = BUILDERS[builder]
-    build({"s": "x", "i": 1, "f": 1.5, "b": True, "n": None, "l": [1, [2]], "m": {"k": {}}})
+    value = {"s": "x", "i": 1, "f": 1.5, "b": True, "n": None, "l": [1, [2]], "m": {"k": {}}}
+    transform = build(value)
+    assert isinstance(transform, Transform)
+    assert repr(value)[1:-1] in repr(transform)
 
 
 def test_a_yaml_timestamp_never_lands_in_a_pod_as_a_datetime() -> None:
