@@ -22,8 +22,9 @@ from combinators.errors import (
     ExpectationError,
     TransformError,
 )
+from combinators.fusion import CHECK, Op
 from combinators.limits import short_repr
-from combinators.paths import Match, Path, PathLike, as_path
+from combinators.paths import All, End, Match, Path, PathLike, as_path
 from combinators.reading import exists, select
 from combinators.shape import guarded_copy
 from combinators.transform import (
@@ -55,6 +56,20 @@ class _ForEach(PathEdit):
         # no compiled fast path: an error inside must learn which element it came from
         super()._compile()
         self._compiled = self._lone = None
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        # A path that selects at most one element, and an inner transform made of
+        # path edits: the same edits at the joined paths. Where the path reaches
+        # nothing (or several elements) the fused function falls back, and this
+        # for_each runs as itself.
+        parts = self.path.parts
+        if not parts or any(type(part) in (All, End) for part in parts):
+            return None
+        inner = self.transform._fusion_ops() if isinstance(self.transform, Transform) else None
+        if inner is None or any(op.kind == CHECK for op in inner):
+            return None
+        return tuple(Op(op.kind, (*parts, *op.parts), op.payload, op.extra,
+                        exists=len(parts) + op.exists) for op in inner)
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         try:
@@ -199,6 +214,12 @@ class _Expect(Transform):
         self._test, self._wanted = _count_test(count)
         self._init_params(self.path, **({} if count == 1 and not isinstance(count, bool)
                                         else {"count": count}))
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        return (Op(CHECK, (), self._check),)
+
+    def _check(self, doc: Any) -> None:
+        self._apply(doc, Owned())
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         found = select(doc, self.path)

@@ -35,6 +35,7 @@ from combinators.data import (
     set_key,
 )
 from combinators.errors import ArgumentError, PathError, TransformError, TypeClashError
+from combinators.fusion import APPEND, LEAF, Op
 from combinators.limits import MAX_DEPTH
 from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
 from combinators.transform import Transform
@@ -127,6 +128,10 @@ class PathEdit(Transform):
         """Maps or lists of scalars the leaf appends, and all it does, if so; else ``None``."""
         return None
 
+    def _fusion_items(self) -> tuple[tuple[Any, str], ...] | None:
+        """What the leaf appends, if that is all it does, as a fused ``APPEND`` takes it."""
+        return None
+
     def __getstate__(self) -> dict[str, Any]:
         # the compiled fast paths are code made at run time: rebuilt, not pickled
         return {name: getattr(self, name) for cls in type(self).__mro__
@@ -172,6 +177,29 @@ class PathEdit(Transform):
 
     def _fast_parts(self) -> tuple[Any, Any, Any]:
         return self._compiled, self._fast_leaf, self._apply_slow
+
+    #: whether :meth:`leaf` is pure (runs none of the caller's code), so may be fused
+    _pure_leaf = True
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        # fused: a walk the compiled fast path could do, creating what is missing
+        if (self._compiled is None or not self._pure_leaf or self.missing != CREATE
+                or self.missing_leaf != CREATE):
+            return None
+        return (self._fusion_op(),)
+
+    def _fusion_op(self) -> Op:
+        """This edit as one op (see :mod:`combinators.fusion`): its leaf, or a batched append."""
+        parts = self._parts
+        last = parts[-1]
+        items = self._fusion_items()
+        if items is not None and type(last) is not Match and type(last) is not End:
+            return Op(APPEND, parts, items)
+        if type(last) is Match:
+            def fields(element: Any, owned: Owned, part: Match = last) -> Any:
+                return _with_fields(element, part, owned)
+            return Op(LEAF, parts, self.leaf, fields)
+        return Op(LEAF, parts, self.leaf)
 
     def _annotate(self, err: TransformError) -> None:
         if err.path is None:

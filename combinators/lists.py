@@ -67,6 +67,12 @@ class _Add(PathEdit):
     def _append_items(self) -> tuple[Any, ...] | None:
         return self._flat_items
 
+    def _fusion_items(self) -> tuple[tuple[Any, str], ...] | None:
+        if self.unique or self.where != "end" or not self.items:
+            return None
+        return tuple((item.plain, "copy" if item.flat else "deep" if item.is_container
+                      else "share") for item in self.items)
+
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         flat = self._flat_items
         if flat is not None and type(old) is list:

@@ -20,8 +20,9 @@ from combinators.data import (
 )
 from combinators.editing import CREATE, ERROR, SKIP, PathEdit
 from combinators.errors import ArgumentTypeError
+from combinators.fusion import MERGE, SET, Op
 from combinators.limits import short_repr
-from combinators.paths import PathLike
+from combinators.paths import Key, PathLike
 from combinators.shape import check_flag, check_value, guarded_copy
 from combinators.transform import Transform, call_foreign, settled
 
@@ -64,6 +65,14 @@ class _Upsert(PathEdit):
         return merge_value(old, self.value.plain,
                            self.value.frozen if persistent else None, persistent, owned)
 
+    def _fusion_op(self) -> Op:
+        if type(self._parts[-1]) is Key:
+            if self._flat_map:  # not {}: merging it where nothing is creates a map
+                return Op(MERGE, self._parts, self._flat_map)
+            if self._scalar:
+                return Op(SET, self._parts, self.value.plain)
+        return super()._fusion_op()
+
 
 def upsert(target: PathLike, value: Any) -> Transform:
     """Merge ``value`` into what ``target`` points at, creating what is missing.
@@ -104,6 +113,11 @@ class _Replace(PathEdit):
         if old is not MISSING and strict_equal(old, self.value.plain):
             return old
         return self.value.fresh(persistent)
+
+    def _fusion_op(self) -> Op:
+        if type(self._parts[-1]) is Key and not self.value.is_container:
+            return Op(SET, self._parts, self.value.plain)
+        return super()._fusion_op()
 
 
 def replace_at(target: PathLike, value: Any) -> Transform:
@@ -159,6 +173,7 @@ def set_default(target: PathLike, value: Any) -> Transform:
 class _Update(PathEdit):
     __slots__ = ("fn", "default")
     name = "update_at"
+    _pure_leaf = False  # ``fn`` is the caller's code
 
     def __init__(self, target: PathLike, fn: Callable[[Any], Any], default: Any) -> None:
         policy = ERROR if default is MISSING else CREATE

@@ -36,6 +36,7 @@ from combinators.errors import (
     TransformError,
     TypeClashError,
 )
+from combinators.fusion import FusedFunction, Op, fuse
 from combinators.limits import short_repr
 from combinators.paths import Path
 from combinators.shape import Problem, guarded_copy, problem_text, settle
@@ -86,6 +87,14 @@ class Transform:
     def _fast_parts(self) -> tuple[Any, Any, Callable[[Any, Owned], Any]]:
         """(compiled fast path, its leaf, how to apply otherwise); see :class:`Compose`."""
         return None, None, self._apply
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        """What this transform does, as ops a composition may fuse; ``None`` if it cannot.
+
+        See :mod:`combinators.fusion`. Path edits with a pure leaf, and
+        compositions of them, say what they do; a recipe adds its check.
+        """
+        return None
 
     def _annotate(self, err: TransformError) -> None:
         """Add what this transform knows to an error raised by its fast path."""
@@ -311,18 +320,44 @@ True
 
 
 class Compose(Transform):
-    """Several steps as one transform; ``steps`` are in the order they apply."""
+    """Several steps as one transform; ``steps`` are in the order they apply.
 
-    __slots__ = ("steps", "_plan")
+    From its second application on, a composition runs *fused*: each run of
+    consecutive steps that describe themselves as ops (path edits, recipes)
+    is compiled into one function (see :mod:`combinators.fusion`), which
+    walks each shared path once; the other steps run between them as
+    before. Where a fused function cannot be sure, the steps of its run are
+    applied one by one instead, from the same input. The first application
+    runs step by step: compiling costs more than a one-off application.
+    """
+
+    __slots__ = ("steps", "_plan", "_fused", "_runs", "_whole", "_whole_owned")
     name = "compose"
 
     def __init__(self, steps: Sequence[TransformLike]) -> None:
         self.steps = tuple(steps)
         self._init_params(*reversed(self.steps))
         self._plan = _plan(self.steps)
+        self._fused: _Segments | None = None
+        self._runs = 0
+        self._whole: FusedFunction | None = None
+        self._whole_owned = True
+
+    def __call__(self, doc: Doc) -> Doc:
+        # the commonest case, shortest: all the steps fused into one function
+        whole = self._whole
+        if whole is not None and type(doc) is dict:
+            try:
+                result: Doc = whole(doc, Owned() if self._whole_owned else None)  # type: ignore[arg-type]
+            except Exception:  # the steps, one by one, raise it again and name the step
+                result = FALLBACK
+            if result is not FALLBACK:
+                return result
+            return self._run_steps(doc, Owned(), True, 0, len(self.steps))  # type: ignore[no-any-return]
+        return super().__call__(doc)
 
     def __getstate__(self) -> dict[str, Any]:
-        # the plan holds compiled code: rebuilt, not pickled
+        # the plans hold compiled code: rebuilt, not pickled
         return {name: getattr(self, name) for name in (*Transform.__slots__, "steps")
                 if hasattr(self, name)}
 
@@ -330,16 +365,61 @@ class Compose(Transform):
         for name, value in state.items():
             object.__setattr__(self, name, value)
         self._plan = _plan(self.steps)
+        self._fused = None
+        self._runs = 0
+        self._whole = None
+        self._whole_owned = True
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        ops: list[Op] = []
+        for step in self.steps:
+            more = step._fusion_ops() if isinstance(step, Transform) else None
+            if more is None:
+                return None
+            ops.extend(more)
+        return tuple(ops)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         return self._run(doc, owned, True)
 
     def _run(self, doc: Any, owned: Owned, document: bool) -> Any:
         """Apply the steps; ``document``: see :func:`apply_step`."""
-        number = 0
+        segments = self._fused
+        if segments is None:
+            self._runs += 1
+            if self._runs < 2:
+                return self._run_steps(doc, owned, document, 0, len(self.steps))
+            segments = self._fused = _segments(self.steps)
+            if len(segments) == 1 and segments[0][0] is not None:
+                self._whole_owned = getattr(segments[0][0], "uses_owned", True)
+                self._whole = segments[0][0]
+        if not segments:
+            return self._run_steps(doc, owned, document, 0, len(self.steps))
+        for fused, start, stop in segments:
+            if fused is not None and type(doc) is dict:
+                if owned._made:
+                    # what came before may not change in place: were this run to fall
+                    # back, the steps must find their input as it was
+                    owned.forget()
+                try:
+                    result = fused(doc, owned)
+                except Exception:  # the steps, one by one, raise it again and name the step
+                    result = FALLBACK
+                if result is not FALLBACK:
+                    doc = result
+                    continue
+                owned.forget()
+            doc = self._run_steps(doc, owned, document, start, stop)
+        return doc
+
+    def _run_steps(self, doc: Any, owned: Owned, document: bool, start: int, stop: int) -> Any:
+        """Apply steps ``start`` to ``stop`` (exclusive) one by one."""
+        number = start
+        steps = self.steps
         try:
             # each step's fast path is called from here, a call less per step
-            for number, (fast, leaf, apply) in enumerate(self._plan, 1):
+            for number in range(start + 1, stop + 1):
+                fast, leaf, apply = self._plan[number - 1]
                 if fast is not None and type(doc) is dict:
                     result = fast(doc, owned, leaf)
                     if result is not FALLBACK:
@@ -347,18 +427,53 @@ class Compose(Transform):
                         continue
                 if apply is None:  # the caller's function
                     owned.forget()
-                    doc = call_step(self.steps[number - 1], doc, document=document)
+                    doc = call_step(steps[number - 1], doc, document=document)
                     continue
                 doc = apply(doc, owned)
         except TransformError as err:
-            step = self.steps[number - 1]
+            step = steps[number - 1]
             if isinstance(step, Transform):
                 step._annotate(err)
-            if len(self.steps) > 1 or isinstance(step, Transform):
+            if len(steps) > 1 or isinstance(step, Transform):
                 # a lone guarded function's StepError names it already
-                err.with_step(f"step {number} of {len(self.steps)}: {describe_step(step)}")
+                err.with_step(f"step {number} of {len(steps)}: {describe_step(step)}")
             raise
         return doc
+
+
+_Segments = tuple[tuple[FusedFunction | None, int, int], ...]
+
+
+def _segments(steps: tuple[TransformLike, ...]) -> _Segments:
+    """The composition cut into runs: each run of fusable steps compiled, the rest as they are.
+
+    Empty where nothing fuses (no run of two steps or more): then the steps
+    run one by one, as on the first application.
+    """
+    cuts: list[tuple[list[Op] | None, int, int]] = []
+    for number, step in enumerate(steps):
+        described = step._fusion_ops() if isinstance(step, Transform) else None
+        last = cuts[-1] if cuts else None
+        if described is None:
+            if last is not None and last[0] is None:
+                cuts[-1] = (None, last[1], number + 1)
+            else:
+                cuts.append((None, number, number + 1))
+        elif last is not None and last[0] is not None:
+            last[0].extend(described)
+            cuts[-1] = (last[0], last[1], number + 1)
+        else:
+            cuts.append((list(described), number, number + 1))
+    if not any(ops is not None and len(ops) > 1 for ops, _, _ in cuts):
+        return ()
+    segments: list[tuple[FusedFunction | None, int, int]] = []
+    for index, (ops, start, stop) in enumerate(cuts):
+        if ops is None or len(ops) < 2:
+            segments.append((None, start, stop))
+        else:
+            # copies it makes are recorded only where later steps may change them in place
+            segments.append((fuse(ops, register=index < len(cuts) - 1), start, stop))
+    return tuple(segments)
 
 
 _Plan = tuple[tuple[Any, Any, Callable[[Any, Owned], Any] | None], ...]

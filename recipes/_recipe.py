@@ -46,6 +46,7 @@ from typing import Any, ParamSpec
 
 from combinators import ArgumentError, Transform
 from combinators.data import Owned
+from combinators.fusion import CHECK, Op
 from combinators.transform import TransformLike, apply_step
 from transforms.kube.kinds import check_pod_document
 
@@ -70,6 +71,10 @@ class Recipe(Transform):
         self._key = (name, self._key)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
+        self._check(doc)
+        return apply_step(self.body, doc, owned)
+
+    def _check(self, doc: Any) -> None:
         # a recipe is a pod-level overlay: refuse a workload document or a client's
         # to_dict() output (which always has "kind", or "node_selector" in it or in
         # its spec), testing the common case (a plain template) first
@@ -80,7 +85,11 @@ class Recipe(Transform):
                 check_pod_document(doc, overlay=self.name)
         else:
             check_pod_document(doc, overlay=self.name)
-        return apply_step(self.body, doc, owned)
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        # the check, then the body: a chain of recipes fuses into one function
+        body = self.body._fusion_ops() if isinstance(self.body, Transform) else None
+        return None if body is None else (Op(CHECK, (), self._check), *body)
 
 
 def _same(a: Any, b: Any) -> bool:
