@@ -58,6 +58,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from combinators.compiled import FALLBACK
@@ -123,9 +124,12 @@ def _find(seq: list[Any], field: str, value: Any, kind: type, part: Match) -> An
     """The one position where ``seq`` holds a map with ``field`` equal to ``value`` (and of
     ``kind``), ``None`` where none does, ``_AMBIGUOUS`` where several do (or may)."""
     try:
-        if value is None:  # dict.get reads a missing field as None too
-            raise TypeError
-        found = list(map(dict.get, seq, repeat(field, len(seq))))
+        try:
+            found = list(map(itemgetter(field), seq))
+        except KeyError:  # an element without the field: read it as None, unless None is sought
+            if value is None:
+                raise TypeError from None
+            found = list(map(dict.get, seq, repeat(field, len(seq))))
     except TypeError:  # an element that is not a dict
         matches = [position for position, element in enumerate(seq) if part.matches(element)]
         return matches[0] if len(matches) == 1 else None if not matches else _AMBIGUOUS
