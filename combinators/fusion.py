@@ -66,7 +66,8 @@ from combinators.data import MISSING, REMOVE, copy_plain
 from combinators.owned import Owned
 from combinators.paths import End, Index, Key, Match, Part, Path
 
-__all__ = ("Op", "APPEND", "MERGE", "SET", "LEAF", "CHECK", "fuse", "source", "FusedFunction")
+__all__ = ("Op", "APPEND", "MERGE", "SET", "LEAF", "CHECK", "plan", "fuse", "source",
+           "FusedFunction")
 
 APPEND, MERGE, SET, LEAF, CHECK = "append", "merge", "set", "leaf", "check"
 
@@ -470,6 +471,24 @@ def _related(a: tuple[Part, ...], b: tuple[Part, ...]) -> bool:
         if part_a != part_b:
             return _selector(part_a) and _selector(part_b)
     return True
+
+
+def plan(transform: Any) -> tuple[Op, ...] | None:
+    """What ``transform`` does as fusable ops, or ``None`` where it cannot be fused.
+
+    A composition's plan is its steps' plans in turn (a recipe's is its pod
+    check, then its body's), so a chain of recipes fuses into one function:
+
+    >>> from combinators import append_at, chain, expect, for_each, update_at, upsert
+    >>> plan(chain(upsert("spec.nodeSelector", {"pool": "a"}), expect("spec.containers[0]"),
+    ...            for_each("spec.containers[0]", append_at("args", "-v"))))
+    (Op('merge', 'spec.nodeSelector'), Op('check', ''), Op('append', 'spec.containers[0].args'))
+    >>> plan(update_at("spec.x", str, default=1)) is None  # a user's function
+    True
+    """
+    describe = getattr(transform, "_fusion_ops", None)
+    ops: tuple[Op, ...] | None = describe() if describe is not None else None
+    return ops
 
 
 def source(ops: Sequence[Op], *, register: bool) -> str:
