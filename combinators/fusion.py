@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from itertools import repeat
 from operator import itemgetter
 from typing import Any
@@ -518,6 +519,16 @@ def _strip_flags(lines: list[str]) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=256)
+def _compiled(text: str, count: int) -> Any:
+    """The code of ``text``: compiled once for every composition of the same shape.
+
+    The source names its values (``K2``, ``V6``...) rather than holding them,
+    so compositions of the same edits with other keys and values share it.
+    """
+    return compile(text, f"<fused composition of {count} edits>", "exec")
+
+
 def fuse(ops: Sequence[Op], *, register: bool) -> FusedFunction:
     """Compile ``ops`` into one function ``(doc, owned) -> doc | FALLBACK``.
 
@@ -530,8 +541,7 @@ def fuse(ops: Sequence[Op], *, register: bool) -> FusedFunction:
     the caller may pass ``None``).
     """
     text, names, uses_owned = _write(ops, register)
-    code = compile(text, f"<fused composition of {len(ops)} edits>", "exec")
-    exec(code, names)  # the source is ours: names and constants go through ``names``
+    exec(_compiled(text, len(ops)), names)  # our source: names and values go through ``names``
     fused: FusedFunction = names["fused"]
     fused.uses_owned = uses_owned  # type: ignore[attr-defined]
     return fused
