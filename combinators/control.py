@@ -69,7 +69,7 @@ class _ForEach(PathEdit):
         if inner is None or any(op.kind == CHECK for op in inner):
             return None
         return tuple(Op(op.kind, (*parts, *op.parts), op.payload, op.extra,
-                        exists=len(parts) + op.exists) for op in inner)
+                        exists=len(parts) + op.exists, missing=op.missing) for op in inner)
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         try:

@@ -35,7 +35,7 @@ from combinators.data import (
     set_key,
 )
 from combinators.errors import ArgumentError, PathError, TransformError, TypeClashError
-from combinators.fusion import APPEND, LEAF, Op
+from combinators.fusion import APPEND, CALL, FALL_BACK, LEAF, LEAVE, Op
 from combinators.limits import MAX_DEPTH
 from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
 from combinators.transform import Transform
@@ -182,11 +182,20 @@ class PathEdit(Transform):
     _pure_leaf = True
 
     def _fusion_ops(self) -> tuple[Op, ...] | None:
-        # fused: a walk the compiled fast path could do, creating what is missing
-        if (self._compiled is None or not self._pure_leaf or self.missing != CREATE
-                or self.missing_leaf != CREATE):
+        # Fused: a walk the compiled fast path could do. An edit that creates what
+        # is missing and walks as this class does fuses as itself; any other (one
+        # that skips or refuses what is missing, or walks its own way where the
+        # fast path gives up) only where every part is there, else it falls back.
+        if self._compiled is None or not self._pure_leaf:
             return None
-        return (self._fusion_op(),)
+        parts = self._parts
+        if (self.missing == CREATE and self.missing_leaf == CREATE
+                and type(self)._apply_slow is PathEdit._apply_slow):
+            return (self._fusion_op(),)
+        missing = {CREATE: CALL, SKIP: LEAVE}.get(self.missing_leaf, FALL_BACK)
+        if type(self)._apply_slow is not PathEdit._apply_slow and missing == LEAVE:
+            missing = FALL_BACK
+        return (Op(LEAF, parts, self.leaf, exists=len(parts) - 1, missing=missing),)
 
     def _fusion_op(self) -> Op:
         """This edit as one op (see :mod:`combinators.fusion`): its leaf, or a batched append."""

@@ -67,10 +67,12 @@ from combinators.data import MISSING, REMOVE, copy_plain
 from combinators.owned import Owned
 from combinators.paths import End, Index, Key, Match, Part, Path
 
-__all__ = ("Op", "APPEND", "MERGE", "SET", "LEAF", "CHECK", "plan", "fuse", "source",
-           "FusedFunction")
+__all__ = ("Op", "APPEND", "MERGE", "SET", "LEAF", "CHECK", "CALL", "LEAVE", "FALL_BACK", "plan",
+           "fuse", "source", "FusedFunction")
 
 APPEND, MERGE, SET, LEAF, CHECK = "append", "merge", "set", "leaf", "check"
+# what a LEAF op does where its path's last part finds nothing
+CALL, LEAVE, FALL_BACK = "call", "leave", "fall back"
 
 FusedFunction = Callable[[dict[str, Any], Owned], Any]
 
@@ -91,8 +93,11 @@ class Op:
     - ``SET``: set the scalar ``payload`` at ``parts`` (ending in a key) where
       it differs;
     - ``LEAF``: ``payload(old, False, owned)`` gives the value at ``parts``
-      (``old`` is ``MISSING`` where nothing is there); ``extra`` is what
-      gives a new element for a match selector its fields;
+      (``REMOVE`` deletes a key). Where the last part finds nothing,
+      ``missing`` says what happens: ``CALL`` the leaf with ``old`` as
+      ``MISSING``, ``LEAVE`` the document as it is, or ``FALL_BACK``;
+      ``extra`` is what gives a new element for a match selector its fields
+      (``None``: no new element, fall back);
     - ``CHECK``: ``payload(doc)`` reads the whole document and may raise.
 
     Missing parents are created, as the ``CREATE`` policy of
@@ -101,12 +106,12 @@ class Op:
     what is there).
     """
 
-    __slots__ = ("kind", "parts", "payload", "extra", "exists")
+    __slots__ = ("kind", "parts", "payload", "extra", "exists", "missing")
 
     def __init__(self, kind: str, parts: tuple[Part, ...], payload: Any,
-                 extra: Any = None, exists: int = 0) -> None:
+                 extra: Any = None, exists: int = 0, missing: str = CALL) -> None:
         self.kind, self.parts, self.payload, self.extra = kind, parts, payload, extra
-        self.exists = exists
+        self.exists, self.missing = exists, missing
 
     def __repr__(self) -> str:
         return f"Op({self.kind!r}, {str(Path(self.parts))!r})"
@@ -439,13 +444,27 @@ class _Writer:
             slot = None
         else:
             slot = self.select(parent, part, None)
-        self.emit(f"new = {leaf}(old, False, owned)")
+        call = f"{leaf}(old, False, owned)"
+        if op.missing == FALL_BACK or (type(part) is Match and op.extra is None):
+            self.emit("if old is MISSING: return FALLBACK")
+            self.emit(f"new = {call}")
+        elif op.missing == LEAVE:
+            self.emit(f"new = old if old is MISSING else {call}")
+        else:
+            self.emit(f"new = {call}")
         self.emit("if new is not old:")
-        self.emit("if new is REMOVE or new is MISSING: return FALLBACK", 2)
         if type(part) is Key:
-            self.writable(parent, 2)
-            self.emit(f"{seq}[{slot}] = new", 2)
+            # a removed key: deleted where it was there
+            self.emit("if new is REMOVE:", 2)
+            self.emit("if old is not MISSING:", 3)
+            self.writable(parent, 4)
+            self.emit(f"del {seq}[{slot}]", 4)
+            self.emit("elif new is MISSING: return FALLBACK", 2)
+            self.emit("else:", 2)
+            self.writable(parent, 3)
+            self.emit(f"{seq}[{slot}] = new", 3)
             return
+        self.emit("if new is REMOVE or new is MISSING: return FALLBACK", 2)
         if type(part) is Match:
             fields = self.constant(op.extra, "FIELDS")
             # no element matched: the new one carries the selector's fields

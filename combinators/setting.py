@@ -239,6 +239,10 @@ class _Remove(PathEdit):
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         return REMOVE
 
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        # a fused function deletes keys; removing list elements it leaves to the walk
+        return super()._fusion_ops() if type(self._parts[-1]) is Key else None
+
 
 def remove_at(target: PathLike, missing_ok: bool = True) -> Transform:
     """Remove the key, or every list element, that ``target`` points at.

@@ -114,8 +114,8 @@ def _rename(doc: Any) -> Any:
     return {**doc, "renamed": True} if isinstance(doc, dict) else doc
 
 
+fusable_steps = fusable_steps | st.builds(remove_at, keys_at | maps_at, st.booleans())
 splitting_steps = st.one_of(
-    st.builds(remove_at, keys_at | maps_at),
     st.builds(lambda at: update_at(at, lambda value: [value], default=None), keys_at),
     st.just(_rename),
 )
