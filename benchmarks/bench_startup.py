@@ -2,7 +2,7 @@
 
 Run with the project's own dependencies (``pip install -e '.[test]'``)::
 
-    python benchmarks/bench_startup.py [--runs N]
+    python benchmarks/bench_startup.py [--runs N] [--sessions N] [--against CHECKOUT]
 
 Every figure comes from fresh child processes of this interpreter, run with
 this checkout first on their path, after one warm-up child per statement
@@ -26,7 +26,8 @@ For the plugin it also runs a whole pytest session in a throwaway project
 with one trivial test, with and without ``-p no:podfold``, and prints the
 medians of both and of their differences, round by round: a session takes
 about a second, so that difference is within the machine's noise and is
-shown, not judged.
+shown, not judged. ``--against`` measures another checkout's imports (an
+earlier commit, say) in the same rounds, and prints the ratios.
 """
 
 from __future__ import annotations
@@ -52,20 +53,24 @@ TARGETS_MS = {"import combinators": 10.0, "import transforms": 20.0,
 REFERENCES = ("import pyrsistent", "import toolz", "import importlib.metadata", "import yaml")
 
 
-def child_env() -> dict[str, str]:
-    """The children's environment: this checkout first on the path, bytecode writable."""
+def child_env(root: Path = ROOT) -> dict[str, str]:
+    """The children's environment: the checkout ``root`` first on the path, bytecode writable."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT), str(PLUGIN_SOURCE), *filter(None, [env.get("PYTHONPATH")])])
+        [str(root), str(root / PLUGIN_SOURCE.relative_to(ROOT)),
+         *filter(None, [env.get("PYTHONPATH")])])
     return env
 
 
-def run_child(code: str, env: dict[str, str], cwd: Path | None = None,
+def run_child(code: str, env: dict[str, str],
               importtime: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` with ``python -c`` in an empty directory: ``-c`` puts the current
+    directory first on the path, and a checkout there would shadow the one measured."""
     command = [sys.executable, *(["-X", "importtime"] if importtime else []), "-c", code]
-    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True,
-                          check=False)
+    with tempfile.TemporaryDirectory() as away:
+        done = subprocess.run(command, env=env, cwd=away, capture_output=True, text=True,
+                              check=False)
     if done.returncode != 0:
         raise SystemExit(f"child failed ({done.returncode}): {code}\n{done.stderr[-2000:]}")
     return done
@@ -151,33 +156,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=15, help="children per statement")
     parser.add_argument("--sessions", type=int, default=7,
                         help="pytest sessions with and without the plugin")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="another checkout of podfold (an earlier commit, say) whose "
+                             "imports are measured in the same rounds, for comparison")
     options = parser.parse_args(argv)
     env = child_env()
     floor_modules = stdlib_needed("combinators", env)
     floor = f"import {', '.join(floor_modules)}"
-    statements: dict[str, tuple[str, str]] = {  # label -> (prelude, statement)
-        START_UP: ("", "pass"),
+    ours = {  # label -> (prelude, statement)
         "import combinators": ("", "import combinators"),
-        "stdlib modules combinators loads": ("", floor),
         "import transforms": ("", "import transforms"),
         "import recipes": ("", "import recipes"),
         "from transforms import explain": ("", "from transforms import explain"),
         f"import {PLUGIN} (pytest imported)": ("import pytest", f"import {PLUGIN}"),
-        **{reference: ("", reference) for reference in REFERENCES},
     }
+    statements: dict[str, tuple[dict[str, str], str, str]] = {  # label -> (env, prelude, statement)
+        START_UP: (env, "", "pass"),
+        **{label: (env, *pair) for label, pair in ours.items()},
+        "stdlib modules combinators loads": (env, "", floor),
+        **{reference: (env, "", reference) for reference in REFERENCES},
+    }
+    if options.against is not None:
+        other = child_env(options.against.resolve())
+        statements.update({f"{label} [against]": (other, *pair) for label, pair in ours.items()})
     modules = {}  # label -> modules imported: the same in every run
-    for label, (prelude, statement) in statements.items():  # warm-up: bytecode written
-        modules[label] = import_times(statement, env, prelude)[2]
+    for label, (child, prelude, statement) in statements.items():  # warm-up: bytecode written
+        modules[label] = import_times(statement, child, prelude)[2]
     startup: list[float] = []
 
-    def measure(prelude: str, statement: str) -> Callable[[], float]:
+    def measure(child: dict[str, str], prelude: str, statement: str) -> Callable[[], float]:
         def once() -> float:
-            at_start, measured, _ = import_times(statement, env, prelude)
+            at_start, measured, _ = import_times(statement, child, prelude)
             startup.append(at_start)
             return measured
         return once
 
-    measured = interleaved({label: measure(*pair) for label, pair in statements.items()},
+    measured = interleaved({label: measure(*given) for label, given in statements.items()},
                            options.runs)
     measured[START_UP] = startup
     medians = {label: statistics.median(times) for label, times in measured.items()}
@@ -190,11 +204,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{modules[label]:4d} module{'s' if modules[label] != 1 else ''}"
         print(f"  {label:<48}{median:8.2f} ms   (min {min(times):6.2f}, max {max(times):6.2f})"
               f"  {count}")
-    base = medians[START_UP]
-    needed = medians["stdlib modules combinators loads"]
-    ours = medians["import combinators"]
-    print(f"  {'import combinators / start-up imports':<48}{ours / base:8.2f}x")
-    print(f"  {'import combinators / stdlib modules it loads':<48}{ours / needed:8.2f}x")
+    combinators = medians["import combinators"]
+    print(f"  {'import combinators / start-up imports':<48}"
+          f"{combinators / medians[START_UP]:8.2f}x")
+    print(f"  {'import combinators / stdlib modules it loads':<48}"
+          f"{combinators / medians['stdlib modules combinators loads']:8.2f}x")
+    if options.against is not None:
+        print(f"  against: {options.against}")
+        for label in ours:
+            print(f"  {label + ' / against':<48}"
+                  f"{medians[label] / medians[f'{label} [against]']:8.2f}x")
     failed = False
     for label, target in TARGETS_MS.items():
         ok = medians[label] <= target
