@@ -110,7 +110,11 @@ def is_pvector(value: Any) -> bool:
 
 
 def is_persistent(value: Any) -> bool:
-    """Whether ``value`` is a pyrsistent ``PMap`` or ``PVector``; imports nothing."""
+    """Whether ``value`` is a pyrsistent ``PMap`` or ``PVector``; imports nothing.
+
+    >>> is_persistent(({}, [])), is_persistent(__import__("pyrsistent").pvector())
+    (False, True)
+    """
     cls = type(value)
     if cls is dict or cls is list or cls in _SCALARS:
         return False
