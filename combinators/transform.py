@@ -31,8 +31,6 @@ from combinators.data import (
     frozen_map,
     is_map,
     is_persistent,
-    is_pmap,
-    is_pvector,
     is_seq,
     kind_name,
 )
@@ -172,9 +170,9 @@ def _freeze_param(value: Any) -> Any:
         return (type(value), value)
     if isinstance(value, tuple):
         return tuple(_freeze_param(item) for item in value)
-    if isinstance(value, dict) or is_pmap(value):
+    if is_map(value):
         return frozen_map({key: _freeze_param(item) for key, item in value.items()})
-    if isinstance(value, list) or is_pvector(value):
+    if is_seq(value):  # a list or a PVector: tuples are kept above
         return frozen_list(_freeze_param(item) for item in value)
     return freeze_value(value) if type(value) is set else value  # all freeze changes here
 
