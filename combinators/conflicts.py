@@ -32,7 +32,6 @@ combinators.conflicts.ConflictError: 1 conflict between steps:
 
 from __future__ import annotations
 
-import difflib
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -40,7 +39,7 @@ from typing import Any
 
 from combinators.data import MISSING, copy_plain, is_map, is_seq, strict_equal
 from combinators.documents import adapter_for
-from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, close_matches
 from combinators.paths import Index, Key, Match, Part, Path
 from combinators.transform import TransformLike, chain, describe_step
 
@@ -313,7 +312,7 @@ def _mode(mode: object) -> str:
         raise ArgumentTypeError(f"mode must be one of {', '.join(MODES)}, got "
                                 f"{type(mode).__name__}: {mode!r}", argument="mode",
                                 factory="checked_fold", value=mode)
-    near = difflib.get_close_matches(mode, MODES, n=2, cutoff=0.5)
+    near = close_matches(mode, MODES, n=2, cutoff=0.5)
     hint = f"; did you mean: {', '.join(near)}?" if near else ""
     raise ArgumentError(f"unknown mode {mode!r}; modes are: {', '.join(MODES)}{hint}",
                         argument="mode", factory="checked_fold", value=mode)

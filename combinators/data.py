@@ -4,6 +4,11 @@ Documents are JSON-like trees of maps (``dict`` or pyrsistent ``PMap``), lists
 (``list``, ``tuple`` or ``PVector``) and scalars. Two worlds never mix: a plain
 document gets plain values inserted, a persistent one gets frozen values.
 
+pyrsistent is imported only when something is frozen: until some module
+imports it no value can be a ``PMap`` or a ``PVector``, so :func:`is_pmap`
+and :func:`is_pvector` answer from ``sys.modules``, and ``import
+combinators`` stays cheap.
+
 Edits are copy-on-write. ``owned`` (an :class:`~combinators.owned.Owned`)
 records the containers the current application of a transform made itself:
 nobody else has seen them yet, so later steps of the same application may
@@ -19,10 +24,9 @@ here go through ``owned``'s methods; no caller touches the record itself.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import Any
-
-from pyrsistent import PMap, PVector, freeze, pmap, pvector
 
 from combinators.errors import NestingError
 from combinators.limits import MAX_DEPTH
@@ -35,12 +39,17 @@ __all__ = (
     "Owned",
     "is_map",
     "is_seq",
+    "is_pmap",
+    "is_pvector",
+    "is_persistent",
     "kind_name",
     "strict_equal",
     "strict_key",
     "copy_plain",
     "thaw_plain",
     "freeze_value",
+    "frozen_map",
+    "frozen_list",
     "set_key",
     "delete_key",
     "rebuild_seq",
@@ -74,6 +83,47 @@ REMOVE: Any = _Sentinel("REMOVE")
 _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
 
 
+class _Never:
+    """A type nothing is an instance of: pyrsistent's types before it is imported."""
+
+    __slots__ = ()
+
+
+def is_pmap(value: Any) -> bool:
+    """Whether ``value`` is a pyrsistent ``PMap``; imports nothing.
+
+    >>> is_pmap({}), is_pmap(__import__("pyrsistent").pmap())
+    (False, True)
+    """
+    module = sys.modules.get("pyrsistent")
+    return module is not None and isinstance(value, getattr(module, "PMap", _Never))
+
+
+def is_pvector(value: Any) -> bool:
+    """Whether ``value`` is a pyrsistent ``PVector``; imports nothing.
+
+    >>> is_pvector([]), is_pvector(__import__("pyrsistent").pvector())
+    (False, True)
+    """
+    module = sys.modules.get("pyrsistent")
+    return module is not None and isinstance(value, getattr(module, "PVector", _Never))
+
+
+def is_persistent(value: Any) -> bool:
+    """Whether ``value`` is a pyrsistent ``PMap`` or ``PVector``; imports nothing.
+
+    >>> is_persistent(({}, [])), is_persistent(__import__("pyrsistent").pvector())
+    (False, True)
+    """
+    cls = type(value)
+    if cls is dict or cls is list or cls in _SCALARS:
+        return False
+    # is_pmap and is_pvector inlined, here and below: persistent documents ask often
+    module = sys.modules.get("pyrsistent")
+    return module is not None and isinstance(
+        value, (getattr(module, "PMap", _Never), getattr(module, "PVector", _Never)))
+
+
 def is_map(value: Any) -> bool:
     """Whether ``value`` is a map this library edits: ``dict`` or ``PMap``."""
     cls = type(value)
@@ -81,7 +131,10 @@ def is_map(value: Any) -> bool:
         return True
     if cls is list or cls in _SCALARS:
         return False
-    return isinstance(value, (dict, PMap))
+    if isinstance(value, dict):
+        return True
+    module = sys.modules.get("pyrsistent")
+    return module is not None and isinstance(value, getattr(module, "PMap", _Never))
 
 
 def is_seq(value: Any) -> bool:
@@ -91,7 +144,10 @@ def is_seq(value: Any) -> bool:
         return True
     if cls is dict or cls in _SCALARS:
         return False
-    return isinstance(value, (list, tuple, PVector))
+    if isinstance(value, (list, tuple)):
+        return True
+    module = sys.modules.get("pyrsistent")
+    return module is not None and isinstance(value, getattr(module, "PVector", _Never))
 
 
 def kind_name(value: Any) -> str:
@@ -260,8 +316,9 @@ def _copy_plain(value: Any, room: int) -> Any:
                     deeper.trail.append(position)
                     raise
         return new_list
-    if isinstance(value, (dict, PMap, list, tuple, PVector)):
-        items = value.items() if isinstance(value, (dict, PMap)) else enumerate(value)
+    mapping = is_map(value)
+    if mapping or is_seq(value):
+        items = value.items() if mapping else enumerate(value)
         copied = {}
         for key, item in items:
             try:
@@ -269,7 +326,7 @@ def _copy_plain(value: Any, room: int) -> Any:
             except _Deeper as deeper:
                 deeper.trail.append(key)
                 raise
-        return copied if isinstance(value, (dict, PMap)) else list(copied.values())
+        return copied if mapping else list(copied.values())
     return value
 
 
@@ -309,21 +366,51 @@ thaw_plain = copy_plain
 
 
 def freeze_value(value: Any) -> Any:
-    """Freeze a value with pyrsistent (maps to ``PMap``, lists and tuples to ``PVector``)."""
-    return freeze(value)
+    """Freeze a value with pyrsistent (maps to ``PMap``, lists and tuples to ``PVector``).
+
+    The first call imports pyrsistent.
+
+    >>> freeze_value({"a": [1]})
+    pmap({'a': pvector([1])})
+    """
+    import pyrsistent  # not "from pyrsistent import": that costs a call into importlib each time
+
+    return pyrsistent.freeze(value)
+
+
+def frozen_map(items: Any = None) -> Any:
+    """A pyrsistent ``PMap`` of ``items`` (a mapping); the first call imports pyrsistent.
+
+    >>> frozen_map({"a": 1})
+    pmap({'a': 1})
+    """
+    import pyrsistent
+
+    return pyrsistent.pmap(items)
+
+
+def frozen_list(items: Iterable[Any] = ()) -> Any:
+    """A pyrsistent ``PVector`` of ``items``; the first call imports pyrsistent.
+
+    >>> frozen_list([1, 2])
+    pvector([1, 2])
+    """
+    import pyrsistent
+
+    return pyrsistent.pvector(items)
 
 
 def empty_map(persistent: bool) -> Any:
-    return pmap() if persistent else {}
+    return frozen_map() if persistent else {}
 
 
 def empty_seq(persistent: bool) -> Any:
-    return pvector() if persistent else []
+    return frozen_list() if persistent else []
 
 
 def set_key(mapping: Any, key: Any, value: Any, owned: Owned) -> Any:
     """``mapping`` with ``key`` set to ``value``; copies unless ``mapping`` is owned."""
-    if isinstance(mapping, PMap):
+    if type(mapping) is not dict and is_pmap(mapping):
         return mapping.set(key, value)
     new = owned.writable_map(mapping)
     new[key] = value
@@ -332,7 +419,7 @@ def set_key(mapping: Any, key: Any, value: Any, owned: Owned) -> Any:
 
 def delete_key(mapping: Any, key: Any, owned: Owned) -> Any:
     """``mapping`` without ``key``; copies unless ``mapping`` is owned."""
-    if isinstance(mapping, PMap):
+    if type(mapping) is not dict and is_pmap(mapping):
         return mapping.discard(key)
     new = owned.writable_map(mapping)
     del new[key]
@@ -347,13 +434,13 @@ def rebuild_seq(seq: Any, changes: dict[int, Any], removed: Iterable[int], owned
         for index, value in changes.items():
             target[index] = value
         return target
-    if isinstance(seq, PVector):
+    if type(seq) is not list and is_pvector(seq):
         if not gone:
             evolver = seq.evolver()
             for index, value in changes.items():
                 evolver[index] = value
             return evolver.persistent()
-        return pvector(changes.get(i, item) for i, item in enumerate(seq) if i not in gone)
+        return frozen_list(changes.get(i, item) for i, item in enumerate(seq) if i not in gone)
     items = [changes.get(i, item) for i, item in enumerate(seq) if i not in gone]
     if isinstance(seq, tuple):
         return tuple(items)
@@ -362,12 +449,12 @@ def rebuild_seq(seq: Any, changes: dict[int, Any], removed: Iterable[int], owned
 
 def extend_seq(seq: Any, items: list[Any], at: int | None, owned: Owned) -> Any:
     """``seq`` with ``items`` inserted at position ``at`` (``None``: at the end)."""
-    if isinstance(seq, PVector):
+    if type(seq) is not list and is_pvector(seq):
         if at is None:
             return seq.extend(items)
         as_list = list(seq)
         as_list[at:at] = items
-        return pvector(as_list)
+        return frozen_list(as_list)
     if isinstance(seq, tuple):
         as_list = list(seq)
         position = len(as_list) if at is None else at
@@ -406,7 +493,7 @@ class Template:
     def frozen(self) -> Any:
         """The value frozen with pyrsistent, for persistent documents (made on first use)."""
         if self._frozen is MISSING:
-            self._frozen = freeze(self.plain)
+            self._frozen = freeze_value(self.plain)
         return self._frozen
 
     def fresh(self, persistent: bool) -> Any:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
 from combinators.errors import TypeClashError
@@ -65,6 +64,8 @@ def document_adapters() -> tuple[DocumentAdapter, ...]:
     Loaded on the first call only; a published object that is not an
     adapter is a :class:`~combinators.errors.TypeClashError` naming it.
     """
+    from importlib.metadata import entry_points  # tens of ms: paid by the first such document
+
     adapters = []
     for point in sorted(entry_points(group=GROUP), key=lambda point: point.name):
         adapter = point.load()

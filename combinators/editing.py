@@ -14,10 +14,7 @@ a list), ``SKIP`` leaves the document as it is, ``ERROR`` raises a
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, TypeVar
-
-from pyrsistent import PMap, PVector
 
 from combinators.compiled import FALLBACK, compile_path
 from combinators.data import (
@@ -29,12 +26,19 @@ from combinators.data import (
     empty_seq,
     extend_seq,
     is_map,
+    is_persistent,
     is_seq,
     kind_name,
     rebuild_seq,
     set_key,
 )
-from combinators.errors import ArgumentError, PathError, TransformError, TypeClashError
+from combinators.errors import (
+    ArgumentError,
+    PathError,
+    TransformError,
+    TypeClashError,
+    close_matches,
+)
 from combinators.fusion import APPEND, CALL, FALL_BACK, LEAF, LEAVE, Op
 from combinators.limits import MAX_DEPTH
 from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
@@ -49,7 +53,7 @@ Doc = TypeVar("Doc")
 
 def persistent_world(doc: Any) -> bool:
     """Whether values inserted into ``doc`` are to be frozen (a pyrsistent document)."""
-    return isinstance(doc, (PMap, PVector))
+    return is_persistent(doc)
 
 
 def _where(path: Path, index: int) -> str:
@@ -60,7 +64,7 @@ def _where(path: Path, index: int) -> str:
 def missing_key_error(path: Path, index: int, mapping: Any, key: str) -> PathError:
     """The error for a key that is not in ``mapping``, with its close matches."""
     keys = [str(k) for k in mapping]
-    close = tuple(difflib.get_close_matches(str(key), keys, n=3, cutoff=0.6))
+    close = tuple(close_matches(str(key), keys))
     return PathError(f"no key {key!r} in {_where(path, index)}", path=path, part_index=index,
                      near_misses=close, present=tuple(keys[:20]))
 
@@ -79,7 +83,7 @@ def no_match_error(path: Path, index: int, seq: Any, part: Part) -> PathError:
     if isinstance(part, Match):
         field, wanted = part.fields[0]
         values = _label_values(seq, field)
-        close = tuple(difflib.get_close_matches(str(wanted), values, n=3, cutoff=0.6))
+        close = tuple(close_matches(str(wanted), values))
         return PathError(f"no element {part.text()} in {where}", path=path, part_index=index,
                         near_misses=close, present=tuple(values[:20]),
                         present_label=f"{field}s present")

@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,6 +33,7 @@ __all__ = (
     "NestingError",
     "ArgumentError",
     "ArgumentTypeError",
+    "close_matches",
 )
 
 
@@ -234,3 +236,18 @@ class ArgumentError(TransformError, ValueError):
 
 class ArgumentTypeError(ArgumentError, TypeError):
     """An :class:`ArgumentError` where the argument has the wrong type (``chain(1)``)."""
+
+
+def close_matches(word: str, candidates: Sequence[str], n: int = 3,
+                  cutoff: float = 0.6) -> list[str]:
+    """The ``candidates`` closest to ``word``, best first: the near misses an error names.
+
+    :func:`difflib.get_close_matches`, imported by the first error that needs it
+    rather than by ``import combinators``.
+
+    >>> close_matches("nodeSelectr", ["nodeSelector", "tolerations"])
+    ['nodeSelector']
+    """
+    import difflib
+
+    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)

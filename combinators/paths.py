@@ -34,7 +34,6 @@ combinators.errors.PathSyntaxError: expected ']' to close the selector at charac
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Union
@@ -157,6 +156,8 @@ def _value_text(value: Any) -> str:
         if _BARE_VALUE.fullmatch(value) and value not in _LITERALS and not _INT.match(value):
             return value
         return _quote(value)
+    import json  # rarely needed, and a few ms to import
+
     return json.dumps(value)
 
 

@@ -27,9 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyrsistent import PMap, PVector
-
-from combinators.data import MISSING, is_map, is_seq, strict_equal
+from combinators.data import MISSING, is_map, is_persistent, is_seq, strict_equal
 from combinators.errors import ArgumentError, ArgumentTypeError, NestingError
 from combinators.limits import MAX_DEPTH, short_repr
 from combinators.paths import Index, Key, Part, Path
@@ -328,7 +326,6 @@ class _TooDeep(Exception):
 
 
 _CONTAINERS = (dict, list, tuple)
-_FROZEN = (PMap, PVector)
 
 
 def _copy(value: Any, depth: int) -> Any:
@@ -341,7 +338,7 @@ def _copy(value: Any, depth: int) -> Any:
         for key, item in new.items():
             kind = type(item)
             if kind is dict or kind is list or (kind not in _OK and isinstance(item, _CONTAINERS) \
-                    and not isinstance(item, _FROZEN)):
+                    and not is_persistent(item)):
                 new[key] = _copy(item, depth)
         return new
     if cls is list:
@@ -349,13 +346,13 @@ def _copy(value: Any, depth: int) -> Any:
         for position, item in enumerate(new_list):
             kind = type(item)
             if kind is dict or kind is list or (kind not in _OK and isinstance(item, _CONTAINERS) \
-                    and not isinstance(item, _FROZEN)):
+                    and not is_persistent(item)):
                 new_list[position] = _copy(item, depth)
         return new_list
     if cls is not tuple and isinstance(value, tuple):
         return value  # a named tuple: immutable, kept
     items = [_copy(item, depth) if isinstance(item, _CONTAINERS)
-             and not isinstance(item, _FROZEN) else item
+             and not is_persistent(item) else item
              for item in (value.values() if isinstance(value, dict) else value)]
     if isinstance(value, dict):
         return dict(zip(value.keys(), items, strict=True))

@@ -20,14 +20,20 @@ True
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, Union
 
-from pyrsistent import PMap, PVector, freeze, pmap, pvector
-
 from combinators.compiled import FALLBACK
-from combinators.data import Owned, is_map, is_seq, kind_name
+from combinators.data import (
+    Owned,
+    freeze_value,
+    frozen_list,
+    frozen_map,
+    is_map,
+    is_persistent,
+    is_seq,
+    kind_name,
+)
 from combinators.documents import adapter_for
 from combinators.errors import (
     ArgumentError,
@@ -35,6 +41,7 @@ from combinators.errors import (
     StepError,
     TransformError,
     TypeClashError,
+    close_matches,
 )
 from combinators.fusion import FusedFunction, Op, fuse
 from combinators.limits import short_repr
@@ -46,7 +53,6 @@ __all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold",
 
 Doc = TypeVar("Doc")
 _PLAIN = (dict, list)
-_PERSISTENT = (PMap, PVector)
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -152,8 +158,8 @@ def _call_on_other(transform: Transform, doc: Doc) -> Doc:
     result: Doc
     if is_map(doc) or is_seq(doc) or type(doc) in _JSON_SCALARS:
         result = transform._apply(doc, Owned())
-        if type(result) in _PLAIN and isinstance(doc, _PERSISTENT):
-            result = freeze(result)
+        if type(result) in _PLAIN and is_persistent(doc):
+            result = freeze_value(result)
         return result
     try:
         adapter = adapter_for(doc)
@@ -173,11 +179,11 @@ def _freeze_param(value: Any) -> Any:
         return (type(value), value)
     if isinstance(value, tuple):
         return tuple(_freeze_param(item) for item in value)
-    if isinstance(value, (dict, PMap)):
-        return pmap({key: _freeze_param(item) for key, item in value.items()})
-    if isinstance(value, (list, PVector)):
-        return pvector(_freeze_param(item) for item in value)
-    return freeze(value)
+    if is_map(value):
+        return frozen_map({key: _freeze_param(item) for key, item in value.items()})
+    if is_seq(value):  # a list or a PVector: tuples are kept above
+        return frozen_list(_freeze_param(item) for item in value)
+    return freeze_value(value) if type(value) is set else value  # all freeze changes here
 
 
 def _param_repr(value: Any) -> str:
@@ -587,7 +593,7 @@ def fold(doc: Doc, transforms: Iterable[TransformLike], *, conflicts: str = "las
         result: Doc = _composed(_flatten(transforms, "fold"))(doc)
         return result
     if not isinstance(conflicts, str) or conflicts not in CONFLICT_MODES:
-        close = difflib.get_close_matches(str(conflicts), CONFLICT_MODES, n=2, cutoff=0.5) \
+        close = close_matches(str(conflicts), CONFLICT_MODES, n=2, cutoff=0.5) \
             if isinstance(conflicts, str) else []
         hint = f"; did you mean: {', '.join(close)}?" if close else ""
         kind = ArgumentError if isinstance(conflicts, str) else ArgumentTypeError

@@ -12,10 +12,14 @@ YAML files, JSON Patch, merge patches, strategic merge patches) becomes a
 {'spec': {'nodeSelector': {'gpu': 'a100'}, 'restartPolicy': 'Never'}}
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+import sys
 
+# not typing's: importing typing (and re, enum, ... with it) would cost ``import transforms``
+# more than all the rest; type checkers treat any TYPE_CHECKING as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
+    from typing import Any
+
     from transforms.analysis.explanation import (
         Change,
         Explanation,
@@ -58,11 +62,13 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'transforms' has no attribute {name!r}")
-    value = getattr(import_module(f"transforms.{module}"), name)
+    qualified = f"transforms.{module}"
+    __import__(qualified)  # importlib.import_module, without importing importlib
+    value = getattr(sys.modules[qualified], name)
     globals()[name] = value  # later look-ups find it directly
     return value
 

@@ -14,17 +14,18 @@ it :func:`~transforms.build_step`, :func:`~transforms.loads_overlay`,
 
 from __future__ import annotations
 
-import difflib
-import inspect
 import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from importlib.metadata import entry_points
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from combinators import ArgumentError, ArgumentTypeError, Transform, TransformError, chain
+from combinators.errors import close_matches
 from transforms.errors import CatalogError, UnknownNameError
+
+if TYPE_CHECKING:
+    import inspect
 
 __all__ = ("recipe_catalog", "resolve_catalog", "build_recipe", "bind_arguments", "GROUP",
            "Catalog")
@@ -42,6 +43,8 @@ def recipe_catalog() -> Catalog:
     Later catalogs do not override earlier ones: a name clash is a
     :class:`~transforms.errors.CatalogError`.
     """
+    from importlib.metadata import entry_points  # tens of ms: paid by the first look-up
+
     merged: dict[str, Callable[..., Any]] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
         catalog = point.load()
@@ -82,6 +85,8 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
     >>> bind_arguments(node_selector, {"labels": 1, "more": 2}, "node_selector").kwargs
     {'more': 2}
     """
+    import inspect  # several ms, with ast and dis: paid by the first recipe built by name
+
     renamed = yaml_names or {}
     signature = inspect.signature(factory)
     params = signature.parameters
@@ -104,7 +109,7 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
         if param is None and not accepts_any:
             known = [renamed.get(p, p) for p, v in params.items()
                      if v.kind is not v.VAR_POSITIONAL]
-            close = difflib.get_close_matches(name, known, n=3)
+            close = close_matches(name, known)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ArgumentTypeError(f"takes no argument {name!r}{hint} (it takes: {takes})",
                                     argument=name, factory=what, value=value)
@@ -157,7 +162,7 @@ def build_recipe(name: str, arguments: Mapping[str, Any],
     recipes = resolve_catalog(catalog)
     factory = recipes.get(name)
     if factory is None:
-        close = tuple(difflib.get_close_matches(name, list(recipes), n=3))
+        close = tuple(close_matches(name, list(recipes)))
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UnknownNameError(f"unknown recipe {name!r}{hint}" if recipes
                                else f"unknown recipe {name!r}: no recipe catalog is installed",
