@@ -468,8 +468,10 @@ class _JsonPatch(Transform):
         return json_patch, (self._args[0],)
 
     def _fast_parts(self) -> tuple[Any, Any, Any]:
-        # one operation: its own fast path, called by an enclosing composition
-        return self._plan._fast_parts()
+        # one compiled operation: its own fast path, called by an enclosing composition
+        if isinstance(self._plan, _Step):
+            return self._plan._fast_parts()
+        return None, None, self._apply
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         try:
