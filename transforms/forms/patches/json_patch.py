@@ -18,7 +18,8 @@ The input is never changed, so a failing patch leaves nothing half done.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from pyrsistent import PMap, PVector, freeze
@@ -43,6 +44,7 @@ from combinators.limits import MAX_DEPTH, short_repr
 from combinators.paths import Index, Key, Part, Path
 from combinators.shape import problem_text, value_problem
 from combinators.transform import Transform, chain
+from transforms.forms.patches._cache import exact_key, from_key
 from transforms.forms.patches._errors import InvalidPatchError, PatchTestFailed
 
 __all__ = ("json_patch", "parse_pointer", "json_equal")
@@ -509,4 +511,14 @@ def json_patch(ops: Sequence[Mapping[str, Any]]) -> Transform:
     ...
     transforms.forms.patches._errors.InvalidPatchError: json_patch(): ops: op 0: unknown op 'ad'; ops are: add, remove, replace, move, copy, test
     """
+    if type(ops) is list:
+        key = exact_key(ops)
+        if key is not None:
+            return _built(key)
     return _JsonPatch(ops)
+
+
+@functools.lru_cache(maxsize=256)
+def _built(key: Hashable) -> _JsonPatch:
+    """The operations ``key`` stands for, built once (see :mod:`._cache`)."""
+    return _JsonPatch(from_key(key))
