@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combinators import PathError, TransformError, chain, upsert
+from combinators.data import MISSING
 from combinators.editing import PathEdit
 from combinators.owned import Owned
 from tests.test_json_patch import docs_and_ops
@@ -28,6 +29,12 @@ from transforms.forms.patches import InvalidPatchError, json_patch, strategic_me
 from transforms.forms.patches._listkeys import ROOTS
 from transforms.forms.patches._smp import Ctx, merge_map
 from transforms.forms.patches.json_patch import _run
+
+
+def planned(patch: Any) -> Any:
+    """``patch`` with its plan made: applied once, a patch runs the general way."""
+    patch.compiled()
+    return patch
 
 
 def outcome(fn: Any, doc: Any) -> tuple[str, str, bool]:
@@ -65,7 +72,7 @@ def test_law_json_patch_plan_equals_the_general_walk(case: tuple[Any, list[dict[
     except InvalidPatchError:  # a patch that cannot be built is no case
         return
     before = copy.deepcopy(doc)
-    assert outcome(json_patch(ops), doc) == outcome(oracle, doc)
+    assert outcome(planned(json_patch(ops)), doc) == outcome(oracle, doc)
     assert doc == before
 
 
@@ -75,7 +82,7 @@ def test_json_patch_operations_are_compiled_path_steps() -> None:
            {"op": "remove", "path": "/metadata/labels/app"},
            {"op": "test", "path": "/spec/hostIPC", "value": True},
            {"op": "copy", "from": "/spec/hostIPC", "path": "/spec/hostPID"}]
-    steps = json_patch(ops)._plan.steps
+    steps = json_patch(ops).compiled().steps
     assert [str(step.path) for step in steps[:4]] == [
         "spec.containers[0].env", "spec.containers[0]", "metadata.labels", "spec.hostIPC"]
     assert all(isinstance(step, PathEdit) and step._compiled is not None for step in steps[:4])
@@ -196,7 +203,7 @@ def test_law_strategic_plan_equals_the_general_merge(pod: Any, data: st.DataObje
     except InvalidPatchError:
         return
     before = copy.deepcopy(pod)
-    assert outcome(strategic_merge(patch), pod) == outcome(oracle, pod)
+    assert outcome(planned(strategic_merge(patch)), pod) == outcome(oracle, pod)
     assert pod == before
 
 
@@ -224,7 +231,7 @@ def test_law_strategic_plan_equals_the_general_merge(pod: Any, data: st.DataObje
 def test_strategic_plan_equals_the_general_merge_where_paths_surprise(pod: Any,
                                                                      patch: Any) -> None:
     before = copy.deepcopy(pod)
-    assert outcome(strategic_merge(patch), pod) == outcome(merged(patch), pod)
+    assert outcome(planned(strategic_merge(patch)), pod) == outcome(merged(patch), pod)
     assert pod == before
 
 
@@ -234,15 +241,15 @@ def test_a_merge_key_of_a_string_subclass_is_set_as_a_string() -> None:
 
     pod = {"spec": {"containers": [{"name": Name("a"), "image": "1"}]}}
     patch = {"spec": {"containers": [{"name": "a", "image": "2"}]}}
-    result = strategic_merge(patch)(pod)
+    result = planned(strategic_merge(patch))(pod)
     assert type(result["spec"]["containers"][0]["name"]) is str
-    assert outcome(strategic_merge(patch), pod) == outcome(merged(patch), pod)
+    assert outcome(planned(strategic_merge(patch)), pod) == outcome(merged(patch), pod)
 
 
 def test_maps_that_make_keys_on_lookup_are_left_unchanged() -> None:
     element: defaultdict[str, Any] = defaultdict(str, {"image": "1"})
     pod = {"spec": {"containers": [element]}}
-    strategic_merge({"spec": {"containers": [{"name": "a"}]}})(pod)
+    planned(strategic_merge({"spec": {"containers": [{"name": "a"}]}}))(pod)
     assert dict(element) == {"image": "1"}
 
 
@@ -250,17 +257,18 @@ def test_strategic_plan_is_path_steps_at_the_patch_maps() -> None:
     patch = {"metadata": {"labels": {"a": "1"}, "annotations": {"b": "2"}},
              "spec": {"nodeSelector": {"gpu": "a100"}, "hostIPC": True,
                       "containers": [{"name": "t", "image": "2"}], "securityContext": {}}}
-    plan = strategic_merge(patch)._plan
+    plan = strategic_merge(patch).compiled()
     assert [str(step.path) for step in plan.steps] == [
         "metadata.labels", "metadata.annotations", "spec.nodeSelector", "spec"]
     assert all(isinstance(step, PathEdit) and step._compiled is not None
                for step in plan.steps[:3])
 
 
-def test_strategic_errors_in_a_chain_name_the_patch_once() -> None:
+@pytest.mark.parametrize("compiled", [False, True])
+def test_strategic_errors_in_a_chain_name_the_patch_once(compiled: bool) -> None:
     pod = {"spec": {"containers": [{"name": "a"}, "b"]}}
-    overlay = chain(upsert("spec.hostIPC", True),
-                    strategic_merge({"spec": {"containers": [{"name": "a", "image": "1"}]}}))
+    patch = strategic_merge({"spec": {"containers": [{"name": "a", "image": "1"}]}})
+    overlay = chain(upsert("spec.hostIPC", True), planned(patch) if compiled else patch)
     with pytest.raises(InvalidPatchError) as caught:
         overlay(pod)
     assert str(caught.value) == (
@@ -272,20 +280,32 @@ def test_strategic_errors_in_a_chain_name_the_patch_once() -> None:
 def test_a_chain_may_edit_in_place_what_the_plan_made_never_the_pod() -> None:
     pod = {"spec": {"containers": [{"name": "a", "env": [{"name": "X"}]}]}}
     before = copy.deepcopy(pod)
-    first = strategic_merge({"spec": {"containers": [{"name": "a", "env": [{"name": "Y"}]}]}})
-    second = strategic_merge({"spec": {"containers": [{"name": "a", "env": [{"name": "Z"}]}]}})
+    first = planned(strategic_merge({"spec": {"containers": [{"name": "a",
+                                                             "env": [{"name": "Y"}]}]}}))
+    second = planned(strategic_merge({"spec": {"containers": [{"name": "a",
+                                                              "env": [{"name": "Z"}]}]}}))
     assert chain(first, second)(pod) == second(first(pod))
     assert pod == before
 
 
-# --- built once per distinct patch --------------------------------------------------------
+def test_a_patch_is_compiled_when_applied_again() -> None:
+    # built for one call, a patch is applied once: compiling it would cost more than it saves
+    json = json_patch([{"op": "add", "path": "/spec/applied-again", "value": 1}])
+    strategic = strategic_merge({"spec": {"applied-again": 1}})
+    for patch in (json, strategic):
+        pod = {"spec": {}}
+        assert patch(pod) == {"spec": {"applied-again": 1}}
+        assert patch._plan in (None, MISSING)
+        assert patch(pod) == {"spec": {"applied-again": 1}}
+        assert isinstance(patch._plan, PathEdit)
 
-def test_equal_patches_are_built_once() -> None:
+
+# --- strategic patches built once per distinct patch --------------------------------------------------------
+
+def test_equal_strategic_patches_are_built_once() -> None:
     patch = {"spec": {"containers": [{"name": "t", "image": "2"}]}}
     assert strategic_merge(patch) is strategic_merge(copy.deepcopy(patch))
     assert strategic_merge(patch) is not strategic_merge(patch, kind="PodSpec")
-    ops = [{"op": "add", "path": "/spec/hostIPC", "value": True}]
-    assert json_patch(ops) is json_patch(copy.deepcopy(ops))
 
 
 @pytest.mark.parametrize(("first", "second"), [
@@ -299,8 +319,6 @@ def test_patches_equal_but_written_otherwise_are_built_apart(first: Any, second:
     assert one is not other
     assert repr(one({"spec": {}})) == repr({"spec": first})
     assert repr(other({"spec": {}})) == repr({"spec": second})
-    ops = [{"op": "add", "path": "/spec", "value": first}]
-    assert json_patch(ops) is not json_patch([{"op": "add", "path": "/spec", "value": second}])
 
 
 def test_a_patch_built_once_survives_pickling() -> None:

@@ -35,7 +35,9 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from combinators.data import MISSING, Owned, Template, copy_plain, is_map, strict_equal
+from pyrsistent import freeze
+
+from combinators.data import MISSING, Owned, copy_plain, is_map, strict_equal
 from combinators.editing import CREATE, PathEdit, persistent_world
 from combinators.errors import TransformError
 from combinators.limits import MAX_DEPTH
@@ -118,11 +120,11 @@ class _Replace(_Field):
 
     def __init__(self, key: str, value: Any, type_name: str | None, where: str) -> None:
         super().__init__(key, value, type_name, where)
-        self.template = Template(clean(value), private=True)
+        self.template = _Fresh(value)
 
     def merge(self, result: Any, persistent: bool, owned: Owned) -> Any:
         current = result.get(self.key, MISSING)
-        if current is not MISSING and strict_equal(current, self.template.plain):
+        if current is not MISSING and strict_equal(current, self.template.cleaned()):
             return result
         new = owned.writable_map(result)
         new[self.key] = self.template.fresh(persistent)
@@ -138,7 +140,7 @@ class _Map(_Field):
     def __init__(self, key: str, value: Any, type_name: str | None, where: str) -> None:
         super().__init__(key, value, type_name, where)
         self.fields = _fields(value, field_meta_of(type_name, key).type, where)
-        self.template = Template(clean(value), private=True)
+        self.template = _Fresh(value)
 
     def merge(self, result: Any, persistent: bool, owned: Owned) -> Any:
         current = result.get(self.key, MISSING)
@@ -155,6 +157,43 @@ class _Map(_Field):
         return new
 
 
+class _ScalarMap(_Map):
+    """A map of scalars and nulls (labels, a node selector, resource limits): what
+    :class:`_Scalars` does, inside the map there, in one loop."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, key: str, value: Any, type_name: str | None, where: str) -> None:
+        super().__init__(key, value, type_name, where)
+        self.items = tuple(value.items())
+
+    def merge(self, result: Any, persistent: bool, owned: Owned) -> Any:
+        current = result.get(self.key, MISSING)
+        if type(current) is not dict or persistent:
+            return super().merge(result, persistent, owned)
+        merged = current
+        writable = False
+        for key, value in self.items:
+            present = merged.get(key, MISSING)
+            if value is None:
+                if present is MISSING:
+                    continue
+            elif type(present) is type(value) and present == value:
+                continue
+            if not writable:
+                merged = owned.writable_map(current)
+                writable = True
+            if value is None:
+                del merged[key]
+            else:
+                merged[key] = value
+        if merged is current:
+            return result  # unchanged, or changed in place: this application made it
+        new = owned.writable_map(result)
+        new[self.key] = merged
+        return new
+
+
 class _MergeList(_Field):
     """A list of maps merged on one merge key (containers, env, volumes, volumeMounts).
 
@@ -166,7 +205,7 @@ class _MergeList(_Field):
     of the duplicates is left to the general merge.
     """
 
-    __slots__ = ("field", "keys", "merges", "copies", "template")
+    __slots__ = ("field", "keys", "merges", "copies", "template", "single")
 
     def __init__(self, key: str, value: Any, type_name: str | None, where: str,
                  field: str, element_type: str | None, labels: list[str]) -> None:
@@ -179,15 +218,17 @@ class _MergeList(_Field):
                     element_type, f"{where}[{label}]")
             for item, label in zip(value, labels, strict=True))
         # each element as it comes in where the pod has none with its key: a fresh copy
-        self.copies = tuple(_copier(clean(item)) for item in value)
-        self.template = Template(clean(value), private=True)
+        self.copies = tuple(_Fresh(item).plain for item in value)
+        self.template = _Fresh(value)
+        # the commonest patch of all names one element (a container): its key, merge, copy
+        self.single = (self.keys[0], self.merges[0], self.copies[0]) if len(value) == 1 else None
 
     def merge(self, result: Any, persistent: bool, owned: Owned) -> Any:
         current = result.get(self.key, MISSING)
         if persistent or type(current) is not list:
             if persistent or (current is not MISSING and current is not None):
                 return super().merge(result, persistent, owned)
-            merged: Any = self.template.fresh(False)  # no list: the patch's, without nulls
+            merged: Any = self.template.plain()  # no list: the patch's, without nulls
         else:
             merged = self._merged(current, owned)
             if merged is None:
@@ -215,6 +256,22 @@ class _MergeList(_Field):
             return None
         if len(index) != len(current):
             return None  # keys repeat: Kubernetes may reorder the duplicates
+        if self.single is not None:  # what follows, for one element
+            key, merge, copy = self.single
+            found = index.get(key)
+            if found is None:
+                merged = [copy()]
+                merged += current
+                return owned.adopt(merged)
+            element = current[found]
+            if type(element[field]) is not str:
+                return None  # see below
+            merged_element = merge(element, False, owned)
+            if merged_element is element:
+                return current
+            one_changed = owned.writable_list(current)
+            one_changed[found] = merged_element
+            return one_changed
         positions: list[int | None] = []
         new = 0
         last = -1
@@ -274,12 +331,50 @@ class _MergeList(_Field):
 
 
 
-def _copier(value: Any) -> Callable[[], Any]:
-    """What makes a fresh plain copy of ``value``, a plain value no one else holds."""
-    if type(value) is dict and all(type(item) in _SCALAR_TYPES or item is None
-                                   for item in value.values()):
-        return value.copy  # a shallow copy is a whole copy
-    return functools.partial(copy_plain, value)
+class _Fresh:
+    """A patch value as it goes where there is nothing to merge it into: without its
+    nulls and directives (see :func:`._smp.clean`), a fresh copy each time.
+
+    Made ready when first needed: most are never needed (the pod has the map).
+    """
+
+    __slots__ = ("value", "_cleaned", "_copy", "_frozen")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self._cleaned: Any = MISSING
+        self._copy: Callable[[], Any] | None = None
+        self._frozen: Any = MISSING
+
+    def _ready(self) -> Callable[[], Any]:
+        cleaned = self._cleaned = clean(self.value)
+        # a map or list of scalars: a shallow copy is a whole copy
+        flat = type(cleaned) in (dict, list) and all(
+            type(item) in _SCALAR_TYPES or item is None
+            for item in (cleaned.values() if type(cleaned) is dict else cleaned))
+        copy = self._copy = cleaned.copy if flat else functools.partial(copy_plain, cleaned)
+        return copy
+
+    def cleaned(self) -> Any:
+        """The value without its nulls and directives: to compare with, never to change."""
+        if self._copy is None:
+            self._ready()
+        return self._cleaned
+
+    def plain(self) -> Any:
+        """A fresh plain copy."""
+        copy = self._copy
+        if copy is None:
+            copy = self._ready()
+        return copy()
+
+    def fresh(self, persistent: bool) -> Any:
+        """A fresh plain copy, or for a persistent document the frozen value."""
+        if not persistent:
+            return self.plain()
+        if self._frozen is MISSING:
+            self._frozen = freeze(self.cleaned())
+        return self._frozen
 
 
 def _merge_list_field(key: str, value: Any, type_name: str | None, where: str) -> _Field:
@@ -301,6 +396,8 @@ def _merge_list_field(key: str, value: Any, type_name: str | None, where: str) -
 def _field(key: str, value: Any, type_name: str | None, where: str) -> _Field:
     """The field ``key: value`` of a patch map of ``type_name``, compiled."""
     if type(value) is dict and not _directives(value):
+        if value and all(item is None or type(item) in _SCALAR_TYPES for item in value.values()):
+            return _ScalarMap(key, value, type_name, where)
         return _Map(key, value, type_name, where)
     if type(value) is list:
         if not field_meta_of(type_name, key).merge:
@@ -356,7 +453,7 @@ class _Step(PathEdit):
         self.where = where
         self.root = root
         # what the map becomes where there is none
-        self.template = Template(clean(here), private=True)
+        self.template = _Fresh(here)
         wrapped = here
         for part in reversed(parts):
             wrapped = {part.name: wrapped}

@@ -18,8 +18,7 @@ The input is never changed, so a failing patch leaves nothing half done.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyrsistent import PMap, PVector, freeze
@@ -44,7 +43,6 @@ from combinators.limits import MAX_DEPTH, short_repr
 from combinators.paths import Index, Key, Part, Path
 from combinators.shape import problem_text, value_problem
 from combinators.transform import Transform, chain
-from transforms.forms.patches._cache import exact_key, from_key
 from transforms.forms.patches._errors import InvalidPatchError, PatchTestFailed
 
 __all__ = ("json_patch", "parse_pointer", "json_equal")
@@ -312,12 +310,12 @@ class _Step(PathEdit):
     __slots__ = ("op", "token", "position", "value")
     name = "json_patch"
 
-    def __init__(self, op: _Op, parts: tuple[Part, ...]) -> None:
+    def __init__(self, op: _Op, path: Path) -> None:
         self.op = op
         self.token = op.path[-1]
         self.position = _position(self.token)
         self.value = Template(op.value, private=True)
-        self._init_path(Path(parts), ERROR, ERROR)
+        self._init_path(path, ERROR, ERROR)
         self._init_params(op.index, op.op, op.pointer)
 
     def __repr__(self) -> str:
@@ -438,20 +436,20 @@ _STEPS: dict[str, type[_Step]] = {"add": _Add, "replace": _Replace, "remove": _R
                                   "test": _Test}
 
 
-def _step(op: _Op, parts: dict[tuple[str, ...], tuple[Part, ...]]) -> Transform:
-    """``op`` as a step; ``parts`` shares the parts of pointers seen before."""
+def _step(op: _Op, paths: dict[tuple[str, ...], Path]) -> Transform:
+    """``op`` as a step; ``paths`` shares the paths of pointers seen before."""
     kind = _STEPS.get(op.op)
     tokens = op.path if op.op == "test" else op.path[:-1]
     if kind is None or not op.path or len(tokens) > MAX_DEPTH:
         return _Walk(op)
-    found = parts.get(tokens)
+    found = paths.get(tokens)
     if found is None:
-        found = parts[tokens] = tuple(_part(token) for token in tokens)
+        found = paths[tokens] = Path(_part(token) for token in tokens)
     return kind(op, found)
 
 
 class _JsonPatch(Transform):
-    __slots__ = ("ops", "_plan")
+    __slots__ = ("ops", "_plan", "_applied")
     name = "json_patch"
 
     def __init__(self, ops: Sequence[Mapping[str, Any]]) -> None:
@@ -461,23 +459,42 @@ class _JsonPatch(Transform):
                                     value=ops)
         self.ops = tuple(_Op(index, raw) for index, raw in enumerate(ops))
         self._init_params([copy_plain(dict(raw)) for raw in ops])
-        parts: dict[tuple[str, ...], tuple[Part, ...]] = {}
-        # the operations in order, as one chain of path steps
-        self._plan = chain(*(_step(op, parts) for op in self.ops))
+        self._plan: Transform | None = None
+        self._applied = False
 
     def __reduce__(self) -> tuple[Any, ...]:
         # the plan holds compiled code: rebuilt from the operations, not pickled
         return json_patch, (self._args[0],)
 
+    def compiled(self) -> Transform:
+        """The plan: the operations in order, as one chain of path steps (made on first use)."""
+        plan = self._plan
+        if plan is None:
+            paths: dict[tuple[str, ...], Path] = {}
+            plan = self._plan = chain(*(_step(op, paths) for op in self.ops))
+        return plan
+
     def _fast_parts(self) -> tuple[Any, Any, Any]:
         # one compiled operation: its own fast path, called by an enclosing composition
-        if isinstance(self._plan, _Step):
-            return self._plan._fast_parts()
+        plan = self.compiled()
+        if isinstance(plan, _Step):
+            return plan._fast_parts()
         return None, None, self._apply
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
+        plan = self._plan
+        if plan is None:
+            if not self._applied:
+                # The first application walks: a patch built for one call is applied
+                # once, and compiling would cost it more than it saves. One applied
+                # again is compiled.
+                self._applied = True
+                for op in self.ops:
+                    doc = _run(op, doc, owned)
+                return doc
+            plan = self.compiled()
         try:
-            return self._plan._apply(doc, owned)
+            return plan._apply(doc, owned)
         except TransformError as err:
             # what the plan's chain added names its own steps; the message names the operation
             err.steps = ()
@@ -511,14 +528,4 @@ def json_patch(ops: Sequence[Mapping[str, Any]]) -> Transform:
     ...
     transforms.forms.patches._errors.InvalidPatchError: json_patch(): ops: op 0: unknown op 'ad'; ops are: add, remove, replace, move, copy, test
     """
-    if type(ops) is list:
-        key = exact_key(ops)
-        if key is not None:
-            return _built(key)
     return _JsonPatch(ops)
-
-
-@functools.lru_cache(maxsize=256)
-def _built(key: Hashable) -> _JsonPatch:
-    """The operations ``key`` stands for, built once (see :mod:`._cache`)."""
-    return _JsonPatch(from_key(key))

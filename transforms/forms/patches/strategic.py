@@ -43,16 +43,15 @@ other lists replaced elsewhere. A pod-level patch refuses a workload document.
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable
 from typing import Any
 
 from pyrsistent import PMap, PVector
 
-from combinators.data import Owned, copy_plain, is_map, kind_name
+from combinators.data import MISSING, Owned, copy_plain, is_map, kind_name
 from combinators.errors import TransformError, TypeClashError
 from combinators.shape import check_value
 from combinators.transform import Transform
-from transforms.forms.patches._cache import exact_key, from_key
+from transforms.forms.patches._cache import Keyed, keyed
 from transforms.forms.patches._listkeys import ROOTS
 from transforms.forms.patches._smp import Ctx, check_patch, invalid, merge_map, workload_root
 from transforms.forms.patches._smp_plan import compile_plan
@@ -81,7 +80,7 @@ def _describe(document: Any) -> str:
 
 
 class _StrategicMerge(Transform):
-    __slots__ = ("patch", "root", "workload", "_plan")
+    __slots__ = ("patch", "root", "workload", "_plan", "_applied")
     name = "strategic_merge"
 
     def __init__(self, patch: Any, kind: str) -> None:
@@ -99,11 +98,20 @@ class _StrategicMerge(Transform):
             self._init_params(self.patch)
         else:
             self._init_params(self.patch, kind=kind)
-        self._plan = compile_plan(self.patch, self.root)
+        self._plan: Any = MISSING  # compiled when applied again (see _apply)
+        self._applied = False
 
     def __reduce__(self) -> tuple[Any, ...]:
         # the plan holds compiled code: rebuilt from the patch, not pickled
         return strategic_merge, (self.patch, self._kwargs.get("kind", "Pod"))
+
+    def compiled(self) -> Transform | None:
+        """The plan of path steps (made on first use); ``None`` where the patch has
+        directives at its top, which the general merge does."""
+        plan: Transform | None = self._plan
+        if plan is MISSING:
+            plan = self._plan = compile_plan(self.patch, self.root)
+        return plan
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         if not is_map(doc):
@@ -114,9 +122,19 @@ class _StrategicMerge(Transform):
             check_pod_document(doc, overlay="strategic_merge")
         else:
             self._check_target(doc)
-        if self._plan is not None and type(doc) is dict:
+        plan = self._plan
+        if plan is MISSING:
+            if self._applied:
+                plan = self.compiled()
+            else:
+                # The first application merges: a patch built for one call is applied
+                # once, and compiling would cost it more than it saves. One applied
+                # again is compiled.
+                self._applied = True
+                plan = None
+        if plan is not None and type(doc) is dict:
             try:
-                return self._plan._apply(doc, owned)
+                return plan._apply(doc, owned)
             except TransformError as err:
                 # what the plan's chain added names its own steps; the message names the place
                 err.steps = ()
@@ -195,13 +213,13 @@ def strategic_merge(patch: Any, kind: str = "Pod") -> Transform:
     transforms.kube.kinds.WorkloadKindError: strategic_merge: a pod-level overlay was given a Deployment document ('web'), not a pod; its pods are in its templates: apply it with transforms.kube.apply_to_workload(overlay, document) or `podfold apply`
     """
     if type(kind) is str:
-        key = exact_key(patch)
-        if key is not None:
-            return _built(key, kind)
+        found = keyed(patch)
+        if found is not None:
+            return _built(found, kind)
     return _StrategicMerge(patch, kind)
 
 
 @functools.lru_cache(maxsize=256)
-def _built(key: Hashable, kind: str) -> _StrategicMerge:
-    """The patch ``key`` stands for, built once (see :mod:`._cache`)."""
-    return _StrategicMerge(from_key(key), kind)
+def _built(patch: Keyed, kind: str) -> _StrategicMerge:
+    """The patch, built once for each exact value (see :mod:`._cache`)."""
+    return _StrategicMerge(patch.take(), kind)
