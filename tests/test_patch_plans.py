@@ -24,6 +24,7 @@ from combinators import PathError, TransformError, chain, upsert
 from combinators.data import MISSING
 from combinators.editing import PathEdit
 from combinators.owned import Owned
+from tests import test_json_patch, test_strategic
 from tests.test_json_patch import docs_and_ops
 from transforms.forms.patches import InvalidPatchError, json_patch, strategic_merge
 from transforms.forms.patches._listkeys import ROOTS
@@ -45,6 +46,30 @@ def outcome(fn: Any, doc: Any) -> tuple[str, str, bool]:
     except TransformError as err:
         return type(err).__name__, str(err), False
     return "ok", repr(result), result is doc
+
+
+# --- the case tables, by the plans ----------------------------------------------------------
+
+@pytest.mark.parametrize("case", test_json_patch.CASES, ids=[c["name"] for c in test_json_patch.CASES])
+def test_json_patch_cases_by_the_plan(case: dict[str, Any]) -> None:
+    base = test_json_patch.base_of(case)
+    before = copy.deepcopy(base)
+    overlay = planned(json_patch(case["patch"]))
+    if "error" in case:
+        with pytest.raises(test_json_patch.ERRORS[case["error"]]):
+            overlay(base)
+    else:
+        assert overlay(base) == case["expected"]
+    assert base == before
+
+
+@pytest.mark.parametrize("case", test_strategic.CASES, ids=[c["name"] for c in test_strategic.CASES])
+def test_strategic_cases_by_the_plan(case: dict[str, Any]) -> None:
+    base = test_strategic.base_of(case)
+    before = copy.deepcopy(base)
+    overlay = planned(strategic_merge(case["patch"], kind=case.get("kind", "Pod")))
+    assert overlay(base) == case["expected"]
+    assert base == before
 
 
 # --- json_patch ---------------------------------------------------------------------------
