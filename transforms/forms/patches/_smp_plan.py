@@ -1,6 +1,6 @@
-"""A strategic merge patch compiled, once, into a plan of path steps.
+"""A strategic merge patch compiled into a plan of path steps.
 
-When the patch is built, its maps without directives are walked: each run of
+When the patch is compiled, its maps without directives are walked: each run of
 a map's fields becomes a path step (a :class:`~combinators.editing.PathEdit`)
 at that map's path, and the steps, chained in the patch's order, are the
 plan, whose paths compile as the combinators' do. Each field is compiled
@@ -18,7 +18,6 @@ the whole patch would. A field the plan does not compile (directives, lists
 of scalars, composite merge keys, a pod's list whose merge keys repeat) is
 merged by the general merge too.
 
->>> from combinators.paths import Path
 >>> plan = compile_plan({"metadata": {"labels": {"team": "ml"}},
 ...                      "spec": {"hostIPC": True, "containers": [{"name": "c", "image": "2"}]}},
 ...                     "Pod")

@@ -7,6 +7,14 @@ the patch is built; an operation that cannot apply raises a podfold error
 naming its index, the operation, its pointer and what was there instead.
 The input is never changed, so a failing patch leaves nothing half done.
 
+A patch applied again is compiled: each ``add``, ``remove``, ``replace`` and
+``test`` becomes a path step (a :class:`~combinators.editing.PathEdit`, whose
+path compiles as the combinators' do), and the chain of them is the patch's
+plan; ``move`` and ``copy``, which read another place, stay steps of the
+general walk. The first application walks every operation: a patch built for
+one call is applied once, and compiling it would cost more than it saves.
+Both ways give the same document and the same errors.
+
 >>> pod = {"spec": {"tolerations": [{"key": "a"}]}}
 >>> patch = json_patch([{"op": "add", "path": "/spec/tolerations/-", "value": {"key": "b"}},
 ...                     {"op": "test", "path": "/spec/tolerations/0/key", "value": "a"}])

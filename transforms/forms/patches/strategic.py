@@ -28,6 +28,13 @@ Deliberate differences from kubectl, each covered by a marked test case:
    lists) lose their ``null`` members and directives; kubectl keeps them
    verbatim inside new list elements and replaced lists.
 
+A patch applied again is compiled into a plan of path steps, one for each
+run of fields of a map, with merge-keyed lists merged in one pass (see
+:mod:`._smp_plan`); the first application merges the general way, as does
+whatever the plan does not compile. Building a patch equal to one built
+lately (the same value, written the same way) gives back that patch, plan
+and all (see :mod:`._cache`).
+
 A patch of a workload kind podfold knows (``kind: Deployment``, as kustomize
 writes them) merges as kubectl merges it: with the PodTemplateSpec rules at
 the kind's template paths (:mod:`transforms.kube.workloads`), maps merging and
