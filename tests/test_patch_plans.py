@@ -24,7 +24,7 @@ from combinators import PathError, TransformError, chain, upsert
 from combinators.data import MISSING
 from combinators.editing import PathEdit
 from combinators.owned import Owned
-from tests import test_json_patch, test_strategic
+from tests import test_json_patch, test_kubectl_workloads, test_strategic
 from tests.test_json_patch import docs_and_ops
 from transforms.forms.patches import InvalidPatchError, json_patch, strategic_merge
 from transforms.forms.patches._listkeys import ROOTS
@@ -70,6 +70,23 @@ def test_strategic_cases_by_the_plan(case: dict[str, Any]) -> None:
     overlay = planned(strategic_merge(case["patch"], kind=case.get("kind", "Pod")))
     assert overlay(base) == case["expected"]
     assert base == before
+
+
+@pytest.mark.parametrize(("kind", "manifest", "where", "name"), test_kubectl_workloads.CASES,
+                         ids=[f"{kind}-{name}" for kind, _, _, name in
+                              test_kubectl_workloads.CASES])
+def test_workload_patches_by_the_plan(kind: str, manifest: str, where: tuple[str, ...],
+                                      name: str) -> None:
+    document, patch = test_kubectl_workloads._case(kind, manifest, where, name)
+    overlay = strategic_merge(patch)
+
+    def general(doc: Any) -> Any:
+        return merge_map(doc, copy.deepcopy(overlay.patch), overlay.root, str(overlay.root),
+                         Ctx(False, Owned()))
+
+    before = copy.deepcopy(document)
+    assert outcome(planned(overlay), document) == outcome(general, document)
+    assert document == before
 
 
 # --- json_patch ---------------------------------------------------------------------------
