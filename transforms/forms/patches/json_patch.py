@@ -7,6 +7,14 @@ the patch is built; an operation that cannot apply raises a podfold error
 naming its index, the operation, its pointer and what was there instead.
 The input is never changed, so a failing patch leaves nothing half done.
 
+A patch applied again is compiled: each ``add``, ``remove``, ``replace`` and
+``test`` becomes a path step (a :class:`~combinators.editing.PathEdit`, whose
+path compiles as the combinators' do), and the chain of them is the patch's
+plan; ``move`` and ``copy``, which read another place, stay steps of the
+general walk. The first application walks every operation: a patch built for
+one call is applied once, and compiling it would cost more than it saves.
+Both ways give the same document and the same errors.
+
 >>> pod = {"spec": {"tolerations": [{"key": "a"}]}}
 >>> patch = json_patch([{"op": "add", "path": "/spec/tolerations/-", "value": {"key": "b"}},
 ...                     {"op": "test", "path": "/spec/tolerations/0/key", "value": "a"}])
@@ -26,6 +34,7 @@ from pyrsistent import PMap, PVector, freeze
 from combinators.data import (
     MISSING,
     Owned,
+    Template,
     copy_plain,
     delete_key,
     extend_seq,
@@ -36,10 +45,12 @@ from combinators.data import (
     set_key,
     strict_equal,
 )
-from combinators.errors import ArgumentError, PathError, TypeClashError
-from combinators.limits import short_repr
+from combinators.editing import ERROR, PathEdit
+from combinators.errors import ArgumentError, PathError, TransformError, TypeClashError
+from combinators.limits import MAX_DEPTH, short_repr
+from combinators.paths import Index, Key, Part, Path
 from combinators.shape import problem_text, value_problem
-from combinators.transform import Transform
+from combinators.transform import Transform, chain
 from transforms.forms.patches._errors import InvalidPatchError, PatchTestFailed
 
 __all__ = ("json_patch", "parse_pointer", "json_equal")
@@ -150,20 +161,19 @@ class _Op:
 
 def _list_index(op: _Op, tokens: tuple[str, ...], seq: Any, at: int, *, insert: bool) -> int:
     """The position ``token`` names in ``seq``; ``insert`` allows ``-`` and ``len(seq)``."""
-    where = _where(tokens, at)
     token = tokens[at]
     if token == "-":
         if insert:
             return len(seq)
-        raise PathError(f"{op.label()}: '-' names no element{where}; the list has "
-                        f"{len(seq)} elements")
+        raise PathError(f"{op.label()}: '-' names no element{_where(tokens, at)}; the list "
+                        f"has {len(seq)} elements")
     if not token.isdigit() or (token != "0" and token.startswith("0")) or not token.isascii():
-        raise TypeClashError(f"{op.label()}: {token!r} is not a list index{where}",
+        raise TypeClashError(f"{op.label()}: {token!r} is not a list index{_where(tokens, at)}",
                              expected="a list index", found=repr(token))
     index = int(token)
     if index > len(seq) or (index == len(seq) and not insert):
-        raise PathError(f"{op.label()}: index {index} is out of range{where}; the list has "
-                        f"{len(seq)} elements")
+        raise PathError(f"{op.label()}: index {index} is out of range{_where(tokens, at)}; "
+                        f"the list has {len(seq)} elements")
     return index
 
 
@@ -231,15 +241,20 @@ def _edit(op: _Op, node: Any, tokens: tuple[str, ...], at: int, value: Any,
                          f"{_where(tokens, at)}", expected="a map or a list", found=kind_name(node))
 
 
+def _test_failed(op: _Op, found: Any) -> PatchTestFailed:
+    return PatchTestFailed(f"{op.label()}: expected {short_repr(op.value)}, "
+                           f"found {short_repr(found)}",
+                           index=op.index, pointer=op.pointer, expected=op.value,
+                           found=copy_plain(found))
+
+
 def _run(op: _Op, doc: Any, owned: Owned) -> Any:
+    """``op`` applied to ``doc`` by the general walk: any document, every case and error."""
     persistent = isinstance(doc, (PMap, PVector))
     if op.op == "test":
         found = _get(op, doc, op.path)
         if not json_equal(found, op.value):
-            raise PatchTestFailed(f"{op.label()}: expected {short_repr(op.value)}, "
-                                  f"found {short_repr(found)}",
-                                  index=op.index, pointer=op.pointer, expected=op.value,
-                                  found=copy_plain(found))
+            raise _test_failed(op, found)
         return doc
     if op.op in ("add", "replace"):
         value = freeze(op.value) if persistent else copy_plain(op.value)
@@ -267,8 +282,182 @@ def _remove(op: _Op, doc: Any, tokens: tuple[str, ...], owned: Owned) -> Any:
     return _edit(op, doc, tokens, 0, MISSING, owned)
 
 
+# --- operations compiled into path steps --------------------------------------------------
+#
+# An add, remove or replace is a PathEdit whose path leads to the container the
+# pointer's last token is in, and whose leaf changes that container as the RFC
+# says; a test is a PathEdit whose path leads to the value it compares. Their
+# paths are compiled like any combinator's, so a chain of them is one plan.
+# Where a path does not lead through plain containers (a missing parent, a
+# persistent document, a token that is no index where a list is), the
+# operation runs through the general walk above, which names what went wrong;
+# no error text is built while nothing fails.
+
+_END = -1
+"""The position of ``-``: the end of the list."""
+
+
+def _part(token: str) -> Part:
+    """The part a token is where it leads through plain data: a list index, else a key."""
+    if token.isdigit() and token.isascii() and (token == "0" or not token.startswith("0")):
+        return Index(int(token))
+    return Key(token)
+
+
+def _position(token: str) -> int | None:
+    """The list position ``token`` names (``_END`` for ``-``), or ``None`` for none."""
+    if token == "-":
+        return _END
+    part = _part(token)
+    return part.index if isinstance(part, Index) else None
+
+
+class _Step(PathEdit):
+    """One operation as a path step (see above); ``op`` is the checked operation."""
+
+    __slots__ = ("op", "token", "position", "value")
+    name = "json_patch"
+
+    def __init__(self, op: _Op, path: Path) -> None:
+        self.op = op
+        self.token = op.path[-1]
+        self.position = _position(self.token)
+        self.value = Template(op.value, private=True)
+        self._init_path(path, ERROR, ERROR)
+        self._init_params(op.index, op.op, op.pointer)
+
+    def __repr__(self) -> str:
+        return self.op.label()
+
+    def _annotate(self, err: TransformError) -> None:
+        """Nothing to add: the error names the operation, its pointer and the place."""
+
+    def _apply_slow(self, doc: Any, owned: Owned) -> Any:
+        if not self._parts and type(doc) is dict:  # a token at the top: its leaf, on the pod
+            return self.leaf(doc, False, owned)
+        return _run(self.op, doc, owned)
+
+    def _general(self, node: Any, persistent: bool, owned: Owned) -> Any:
+        """The operation on ``node``, its pointer's last container, by the general walk."""
+        op = self.op
+        value = MISSING if op.op == "remove" else self.value.fresh(persistent)
+        return _edit(op, node, op.path, len(op.path) - 1, value, owned)
+
+
+class _Add(_Step):
+    __slots__ = ()
+
+    def _append_items(self) -> tuple[Any, ...] | None:
+        # ``-`` and a map or list of scalars: the append compiled into the path
+        value = self.value
+        return (value.plain,) if self.position == _END and value.flat else None
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        if type(old) is dict:
+            present = old.get(self.token, MISSING)
+            if present is not MISSING and strict_equal(present, self.value.plain):
+                return old
+            new = owned.writable_map(old)
+            new[self.token] = self.value.fresh(persistent)
+            return new
+        if type(old) is list:
+            position = self.position
+            if position == _END:
+                position = len(old)
+            if position is not None and position <= len(old):
+                new_list = owned.writable_list(old)
+                new_list.insert(position, self.value.fresh(persistent))
+                return new_list
+        return self._general(old, persistent, owned)
+
+
+class _Replace(_Step):
+    __slots__ = ()
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        if type(old) is dict:
+            present = old.get(self.token, MISSING)
+            if present is not MISSING:
+                if strict_equal(present, self.value.plain):
+                    return old
+                new = owned.writable_map(old)
+                new[self.token] = self.value.fresh(persistent)
+                return new
+        elif type(old) is list:
+            position = self.position
+            if position is not None and 0 <= position < len(old):
+                if strict_equal(old[position], self.value.plain):
+                    return old
+                new_list = owned.writable_list(old)
+                new_list[position] = self.value.fresh(persistent)
+                return new_list
+        return self._general(old, persistent, owned)
+
+
+class _Remove(_Step):
+    __slots__ = ()
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        if type(old) is dict:
+            if self.token in old:
+                new = owned.writable_map(old)
+                del new[self.token]
+                return new
+        elif type(old) is list:
+            position = self.position
+            if position is not None and 0 <= position < len(old):
+                new_list = owned.writable_list(old)
+                del new_list[position]
+                return new_list
+        return self._general(old, persistent, owned)
+
+
+class _Test(_Step):
+    """A test: its path leads to the value compared, which its leaf gives back unchanged."""
+
+    __slots__ = ()
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        if json_equal(old, self.op.value):
+            return old
+        raise _test_failed(self.op, old)
+
+
+class _Walk(Transform):
+    """An operation the general walk applies: move, copy, and pointers too deep to compile."""
+
+    __slots__ = ("op",)
+    name = "json_patch"
+
+    def __init__(self, op: _Op) -> None:
+        self.op = op
+        self._init_params(op.index, op.op, op.pointer)
+
+    def __repr__(self) -> str:
+        return self.op.label()
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        return _run(self.op, doc, owned)
+
+
+_STEPS: dict[str, type[_Step]] = {"add": _Add, "replace": _Replace, "remove": _Remove,
+                                  "test": _Test}
+
+
+def _step(op: _Op, paths: dict[tuple[str, ...], Path]) -> Transform:
+    """``op`` as a step; ``paths`` shares the paths of pointers seen before."""
+    kind = _STEPS.get(op.op)
+    tokens = op.path if op.op == "test" else op.path[:-1]
+    if kind is None or not op.path or len(tokens) > MAX_DEPTH:
+        return _Walk(op)
+    found = paths.get(tokens)
+    if found is None:
+        found = paths[tokens] = Path(_part(token) for token in tokens)
+    return kind(op, found)
+
+
 class _JsonPatch(Transform):
-    __slots__ = ("ops",)
+    __slots__ = ("ops", "_plan", "_applied")
     name = "json_patch"
 
     def __init__(self, ops: Sequence[Mapping[str, Any]]) -> None:
@@ -278,11 +467,46 @@ class _JsonPatch(Transform):
                                     value=ops)
         self.ops = tuple(_Op(index, raw) for index, raw in enumerate(ops))
         self._init_params([copy_plain(dict(raw)) for raw in ops])
+        self._plan: Transform | None = None
+        self._applied = False
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the plan holds compiled code: rebuilt from the operations, not pickled
+        return json_patch, (self._args[0],)
+
+    def compiled(self) -> Transform:
+        """The plan: the operations in order, as one chain of path steps (made on first use)."""
+        plan = self._plan
+        if plan is None:
+            paths: dict[tuple[str, ...], Path] = {}
+            plan = self._plan = chain(*(_step(op, paths) for op in self.ops))
+        return plan
+
+    def _fast_parts(self) -> tuple[Any, Any, Any]:
+        # one compiled operation: its own fast path, called by an enclosing composition
+        plan = self.compiled()
+        if isinstance(plan, _Step):
+            return plan._fast_parts()
+        return None, None, self._apply
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
-        for op in self.ops:
-            doc = _run(op, doc, owned)
-        return doc
+        plan = self._plan
+        if plan is None:
+            if not self._applied:
+                # The first application walks: a patch built for one call is applied
+                # once, and compiling would cost it more than it saves. One applied
+                # again is compiled.
+                self._applied = True
+                for op in self.ops:
+                    doc = _run(op, doc, owned)
+                return doc
+            plan = self.compiled()
+        try:
+            return plan._apply(doc, owned)
+        except TransformError as err:
+            # what the plan's chain added names its own steps; the message names the operation
+            err.steps = ()
+            raise
 
 
 def json_patch(ops: Sequence[Mapping[str, Any]]) -> Transform:
