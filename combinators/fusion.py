@@ -63,7 +63,7 @@ from operator import itemgetter
 from typing import Any
 
 from combinators.compiled import FALLBACK
-from combinators.data import MISSING, REMOVE, copy_plain
+from combinators.data import MISSING, REMOVE, copy_plain, strict_equal
 from combinators.owned import Owned
 from combinators.paths import End, Index, Key, Match, Part, Path
 
@@ -90,8 +90,9 @@ class Op:
       ``"deep"`` (a copy of every level) or ``"share"`` (a scalar);
     - ``MERGE``: set each key of ``payload`` (a map of scalars) in the map at
       ``parts`` (created where missing or null), where it differs;
-    - ``SET``: set the scalar ``payload`` at ``parts`` (ending in a key) where
-      it differs;
+    - ``SET``: ``payload`` is ``(value, how)`` (as for ``APPEND``): set a new
+      copy of ``value`` at ``parts`` (ending in a key) where what is there
+      differs (``missing``: ``FALL_BACK`` where nothing is there);
     - ``LEAF``: ``payload(old, False, owned)`` gives the value at ``parts``
       (``REMOVE`` deletes a key). Where the last part finds nothing,
       ``missing`` says what happens: ``CALL`` the leaf with ``old`` as
@@ -177,7 +178,8 @@ class _Writer:
                                       "REMOVE": REMOVE, "EMPTY_MAP": _EMPTY_MAP,
                                       "EMPTY_LIST": _EMPTY_LIST,
                                       "COPY": copy_plain,
-                                      "FIND": _find, "AMBIGUOUS": _AMBIGUOUS}
+                                      "FIND": _find, "AMBIGUOUS": _AMBIGUOUS,
+                                      "STRICT": strict_equal}
         self.lines = ["def fused(v0, owned):", "    c0 = False"]
         if register:
             self.lines.append("    made = owned._made")
@@ -395,7 +397,8 @@ class _Writer:
         self.flush(parts, append=op.kind == APPEND)
         for size in range(1, op.exists + 1):
             # this far, the path must reach what is there: not what a missing part reads as
-            node = self.node(parts[:size], "list" if _selector(parts[size]) else "dict")
+            listed = _selector(parts[size]) if size < len(parts) else op.kind == APPEND
+            node = self.node(parts[:size], "list" if listed else "dict")
             self.emit(f"if {node.var} is EMPTY_MAP or {node.var} is EMPTY_LIST: return FALLBACK")
         if op.kind == APPEND:
             node = self.node(parts, "list")
@@ -413,14 +416,14 @@ class _Writer:
         if op.kind == MERGE:
             node = self.node(parts, "dict")
             for key, value in op.payload.items():
-                self.set_if_different(node, self.constant(key, "K"), value)
+                self.set_if_different(node, self.constant(key, "K"), Op(MERGE, (), value))
             self.wrote_through(parts)
             self.drop_under(parts, itself=False)
             return
         parent = self.node(parts[:-1], "list" if _selector(parts[-1]) else "dict")
         if op.kind == SET:
             assert type(parts[-1]) is Key
-            self.set_if_different(parent, self.constant(parts[-1].name, "K"), op.payload)
+            self.set_if_different(parent, self.constant(parts[-1].name, "K"), op)
         else:
             self.leaf(parent, parts[-1], op)
         self.wrote_through(parts)
@@ -428,12 +431,19 @@ class _Writer:
         if _selector(parts[-1]):
             self.drop_selections(parts[:-1])
 
-    def set_if_different(self, node: _Node, key: str, value: Any) -> None:
+    def set_if_different(self, node: _Node, key: str, op: Op) -> None:
+        value, how = op.payload if op.kind == SET else (op.payload, "share")
         name, kind = self.constant(value, "V"), self.constant(type(value), "T")
         self.emit(f"old = {node.var}.get({key}, MISSING)")
-        self.emit(f"if old is not {name} and (type(old) is not {kind} or old != {name}):")
+        if op.missing == FALL_BACK:
+            self.emit("if old is MISSING: return FALLBACK")
+        if how == "share":  # a scalar
+            self.emit(f"if old is not {name} and (type(old) is not {kind} or old != {name}):")
+        else:
+            self.emit(f"if old is MISSING or not STRICT(old, {name}):")
         self.writable(node, 2)
-        self.emit(f"{node.var}[{key}] = {name}", 2)
+        new = {"share": name, "copy": f"{name}.copy()"}.get(how) or self.build(value)
+        self.emit(f"{node.var}[{key}] = {new}", 2)
 
     def leaf(self, parent: _Node, part: Part, op: Op) -> None:
         self.uses_owned = True

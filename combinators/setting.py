@@ -70,7 +70,7 @@ class _Upsert(PathEdit):
             if self._flat_map:  # not {}: merging it where nothing is creates a map
                 return Op(MERGE, self._parts, self._flat_map)
             if self._scalar:
-                return Op(SET, self._parts, self.value.plain)
+                return Op(SET, self._parts, (self.value.plain, "share"))
         return super()._fusion_op()
 
 
@@ -116,7 +116,7 @@ class _Replace(PathEdit):
 
     def _fusion_op(self) -> Op:
         if type(self._parts[-1]) is Key and not self.value.is_container:
-            return Op(SET, self._parts, self.value.plain)
+            return Op(SET, self._parts, (self.value.plain, "share"))
         return super()._fusion_op()
 
 

@@ -47,6 +47,7 @@ from combinators.data import (
 )
 from combinators.editing import ERROR, PathEdit
 from combinators.errors import ArgumentError, PathError, TransformError, TypeClashError
+from combinators.fusion import APPEND, FALL_BACK, SET, Op
 from combinators.limits import MAX_DEPTH, short_repr
 from combinators.paths import Index, Key, Part, Path
 from combinators.shape import problem_text, value_problem
@@ -337,6 +338,22 @@ class _Step(PathEdit):
             return self.leaf(doc, False, owned)
         return _run(self.op, doc, owned)
 
+    def _how(self) -> str:
+        """How a fused function makes a new copy of the value (see combinators.fusion)."""
+        value = self.value
+        return "copy" if value.flat else "deep" if value.is_container else "share"
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        general = super()._fusion_ops()
+        if general is None or not self._parts:
+            return general
+        # The token is read as what it looks like (a key, or "-" of a list); the
+        # fused function checks the container is that kind, else falls back.
+        return self._fusion_guess() or general
+
+    def _fusion_guess(self) -> tuple[Op, ...] | None:
+        return None
+
     def _general(self, node: Any, persistent: bool, owned: Owned) -> Any:
         """The operation on ``node``, its pointer's last container, by the general walk."""
         op = self.op
@@ -346,6 +363,14 @@ class _Step(PathEdit):
 
 class _Add(_Step):
     __slots__ = ()
+
+    def _fusion_guess(self) -> tuple[Op, ...] | None:
+        parts, value = self._parts, (self.value.plain, self._how())
+        if self.position == _END:  # the parent must be there, a list
+            return (Op(APPEND, parts, (value,), exists=len(parts)),)
+        if self.position is None:  # a key set in a map that must be there
+            return (Op(SET, (*parts, Key(self.token)), value, exists=len(parts)),)
+        return None
 
     def _append_items(self) -> tuple[Any, ...] | None:
         # ``-`` and a map or list of scalars: the append compiled into the path
@@ -373,6 +398,13 @@ class _Add(_Step):
 
 class _Replace(_Step):
     __slots__ = ()
+
+    def _fusion_guess(self) -> tuple[Op, ...] | None:
+        if self.position is not None:
+            return None
+        # a key that must be there, in a map that must be there
+        return (Op(SET, (*self._parts, Key(self.token)), (self.value.plain, self._how()),
+                   exists=len(self._parts), missing=FALL_BACK),)
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         if type(old) is dict:
@@ -481,6 +513,20 @@ class _JsonPatch(Transform):
             paths: dict[tuple[str, ...], Path] = {}
             plan = self._plan = chain(*(_step(op, paths) for op in self.ops))
         return plan
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        # in a composition, the operations fuse with the steps around them
+        return self.compiled()._fusion_ops()
+
+    def __call__(self, doc: Any) -> Any:
+        plan = self._plan
+        if plan is None or type(doc) is not dict:
+            return super().__call__(doc)
+        try:
+            return plan(doc)  # its own fused function, the shortest way
+        except TransformError as err:
+            err.steps = ()  # as _apply: the message names the operation
+            raise
 
     def _fast_parts(self) -> tuple[Any, Any, Any]:
         # one compiled operation: its own fast path, called by an enclosing composition

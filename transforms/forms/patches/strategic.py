@@ -56,6 +56,7 @@ from pyrsistent import PMap, PVector
 
 from combinators.data import MISSING, Owned, copy_plain, is_map, kind_name
 from combinators.errors import TransformError, TypeClashError
+from combinators.fusion import CHECK, Op
 from combinators.shape import check_value
 from combinators.transform import Transform
 from transforms.forms.patches._cache import Keyed, keyed
@@ -120,7 +121,7 @@ class _StrategicMerge(Transform):
             plan = self._plan = compile_plan(self.patch, self.root)
         return plan
 
-    def _apply(self, doc: Any, owned: Owned) -> Any:
+    def _check(self, doc: Any) -> None:
         if not is_map(doc):
             raise TypeClashError(f"strategic_merge: a {self.root} is a map, "
                                  f"got {kind_name(doc)}", expected="a map",
@@ -129,6 +130,26 @@ class _StrategicMerge(Transform):
             check_pod_document(doc, overlay="strategic_merge")
         else:
             self._check_target(doc)
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        # in a composition: its checks, then its plan's steps, fused with the steps around
+        plan = self.compiled()
+        ops = plan._fusion_ops() if plan is not None else None
+        return None if ops is None else (Op(CHECK, (), self._check), *ops)
+
+    def __call__(self, doc: Any) -> Any:
+        plan = self._plan
+        if plan is MISSING or plan is None or type(doc) is not dict:
+            return super().__call__(doc)
+        self._check(doc)
+        try:
+            return plan(doc)  # its own fused function, the shortest way
+        except TransformError as err:
+            err.steps = ()  # as _apply: the message names the place
+            raise
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        self._check(doc)
         plan = self._plan
         if plan is MISSING:
             if self._applied:
