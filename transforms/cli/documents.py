@@ -1,6 +1,7 @@
 """Streams of Kubernetes documents in and out: YAML (or JSON) as kubectl reads and writes it.
 
-Reading is safe (libyaml's ``CSafeLoader`` where PyYAML has it) and keeps
+Reading is safe and strict (:func:`transforms.io.safe_yaml.load_documents`: libyaml
+where PyYAML has it) and keeps
 what a manifest holds as plain data: key order, and timestamps as the
 strings they were written as (kubectl and the API server read them so).
 Empty documents (a stray ``---``) are skipped, as kubectl skips them.
@@ -38,7 +39,6 @@ __all__ = ("ManifestError", "read_documents", "dump_documents", "template_label"
 FORMATS = ("yaml", "json")
 """The output formats: a YAML stream, or JSON (one object, or a ``List`` of several)."""
 
-_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
@@ -61,13 +61,6 @@ class ManifestError(TransformError, ValueError):
         return f"{where}: {TransformError.__str__(self)}"
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc]
-    """The safe loader, with timestamps kept as strings."""
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _BaseLoader.construct_yaml_str)
-
-
 class _Dumper(_BaseDumper):  # type: ignore[misc]
     """The safe dumper, writing multi-line strings as ``|`` blocks."""
 
@@ -88,7 +81,7 @@ def read_documents(text: str, source: str) -> list[Any]:
     >>> read_documents("a: [1", "bad.yaml")
     Traceback (most recent call last):
       ...
-    transforms.cli.documents.ManifestError: bad.yaml:2:1: did not find expected ',' or ']'
+    transforms.cli.documents.ManifestError: bad.yaml:1:6: expected ',' or ']', but got '<stream end>'
     """
     from transforms.errors import OverlayError
     from transforms.io.safe_yaml import load_documents
