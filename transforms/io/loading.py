@@ -369,15 +369,25 @@ def load_overlay(uri: str | os.PathLike[str], kind: str | None = "Pod",
     line and column, and the step's index (a file that cannot be read names
     the file); field names and recipes are checked as :func:`loads_overlay` does.
     """
-    import fsspec  # here, not at the top: importing podfold stays cheap
-
     source = os.fspath(uri)
     try:
-        with fsspec.open(source, "rb") as handle:
-            data = handle.read()
+        data = _read(source)
     except (OSError, ValueError, ImportError) as err:
         # fsspec's ways of saying a URI cannot be read: no such file (OSError),
         # an unknown protocol (ValueError), a protocol whose driver is not
         # installed (ImportError)
         raise OverlayError(f"cannot read the overlay: {err}", source=source) from err
     return loads_overlay(decode(data, source), source=source, kind=kind, catalog=catalog)
+
+
+def _read(source: str) -> bytes:
+    """The bytes at ``source``: a local path read directly, as fsspec reads it (``~``
+    expanded, errors naming the absolute path), any other URI through fsspec."""
+    if "://" not in source and "::" not in source:
+        with open(os.path.abspath(os.path.expanduser(source)), "rb") as handle:
+            return handle.read()
+    import fsspec  # here, not at the top: importing fsspec costs more than reading a file
+
+    with fsspec.open(source, "rb") as handle:
+        data: bytes = handle.read()
+    return data

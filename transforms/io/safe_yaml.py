@@ -45,6 +45,7 @@ import yaml
 
 from combinators.limits import MAX_DEPTH
 from transforms.errors import OverlayError
+from transforms.io.plain import build, duplicate_key, is_plain
 
 __all__ = ("MAX_DEPTH", "MAX_NODES", "LIBYAML", "StrictLoader", "CStrictLoader", "strict_loader",
            "check_graph", "check_text", "decode", "load_documents", "read_stream", "yaml_error")
@@ -74,15 +75,7 @@ def _check_duplicates(loader: Any, node: yaml.Node) -> None:
         except TypeError:  # an unhashable key: the constructor says so, in place
             continue
         if first is not key_node:
-            mark = first.start_mark
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {_shown(key)} (first at line {mark.line + 1}, "
-                f"column {mark.column + 1})", key_node.start_mark)
-
-
-def _shown(key: Any) -> str:
-    text = repr(key)
-    return text if len(text) <= 60 else text[:57] + "..."
+            raise duplicate_key(key, first, key_node)
 
 
 class StrictLoader(yaml.SafeLoader):
@@ -143,11 +136,28 @@ def _as_text(loader: Any, node: yaml.Node) -> str:
     return str(loader.construct_scalar(node))
 
 
+def _checked(name: str, construct: Any, kind: str) -> Any:
+    """PyYAML's constructor for ``!!name``, whose refusal of a text that is not ``kind``
+    (an explicit ``!!int x``) is a marked error, not a bare ``ValueError``."""
+    def checked(loader: Any, node: yaml.Node) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, KeyError, IndexError):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"!!{name} takes {kind}, not {node.value!r}",
+                node.start_mark) from None
+    return checked
+
+
 def _strict_constructors(loader: Any) -> None:
-    """Give a loader class the strict constructors: tags JSON cannot carry refused, dates as text."""
+    """Give a loader class the strict constructors: tags JSON cannot carry refused, dates
+    as text, a text an explicit ``!!int``, ``!!float`` or ``!!bool`` cannot read refused."""
     for tag in _NOT_JSON:
         loader.add_constructor(tag, _not_json)
     loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
+    for name, kind in (("int", "an integer"), ("float", "a number"), ("bool", "true or false")):
+        tag = f"tag:yaml.org,2002:{name}"
+        loader.add_constructor(tag, _checked(name, loader.yaml_constructors[tag], kind))
 
 
 _strict_constructors(StrictLoader)
@@ -367,9 +377,12 @@ def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> l
         documents: list[Any] = []
         try:
             for node in nodes:
-                check_graph(node, max_nodes if max_nodes is not None
-                            else MAX_NODES + _count(node))
-                document = loader.construct_document(node)
+                if is_plain(node, text, max_nodes):  # most are: built in one pass
+                    document = build(loader, node)
+                else:
+                    check_graph(node, max_nodes if max_nodes is not None
+                                else MAX_NODES + _count(node))
+                    document = loader.construct_document(node)
                 if document is not None:
                     documents.append(document)
         except yaml.YAMLError as err:
