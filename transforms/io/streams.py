@@ -28,6 +28,7 @@ data:
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -58,14 +59,90 @@ _SEQUENCE_START = SequenceStartEvent(None, _SEQ, True, flow_style=False)
 _MAPPING_END, _SEQUENCE_END = MappingEndEvent(), SequenceEndEvent()
 
 
+# what libyaml writes only in double quotes, or reads back otherwise than written when
+# single-quoted or plain (YAML 1.1 folds NEL, LS and PS there): control characters but the
+# line feed, DEL and C1, NEL, LS, PS, the byte-order mark, U+FFFE/FFFF, lone surrogates, and
+# characters beyond the BMP, which PyYAML's emitter would write as themselves
+_DOUBLE_QUOTED = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
+
+
+# what libyaml escapes in double quotes, and how
+_ESCAPED = re.compile('[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]|["\\\\]')
+_ESCAPES = {0x00: "0", 0x07: "a", 0x08: "b", 0x09: "t", 0x0A: "n", 0x0B: "v", 0x0C: "f",
+            0x0D: "r", 0x1B: "e", 0x22: '"', 0x5C: "\\", 0x85: "N", 0xA0: "_", 0x2028: "L",
+            0x2029: "P"}
+
+
+def _style(text: str) -> str | None:
+    """How a string is written: double-quoted where :data:`_DOUBLE_QUOTED` says, a ``|``
+    block where it has a line feed, else as the emitter chooses."""
+    if _DOUBLE_QUOTED.search(text) is not None:
+        return '"'
+    return "|" if "\n" in text else None
+
+
 def _represent_str(dumper: Any, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
-    node: yaml.ScalarNode = dumper.represent_scalar(_STR, value, style=style)
+    node: yaml.ScalarNode = dumper.represent_scalar(_STR, value, style=_style(value))
     return node
 
 
 class StreamDumper(yaml.SafeDumper):
-    """PyYAML's safe dumper (pure Python), writing multi-line strings as ``|`` blocks."""
+    """PyYAML's safe dumper (pure Python) writing what libyaml's emitter writes: multi-line
+    strings as ``|`` blocks; a key written as ``key:`` where libyaml writes it so (an
+    empty one too; up to 128 bytes, no line break, a carriage return included), else
+    ``? key``; ``...`` at the end of a stream whose last document has a block that keeps
+    its trailing line breaks (``|+``), and after nothing else."""
+
+    _kept = False  # a "|+" or ">+" block was written in this document
+
+    def check_simple_key(self) -> bool:
+        event = self.event
+        if isinstance(event, ScalarEvent) and event.anchor is None \
+                and (event.implicit[0] or event.implicit[1]):
+            if self.analysis is None:
+                self.analysis = self.analyze_scalar(event.value)
+            return not self.analysis.multiline and "\r" not in event.value \
+                and len(event.value.encode("utf-8")) <= 128
+        return bool(super().check_simple_key())
+
+    def determine_block_hints(self, text: str) -> str:
+        hints: str = super().determine_block_hints(text)
+        self._kept = hints.endswith("+")  # libyaml: what the last block scalar wrote
+        return hints
+
+    def write_double_quoted(self, text: str, split: bool = True) -> None:
+        # libyaml's: the same escapes, and a line folded only at a space past the width
+        self.write_indicator('"', True)
+        spaces = False
+        last = len(text) - 1
+        for index, char in enumerate(text):
+            if _ESCAPED.match(char) is not None:
+                code = ord(char)
+                letter = _ESCAPES.get(code)
+                data = "\\" + (letter if letter is not None else f"x{code:02X}" if code <= 0xFF
+                                else f"u{code:04X}" if code <= 0xFFFF else f"U{code:08X}")
+                spaces = False
+            elif char == " ":
+                if split and not spaces and self.column > self.best_width \
+                        and 0 < index < last:
+                    self.write_indent()
+                    data = "\\" if text[index + 1] == " " else ""
+                else:
+                    data = " "
+                spaces = True
+            else:
+                data = char
+                spaces = False
+            self.column += len(data)
+            self.stream.write(data)
+        self.write_indicator('"', False)
+
+    def expect_document_start(self, first: bool = False) -> None:
+        if isinstance(self.event, DocumentStartEvent):
+            self._kept = False
+        else:
+            self.open_ended = self._kept
+        super().expect_document_start(first)
 
 
 StreamDumper.add_representer(str, _represent_str)
@@ -131,7 +208,7 @@ def _events(document: Any, dumper: Any,
     def value(data: Any, level: int) -> bool:
         kind = type(data)
         if kind is str:
-            scalar(_STR, data, "|" if "\n" in data else None)
+            scalar(_STR, data, _style(data))
         elif kind is dict or kind is list:
             if id(data) in seen or level > MAX_DEPTH:
                 return False  # an anchor and an alias, or deeper than podfold reads
