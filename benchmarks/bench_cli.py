@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         if name in TARGETS:
             ok = ours <= TARGETS[name] * median
             failed |= not ok
-            line += f"   {ours / median:5.2f}  {'ok' if ok else 'MISS'} (target <= {TARGETS[name]:.2f})"
+            line += (f"   {ours / median:5.2f}  {'ok' if ok else 'MISS'} "
+                     f"(target <= {TARGETS[name]:.2f})")
         print(line)
     for problem in problems:
         print(f"MISS the tools' outputs disagree: {problem}")

@@ -1,4 +1,4 @@
-"""Plain YAML documents, built in one pass: the strict constructor's work where none of its generality is needed.
+"""Plain YAML documents built in one pass: the strict constructor's work, without its generality.
 
 Most manifests are trees of maps, lists and scalars: no aliases, no tags but
 YAML's own for maps, lists, strings, numbers, booleans, null and dates, no

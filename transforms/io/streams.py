@@ -1,4 +1,4 @@
-"""Streams of plain documents written as YAML, as kubectl writes them, on libyaml where PyYAML has it.
+"""Streams of plain documents written as YAML, on libyaml's emitter where PyYAML has it.
 
 :func:`dump_stream` writes documents (maps, lists, strings, numbers,
 booleans, null) one after another with ``---`` between them: keys in the
@@ -53,7 +53,8 @@ _PREFIX = "tag:yaml.org,2002:"
 _STR, _INT, _BOOL, _NULL = (_PREFIX + name for name in ("str", "int", "bool", "null"))
 _MAP, _SEQ = _PREFIX + "map", _PREFIX + "seq"
 # what the serializer makes of every document, map and list (block style, tags left out)
-_DOCUMENT_START, _DOCUMENT_END = DocumentStartEvent(explicit=False), DocumentEndEvent(explicit=False)
+_DOCUMENT_START = DocumentStartEvent(explicit=False)
+_DOCUMENT_END = DocumentEndEvent(explicit=False)
 _MAPPING_START = MappingStartEvent(None, _MAP, True, flow_style=False)
 _SEQUENCE_START = SequenceStartEvent(None, _SEQ, True, flow_style=False)
 _MAPPING_END, _SEQUENCE_END = MappingEndEvent(), SequenceEndEvent()
@@ -63,11 +64,15 @@ _MAPPING_END, _SEQUENCE_END = MappingEndEvent(), SequenceEndEvent()
 # single-quoted or plain (YAML 1.1 folds NEL, LS and PS there): control characters but the
 # line feed, DEL and C1, NEL, LS, PS, the byte-order mark, U+FFFE/FFFF, lone surrogates, and
 # characters beyond the BMP, which PyYAML's emitter would write as themselves
-_DOUBLE_QUOTED = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
+# (as the characters, not as the complement of the others: that class takes re 10 ms
+# to compile, in every process)
+_DOUBLE_QUOTED = re.compile("[\x00-\x09\x0B-\x1F\x7F-\x9F\u2028\u2029\uD800-\uDFFF\uFEFF"
+                            "\uFFFE\uFFFF\U00010000-\U0010FFFF]")
 
 
 # what libyaml escapes in double quotes, and how
-_ESCAPED = re.compile('[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]|["\\\\]')
+_ESCAPED = re.compile('[\x00-\x1F\x7F-\x9F\u2028\u2029\uD800-\uDFFF\uFEFF\uFFFE\uFFFF'
+                      '\U00010000-\U0010FFFF"\\\\]')
 _ESCAPES = {0x00: "0", 0x07: "a", 0x08: "b", 0x09: "t", 0x0A: "n", 0x0B: "v", 0x0C: "f",
             0x0D: "r", 0x1B: "e", 0x22: '"', 0x5C: "\\", 0x85: "N", 0xA0: "_", 0x2028: "L",
             0x2029: "P"}
@@ -166,7 +171,7 @@ def dump_stream(documents: Sequence[Any]) -> str:
     stream = io.StringIO()
     dumper = (CStreamDumper if safe_yaml.LIBYAML else StreamDumper)(
         stream, default_flow_style=False, allow_unicode=True, sort_keys=False)
-    scalars: dict[tuple[str, str, str | None], ScalarEvent] = {}
+    scalars: dict[Any, ScalarEvent] = {}
     try:
         dumper.open()
         for document in documents:
@@ -182,33 +187,39 @@ def dump_stream(documents: Sequence[Any]) -> str:
     return stream.getvalue()
 
 
-def _events(document: Any, dumper: Any,
-            scalars: dict[tuple[str, str, str | None], ScalarEvent]) -> list[Event] | None:
+def _events(document: Any, dumper: Any, scalars: dict[Any, ScalarEvent]) -> list[Event] | None:
     """The events PyYAML's representer and serializer make of a plain ``document``, or
     ``None`` where it holds anything else (a map or list met twice, another type).
 
     The emitters only read events, so one event stands for each scalar written
-    again (``scalars``), and one for each start and end of a map or list.
+    again (``scalars``: by its text for a string, by its tag and text for any
+    other), and one for each start and end of a map or list.
     """
     events: list[Event] = [_DOCUMENT_START]
     append = events.append
     seen: set[int] = set()
     resolve = dumper.resolve
 
+    def event_of(tag: str, text: str, style: str | None) -> ScalarEvent:
+        # the serializer's test of whether the tag can be left out, plain and quoted
+        implicit = (resolve(yaml.ScalarNode, text, (True, False)) == tag,
+                    resolve(yaml.ScalarNode, text, (False, True)) == tag)
+        return ScalarEvent(None, tag, implicit, text, style=style)
+
     def scalar(tag: str, text: str, style: str | None = None) -> None:
-        key = (tag, text, style)
+        key = (tag, text)
         event = scalars.get(key)
         if event is None:
-            # the serializer's test of whether the tag can be left out, plain and quoted
-            implicit = (resolve(yaml.ScalarNode, text, (True, False)) == tag,
-                        resolve(yaml.ScalarNode, text, (False, True)) == tag)
-            event = scalars[key] = ScalarEvent(None, tag, implicit, text, style=style)
+            event = scalars[key] = event_of(tag, text, style)
         append(event)
 
     def value(data: Any, level: int) -> bool:
         kind = type(data)
         if kind is str:
-            scalar(_STR, data, _style(data))
+            event = scalars.get(data)
+            if event is None:
+                event = scalars[data] = event_of(_STR, data, _style(data))
+            append(event)
         elif kind is dict or kind is list:
             if id(data) in seen or level > MAX_DEPTH:
                 return False  # an anchor and an alias, or deeper than podfold reads
