@@ -3,13 +3,15 @@
 :func:`dump_stream` writes documents (maps, lists, strings, numbers,
 booleans, null) one after another with ``---`` between them: keys in the
 order they are in, no flow style, multi-line strings as ``|`` blocks, text
-other than ASCII as itself. It writes what ``yaml.dump_all`` with PyYAML's
-safe dumper writes of them, text for text; where PyYAML has libyaml
-(:data:`~transforms.io.safe_yaml.LIBYAML`), libyaml's emitter writes it, from
-events made in one pass over each document rather than from a node for each
-value (several times faster). A document holding anything else (a value
-given twice, written as an anchor and an alias; a set) is written by PyYAML's
-representer, as before.
+other than ASCII as itself, and what libyaml writes only in double quotes
+(control characters, NEL, characters beyond the BMP) double-quoted: what
+``yaml.dump_all`` with PyYAML's safe dumper writes with libyaml, text for
+text. Where PyYAML has libyaml (:data:`~transforms.io.safe_yaml.LIBYAML`),
+its emitter writes the stream from events made in one pass over each
+document, not from a node made for each value (several times faster); where
+it has not, :class:`StreamDumper` writes the same text in pure Python. A
+document holding anything else (a map or list given twice, written as an
+anchor and an alias; a set) is written through PyYAML's representer.
 
 >>> print(dump_stream([{"kind": "Pod", "metadata": {"name": "a"}},
 ...                    {"data": {"run.sh": "echo 1\\necho 2\\n", "on": True, "n": 1}}]), end="")
@@ -60,14 +62,12 @@ _SEQUENCE_START = SequenceStartEvent(None, _SEQ, True, flow_style=False)
 _MAPPING_END, _SEQUENCE_END = MappingEndEvent(), SequenceEndEvent()
 
 
-# what libyaml writes only in double quotes, or reads back otherwise than written when
-# single-quoted or plain (YAML 1.1 folds NEL, LS and PS there): control characters but the
-# line feed, DEL and C1, NEL, LS, PS, the byte-order mark, U+FFFE/FFFF, lone surrogates, and
-# characters beyond the BMP, which PyYAML's emitter would write as themselves
-# (as the characters, not as the complement of the others: that class takes re 10 ms
-# to compile, in every process)
-_DOUBLE_QUOTED = re.compile("[\x00-\x09\x0B-\x1F\x7F-\x9F\u2028\u2029\uD800-\uDFFF\uFEFF"
-                            "\uFFFE\uFFFF\U00010000-\U0010FFFF]")
+# what libyaml writes only in double quotes, and PyYAML's emitter otherwise (NEL, characters
+# beyond the BMP): control characters but the line feed, DEL and C1, the byte-order mark,
+# U+FFFE/FFFF and lone surrogates; asked for on both paths, so that both write the same
+# (written as these, not as the complement of the rest: see safe_yaml._NON_PRINTABLE)
+_DOUBLE_QUOTED = re.compile("[\x00-\x09\x0B-\x1F\x7F-\x9F\uD800-\uDFFF\uFEFF\uFFFE\uFFFF"
+                            "\U00010000-\U0010FFFF]")
 
 
 # what libyaml escapes in double quotes, and how
