@@ -1,9 +1,18 @@
-"""``podfold apply`` on a stream of 1,000 Jobs, against ``kubectl patch --local`` and ``kubectl kustomize``.
+"""``podfold apply`` on 1,000 Jobs against ``kubectl patch --local`` and ``kubectl kustomize``.
 
-Run ``python benchmarks/bench_cli.py [--runs N]``. Each tool makes
-the same change (a GPU pool: a node selector and a toleration on every Job's
-pod template) to the same stream of 1,000 Jobs, as a whole process started
-from the shell and writing YAML to a file, the way a user runs it:
+Run ``python benchmarks/bench_cli.py [--runs N] [--rounds N]``. Two comparisons:
+
+**YAML on libyaml against pure Python** (issue 12, part 2), in this process:
+reading the stream of 1,000 Jobs (``read_documents``), writing it
+(``dump_documents``), loading the GPU pool overlay and an overlay of 300 env
+vars (``loads_overlay``), each timed with ``transforms.io.safe_yaml.LIBYAML``
+on and off, the two interleaved, 7 rounds. Target: libyaml at least 1.4 times
+faster at each (medians). Skipped, saying so, where PyYAML has no libyaml.
+
+**The command line against kubectl** (part 5). Each tool makes the same change
+(a GPU pool: a node selector and a toleration on every Job's pod template) to
+the same stream of 1,000 Jobs, as a whole process started from the shell and
+writing YAML to a file, the way a user runs it:
 
 * ``podfold apply -f gpu-pool.yaml jobs.yaml``;
 * ``kubectl patch --local -f jobs.yaml --type strategic -p ... -o yaml``
@@ -11,17 +20,19 @@ from the shell and writing YAML to a file, the way a user runs it:
 * ``kubectl kustomize`` of a kustomization whose strategic merge patch
   targets every Job.
 
-The tools run in rounds, one run of each per round in an order that turns
+The tools run in rounds (5), one run of each per round in an order that turns
 from round to round, so a drift in the machine's speed reaches all three,
 after one round that is not timed (it fills the file cache, and lets Python
 write podfold's bytecode as an installation does: ``PYTHONDONTWRITEBYTECODE``
-is left out of the tools' environment).
-Before any figure is believed, every Job's pod template in each tool's output
-is checked to be the same (parsed, compared as data). It prints each tool's
-minimum and median wall time over the runs, and the ratios of podfold's
-median to the others'; it exits with status 1 if podfold's median is above
-kubectl patch's or kustomize's (or if the outputs disagree), 0 otherwise. Where
-``kubectl`` is not on PATH it says so and exits 0 without measuring.
+is left out of the tools' environment). Before any figure is believed, every
+Job's pod template in each tool's output is checked to be the same (parsed,
+compared as data). It prints each tool's minimum and median wall time, and
+podfold's median over each other tool's. Target: podfold's median at most
+kubectl patch's (and so at most kustomize's). Where ``kubectl`` is not on PATH
+this part says so and is skipped.
+
+Every figure says how many runs or rounds it is from. The exit status is 1
+if a target is missed or the outputs disagree, 0 otherwise.
 """
 
 from __future__ import annotations
@@ -47,6 +58,10 @@ GPU_POOL = {"nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-tesla-a
                              "effect": "NoSchedule"}]}
 TARGETS = {"kubectl patch --local": 1.0, "kubectl kustomize": 1.0}
 """The most podfold's median may be, as a fraction of each other tool's median."""
+ROUNDS = 7
+YAML_SPEEDUP = 1.4
+"""The least libyaml's speed-up over pure Python at each YAML task (the low end of what
+issue 12 found a prototype on libyaml gave ``loads_overlay``)."""
 
 
 def job(number: int) -> dict[str, Any]:
@@ -135,14 +150,68 @@ def agree(outputs: dict[str, Path]) -> list[str]:
     return problems
 
 
+def yaml_paths(rounds: int) -> bool:
+    """podfold's YAML in and out on libyaml against pure Python, in this process; True if
+    libyaml is at least ``YAML_SPEEDUP`` times faster at each."""
+    import timeit
+
+    from transforms.cli.documents import dump_documents, read_documents
+    from transforms.io import safe_yaml
+    from transforms.io.loading import loads_overlay
+
+    if not hasattr(yaml, "CSafeLoader"):
+        print("PyYAML is built without libyaml here: only the pure-Python path; skipped")
+        return True
+    text = yaml.safe_dump_all([job(n) for n in range(JOBS)], sort_keys=False)
+    documents = read_documents(text, "jobs.yaml")
+    gpu_pool = yaml.safe_dump({"spec": GPU_POOL}, sort_keys=False)
+    env = "spec:\n  containers:\n  - name: trainer\n    env: !merge-by\n" + "".join(
+        f"    - {{name: VAR_{n}, value: 'v{n}'}}\n" for n in range(300))
+    cases = {f"read {JOBS} Jobs": lambda: read_documents(text, "jobs.yaml"),
+             f"write {JOBS} Jobs": lambda: dump_documents(documents),
+             "load the GPU pool overlay": lambda: loads_overlay(gpu_pool),
+             "load 300 env vars (!merge-by)": lambda: loads_overlay(env)}
+    times: dict[tuple[str, bool], list[float]] = {}
+    numbers = {}
+    for name, call in cases.items():
+        safe_yaml.LIBYAML = False  # the slower path sets how many calls make a sample
+        count = timeit.Timer(call).autorange()[0]
+        numbers[name] = max(1, count // 2)
+    try:
+        for round_number in range(rounds):
+            for name, call in cases.items():
+                for libyaml in ((True, False) if round_number % 2 == 0 else (False, True)):
+                    safe_yaml.LIBYAML = libyaml
+                    seconds = timeit.Timer(call).timeit(numbers[name]) / numbers[name]
+                    times.setdefault((name, libyaml), []).append(seconds)
+    finally:
+        safe_yaml.LIBYAML = True
+    print(f"podfold's YAML, libyaml against pure Python in one process, {rounds} rounds, "
+          f"interleaved (milliseconds per call)")
+    print(f"  {'':<32}{'libyaml min':>12}{'median':>8}{'pure min':>10}{'median':>8}"
+          f"   pure / libyaml (medians)")
+    ok = True
+    for name in cases:
+        fast, slow = times[(name, True)], times[(name, False)]
+        ratio = statistics.median(slow) / statistics.median(fast)
+        ok &= ratio >= YAML_SPEEDUP
+        print(f"  {name:<32}{min(fast) * 1e3:>12.2f}{statistics.median(fast) * 1e3:>8.2f}"
+              f"{min(slow) * 1e3:>10.2f}{statistics.median(slow) * 1e3:>8.2f}   {ratio:6.2f}x  "
+              f"{'ok' if ratio >= YAML_SPEEDUP else 'MISS'} (target >= {YAML_SPEEDUP}x)")
+    return ok
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=RUNS, help="runs of each tool")
+    parser.add_argument("--rounds", type=int, default=ROUNDS,
+                        help="rounds of the in-process YAML comparison")
     args = parser.parse_args(argv)
+    yaml_ok = yaml_paths(args.rounds)
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         print("kubectl is not on PATH: nothing to compare podfold apply with; skipped")
-        return 0
+        return 0 if yaml_ok else 1
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         tools = commands(work, kubectl)
@@ -174,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"MISS the tools' outputs disagree: {problem}")
     if not problems:
         print(f"  the {JOBS} pod templates agree across the three tools")
-    return 1 if failed else 0
+    return 1 if failed or not yaml_ok else 0
 
 
 if __name__ == "__main__":
