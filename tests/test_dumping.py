@@ -49,6 +49,7 @@ from transforms.forms.catalog import recipe_catalog
 from transforms.forms.markers import AppendUnique
 from transforms.io.dumping import dump_steps
 
+# every test twice: on libyaml, then on pure Python (tests/yaml_paths.py)
 pytestmark = pytest.mark.usefixtures("yaml_path")
 
 

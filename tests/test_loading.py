@@ -27,6 +27,7 @@ from transforms import (
 from transforms.checks.fields import UnknownFieldError
 from transforms.forms.markers import AppendUnique
 
+# every test twice: on libyaml, then on pure Python (tests/yaml_paths.py)
 pytestmark = pytest.mark.usefixtures("yaml_path")
 
 

@@ -20,6 +20,7 @@ from transforms.errors import OverlayError
 from transforms.io import load_overlay, loads_overlay
 from transforms.io.safe_yaml import MAX_NODES, StrictLoader, load_documents
 
+# every test twice: on libyaml, then on pure Python (tests/yaml_paths.py)
 pytestmark = pytest.mark.usefixtures("yaml_path")
 
 DEEP = 10_000

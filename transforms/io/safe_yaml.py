@@ -410,9 +410,11 @@ def read_stream(text: str, read: Callable[[Any, Iterator[yaml.Node]], T], loader
     So every refusal of the text's syntax is worded and placed as PyYAML's own
     parser words and places it (libyaml's messages and marks differ), whichever
     loader is used, and what only PyYAML reads (podfold's ``!merge-by:port,protocol``,
-    a comma in a tag) is read on both. libyaml reads a few things PyYAML's parser
-    refuses (a tab as the space between a key and its value, as YAML 1.2 and
-    kubectl allow): those are read where libyaml is used.
+    a comma in a tag) is read on both. libyaml's grammar is the wider in a few
+    places, read where libyaml is used and refused by PyYAML's parser: a tab as
+    the space between a key and its value (as YAML 1.2 and kubectl allow), a
+    block scalar's header with a comment right after it (``|#``); and a tag
+    handle of punctuation (``!*!``) is refused by both, in their own words.
 
     >>> read_stream("a: !x,y 1\\n", lambda loader, nodes: [node.tag for node in nodes],
     ...             CStrictLoader, StrictLoader)
