@@ -27,6 +27,7 @@ from combinators import (
     when,
 )
 from combinators.data import Owned
+from tests.yaml_paths import yaml_path  # noqa: F401  (the fixture: libyaml, then pure Python)
 from transforms import (
     DEL,
     JOIN,
@@ -47,6 +48,9 @@ from transforms import (
 from transforms.forms.catalog import recipe_catalog
 from transforms.forms.markers import AppendUnique
 from transforms.io.dumping import dump_steps
+
+# every test twice: on libyaml, then on pure Python (tests/yaml_paths.py)
+pytestmark = pytest.mark.usefixtures("yaml_path")
 
 
 def round_trip(transform: Any) -> Any:
@@ -305,7 +309,9 @@ def steps(depth: int = 1) -> st.SearchStrategy[Any]:
 
 
 PIPELINES = st.lists(steps(), max_size=4).map(lambda found: chain(*found))
-LAW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# the fixture that picks the YAML path is set once for all of a law's examples
+LAW = settings(max_examples=150, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
 @LAW

@@ -11,6 +11,7 @@ import fsspec
 import pytest
 
 from combinators import ArgumentError, Transform, append_at, chain, merge_by, upsert
+from tests.yaml_paths import yaml_path  # noqa: F401  (the fixture: libyaml, then pure Python)
 from transforms import (
     Append,
     Default,
@@ -25,6 +26,9 @@ from transforms import (
 )
 from transforms.checks.fields import UnknownFieldError
 from transforms.forms.markers import AppendUnique
+
+# every test twice: on libyaml, then on pure Python (tests/yaml_paths.py)
+pytestmark = pytest.mark.usefixtures("yaml_path")
 
 
 def make_pod() -> dict[str, Any]:

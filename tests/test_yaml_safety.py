@@ -15,9 +15,13 @@ import yaml
 
 from combinators.limits import MAX_DEPTH
 from tests.budget import within
+from tests.yaml_paths import yaml_path  # noqa: F401  (the fixture: libyaml, then pure Python)
 from transforms.errors import OverlayError
 from transforms.io import load_overlay, loads_overlay
 from transforms.io.safe_yaml import MAX_NODES, StrictLoader, load_documents
+
+# every test twice: on libyaml, then on pure Python (tests/yaml_paths.py)
+pytestmark = pytest.mark.usefixtures("yaml_path")
 
 DEEP = 10_000
 

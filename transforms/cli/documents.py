@@ -1,11 +1,11 @@
 """Streams of Kubernetes documents in and out: YAML (or JSON) as kubectl reads and writes it.
 
-Reading is safe (libyaml's ``CSafeLoader`` where PyYAML has it) and keeps
-what a manifest holds as plain data: key order, and timestamps as the
-strings they were written as (kubectl and the API server read them so).
-Empty documents (a stray ``---``) are skipped, as kubectl skips them.
-Writing keeps key order (``sort_keys=False``) and writes multi-line strings
-as ``|`` blocks.
+Reading is safe and strict (:func:`transforms.io.safe_yaml.load_documents`, on
+libyaml where PyYAML has it) and keeps what a manifest holds as plain data: key
+order, and timestamps as the strings they were written as (kubectl and the API
+server read them so). Empty documents (a stray ``---``) are skipped, as kubectl
+skips them. Writing (:func:`transforms.io.streams.dump_stream`) keeps key order
+and writes multi-line strings as ``|`` blocks.
 
 >>> docs = read_documents("kind: ConfigMap\\nmetadata: {name: a, creationTimestamp: 2024-01-02T03:04:05Z}\\n---\\n", "cm.yaml")
 >>> docs
@@ -29,17 +29,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import yaml
-
 from combinators import TransformError
 
 __all__ = ("ManifestError", "read_documents", "dump_documents", "template_label", "FORMATS")
 
 FORMATS = ("yaml", "json")
 """The output formats: a YAML stream, or JSON (one object, or a ``List`` of several)."""
-
-_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 class ManifestError(TransformError, ValueError):
@@ -61,25 +56,6 @@ class ManifestError(TransformError, ValueError):
         return f"{where}: {TransformError.__str__(self)}"
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc]
-    """The safe loader, with timestamps kept as strings."""
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _BaseLoader.construct_yaml_str)
-
-
-class _Dumper(_BaseDumper):  # type: ignore[misc]
-    """The safe dumper, writing multi-line strings as ``|`` blocks."""
-
-
-def _str(dumper: Any, value: str) -> Any:
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _str)
-
-
 def read_documents(text: str, source: str) -> list[Any]:
     """The documents of a YAML (or JSON) stream, empty ones left out.
 
@@ -88,7 +64,7 @@ def read_documents(text: str, source: str) -> list[Any]:
     >>> read_documents("a: [1", "bad.yaml")
     Traceback (most recent call last):
       ...
-    transforms.cli.documents.ManifestError: bad.yaml:2:1: did not find expected ',' or ']'
+    transforms.cli.documents.ManifestError: bad.yaml:1:6: expected ',' or ']', but got '<stream end>'
     """
     from transforms.errors import OverlayError
     from transforms.io.safe_yaml import load_documents
@@ -122,9 +98,9 @@ def dump_documents(documents: Sequence[Any], output: str = "yaml") -> str:
         data = documents[0] if len(documents) == 1 else {
             "apiVersion": "v1", "kind": "List", "items": list(documents)}
         return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
-    text: str = yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                              default_flow_style=False)
-    return text
+    from transforms.io.streams import dump_stream
+
+    return dump_stream(documents)
 
 
 def template_label(number: int, template: Any) -> str:

@@ -20,7 +20,8 @@ Tags in a partial pod:
 ==================  ===========================================================
 
 Loading is safe and strict (:mod:`transforms.io.safe_yaml`): the loader
-derives from ``yaml.SafeLoader``, refuses every other tag (on a pipeline's
+derives from PyYAML's safe loader (libyaml's ``yaml.CSafeLoader`` where PyYAML
+has it, :func:`overlay_loader`), refuses every other tag (on a pipeline's
 own list too), a key written twice in one map, nesting deeper than
 :data:`~combinators.limits.MAX_DEPTH` levels, documents whose aliases would
 expand past a bound (the "billion laughs"), and text YAML cannot carry (a
@@ -38,7 +39,7 @@ NUL byte, bytes that are not UTF-8), each with the file, line and column.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import yaml
@@ -69,16 +70,20 @@ from transforms.forms.markers import (
 )
 from transforms.forms.partial import Overlay, field_of, overlay
 from transforms.forms.pipeline import build_step
+from transforms.io import safe_yaml
 from transforms.io.safe_yaml import (
     MAX_NODES,
+    CStrictLoader,
     StrictLoader,
     check_graph,
     check_text,
     decode,
+    read_stream,
     yaml_error,
 )
 
-__all__ = ("load_overlay", "loads_overlay", "OverlayLoader", "MAX_NODES")
+__all__ = ("load_overlay", "loads_overlay", "OverlayLoader", "COverlayLoader", "overlay_loader",
+           "MAX_NODES")
 
 
 class OverlayLoader(StrictLoader):
@@ -86,38 +91,53 @@ class OverlayLoader(StrictLoader):
     keys, bounded depth) with podfold's tags; any other tag is refused."""
 
 
-def _sequence_or_scalar(loader: OverlayLoader, node: yaml.Node) -> Any:
+class COverlayLoader(CStrictLoader):
+    """:class:`OverlayLoader` on libyaml (:class:`~transforms.io.safe_yaml.CStrictLoader`):
+    the same tags, the same refusals at the same places."""
+
+
+def overlay_loader() -> Any:
+    """The loader class :func:`loads_overlay` reads with: :class:`COverlayLoader` where
+    :data:`~transforms.io.safe_yaml.LIBYAML` holds, else :class:`OverlayLoader`.
+
+    >>> overlay_loader() is (COverlayLoader if safe_yaml.LIBYAML else OverlayLoader)
+    True
+    """
+    return COverlayLoader if safe_yaml.LIBYAML else OverlayLoader
+
+
+def _sequence_or_scalar(loader: Any, node: yaml.Node) -> Any:
     if isinstance(node, yaml.SequenceNode):
         return loader.construct_sequence(node, deep=True)
     if isinstance(node, yaml.MappingNode):
         return loader.construct_mapping(node, deep=True)
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
+    return loader.construct_scalar(node)
 
 
-def _any(loader: OverlayLoader, node: yaml.Node) -> Any:
+def _any(loader: Any, node: yaml.Node) -> Any:
     if isinstance(node, yaml.ScalarNode):
         # resolve the scalar as YAML would have without the tag: a quoted one is a string
-        tag = loader.resolve(yaml.ScalarNode, node.value,  # type: ignore[no-untyped-call]
-                             (node.style is None, False))
+        # (a plain scalar's style is None from PyYAML's parser, "" from libyaml's)
+        tag = loader.resolve(yaml.ScalarNode, node.value, (not node.style, False))
         return loader.construct_object(yaml.ScalarNode(tag, node.value, node.start_mark,
                                                        node.end_mark, node.style), deep=True)
     return _sequence_or_scalar(loader, node)
 
 
-def _marker(cls: type[Any]) -> Callable[[OverlayLoader, yaml.Node], Any]:
-    def construct(loader: OverlayLoader, node: yaml.Node) -> Any:
+def _marker(cls: type[Any]) -> Callable[[Any, yaml.Node], Any]:
+    def construct(loader: Any, node: yaml.Node) -> Any:
         return cls(_any(loader, node))
     return construct
 
 
-def _remove(loader: OverlayLoader, node: yaml.Node) -> Remove:
+def _remove(loader: Any, node: yaml.Node) -> Remove:
     if not (isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null")):
         raise yaml.constructor.ConstructorError(
             None, None, "!remove takes no value (write 'key: !remove')", node.start_mark)
     return Remove()
 
 
-def _merge_by_default(loader: OverlayLoader, node: yaml.Node) -> MergeBy:
+def _merge_by_default(loader: Any, node: yaml.Node) -> MergeBy:
     if isinstance(node, yaml.MappingNode):
         spec = loader.construct_mapping(node, deep=True)
         key = spec.get("key", "name")
@@ -125,7 +145,7 @@ def _merge_by_default(loader: OverlayLoader, node: yaml.Node) -> MergeBy:
     return MergeBy(_any(loader, node))
 
 
-def _merge_by_fields(loader: OverlayLoader, suffix: str, node: yaml.Node) -> MergeBy:
+def _merge_by_fields(loader: Any, suffix: str, node: yaml.Node) -> MergeBy:
     fields = tuple(field.strip() for field in suffix.split(",") if field.strip())
     if not fields:
         raise yaml.constructor.ConstructorError(
@@ -133,27 +153,28 @@ def _merge_by_fields(loader: OverlayLoader, suffix: str, node: yaml.Node) -> Mer
     return MergeBy(_any(loader, node), key=fields[0] if len(fields) == 1 else fields)
 
 
-def _tuple(loader: OverlayLoader, node: yaml.Node) -> tuple[Any, ...]:
+def _tuple(loader: Any, node: yaml.Node) -> tuple[Any, ...]:
     if not isinstance(node, yaml.SequenceNode):
         raise yaml.constructor.ConstructorError(
             None, None, "!!python/tuple takes a list", node.start_mark)
     return tuple(loader.construct_sequence(node, deep=True))
 
 
-def _undefined(loader: OverlayLoader, node: yaml.Node) -> Any:
+def _undefined(loader: Any, node: yaml.Node) -> Any:
     raise yaml.constructor.ConstructorError(
         None, None, f"unknown or unsafe tag {node.tag!r} (podfold's tags: !append, !append-unique, "
         f"!prepend, !replace, !remove, !default, !merge-by, !!python/tuple)", node.start_mark)
 
 
-for _tag, _cls in (("!append", Append), ("!append-unique", AppendUnique), ("!prepend", Prepend),
-                   ("!replace", Replace), ("!default", Default)):
-    OverlayLoader.add_constructor(_tag, _marker(_cls))
-OverlayLoader.add_constructor("!remove", _remove)
-OverlayLoader.add_constructor("!merge-by", _merge_by_default)
-OverlayLoader.add_multi_constructor("!merge-by:", _merge_by_fields)
-OverlayLoader.add_constructor("tag:yaml.org,2002:python/tuple", _tuple)
-OverlayLoader.add_constructor(None, _undefined)
+for _loader in (OverlayLoader, COverlayLoader):
+    for _tag, _cls in (("!append", Append), ("!append-unique", AppendUnique),
+                       ("!prepend", Prepend), ("!replace", Replace), ("!default", Default)):
+        _loader.add_constructor(_tag, _marker(_cls))
+    _loader.add_constructor("!remove", _remove)
+    _loader.add_constructor("!merge-by", _merge_by_default)
+    _loader.add_multi_constructor("!merge-by:", _merge_by_fields)
+    _loader.add_constructor("tag:yaml.org,2002:python/tuple", _tuple)
+    _loader.add_constructor(None, _undefined)
 
 
 def _error(message: str, source: str, mark: Any, step: int | None) -> OverlayError:
@@ -202,24 +223,22 @@ def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
     :class:`~transforms.errors.OverlayError` with the line and column.
     """
     check_text(text, source)
-    loader = OverlayLoader(text)
-    steps: list[Any] = []
-    try:
+
+    def read(loader: Any, nodes: Iterator[yaml.Node]) -> list[Any]:
+        steps: list[Any] = []
         document = 0
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:  # pragma: no cover - check_node said there is one
-                break
-            check_graph(node, MAX_NODES)
-            steps.extend(_document(loader, node, source, document, kind, catalog))
-            document += 1
-    except yaml.MarkedYAMLError as err:  # in the document being read
-        raise _yaml_error(err, source, document) from None
-    except yaml.YAMLError as err:  # pragma: no cover - every YAML error we meet is marked
-        raise OverlayError(str(err), source=source) from None
-    finally:
-        loader.dispose()
-    return chain(*steps)
+        try:
+            for node in nodes:
+                check_graph(node, MAX_NODES)
+                steps.extend(_document(loader, node, source, document, kind, catalog))
+                document += 1
+        except yaml.MarkedYAMLError as err:  # in the document being read
+            raise _yaml_error(err, source, document) from None
+        except yaml.YAMLError as err:  # pragma: no cover - every YAML error we meet is marked
+            raise OverlayError(str(err), source=source) from None
+        return steps
+
+    return chain(*read_stream(text, read, overlay_loader(), OverlayLoader))
 
 
 def _yaml_error(err: yaml.MarkedYAMLError, source: str, step: int | None) -> OverlayError:
@@ -249,7 +268,7 @@ def _check(step: Any, kind: str | None) -> None:
             check_json_patch_fields(args[0], kind)
 
 
-def _document(loader: OverlayLoader, node: yaml.Node, source: str, index: int,
+def _document(loader: Any, node: yaml.Node, source: str, index: int,
               kind: str | None, catalog: Catalog | None) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
         if node.tag != _SEQ:  # a tag on the pipeline's own list is read, not dropped
@@ -350,15 +369,25 @@ def load_overlay(uri: str | os.PathLike[str], kind: str | None = "Pod",
     line and column, and the step's index (a file that cannot be read names
     the file); field names and recipes are checked as :func:`loads_overlay` does.
     """
-    import fsspec  # here, not at the top: importing podfold stays cheap
-
     source = os.fspath(uri)
     try:
-        with fsspec.open(source, "rb") as handle:
-            data = handle.read()
+        data = _read(source)
     except (OSError, ValueError, ImportError) as err:
         # fsspec's ways of saying a URI cannot be read: no such file (OSError),
         # an unknown protocol (ValueError), a protocol whose driver is not
         # installed (ImportError)
         raise OverlayError(f"cannot read the overlay: {err}", source=source) from err
     return loads_overlay(decode(data, source), source=source, kind=kind, catalog=catalog)
+
+
+def _read(source: str) -> bytes:
+    """The bytes at ``source``: a local path read directly, as fsspec reads it (``~``
+    expanded, errors naming the absolute path), any other URI through fsspec."""
+    if "://" not in source and "::" not in source:
+        with open(os.path.abspath(os.path.expanduser(source)), "rb") as handle:
+            return handle.read()
+    import fsspec  # here, not at the top: importing fsspec costs more than reading a file
+
+    with fsspec.open(source, "rb") as handle:
+        data: bytes = handle.read()
+    return data

@@ -8,7 +8,8 @@ kubectl holds it to, and to bounds that keep the work small:
 * nothing nests deeper than :data:`MAX_DEPTH` levels of maps and lists (the
   engine's bound, :data:`combinators.limits.MAX_DEPTH`), counting what an
   alias stands for; the pure-Python composer is stopped at that depth, long
-  before a ``RecursionError``;
+  before a ``RecursionError``, and what libyaml composes is checked before it
+  is built;
 * a document expands to at most :data:`MAX_NODES` nodes, aliases counted as
   what they stand for (the "billion laughs");
 * a NUL byte, another control character, a lone surrogate or bytes that are
@@ -16,6 +17,11 @@ kubectl holds it to, and to bounds that keep the work small:
 * only what JSON carries is built: ``!!binary``, ``!!set``, ``!!omap`` and
   ``!!pairs`` are refused in place, and a date or time (``2024-01-02``)
   stays the text it was written as, as Kubernetes reads it.
+
+Where PyYAML has libyaml (:data:`LIBYAML`), text is parsed by libyaml
+(:class:`CStrictLoader`), several times faster than by the pure-Python
+parser (:class:`StrictLoader`); both build the same documents and refuse the
+same input at the same line and column.
 
 >>> load_documents("a: 1\\nb: 2\\na: 3\\n", "pod.yaml")
 Traceback (most recent call last):
@@ -32,16 +38,17 @@ transforms.errors.OverlayError: deep.yaml:1:101: nests deeper than 100 levels of
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import yaml
 
 from combinators.limits import MAX_DEPTH
 from transforms.errors import OverlayError
+from transforms.io.plain import build, duplicate_key, is_plain
 
-__all__ = ("MAX_DEPTH", "MAX_NODES", "StrictLoader", "ManifestLoader", "check_graph",
-           "check_text", "decode", "load_documents", "yaml_error")
+__all__ = ("MAX_DEPTH", "MAX_NODES", "LIBYAML", "StrictLoader", "CStrictLoader", "strict_loader",
+           "check_graph", "check_text", "decode", "load_documents", "read_stream", "yaml_error")
 
 MAX_NODES = 100_000
 """The most YAML nodes an overlay document may expand to, counting each alias as what it stands for."""
@@ -49,8 +56,10 @@ MAX_NODES = 100_000
 _MERGE = "tag:yaml.org,2002:merge"
 _DEPTH = f"nests deeper than {MAX_DEPTH} levels of maps and lists; refused"
 # what YAML forbids in a stream (PyYAML's own test), and the line breaks its marks count
-_NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD"
-                            "\U00010000-\U0010ffff]")
+# (written as the characters it refuses, not as the complement of those it allows:
+# a negated class of such ranges takes Python's re 10 ms to compile, in every process)
+_NON_PRINTABLE = re.compile("[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uD800-\uDFFF"
+                            "\uFFFE\uFFFF]")
 _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
@@ -68,19 +77,12 @@ def _check_duplicates(loader: Any, node: yaml.Node) -> None:
         except TypeError:  # an unhashable key: the constructor says so, in place
             continue
         if first is not key_node:
-            mark = first.start_mark
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {_shown(key)} (first at line {mark.line + 1}, "
-                f"column {mark.column + 1})", key_node.start_mark)
-
-
-def _shown(key: Any) -> str:
-    text = repr(key)
-    return text if len(text) <= 60 else text[:57] + "..."
+            raise duplicate_key(key, first, key_node)
 
 
 class StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses duplicate keys and stops nesting at :data:`MAX_DEPTH`.
+    """``yaml.SafeLoader`` (pure Python) that refuses duplicate keys and stops nesting at
+    :data:`MAX_DEPTH`; :class:`CStrictLoader` is the same loader on libyaml.
 
     >>> try:
     ...     yaml.load("a: 1\\na: 2", Loader=StrictLoader)
@@ -103,6 +105,14 @@ class StrictLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
 
+    def compose_scalar_node(self, anchor: dict[Any, yaml.Node]) -> yaml.ScalarNode:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if event.tag == "!" and event.value == "" and event.style is None:
+            # an empty node tagged "!" is the empty string, as libyaml reads it (YAML's
+            # non-specific tag makes a scalar a string); PyYAML's parser left it null
+            event.implicit = (False, False)
+        return super().compose_scalar_node(anchor)
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         _check_duplicates(self, node)
         return super().construct_mapping(node, deep=deep)
@@ -120,25 +130,59 @@ def _not_json(loader: Any, node: yaml.Node) -> Any:
 
 _NOT_JSON = {"tag:yaml.org,2002:binary": "bytes value", "tag:yaml.org,2002:set": "set",
              "tag:yaml.org,2002:omap": "list of pairs", "tag:yaml.org,2002:pairs": "list of pairs"}
-for _tag in _NOT_JSON:
-    StrictLoader.add_constructor(_tag, _not_json)
+
+
 # a date or time stays the text it was written as: JSON has no dates, and Kubernetes
 # (YAML read as JSON) reads ``2024-01-02`` as that text
-def _as_text(loader: StrictLoader, node: yaml.Node) -> str:
-    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+def _as_text(loader: Any, node: yaml.Node) -> str:
+    return str(loader.construct_scalar(node))
 
 
-StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
+def _checked(name: str, construct: Any, kind: str) -> Any:
+    """PyYAML's constructor for ``!!name``, whose refusal of a text that is not ``kind``
+    (an explicit ``!!int x``) is a marked error, not a bare ``ValueError``."""
+    def checked(loader: Any, node: yaml.Node) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, KeyError, IndexError):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"!!{name} takes {kind}, not {node.value!r}",
+                node.start_mark) from None
+    return checked
 
-_CBase: Any = getattr(yaml, "CSafeLoader", StrictLoader)
+
+def _strict_constructors(loader: Any) -> None:
+    """Give a loader class the strict constructors: tags JSON cannot carry refused, dates
+    as text, a text an explicit ``!!int``, ``!!float`` or ``!!bool`` cannot read refused."""
+    for tag in _NOT_JSON:
+        loader.add_constructor(tag, _not_json)
+    loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
+    for name, kind in (("int", "an integer"), ("float", "a number"), ("bool", "true or false")):
+        tag = f"tag:yaml.org,2002:{name}"
+        loader.add_constructor(tag, _checked(name, loader.yaml_constructors[tag], kind))
 
 
-class ManifestLoader(_CBase):  # type: ignore[misc]
-    """The fast safe loader (libyaml's, where PyYAML has it) for manifests, as kubectl reads
-    them: duplicate keys refused, timestamps kept as the strings they were written as.
+_strict_constructors(StrictLoader)
 
-    libyaml composes nodes without Python recursion (and stops at 1,000 levels);
-    :func:`load_documents` checks each document's depth before building it.
+_CSafeLoader: Any = getattr(yaml, "CSafeLoader", StrictLoader)
+LIBYAML: bool = _CSafeLoader is not StrictLoader
+"""Whether podfold reads and writes YAML with libyaml (PyYAML's C extension), as it does
+where PyYAML has it; the pure-Python loader and dumper give the same documents, the same
+refusals at the same places, and the same text."""
+
+
+class CStrictLoader(_CSafeLoader):  # type: ignore[misc]
+    """:class:`StrictLoader` on libyaml (``yaml.CSafeLoader``): the same documents and the
+    same refusals at the same lines and columns, parsed several times faster (where
+    PyYAML has no libyaml, it is :class:`StrictLoader` under another name).
+
+    libyaml composes a document without Python recursion (and stops at 1,000 levels of
+    its own), so nesting is checked on the composed document (:func:`check_graph`)
+    before anything is built from it; where libyaml stops first, :func:`yaml_error`
+    places the refusal where :class:`StrictLoader` does.
+
+    >>> yaml.load("a: 1\\nt: 2024-01-02\\n", Loader=CStrictLoader)
+    {'a': 1, 't': '2024-01-02'}
     """
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -147,9 +191,17 @@ class ManifestLoader(_CBase):  # type: ignore[misc]
         return result
 
 
-ManifestLoader.add_constructor("tag:yaml.org,2002:timestamp", _CBase.construct_yaml_str)
-for _tag in _NOT_JSON:
-    ManifestLoader.add_constructor(_tag, _not_json)
+_strict_constructors(CStrictLoader)
+
+
+def strict_loader() -> Any:
+    """The loader class :func:`load_documents` reads with: :class:`CStrictLoader` where
+    :data:`LIBYAML` holds, else :class:`StrictLoader`.
+
+    >>> strict_loader() is (CStrictLoader if LIBYAML else StrictLoader)
+    True
+    """
+    return CStrictLoader if LIBYAML else StrictLoader
 
 
 def check_graph(node: yaml.Node, max_nodes: int | None = MAX_NODES) -> None:
@@ -227,13 +279,23 @@ def _too_deep(node: yaml.Node, sizes: dict[int, tuple[int, int]]) -> yaml.Node:
 
 
 def check_text(text: str, source: str) -> None:
-    """Refuse text YAML cannot carry (a NUL byte, control characters, lone surrogates),
-    naming the line and column, counted as YAML counts them (from 1).
+    """Refuse text YAML cannot carry (a NUL byte, control characters, lone surrogates,
+    a byte-order mark after the start), naming the line and column, counted as YAML
+    counts them (from 1).
 
     >>> check_text("spec:\\n  name: a\\x00b\\n", "pod.yaml")
     Traceback (most recent call last):
       ...
     transforms.errors.OverlayError: pod.yaml:2:10: character '\\x00' (#x0000) is not allowed in YAML (a control character, a NUL byte or a lone surrogate)
+
+    A byte-order mark (U+FEFF) is read only as the text's first character: further
+    on, libyaml skips it where PyYAML's parser reads it as text, so it is refused (as
+    where two files that each begin with one are joined).
+
+    >>> check_text("\\ufeffa: 1\\n---\\n\\ufeffb: 2\\n", "two.yaml")
+    Traceback (most recent call last):
+      ...
+    transforms.errors.OverlayError: two.yaml:3:1: a byte-order mark (U+FEFF) is allowed only as the first character of the text; remove this one
     """
     found = _NON_PRINTABLE.search(text)
     if found is not None:
@@ -242,6 +304,12 @@ def check_text(text: str, source: str) -> None:
         raise OverlayError(f"character {char!r} (#x{ord(char):04x}) is not allowed in YAML "
                            f"(a control character, a NUL byte or a lone surrogate)",
                            source=source, line=line, column=column)
+    mark = text.find("\ufeff", 1)
+    if mark != -1:
+        line, column = position(text, mark)
+        raise OverlayError("a byte-order mark (U+FEFF) is allowed only as the first character "
+                           "of the text; remove this one", source=source, line=line,
+                           column=column)
 
 
 def position(text: str, index: int) -> tuple[int, int]:
@@ -286,8 +354,6 @@ def yaml_error(err: yaml.YAMLError, source: str, step: int | None = None) -> Ove
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
         problem = err.problem or str(err)
-        if problem == _LIBYAML_DEPTH:  # libyaml's own stop, at 1,000 levels
-            problem = _DEPTH
         return OverlayError(problem, source=source, line=line, column=column, step=step)
     if isinstance(err, yaml.reader.ReaderError):  # pragma: no cover - check_text comes first
         return OverlayError(f"character #x{err.character:04x} is not allowed in YAML "
@@ -296,7 +362,7 @@ def yaml_error(err: yaml.YAMLError, source: str, step: int | None = None) -> Ove
 
 
 def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> list[Any]:
-    """The documents of a YAML (or JSON) stream, read strictly by :class:`ManifestLoader`;
+    """The documents of a YAML (or JSON) stream, read strictly (:func:`strict_loader`);
     empty documents (a stray ``---``) left out, as kubectl leaves them.
 
     Each document is checked before it is built: depth (:data:`MAX_DEPTH`) and,
@@ -308,37 +374,77 @@ def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> l
     [{'a': [1], 'b': [1], 't': '2024-01-02T03:04:05Z'}]
     """
     check_text(text, source)
-    loader = ManifestLoader(text)
-    documents: list[Any] = []
+
+    def read(loader: Any, nodes: Iterator[yaml.Node]) -> list[Any]:
+        documents: list[Any] = []
+        try:
+            for node in nodes:
+                if is_plain(node, text, max_nodes):  # most are: built in one pass
+                    document = build(loader, node)
+                else:
+                    check_graph(node, max_nodes if max_nodes is not None
+                                else MAX_NODES + _count(node))
+                    document = loader.construct_document(node)
+                if document is not None:
+                    documents.append(document)
+        except yaml.YAMLError as err:
+            raise yaml_error(err, source) from None
+        return documents
+
+    return read_stream(text, read, strict_loader(), StrictLoader)
+
+
+T = TypeVar("T")
+
+
+class _Refused(Exception):
+    """libyaml's parser refused the text (PyYAML's own parser has the last word)."""
+
+
+def read_stream(text: str, read: Callable[[Any, Iterator[yaml.Node]], T], loader: Any,
+                pure: Any) -> T:
+    """``read(a loader, its documents composed one by one)`` for the YAML stream ``text``:
+    on ``loader``, and where that is libyaml's and libyaml's parser refuses the text,
+    all again on ``pure``, PyYAML's pure-Python parser, which has the last word.
+
+    So every refusal of the text's syntax is worded and placed as PyYAML's own
+    parser words and places it (libyaml's messages and marks differ), whichever
+    loader is used, and what only PyYAML reads (podfold's ``!merge-by:port,protocol``,
+    a comma in a tag) is read on both. libyaml's grammar is the wider in a few
+    places, read where libyaml is used and refused by PyYAML's parser: a tab as
+    the space between a key and its value (as YAML 1.2 and kubectl allow), a
+    block scalar's header with a comment right after it (``|#``); and a tag
+    handle of punctuation (``!*!``) is refused by both, in their own words.
+
+    >>> read_stream("a: !x,y 1\\n", lambda loader, nodes: [node.tag for node in nodes],
+    ...             CStrictLoader, StrictLoader)
+    ['tag:yaml.org,2002:map']
+    """
+    first = loader(text)
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            check_graph(node, max_nodes if max_nodes is not None else MAX_NODES + _count(node))
-            document = loader.construct_document(node)
-            if document is not None:
-                documents.append(document)
-    except yaml.YAMLError as err:
-        if isinstance(err, yaml.MarkedYAMLError) and err.problem == _LIBYAML_DEPTH:
-            err = _first_too_deep(text) or err  # libyaml stops at 1,000: name level 101
-        raise yaml_error(err, source) from None
+        return read(first, _composed(first, refusable=loader is not pure))
+    except _Refused:
+        pass  # read it all again, below, on PyYAML's parser
     finally:
-        loader.dispose()
-    return documents
-
-
-_LIBYAML_DEPTH = "exceeded maximum nesting depth"
-
-
-def _first_too_deep(text: str) -> yaml.MarkedYAMLError | None:
-    """Where the pure-Python composer stops a stream libyaml found too deep (only on that error)."""
+        first.dispose()
+    second = pure(text)
     try:
-        for _ in yaml.compose_all(text, Loader=StrictLoader):
-            pass
-    except yaml.composer.ComposerError as err:
-        return err if err.problem == _DEPTH else None
-    except yaml.YAMLError:
-        return None
-    return None  # pragma: no cover - libyaml and PyYAML agree on what is too deep
+        return read(second, _composed(second, refusable=False))
+    finally:
+        second.dispose()
+
+
+def _composed(loader: Any, refusable: bool) -> Iterator[yaml.Node]:
+    while True:
+        try:
+            if not loader.check_node():
+                return
+            node = loader.get_node()
+        except yaml.YAMLError as err:
+            if refusable:
+                raise _Refused() from err
+            raise
+        yield node
 
 
 def _count(node: yaml.Node) -> int:
