@@ -38,7 +38,7 @@ from transforms.forms.catalog import Catalog
 from transforms.forms.kinds.named import composed_steps
 from transforms.forms.partial import field_of, overlay
 from transforms.forms.pipeline import build_step
-from transforms.io.loading import OverlayLoader, loads_overlay
+from transforms.io.loading import OverlayLoader, loads_overlay, overlay_loader
 from transforms.io.normalize import as_transform
 
 __all__ = ("Origin", "Step", "Blame", "blame", "steps_of", "yaml_steps", "load_steps")
@@ -173,7 +173,7 @@ def yaml_steps(text: str, source: str = "<string>", catalog: Catalog | None = No
     a bad one raises the same :class:`~transforms.errors.OverlayError`.
     """
     loads_overlay(text, source=source, kind=kind, catalog=catalog)
-    loader = OverlayLoader(text)
+    loader = overlay_loader()(text)  # libyaml where PyYAML has it: the same nodes and lines
     found: list[Step] = []
     try:
         documents = 0
