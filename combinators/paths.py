@@ -96,7 +96,8 @@ class Key(Part):
         self.name = name
 
     def text(self) -> str:
-        if _grammar().bare_key.match(self.name) and self.name not in _LITERALS:
+        # the global read first: a call less for every key of every path built
+        if (_GRAMMAR or _grammar()).bare_key.match(self.name) and self.name not in _LITERALS:
             return self.name
         return "[" + _quote(self.name) + "]"
 
@@ -178,7 +179,7 @@ def _quote(text: str) -> str:
 
 def _value_text(value: Any) -> str:
     if isinstance(value, str):
-        grammar = _grammar()
+        grammar = _GRAMMAR or _grammar()
         if grammar.bare_value.fullmatch(value) and value not in _LITERALS \
                 and not grammar.int.match(value):
             return value
@@ -246,7 +247,7 @@ _Nothing = _NothingType()
 
 
 def _key_text(name: str) -> str:
-    return name if _grammar().bare_key.match(name) else _quote(name)
+    return name if (_GRAMMAR or _grammar()).bare_key.match(name) else _quote(name)
 
 
 class Path:
