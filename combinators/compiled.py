@@ -28,7 +28,7 @@ from combinators.data import MISSING, REMOVE
 from combinators.owned import Owned
 from combinators.paths import All, End, Index, Key, Match, Part, Path
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
@@ -143,9 +143,14 @@ def compile_path(path: Path, *, create: bool, lone: bool = False,
     lists) of scalars, a copy of each appended to the list the path finds
     (anything but a list there falls back).
 
-    Compiled once for each path and variant, and kept: at most 4,096 at a
-    time (all are dropped when that many are kept, which is atomic, so safe
-    across threads, unlike dropping one at a time).
+    Each path and variant is compiled once and kept; when 4,096 are kept,
+    all are dropped (one atomic step, safe across threads).
+
+    >>> where = Path.parse("spec.containers[name=a].env")
+    >>> compile_path(where, create=True) is compile_path(where, create=True)
+    True
+    >>> compile_path(where, create=True) is compile_path(where, create=True, lone=True)
+    False
     """
     key = (path, create, lone, append)
     found = _CACHE.get(key, MISSING)

@@ -29,7 +29,7 @@ from combinators.transform import (
     identity,
 )
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Union

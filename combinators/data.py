@@ -31,7 +31,7 @@ from combinators.limits import MAX_DEPTH
 from combinators.owned import Owned
 from combinators.paths import Index, Key, Path
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any

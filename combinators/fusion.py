@@ -62,7 +62,7 @@ from combinators.data import MISSING, REMOVE, copy_plain, strict_equal
 from combinators.owned import Owned
 from combinators.paths import End, Index, Key, Match, Part, Path
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
@@ -575,9 +575,8 @@ def _compiled(text: str, count: int) -> Any:
     """The code of ``text``: compiled once for every composition of the same shape.
 
     The source names its values (``K2``, ``V6``...) rather than holding them,
-    so compositions of the same edits with other keys and values share it. At
-    most 256 are kept: all are dropped when that many are (atomic, unlike
-    dropping the oldest, so safe across threads).
+    so compositions of the same edits with other keys and values share it.
+    When 256 are kept, all are dropped (one atomic step, safe across threads).
     """
     key = (text, count)
     code = _CODE.get(key)

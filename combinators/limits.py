@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import reprlib
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 

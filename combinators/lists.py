@@ -28,7 +28,7 @@ from combinators.paths import Index, Match, Part, Path, PathLike
 from combinators.shape import check_flag, check_value
 from combinators.transform import Transform
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, Union

@@ -37,7 +37,7 @@ from __future__ import annotations
 from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError
 from combinators.limits import MAX_DEPTH, short_repr
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any

@@ -14,7 +14,7 @@ from combinators.editing import missing_key_error, no_match_error
 from combinators.errors import ArgumentError, PathError, TypeClashError
 from combinators.paths import All, End, Index, Key, Match, Path, PathLike, as_path
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 

@@ -23,7 +23,7 @@ from combinators.paths import Key, PathLike
 from combinators.shape import check_flag, check_value, guarded_copy
 from combinators.transform import Transform, call_foreign, settled
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

@@ -30,7 +30,7 @@ from combinators.errors import ArgumentError, ArgumentTypeError, NestingError
 from combinators.limits import MAX_DEPTH, short_repr
 from combinators.paths import Index, Key, Part, Path
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 

@@ -44,7 +44,7 @@ from combinators.limits import short_repr
 from combinators.paths import Path
 from combinators.shape import Problem, guarded_copy, problem_text, settle
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from typing import Any, TypeVar, Union
