@@ -24,21 +24,33 @@ methods, and does what :meth:`~combinators.owned.Owned.writable_map` does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
-from typing import Any
-
 from combinators.data import MISSING, REMOVE
 from combinators.owned import Owned
 from combinators.paths import All, End, Index, Key, Match, Part, Path
+
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Leaf = Callable[[Any, bool, Owned], Any]
+    Compiled = Callable[[dict[str, Any], Owned, Leaf], Any]
+else:
+    def __getattr__(name: str) -> object:
+        # the type aliases, for code that reads them at run time: built then, as
+        # importing typing costs more than all of combinators
+        if name in ("Leaf", "Compiled"):
+            from collections.abc import Callable
+            from typing import Any
+
+            leaf = Callable[[Any, bool, Owned], Any]
+            return leaf if name == "Leaf" else Callable[[dict[str, Any], Owned, leaf], Any]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ("compile_path", "FALLBACK", "Leaf", "Compiled")
 
 FALLBACK: Any = type("Fallback", (), {"__repr__": lambda self: "FALLBACK"})()
 """What a compiled path returns when the general walk must do the work."""
-
-Leaf = Callable[[Any, bool, Owned], Any]
-Compiled = Callable[[dict[str, Any], Owned, Leaf], Any]
 
 
 def _only_match(seq: list[Any], part: Match) -> int | None:
@@ -108,7 +120,10 @@ def _select(lines: list[str], names: dict[str, Any], part: Part, index: int,
     return slot
 
 
-@lru_cache(maxsize=4096)
+_CACHE: dict[tuple[Path, bool, bool, bool], Compiled | None] = {}
+_CACHE_SIZE = 4096
+
+
 def compile_path(path: Path, *, create: bool, lone: bool = False,
                  append: bool = False) -> Compiled | None:
     """The fast path for ``path``, or ``None`` where it has none (``[*]``, the root).
@@ -127,7 +142,27 @@ def compile_path(path: Path, *, create: bool, lone: bool = False,
     third argument is then not a leaf function but a tuple of maps (or
     lists) of scalars, a copy of each appended to the list the path finds
     (anything but a list there falls back).
+
+    Each path and variant is compiled once and kept; when 4,096 are kept,
+    all are dropped (one atomic step, safe across threads).
+
+    >>> where = Path.parse("spec.containers[name=a].env")
+    >>> compile_path(where, create=True) is compile_path(where, create=True)
+    True
+    >>> compile_path(where, create=True) is compile_path(where, create=True, lone=True)
+    False
     """
+    key = (path, create, lone, append)
+    found = _CACHE.get(key, MISSING)
+    if found is MISSING:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        found = _CACHE[key] = _compile(path, create, lone, append)
+    compiled: Compiled | None = found
+    return compiled
+
+
+def _compile(path: Path, create: bool, lone: bool, append: bool) -> Compiled | None:
     parts = path.parts
     if not parts or not isinstance(parts[0], Key) \
             or any(isinstance(part, All) for part in parts) \

@@ -8,12 +8,6 @@
 
 from __future__ import annotations
 
-import operator
-import re
-from collections.abc import Callable
-from functools import partial
-from typing import Any, Union
-
 from combinators.data import Owned, freeze_value, is_map, is_seq
 from combinators.editing import SKIP, PathEdit
 from combinators.errors import (
@@ -29,12 +23,21 @@ from combinators.reading import exists, select
 from combinators.shape import guarded_copy
 from combinators.transform import (
     Transform,
-    TransformLike,
     apply_step,
     call_foreign,
     describe_step,
     identity,
 )
+
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Union
+
+    from combinators.transform import TransformLike
+
+    Predicate = Union[PathLike, Callable[[Any], bool]]
+    Count = Union[int, str, Callable[[int], bool]]
 
 __all__ = ("for_each", "when", "expect")
 
@@ -114,9 +117,6 @@ def for_each(target: PathLike, transform: TransformLike) -> Transform:
     return _ForEach(target, transform)
 
 
-Predicate = Union[PathLike, Callable[[Any], bool]]
-
-
 class _When(Transform):
     __slots__ = ("predicate", "then", "otherwise", "_test")
     name = "when"
@@ -136,7 +136,7 @@ class _When(Transform):
                 where = as_path(predicate, "predicate")
             except ArgumentError as err:
                 raise err.in_factory("when") from None
-            self._test: Callable[[Any], bool] = partial(exists, target=where)
+            self._test: Callable[[Any], bool] | Path = where
             self._init_params(str(where), then, **({} if otherwise is identity
                                                    else {"otherwise": otherwise}))
         elif callable(predicate):
@@ -150,11 +150,12 @@ class _When(Transform):
                                     value=predicate)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
-        if isinstance(self.predicate, (str, Path)):
-            holds = self._test(doc)
+        test = self._test
+        if isinstance(test, Path):
+            holds = exists(doc, test)
         else:
             owned.forget()  # the predicate is the caller's code and may keep the document
-            holds = call_foreign(self._test, guarded_copy(doc))  # and may change what it gets
+            holds = call_foreign(test, guarded_copy(doc))  # and may change what it gets
         chosen = self.then if holds else self.otherwise
         return apply_step(chosen, doc, owned)
 
@@ -178,23 +179,23 @@ def when(predicate: Predicate, transform: TransformLike,
     return _When(predicate, transform, otherwise)
 
 
-Count = Union[int, str, Callable[[int], bool]]
-_AT_LEAST = re.compile(r"\s*(\d+)\s*\+\s*\Z")
-
-
 def _count_test(count: Count) -> tuple[Callable[[int], bool], str]:
+    # the tests are bound methods of ints (``n == count``, ``least <= n``): they pickle,
+    # as a transform must, and need neither functools nor operator imported
     if isinstance(count, int) and not isinstance(count, bool):
         if count < 0:
             raise ArgumentError(f"count cannot be negative, got {count}", argument="count",
                                 factory="expect", value=count)
-        return partial(operator.eq, count), f"{count}"
+        return int(count).__eq__, f"{count}"
     if isinstance(count, str):
-        found = _AT_LEAST.match(count)
+        import re  # not on import: re costs more than all of combinators
+
+        found = re.match(r"\s*(\d+)\s*\+\s*\Z", count)
         if not found:
             raise ArgumentError(f"count text must read like '1+', got {short_repr(count)}",
                                 argument="count", factory="expect", value=count)
         least = int(found.group(1))
-        return partial(operator.le, least), f"at least {least}"
+        return least.__le__, f"at least {least}"
     if callable(count):
         return count, f"a count satisfying {describe_step(count)}"
     raise ArgumentTypeError(f"count is an int, 'N+' or a predicate, got {short_repr(count)}",

@@ -19,10 +19,12 @@ True
 
 from __future__ import annotations
 
-from typing import Any
-
 from combinators.data import MISSING, is_map, is_seq
 from combinators.paths import All, Index, Key, Match, Part, Path
+
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ("covers",)
 

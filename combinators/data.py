@@ -25,13 +25,16 @@ here go through ``owned``'s methods; no caller touches the record itself.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
-from typing import Any
 
 from combinators.errors import NestingError
 from combinators.limits import MAX_DEPTH
 from combinators.owned import Owned
 from combinators.paths import Index, Key, Path
+
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 __all__ = (
     "MISSING",

@@ -14,8 +14,6 @@ a list), ``SKIP`` leaves the document as it is, ``ERROR`` raises a
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
-
 from combinators.compiled import FALLBACK, compile_path
 from combinators.data import (
     MISSING,
@@ -44,11 +42,16 @@ from combinators.limits import MAX_DEPTH
 from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
 from combinators.transform import Transform
 
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    Doc = TypeVar("Doc")
+
 __all__ = ("PathEdit", "CREATE", "SKIP", "ERROR", "missing_key_error", "no_match_error",
            "persistent_world")
 
 CREATE, SKIP, ERROR = "create", "skip", "error"
-Doc = TypeVar("Doc")
 
 
 def persistent_world(doc: Any) -> bool:

@@ -17,10 +17,11 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
-if TYPE_CHECKING:  # pragma: no cover
     from combinators.paths import Path
 
 __all__ = (

@@ -55,17 +55,29 @@ the step-by-step plan.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-from functools import lru_cache
 from itertools import repeat
-from operator import itemgetter
-from typing import Any
 
 from combinators.compiled import FALLBACK
 from combinators.data import MISSING, REMOVE, copy_plain, strict_equal
 from combinators.owned import Owned
 from combinators.paths import End, Index, Key, Match, Part, Path
+
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    FusedFunction = Callable[[dict[str, Any], Owned], Any]
+else:
+    def __getattr__(name: str) -> object:
+        # the type alias, for code that reads it at run time: built then, as
+        # importing typing costs more than all of combinators
+        if name == "FusedFunction":
+            from collections.abc import Callable
+            from typing import Any
+
+            return Callable[[dict[str, Any], Owned], Any]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ("Op", "APPEND", "MERGE", "SET", "LEAF", "CHECK", "CALL", "LEAVE", "FALL_BACK", "plan",
            "fuse", "source", "FusedFunction")
@@ -73,8 +85,6 @@ __all__ = ("Op", "APPEND", "MERGE", "SET", "LEAF", "CHECK", "CALL", "LEAVE", "FA
 APPEND, MERGE, SET, LEAF, CHECK = "append", "merge", "set", "leaf", "check"
 # what a LEAF op does where its path's last part finds nothing
 CALL, LEAVE, FALL_BACK = "call", "leave", "fall back"
-
-FusedFunction = Callable[[dict[str, Any], Owned], Any]
 
 # what a missing (or null) parent reads as: never written to, only copied
 _EMPTY_MAP: dict[str, Any] = {}
@@ -123,17 +133,20 @@ def _selector(part: Part) -> bool:
 
 
 _NO, _YES, _MAYBE = "no", "yes", "maybe"
-_FLAG = re.compile(r"(c\d+) = (?:True|False)")
 _LONG = 8  # lists longer than this are searched by _find
 _AMBIGUOUS: Any = type("Ambiguous", (), {"__repr__": lambda self: "AMBIGUOUS"})()
 
 
-def _find(seq: list[Any], field: str, value: Any, kind: type, part: Match) -> Any:
+def _find(seq: list[Any], get: Callable[[Any], Any], field: str, value: Any, kind: type,
+          part: Match) -> Any:
     """The one position where ``seq`` holds a map with ``field`` equal to ``value`` (and of
-    ``kind``), ``None`` where none does, ``_AMBIGUOUS`` where several do (or may)."""
+    ``kind``), ``None`` where none does, ``_AMBIGUOUS`` where several do (or may).
+
+    ``get`` is ``operator.itemgetter(field)``, made when the function was written.
+    """
     try:
         try:
-            found = list(map(itemgetter(field), seq))
+            found = list(map(get, seq))
         except KeyError:  # an element without the field: read it as None, unless None is sought
             if value is None:
                 raise TypeError from None
@@ -265,11 +278,14 @@ class _Writer:
             self.emit(f"if {slot} is not None: return FALLBACK", 3)
             self.emit(f"{slot} = position", 3)
             return
+        from operator import itemgetter  # not on import: the module is slow to load
+
         field, value = self.constant(part.field, "F"), self.constant(part.value, "V")
         kind = self.constant(type(part.value), "T")
+        get = self.constant(itemgetter(part.field), "G")
         # a long list is searched by C loops (a pod may have hundreds of containers)
         self.emit(f"if len({seq}) > {_LONG}:")
-        self.emit(f"{slot} = FIND({seq}, {field}, {value}, {kind}, {matcher})", 2)
+        self.emit(f"{slot} = FIND({seq}, {get}, {field}, {value}, {kind}, {matcher})", 2)
         self.emit(f"if {slot} is AMBIGUOUS: return FALLBACK", 2)
         self.emit("else:")
         self.emit(f"for position, element in enumerate({seq}):", 2)
@@ -537,25 +553,38 @@ def _write(ops: Sequence[Op], register: bool) -> tuple[str, dict[str, Any], bool
 
 def _strip_flags(lines: list[str]) -> list[str]:
     """Drop the flags no line ever tests: the writer knew those nodes' state."""
+    import re  # here, not on import: only compiling a composition needs it
+
     tested = set(re.findall(r"if not (c\d+):", "\n".join(lines)))
+    setting = re.compile(r"(c\d+) = (?:True|False)")
     out = []
     for line in lines:
         body = line.lstrip()
         kept = [statement for statement in body.split("; ")
-                if not (flag := _FLAG.fullmatch(statement)) or flag.group(1) in tested]
+                if not (flag := setting.fullmatch(statement)) or flag.group(1) in tested]
         if kept:
             out.append(line[:len(line) - len(body)] + "; ".join(kept))
     return out
 
 
-@lru_cache(maxsize=256)
+_CODE: dict[tuple[str, int], Any] = {}
+_CODE_SIZE = 256
+
+
 def _compiled(text: str, count: int) -> Any:
     """The code of ``text``: compiled once for every composition of the same shape.
 
     The source names its values (``K2``, ``V6``...) rather than holding them,
     so compositions of the same edits with other keys and values share it.
+    When 256 are kept, all are dropped (one atomic step, safe across threads).
     """
-    return compile(text, f"<fused composition of {count} edits>", "exec")
+    key = (text, count)
+    code = _CODE.get(key)
+    if code is None:
+        if len(_CODE) >= _CODE_SIZE:
+            _CODE.clear()
+        code = _CODE[key] = compile(text, f"<fused composition of {count} edits>", "exec")
+    return code
 
 
 def fuse(ops: Sequence[Op], *, register: bool) -> FusedFunction:

@@ -26,7 +26,10 @@ recurses without bound either.
 from __future__ import annotations
 
 import reprlib
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ("MAX_DEPTH", "MAX_REPR", "short_repr")
 

@@ -7,9 +7,6 @@ list raises a :class:`~combinators.errors.TypeClashError` (also a ``TypeError``)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Union
-
 from combinators.data import (
     MISSING,
     Owned,
@@ -30,6 +27,13 @@ from combinators.limits import short_repr
 from combinators.paths import Index, Match, Part, Path, PathLike
 from combinators.shape import check_flag, check_value
 from combinators.transform import Transform
+
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Union
+
+    AnchorLike = Union[str, int, dict[str, Any]]
 
 __all__ = ("append_at", "prepend_at", "insert_at", "merge_by")
 
@@ -146,9 +150,6 @@ def prepend_at(target: PathLike, *items: Any, unique: bool = False) -> Transform
     """
     return _Add("prepend_at", target, items, unique, "start", None,
                 {"unique": True} if unique else {})
-
-
-AnchorLike = Union[str, int, dict[str, Any]]
 
 
 def _anchor(value: AnchorLike, argument: str) -> Part:

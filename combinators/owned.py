@@ -28,11 +28,13 @@ one object:
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    C = TypeVar("C")
 
 __all__ = ("Owned",)
-
-C = TypeVar("C")
 
 
 class Owned:

@@ -34,20 +34,45 @@ combinators.errors.PathSyntaxError: expected ']' to close the selector at charac
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator
-from typing import Any, Union
-
 from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError
 from combinators.limits import MAX_DEPTH, short_repr
 
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
 __all__ = ("Path", "path", "Key", "Index", "End", "All", "Match", "Part", "PathLike")
 
-_IDENT = re.compile(r"[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*|[0-9]+[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*")
-_BARE_KEY = re.compile(r"[A-Za-z_$@][A-Za-z0-9_$@/:+~-]*\Z")
-_BARE_VALUE = re.compile(r"[^,\]\"'\s=]+")
-_INT = re.compile(r"-?[0-9]+\Z")
 _LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+class _Grammar:
+    """The grammar's regular expressions, compiled by :func:`_grammar` when the first
+    path is parsed or printed: importing ``re`` costs more than all of ``combinators``."""
+
+    __slots__ = ("ident", "bare_key", "bare_value", "int", "index")
+
+    def __init__(self) -> None:
+        import re
+
+        self.ident = re.compile(r"[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*"
+                                r"|[0-9]+[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*")
+        self.bare_key = re.compile(r"[A-Za-z_$@][A-Za-z0-9_$@/:+~-]*\Z")
+        self.bare_value = re.compile(r"[^,\]\"'\s=]+")
+        self.int = re.compile(r"-?[0-9]+\Z")
+        self.index = re.compile(r"-?[0-9]+(?=\])")
+
+
+_GRAMMAR: _Grammar | None = None
+
+
+def _grammar() -> _Grammar:
+    """The grammar, compiled on the first call."""
+    global _GRAMMAR
+    if _GRAMMAR is None:
+        _GRAMMAR = _Grammar()
+    return _GRAMMAR
 
 
 class Part:
@@ -71,7 +96,8 @@ class Key(Part):
         self.name = name
 
     def text(self) -> str:
-        if _BARE_KEY.match(self.name) and self.name not in _LITERALS:
+        # the global read first: a call less for every key of every path built
+        if (_GRAMMAR or _grammar()).bare_key.match(self.name) and self.name not in _LITERALS:
             return self.name
         return "[" + _quote(self.name) + "]"
 
@@ -153,7 +179,9 @@ def _quote(text: str) -> str:
 
 def _value_text(value: Any) -> str:
     if isinstance(value, str):
-        if _BARE_VALUE.fullmatch(value) and value not in _LITERALS and not _INT.match(value):
+        grammar = _GRAMMAR or _grammar()
+        if grammar.bare_value.fullmatch(value) and value not in _LITERALS \
+                and not grammar.int.match(value):
             return value
         return _quote(value)
     import json  # rarely needed, and a few ms to import
@@ -219,7 +247,7 @@ _Nothing = _NothingType()
 
 
 def _key_text(name: str) -> str:
-    return name if _BARE_KEY.match(name) else _quote(name)
+    return name if (_GRAMMAR or _grammar()).bare_key.match(name) else _quote(name)
 
 
 class Path:
@@ -286,7 +314,7 @@ class Path:
         return f"path({self._text!r})"
 
 
-PathLike = Union[Path, str]
+PathLike = Path | str
 
 
 def path(text: PathLike) -> Path:
@@ -349,6 +377,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.grammar = _grammar()
 
     def fail(self, message: str, position: int | None = None) -> PathSyntaxError:
         return PathSyntaxError(message, text=self.text,
@@ -385,7 +414,7 @@ class _Parser:
         char = self.peek()
         if char in ("'", '"'):
             return Key(self.quoted())
-        found = _IDENT.match(self.text, self.pos)
+        found = self.grammar.ident.match(self.text, self.pos)
         if not found:
             raise self.fail(f"unexpected {char!r}; expected a key" if char else "expected a key")
         self.pos = found.end()
@@ -429,7 +458,7 @@ class _Parser:
             else:
                 part = Key(name)
         else:
-            number = re.compile(r"-?[0-9]+(?=\])").match(self.text, self.pos)
+            number = self.grammar.index.match(self.text, self.pos)
             if number:
                 self.pos = number.end()
                 part = Index(int(number.group()))
@@ -451,7 +480,7 @@ class _Parser:
             if self.peek() in ("'", '"'):
                 name = self.quoted()
             else:
-                found = _IDENT.match(self.text, self.pos)
+                found = self.grammar.ident.match(self.text, self.pos)
                 if not found:
                     char = self.peek()
                     raise self.fail(f"unexpected {char!r}; expected a field name" if char
@@ -472,13 +501,13 @@ class _Parser:
         char = self.peek()
         if char in ("'", '"'):
             return self.quoted()
-        found = _BARE_VALUE.match(self.text, self.pos)
+        found = self.grammar.bare_value.match(self.text, self.pos)
         if not found:
             raise self.fail(f"unexpected {char!r}; expected a value" if char
                             else "expected a value")
         self.pos = found.end()
         raw = found.group()
-        if _INT.match(raw):
+        if self.grammar.int.match(raw):
             return int(raw)
         if raw in _LITERALS:
             return _LITERALS[raw]

@@ -6,9 +6,6 @@ returns a :class:`~combinators.transform.Transform`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from combinators.data import (
     MISSING,
     REMOVE,
@@ -25,6 +22,11 @@ from combinators.limits import short_repr
 from combinators.paths import Key, PathLike
 from combinators.shape import check_flag, check_value, guarded_copy
 from combinators.transform import Transform, call_foreign, settled
+
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 __all__ = ("upsert", "replace_at", "set_default", "update_at", "remove_at")
 

@@ -25,12 +25,14 @@ JSON cannot carry.
 
 from __future__ import annotations
 
-from typing import Any
-
 from combinators.data import MISSING, is_map, is_persistent, is_seq, strict_equal
 from combinators.errors import ArgumentError, ArgumentTypeError, NestingError
 from combinators.limits import MAX_DEPTH, short_repr
 from combinators.paths import Index, Key, Part, Path
+
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ("check_value", "check_flag", "value_problem", "place_text", "guarded_copy",
            "settle", "JSON_ONLY", "Problem")

@@ -20,9 +20,6 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar, Union
-
 from combinators.compiled import FALLBACK
 from combinators.data import (
     Owned,
@@ -34,7 +31,6 @@ from combinators.data import (
     is_seq,
     kind_name,
 )
-from combinators.documents import adapter_for
 from combinators.errors import (
     ArgumentError,
     ArgumentTypeError,
@@ -43,15 +39,33 @@ from combinators.errors import (
     TypeClashError,
     close_matches,
 )
-from combinators.fusion import FusedFunction, Op, fuse
+from combinators.fusion import Op, fuse
 from combinators.limits import short_repr
 from combinators.paths import Path
 from combinators.shape import Problem, guarded_copy, problem_text, settle
 
+TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any, TypeVar, Union
+
+    from combinators.fusion import FusedFunction
+
+    Doc = TypeVar("Doc")
+else:
+    def __getattr__(name: str) -> object:
+        # the type alias, for code that reads it at run time: built then, as
+        # importing typing costs more than all of combinators
+        if name == "TransformLike":
+            from collections.abc import Callable
+            from typing import Any, Union
+
+            return Union[Transform, Callable[[Any], Any]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold", "apply_step",
            "call_foreign", "call_step", "settled", "describe_step", "CONFLICT_MODES")
 
-Doc = TypeVar("Doc")
 _PLAIN = (dict, list)
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
@@ -161,6 +175,8 @@ def _call_on_other(transform: Transform, doc: Doc) -> Doc:
         if type(result) in _PLAIN and is_persistent(doc):
             result = freeze_value(result)
         return result
+    from combinators.documents import adapter_for  # not on import: it imports typing
+
     try:
         adapter = adapter_for(doc)
     except TypeClashError as err:
@@ -210,7 +226,8 @@ def _function_text(fn: Callable[..., Any]) -> str:
     return text if isinstance(text, str) else repr(fn)
 
 
-TransformLike = Union[Transform, Callable[[Any], Any]]
+if TYPE_CHECKING:
+    TransformLike = Union[Transform, Callable[[Any], Any]]
 
 
 def describe_step(step: TransformLike) -> str:
@@ -447,7 +464,8 @@ class Compose(Transform):
         return doc
 
 
-_Segments = tuple[tuple[FusedFunction | None, int, int], ...]
+if TYPE_CHECKING:
+    _Segments = tuple[tuple[FusedFunction | None, int, int], ...]
 
 
 def _segments(steps: tuple[TransformLike, ...]) -> _Segments:
@@ -482,7 +500,8 @@ def _segments(steps: tuple[TransformLike, ...]) -> _Segments:
     return tuple(segments)
 
 
-_Plan = tuple[tuple[Any, Any, Callable[[Any, Owned], Any] | None], ...]
+if TYPE_CHECKING:
+    _Plan = tuple[tuple[Any, Any, Callable[[Any, Owned], Any] | None], ...]
 
 
 def _plan(steps: tuple[TransformLike, ...]) -> _Plan:
@@ -555,6 +574,12 @@ def compose(*transforms: TransformLike) -> Transform:
     return _composed(_flatten(reversed(transforms), "compose"))
 
 
+def _iterable(value: object) -> bool:
+    from collections.abc import Iterable  # not on import: collections is slow to load
+
+    return isinstance(value, Iterable)
+
+
 CONFLICT_MODES = ("last-wins", "warn", "error")
 """What :func:`fold` does where two steps write different values at one path."""
 
@@ -584,8 +609,8 @@ def fold(doc: Doc, transforms: Iterable[TransformLike], *, conflicts: str = "las
       ...
     combinators.errors.ArgumentError: fold(): conflicts must be one of last-wins, warn, error, got 'errors'; did you mean: error?
     """
-    if callable(transforms) or not isinstance(transforms, Iterable) \
-            or isinstance(transforms, (str, bytes)):
+    if callable(transforms) or isinstance(transforms, (str, bytes)) \
+            or (type(transforms) not in (list, tuple) and not _iterable(transforms)):
         raise ArgumentTypeError(f"transforms must be a list of transforms, got "
                                 f"{type(transforms).__name__}: {short_repr(transforms)}",
                                 argument="transforms", factory="fold", value=transforms)

@@ -15,7 +15,10 @@ import textwrap
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # what ``import combinators`` must not load: each costs more than the whole package
 HEAVY = ("pyrsistent", "toolz", "importlib.metadata", "yaml", "json", "difflib", "inspect",
-         "dataclasses", "email")
+         "dataclasses", "email", "typing", "re", "enum")
+# all of the standard library ``import combinators`` may load: typing, re, enum, functools,
+# collections, operator wait until something needs them (annotations never do)
+SMALL_STDLIB = ("__future__", "itertools", "reprlib")
 
 
 def run(code: str) -> dict[str, object]:
@@ -27,11 +30,13 @@ def run(code: str) -> dict[str, object]:
     return answer
 
 
+# json is imported after the count: it imports re, enum, functools and collections itself
 LOADED = """
-    import json, sys
+    import sys
     before = set(sys.modules)
     {statement}
     new = set(sys.modules) - before
+    import json
     print(json.dumps({{"heavy": sorted(name for name in {heavy!r} if name in new),
                        "new": sorted(new)}}))
 """
@@ -40,6 +45,75 @@ LOADED = """
 def test_import_combinators_loads_none_of_the_heavy_modules() -> None:
     loaded = run(LOADED.format(statement="import combinators", heavy=HEAVY))
     assert loaded["heavy"] == []
+
+
+def test_import_combinators_loads_only_a_few_small_stdlib_modules() -> None:
+    loaded = run(LOADED.format(statement="import combinators", heavy=()))
+    new = loaded["new"]
+    assert isinstance(new, list)
+    stdlib = {name.partition(".")[0] for name in new} & sys.stdlib_module_names
+    assert stdlib <= set(SMALL_STDLIB), sorted(stdlib - set(SMALL_STDLIB))
+    assert {name.partition(".")[0] for name in new} - stdlib == {"combinators"}
+
+
+def test_what_combinators_defers_works_when_first_used() -> None:
+    # the path grammar's regexes, expect's count text, fusion's flags and its scans of long
+    # lists: each imports what it needs when first used
+    answer = run("""
+        from combinators import append_at, chain, expect, path, upsert, when
+        parsed = path('metadata.annotations["a.b/c"].x[name="8080",port=1][-]')
+        overlay = chain(expect("spec.containers[*]", "2+"),
+                        when("spec.containers[name=c9]", upsert("metadata.labels.c9", "yes")),
+                        append_at("spec.containers[name=c9].env", {"name": "A"}),
+                        upsert("spec.containers[name=c9].image", "x:2"))
+        pod = {"spec": {"containers": [{"name": f"c{number}"} for number in range(12)]},
+               "metadata": {}}
+        runs = [overlay(pod) for _ in range(3)]  # from the second run on, fused
+        import json
+        print(json.dumps({"text": str(parsed),
+                          "same": runs[0] == runs[1] == runs[2],
+                          "container": runs[2]["spec"]["containers"][9],
+                          "labels": runs[2]["metadata"], "kept": pod["spec"]["containers"][9],
+                          "fused": [fused is not None for fused, _, _ in overlay._fused]}))
+    """)
+    assert answer == {"text": 'metadata.annotations["a.b/c"].x[name="8080",port=1][-]',
+                      "same": True, "fused": [False, False, True], "kept": {"name": "c9"},
+                      "container": {"name": "c9", "env": [{"name": "A"}], "image": "x:2"},
+                      "labels": {"labels": {"c9": "yes"}}}
+
+
+def test_type_aliases_read_at_run_time_are_the_typing_forms() -> None:
+    # annotations never need them; code that reads them at run time gets them built then
+    answer = run("""
+        import sys
+        import combinators
+        loaded = "typing" in sys.modules
+        from collections.abc import Callable
+        from typing import Any, Union
+        from combinators import Path, Transform
+        from combinators.compiled import Compiled, Leaf
+        from combinators.fusion import FusedFunction
+        from combinators.owned import Owned
+        from combinators.paths import PathLike
+        from combinators.transform import TransformLike
+        import combinators.transform
+        try:
+            combinators.transform.Transformlike
+        except AttributeError as err:
+            missing = str(err)
+        leaf = Callable[[Any, bool, Owned], Any]
+        import json
+        print(json.dumps({
+            "loaded": loaded, "missing": missing,
+            "TransformLike": TransformLike == Union[Transform, Callable[[Any], Any]],
+            "PathLike": PathLike == Path | str and isinstance("a.b", PathLike),
+            "FusedFunction": FusedFunction == Callable[[dict[str, Any], Owned], Any],
+            "Leaf": Leaf == leaf,
+            "Compiled": Compiled == Callable[[dict[str, Any], Owned, leaf], Any]}))
+    """)
+    assert answer == {"loaded": False, "TransformLike": True, "PathLike": True,
+                      "FusedFunction": True, "Leaf": True, "Compiled": True,
+                      "missing": "module 'combinators.transform' has no attribute 'Transformlike'"}
 
 
 def test_import_transforms_loads_nothing_but_itself() -> None:
