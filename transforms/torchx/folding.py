@@ -210,37 +210,66 @@ def substitute_macros(new: Any, old: Any, values: Mapping[str, str]) -> Any:
     if cls is str:
         return string.Template(new).safe_substitute(values) if "${" in new else new
     if cls is dict or (cls is not list and is_map(new)):
-        before = old if old is not MISSING and is_map(old) else _EMPTY
-        result = new
-        for key, value in new.items():
-            if type(value) in _OTHER_SCALARS:
-                continue
-            was = before.get(key, MISSING)
-            if value is was:
-                continue
-            changed = substitute_macros(value, was, values)
-            if changed is not value:
-                if result is new:
-                    result = dict(new)
-                result[key] = changed
-        return result
+        return _in_map(new, old, values)
     if cls is list or is_seq(new):
-        olds = list(old) if old is not MISSING and is_seq(old) else []
-        kept = {id(item) for item in olds}
-        items = list(new)
-        touched = False
-        for position, item in enumerate(items):
-            if id(item) in kept or type(item) in _OTHER_SCALARS:
-                continue
-            # an edited element still shares its untouched parts with the old one
-            # in its place: those are skipped (any other old element works too)
-            was = olds[position] if position < len(olds) else MISSING
-            changed = substitute_macros(item, was, values)
-            if changed is not item:
-                items[position] = changed
-                touched = True
-        return items if touched else new
+        return _in_list(new, old, values)
     return new
+
+
+def _in_map(new: Any, old: Any, values: Mapping[str, str]) -> Any:
+    before = old if type(old) is dict or (old is not MISSING and is_map(old)) else _EMPTY
+    result = new
+    for key, value in new.items():
+        kind = type(value)
+        # most values are strings without a macro, or other scalars: no call for those
+        if kind is str and "${" not in value or kind in _OTHER_SCALARS:
+            continue
+        was = before.get(key, MISSING)
+        if value is was:
+            continue
+        if kind is dict:
+            changed = _in_map(value, was, values)
+        elif kind is list:
+            changed = _in_list(value, was, values)
+        else:
+            changed = substitute_macros(value, was, values)
+        if changed is not value:
+            if result is new:
+                result = dict(new)
+            result[key] = changed
+    return result
+
+
+def _in_list(new: Any, old: Any, values: Mapping[str, str]) -> Any:
+    if type(old) is list:
+        olds = old
+    else:
+        olds = list(old) if old is not MISSING and is_seq(old) else []
+    count = len(olds)
+    kept: set[int] | None = None
+    items = new
+    for position, item in enumerate(new):
+        if position < count and item is olds[position]:  # the common case: kept in place
+            continue
+        kind = type(item)
+        if kind is str and "${" not in item or kind in _OTHER_SCALARS:
+            continue
+        if kept is None:
+            kept = {id(element) for element in olds}
+        if id(item) in kept:
+            continue
+        # an edited element still shares its untouched parts with the old one
+        # in its place: those are skipped (any other old element works too)
+        was = olds[position] if position < count else MISSING
+        if kind is dict:
+            changed = _in_map(item, was, values)
+        else:
+            changed = substitute_macros(item, was, values)
+        if changed is not item:
+            if items is new:
+                items = list(new)
+            items[position] = changed
+    return items
 
 
 _EMPTY: Mapping[str, Any] = {}
