@@ -235,7 +235,7 @@ def _in_map(new: Any, old: Any, values: Mapping[str, str]) -> Any:
     for key, value in new.items():
         kind = type(value)
         # most values are strings without a macro, or other scalars: no call for those
-        if kind is str and "${" not in value or kind in _OTHER_SCALARS:
+        if (kind is str and "${" not in value) or kind in _OTHER_SCALARS:
             continue
         was = before.get(key, MISSING)
         if value is was:
@@ -265,7 +265,7 @@ def _in_list(new: Any, old: Any, values: Mapping[str, str]) -> Any:
         if position < count and item is olds[position]:  # the common case: kept in place
             continue
         kind = type(item)
-        if kind is str and "${" not in item or kind in _OTHER_SCALARS:
+        if (kind is str and "${" not in item) or kind in _OTHER_SCALARS:
             continue
         if kept is None:
             kept = {id(element) for element in olds}
