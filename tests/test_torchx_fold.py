@@ -244,6 +244,17 @@ def test_macros_are_substituted_as_the_oracle_says(data: st.DataObject, old: Any
         assert result is new
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["$", "{", "}", "$$", "${", "a", "_", "1", "-", "A", "é",
+                                 "replica_id", "app_id", "img_root", "rank0_env", "nope"]),
+                max_size=12).map("".join))
+def test_a_written_string_is_substituted_as_torchx_substitutes(text: str) -> None:
+    # TorchX's own substitution: string.Template(text).safe_substitute(values); podfold
+    # substitutes what overlays wrote with a "${" in it
+    expected = string.Template(text).safe_substitute(VALUES) if "${" in text else text
+    assert substitute_macros(text, None, VALUES) == expected
+
+
 def test_what_the_overlays_only_moved_is_left_as_it_was() -> None:
     # an element of the old list, moved: not written by an overlay, so not substituted
     # (TorchX substitutes its own macros; "$${replica_id}" leaves a literal one)

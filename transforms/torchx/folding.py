@@ -28,6 +28,7 @@ fold: garbage in proportion to the request, never more.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import string
 import warnings
@@ -221,7 +222,7 @@ def substitute_macros(new: Any, old: Any, values: Mapping[str, str]) -> Any:
         return new
     cls = type(new)
     if cls is str:
-        return string.Template(new).safe_substitute(values) if "${" in new else new
+        return _substituted(new, values) if "${" in new else new
     if cls is dict or (cls is not list and is_map(new)):
         return _in_map(new, old, values)
     if cls is list or is_seq(new):
@@ -283,6 +284,32 @@ def _in_list(new: Any, old: Any, values: Mapping[str, str]) -> Any:
                 items = list(new)
             items[position] = changed
     return items
+
+
+def _substituted(text: str, values: Mapping[str, str]) -> str:
+    """``string.Template(text).safe_substitute(values)``, as TorchX substitutes, with
+    ``text`` parsed once however many replicas it is substituted for.
+
+    >>> _substituted("r${replica_id}-$app_id $$ ${nope} $", {"replica_id": "3", "app_id": "a"})
+    'r3-a $ ${nope} $'
+    """
+    return "".join(part if type(part) is str else values.get(part[0], part[1])
+                   for part in _template_parts(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _template_parts(text: str) -> tuple[str | tuple[str, str], ...]:
+    """``text`` as literal pieces and ``(name, as written)`` macros, as ``string.Template`` reads it."""
+    parts: list[str | tuple[str, str]] = []
+    end = 0
+    for match in string.Template.pattern.finditer(text):
+        parts.append(text[end:match.start()])
+        name = match.group("named") or match.group("braced")
+        # "$$" is one "$"; a "$" that starts no macro is kept, as safe_substitute keeps it
+        parts.append((name, match.group()) if name else match.group("escaped") or match.group())
+        end = match.end()
+    parts.append(text[end:])
+    return tuple(parts)
 
 
 _EMPTY: Mapping[str, Any] = {}
