@@ -86,6 +86,8 @@ def assert_same(pod: Any) -> None:
     expected = API.sanitize_for_serialization(pod)
     assert pod_to_dict(pod) == expected
     assert to_data(pod) == expected
+    # keys in the client's order too (a manifest printed from either reads the same)
+    assert json.dumps(to_data(pod)) == json.dumps(expected)
     # and back: the same object as the client's own deserializer makes, and as the input
     back = to_client(expected, type(pod))
     assert back == deserialize(expected, type(pod).__name__)

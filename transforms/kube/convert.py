@@ -86,26 +86,55 @@ def _is_model(value: Any) -> bool:
     return hasattr(type(value), "attribute_map") and hasattr(value, "__dict__")
 
 
+# values that are their own plain data: kept as they are, without a call
+_LEAVES = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def _model_data(value: Any) -> Any:
     """Plain data for a client model, a list, a dict or a scalar; ``None`` fields dropped."""
     cls: Any = type(value)
-    if cls in _SCALARS or value is None or cls is bytes:
+    if cls in _LEAVES:
         return value
     if cls is list or cls is tuple:
-        return [_model_data(item) for item in value]
+        return [item if type(item) in _LEAVES else _model_data(item) for item in value]
     if cls is dict:
-        return {key: _model_data(item) for key, item in value.items()}
+        return {key: item if type(item) in _LEAVES else _model_data(item)
+                for key, item in value.items()}
+    convert = _OBJECT_DATA.get(cls)
+    if convert is not None:
+        return convert(value)
     if isinstance(value, (datetime.datetime, datetime.date)):
         return value.isoformat()
-    stored = getattr(value, "__dict__", None)
-    if stored is None or not hasattr(cls, "attribute_map"):
+    if getattr(value, "__dict__", None) is None or not hasattr(cls, "attribute_map"):
         raise ConversionError("", f"cannot turn {cls.__name__} into plain data", value)
-    out: dict[str, Any] = {}
+    return _object_data(cls)(value)
+
+
+# model class -> its compiled converter (:func:`_object_data`); a cache, filled once per class
+_OBJECT_DATA: dict[type, Callable[[Any], dict[str, Any]]] = {}
+
+
+def _object_data(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """The converter of one model class's objects: straight-line code, one test per field.
+
+    Every pod TorchX renders is walked (some 30 model objects and lists a
+    pod, 20 to 40 fields a model class, most of them unset): reading each
+    field by name, with no loop and no call for a scalar, takes about two
+    thirds of the time of a loop over the fields.
+    """
+    lines = ["def convert(value):", "    stored = value.__dict__", "    out = {}"]
     for _, attribute, key in _fields(cls):
-        item = stored.get(attribute)
-        if item is not None:
-            out[key] = _model_data(item)
-    return out
+        lines += [f"    item = stored.get({attribute!r})",
+                  "    if item is not None:",
+                  f"        out[{key!r}] = item if type(item) in leaves else data(item)"]
+    lines.append("    return out")
+    names: dict[str, Any] = {"leaves": _LEAVES, "data": _model_data}
+    code = compile("\n".join(lines), f"<to_data of {cls.__name__}>", "exec")
+    # the source is ours: field names and keys enter only as repr() literals
+    exec(code, names)
+    convert: Callable[[Any], dict[str, Any]] = names["convert"]
+    _OBJECT_DATA[cls] = convert
+    return convert
 
 
 def _plain(value: Any) -> Any:
