@@ -11,6 +11,7 @@ error, word for word, where something fails.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import pickle
 from collections import defaultdict
@@ -33,8 +34,13 @@ from transforms.forms.patches.json_patch import _run
 
 
 def planned(patch: Any) -> Any:
-    """``patch`` with its plan made: applied once, a patch runs the general way."""
-    patch.compiled()
+    """``patch`` with its plan made and fused: applied once, a patch runs the general way,
+    and a plan (a composition) runs step by step on its first application."""
+    plan = patch.compiled()
+    for _ in range(2):
+        with contextlib.suppress(Exception):  # the warm-up document may not suit it
+            if plan is not None:
+                plan({})
     return patch
 
 

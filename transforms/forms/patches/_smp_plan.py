@@ -39,6 +39,7 @@ from pyrsistent import freeze
 from combinators.data import MISSING, Owned, copy_plain, is_map, strict_equal
 from combinators.editing import CREATE, PathEdit, persistent_world
 from combinators.errors import TransformError
+from combinators.fusion import MERGE, Op
 from combinators.limits import MAX_DEPTH
 from combinators.paths import Key, Path
 from combinators.transform import Transform, chain
@@ -438,6 +439,9 @@ def _fields(patch: dict[str, Any], type_name: str | None, where: str) -> Merge:
     return merges[0] if len(merges) == 1 else _Sequence(merges).merge
 
 
+_SCALAR_TYPES = (str, int, float, bool)
+
+
 class _Step(PathEdit):
     """A run of fields of one patch map, merged at that map's path (see the module)."""
 
@@ -478,6 +482,15 @@ class _Step(PathEdit):
             return self.leaf(doc, False, owned)
         return merge_map(doc, self.wrapped, self.root, str(self.root),
                          Ctx(persistent_world(doc), owned))
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        # A run of scalars (no null: that deletes) merges as a fused MERGE does: each
+        # key set where it differs, the map (and its parents) made where missing.
+        here = self.here
+        if (self._parts and self._compiled is not None and here
+                and all(type(value) in _SCALAR_TYPES for value in here.values())):
+            return (Op(MERGE, self._parts, here),)
+        return super()._fusion_ops()
 
 
 def _descends(value: Any) -> bool:
