@@ -264,3 +264,10 @@ def test_law_chained_patches_equal_patches_applied_one_by_one(pod: Any, first: A
         expected = step(expected)
     assert chain(*steps)(pod) == expected
     assert pod == before
+
+
+@pytest.mark.parametrize("retain", [[[]], [{}], [1], ["a", None]])
+def test_retain_keys_lists_field_names_only(retain: list[Any]) -> None:
+    # found by the fuzz test: a list in $retainKeys used to escape as a bare TypeError
+    with pytest.raises(InvalidPatchError, match=r"\$retainKeys at .* lists field names, got"):
+        strategic_merge({"spec": {"$retainKeys": retain}})({"spec": {}})

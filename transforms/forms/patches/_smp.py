@@ -240,6 +240,9 @@ def _retain_keys(result: Any, patch: Any, retain: Any, where: str, ctx: Ctx) -> 
     if not is_seq(retain):
         raise invalid(f"$retainKeys at {where} must be a list, "
                        f"got {kind_name(retain)}")
+    for item in retain:
+        if type(item) is not str:  # field names; a list or map here cannot even be compared
+            raise invalid(f"$retainKeys at {where} lists field names, got {kind_name(item)}")
     keep = set(retain)
     for key, value in patch.items():
         if value is None or key.startswith((PATCH, RETAIN_KEYS, SET_ORDER, DELETE_FROM)):
