@@ -89,7 +89,16 @@ class _Add(PathEdit):
         else:
             _require_list(old)
         new: list[Any] = []
-        if self.unique:
+        if self.unique and type(old) is list and not any(
+                item.plain in old for item in self.items):
+            # None is even == to anything there (C's ==, no key built): strictly, none is
+            # there either; only items given twice are left to find, among themselves
+            seen: set[Any] = set()
+            for item, key in zip(self.items, self._keys, strict=True):
+                if key not in seen:
+                    seen.add(key)
+                    new.append(item.fresh(persistent))
+        elif self.unique:
             seen = {strict_key(present) for present in old}
             for item, key in zip(self.items, self._keys, strict=True):
                 if key not in seen:
@@ -246,9 +255,20 @@ class _MergeBy(PathEdit):
         # the first element with each key, found in one pass over the list
         positions: dict[Any, int] = {}
         keys = self.keys
-        for position, element in enumerate(old):
-            if is_map(element) and all(k in element for k in keys):
-                positions.setdefault(_identity(element, keys), position)
+        if len(keys) == 1:  # the common case, kept short: strict_key(text) is the text
+            key = keys[0]
+            for position, element in enumerate(old):
+                if type(element) is dict:
+                    if key in element:
+                        found = element[key]
+                        positions.setdefault(found if type(found) is str else strict_key(found),
+                                             position)
+                elif is_map(element) and key in element:
+                    positions.setdefault(_identity(element, keys), position)
+        else:
+            for position, element in enumerate(old):
+                if is_map(element) and all(k in element for k in keys):
+                    positions.setdefault(_identity(element, keys), position)
         for item, identity in zip(self.items, self._identities, strict=True):
             found = positions.get(identity)
             if found is None:
