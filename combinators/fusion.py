@@ -587,7 +587,12 @@ def _compiled(text: str, count: int) -> Any:
     return code
 
 
-def fuse(ops: Sequence[Op], *, register: bool) -> FusedFunction:
+MAX_LINES = 40_000
+"""The longest source :func:`fuse` compiles (paths 100 parts deep make long lines of copies);
+beyond it, the composition runs step by step."""
+
+
+def fuse(ops: Sequence[Op], *, register: bool) -> FusedFunction | None:
     """Compile ``ops`` into one function ``(doc, owned) -> doc | FALLBACK``.
 
     The document must be a ``dict``. The function changes in place only the
@@ -596,9 +601,12 @@ def fuse(ops: Sequence[Op], *, register: bool) -> FusedFunction:
     where the step-by-step plan must do the work; and it may raise what an
     op's leaf or check raises, which the caller treats the same way. Its
     attribute ``uses_owned`` says whether it reads ``owned`` at all (else
-    the caller may pass ``None``).
+    the caller may pass ``None``). ``None`` where the source would be longer
+    than :data:`MAX_LINES`.
     """
     text, names, uses_owned = _write(ops, register)
+    if text.count("\n") >= MAX_LINES:
+        return None
     exec(_compiled(text, len(ops)), names)  # our source: names and values go through ``names``
     fused: FusedFunction = names["fused"]
     fused.uses_owned = uses_owned  # type: ignore[attr-defined]

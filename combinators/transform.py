@@ -468,6 +468,11 @@ if TYPE_CHECKING:
     _Segments = tuple[tuple[FusedFunction | None, int, int], ...]
 
 
+MAX_FUSED_OPS = 2000
+"""The most ops one fused function holds: a longer run is cut into several (a step
+described by more, a JSON patch of 20,000 operations say, runs step by step)."""
+
+
 def _segments(steps: tuple[TransformLike, ...]) -> _Segments:
     """The composition cut into runs: each run of fusable steps compiled, the rest as they are.
 
@@ -483,7 +488,8 @@ def _segments(steps: tuple[TransformLike, ...]) -> _Segments:
                 cuts[-1] = (None, last[1], number + 1)
             else:
                 cuts.append((None, number, number + 1))
-        elif last is not None and last[0] is not None:
+        elif (last is not None and last[0] is not None
+              and len(last[0]) + len(described) <= MAX_FUSED_OPS):
             last[0].extend(described)
             cuts[-1] = (last[0], last[1], number + 1)
         else:
@@ -492,7 +498,7 @@ def _segments(steps: tuple[TransformLike, ...]) -> _Segments:
         return ()
     segments: list[tuple[FusedFunction | None, int, int]] = []
     for index, (ops, start, stop) in enumerate(cuts):
-        if ops is None or len(ops) < 2:
+        if ops is None or not 2 <= len(ops) <= MAX_FUSED_OPS:
             segments.append((None, start, stop))
         else:
             # copies it makes are recorded only where later steps may change them in place

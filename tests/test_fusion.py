@@ -269,3 +269,18 @@ def test_pickled_compositions_fuse_again() -> None:
     composed(POD)
     again = pickle.loads(pickle.dumps(composed))
     assert again(POD) == again(POD) == composed(POD)
+
+
+def test_a_long_composition_is_cut_into_several_fused_functions() -> None:
+    from combinators.transform import MAX_FUSED_OPS
+
+    steps = [upsert(f"metadata.labels.k{n}", str(n)) for n in range(MAX_FUSED_OPS + 500)]
+    composed = warmed(steps)
+    assert [stop - start for _, start, stop in composed._fused] == [MAX_FUSED_OPS, 500]
+    assert composed({"metadata": {}}) == one_by_one(steps, {"metadata": {}})
+
+
+def test_paths_a_hundred_parts_deep_fuse_or_run_step_by_step_alike() -> None:
+    deep = ".".join(f"k{n}" for n in range(99))
+    steps = [upsert(f"{deep}.a", n) for n in range(3)] + [append_at(deep + ".l", 1)]
+    assert warmed(steps)({}) == one_by_one(steps, {})
