@@ -224,5 +224,5 @@ def _compile(path: Path, create: bool, lone: bool, append: bool) -> Compiled | N
     source = "\n".join(lines)
     code = compile(source, f"<compiled path {path}>", "exec")
     exec(code, names)  # the source is ours: built above from the parts, no user text in it
-    compiled: Compiled = names["fast"]
+    compiled: Compiled = names.pop("fast")  # not kept in its own globals: no cycle
     return compiled

@@ -608,6 +608,8 @@ def fuse(ops: Sequence[Op], *, register: bool) -> FusedFunction | None:
     if text.count("\n") >= MAX_LINES:
         return None
     exec(_compiled(text, len(ops)), names)  # our source: names and values go through ``names``
-    fused: FusedFunction = names["fused"]
+    # out of its own globals: a function and its globals holding each other would be a
+    # cycle, left for the garbage collector when the composition goes
+    fused: FusedFunction = names.pop("fused")
     fused.uses_owned = uses_owned  # type: ignore[attr-defined]
     return fused

@@ -284,3 +284,23 @@ def test_paths_a_hundred_parts_deep_fuse_or_run_step_by_step_alike() -> None:
     deep = ".".join(f"k{n}" for n in range(99))
     steps = [upsert(f"{deep}.a", n) for n in range(3)] + [append_at(deep + ".l", 1)]
     assert warmed(steps)({}) == one_by_one(steps, {})
+
+
+def test_a_fused_composition_that_goes_leaves_nothing_for_the_collector() -> None:
+    import gc
+
+    def once() -> None:
+        composed = warmed(OVERLAY)
+        assert composed._whole is not None
+        composed(POD)
+
+    once()  # what is made once and kept (compiled code, paths) is made here
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        once()
+        assert gc.collect() == 0
+    finally:
+        if was:
+            gc.enable()
