@@ -94,23 +94,30 @@ class _Scalars:
         self.items = tuple(items)
 
     def merge(self, result: Any, persistent: bool, owned: Owned) -> Any:
-        new = result
-        writable = False
-        for key, value in self.items:
-            current = new.get(key, MISSING)
-            if value is None:
-                if current is MISSING:
-                    continue
-            elif type(current) is type(value) and current == value:
+        return _set_scalars(result, self.items, owned)
+
+
+def _set_scalars(mapping: dict[str, Any], items: tuple[tuple[str, Any], ...],
+                 owned: Owned) -> dict[str, Any]:
+    """``mapping`` with each item's scalar set, or its key deleted for a null (a writable
+    copy, made once, where anything changes; ``mapping`` itself where nothing does)."""
+    new = mapping
+    writable = False
+    for key, value in items:
+        current = new.get(key, MISSING)
+        if value is None:
+            if current is MISSING:
                 continue
-            if not writable:
-                new = owned.writable_map(result)
-                writable = True
-            if value is None:
-                del new[key]
-            else:
-                new[key] = value
-        return new
+        elif type(current) is type(value) and current == value:
+            continue
+        if not writable:
+            new = owned.writable_map(mapping)
+            writable = True
+        if value is None:
+            del new[key]
+        else:
+            new[key] = value
+    return new
 
 
 class _Replace(_Field):
@@ -171,22 +178,7 @@ class _ScalarMap(_Map):
         current = result.get(self.key, MISSING)
         if type(current) is not dict or persistent:
             return super().merge(result, persistent, owned)
-        merged = current
-        writable = False
-        for key, value in self.items:
-            present = merged.get(key, MISSING)
-            if value is None:
-                if present is MISSING:
-                    continue
-            elif type(present) is type(value) and present == value:
-                continue
-            if not writable:
-                merged = owned.writable_map(current)
-                writable = True
-            if value is None:
-                del merged[key]
-            else:
-                merged[key] = value
+        merged = _set_scalars(current, self.items, owned)
         if merged is current:
             return result  # unchanged, or changed in place: this application made it
         new = owned.writable_map(result)
