@@ -37,7 +37,7 @@ def test_the_declared_layers_are_the_architecture() -> None:
     inside = declared["transforms-layers"]
     assert inside["containers"] == ["transforms"] and inside["exhaustive"] is True
     assert inside["layers"] == ["cli", "testing", "torchx | flyte", "analysis", "io", "checks",
-                                "forms", "kube", "errors"]
+                                "forms", "kube", "errors | _lazy"]
     assert sorted(declared["acyclic"]["ancestors"]) == sorted(PACKAGES)
 
 

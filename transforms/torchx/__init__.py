@@ -11,8 +11,9 @@ schedulers that run it (``kubernetes_overlay``, ``kubernetes_mcad_overlay``).
 each name loads its module on first use.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from transforms._lazy import lazy_exports
 
 if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
     from transforms.torchx.errors import LaunchError, UnknownRunOptionError
@@ -28,25 +29,22 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on fir
     from transforms.torchx.roles import METADATA_KEY, role_overlays, with_overlays
 
 # name -> the module that defines it
-_WHERE = {
-    "with_overlays": "roles", "role_overlays": "roles", "METADATA_KEY": "roles",
-    "FoldError": "folding", "FoldSettings": "folding", "substitute_macros": "folding",
-    "FoldViolationsError": "folding", "Violation": "folding", "RoleConflictWarning": "folding",
-    "LaunchError": "errors", "UnknownRunOptionError": "errors", "fold_settings": "options",
+_HOMES = {
+    "with_overlays": "transforms.torchx.roles",
+    "role_overlays": "transforms.torchx.roles",
+    "METADATA_KEY": "transforms.torchx.roles",
+    "FoldError": "transforms.torchx.folding",
+    "FoldSettings": "transforms.torchx.folding",
+    "substitute_macros": "transforms.torchx.folding",
+    "FoldViolationsError": "transforms.torchx.folding",
+    "Violation": "transforms.torchx.folding",
+    "RoleConflictWarning": "transforms.torchx.folding",
+    "LaunchError": "transforms.torchx.errors",
+    "UnknownRunOptionError": "transforms.torchx.errors",
+    "fold_settings": "transforms.torchx.options",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'transforms.torchx' has no attribute {name!r}")
-    value = getattr(import_module(f"transforms.torchx.{module}"), name)
-    globals()[name] = value  # later look-ups find it directly
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 
 __all__ = ("with_overlays", "role_overlays", "METADATA_KEY", "FoldError", "FoldSettings",
