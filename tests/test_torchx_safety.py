@@ -338,6 +338,7 @@ def test_the_role_s_own_overlays_are_checked_too(runner: Runner) -> None:
 POOL_A = "# the pool\nspec:\n  nodeSelector:\n    pool: a\n"
 POOL_B = "- {op: upsert, path: spec.hostIPC, value: false}\n" \
          "- {op: upsert, path: spec.nodeSelector.pool, value: b}\n"
+SECOND_LINE = POOL_B.splitlines()[1]
 
 
 def test_conflicts_error_names_both_files_and_lines(tmp_path: Path) -> None:
@@ -356,6 +357,11 @@ def test_conflicts_warn_warns_once_per_role_and_the_last_wins(tmp_path: Path) ->
     assert done.stderr.count("RoleConflictWarning") == 2
     assert f"role 'trainer', replicas 0, 1: spec.nodeSelector.pool: {first}:4 wrote 'a', " \
            f"then {second}:2 wrote 'b'" in done.stderr
+    # shown where the later overlay wrote, with its line beneath, not at podfold's own code
+    lines = done.stderr.splitlines()
+    shown = [n for n, line in enumerate(lines) if line.startswith(f"{second}:2: RoleConflictWarning")]
+    assert len(shown) == 2 and all(lines[n + 1].strip() == SECOND_LINE for n in shown), done.stderr
+    assert "folding.py" not in done.stderr and "schedulers.py" not in done.stderr
     assert all(pod["spec"]["nodeSelector"] == {"pool": "b"} for pod in pods_of(done.stdout))
 
 

@@ -436,9 +436,19 @@ class _Folder:
                 self.violations.append(Violation(role, replica, "paths", str(problem), problem))
 
     def finish(self) -> None:
-        """Warn of each conflict once (naming the replicas), then raise if any pod broke a check."""
+        """Warn of each conflict once (naming the replicas), then raise if any pod broke a check.
+
+        A warning is shown at ``FILE:LINE`` of the later write where an
+        overlay file's line made it (Python prints that line beneath), else
+        at the caller of the dry run.
+        """
         for (role, _), (conflict, replicas) in self.warnings.items():
-            warnings.warn(RoleConflictWarning(conflict, role, replicas), stacklevel=4)
+            warning = RoleConflictWarning(conflict, role, replicas)
+            file, _, line = conflict.second.rpartition(":")
+            if file and line.isdigit():
+                warnings.warn_explicit(warning, RoleConflictWarning, file, int(line))
+            else:
+                warnings.warn(warning, stacklevel=4)
         if self.violations:
             raise FoldViolationsError(self.violations)
 
