@@ -225,6 +225,28 @@ def test_tag_misuse() -> None:
     assert "names no key field" in str(error_of("a: !merge-by:, []\n", kind=None))
 
 
+def test_a_list_tag_on_a_map_points_at_the_tag() -> None:
+    err = error_of("# pools\nspec:\n  tolerations: !append\n    key: nvidia.com/gpu\n")
+    assert "!append at spec.tolerations needs a list, got a map" in str(err)
+    assert (err.line, err.column, err.step) == (3, 16, 0)  # the tagged value, not the document
+
+
+@pytest.mark.parametrize(("text", "message", "column"), [
+    ("spec:\n  containers: !merge-by {a: 1}\n", "found 'a'", 15),
+    ("spec:\n  containers: !merge-by {key: image}\n", "'items' is missing", 15),
+    ("spec:\n  containers: !merge-by\n    name: trainer\n", "found 'name'", 15),
+    ("a: !merge-by {items: [], key: 3}\n", "'key' is a field or a list of fields, not 3", 4),
+    ("a: !merge-by {items: [], key: []}\n", "not []", 4),
+])
+def test_the_long_form_of_merge_by_takes_items_and_key_only(text: str, message: str,
+                                                             column: int) -> None:
+    # a map that is not the long form used to merge nothing, silently
+    err = error_of(text, kind=None)
+    assert message in str(err) and "!merge-by" in str(err)
+    line = 1 + text[:text.index("!merge-by")].count("\n")
+    assert (err.line, err.column) == (line, column)
+
+
 def test_alias_bombs_are_refused_quickly() -> None:
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]

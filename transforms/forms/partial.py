@@ -132,7 +132,7 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
         items = value.value
         if not isinstance(items, list):
             raise _bad(f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}",
-                       items, of_type=True)
+                       items, of_type=True, where=where)
         target = Path(Key(k) for k in where)
         items = _materialize(items)
         if isinstance(value, MergeBy):

@@ -15,7 +15,8 @@ Tags in a partial pod:
 ``!remove``         remove the key
 ``!default``        set only where absent (missing or null)
 ``!merge-by``       merge list items by ``name``; ``!merge-by:<field>[,<field>]``
-                    names other key fields
+                    names other key fields, as does the map form
+                    ``!merge-by {items: [...], key: [<field>, ...]}``
 ``!!python/tuple``  replace (TorchX's files); no Python object is built
 ==================  ===========================================================
 
@@ -46,6 +47,7 @@ import yaml
 
 from combinators import ArgumentError, Transform, TransformError, chain
 from combinators.editing import PathEdit
+from combinators.limits import short_repr
 from combinators.paths import Index, Key
 from combinators.transform import Compose
 from transforms.checks.fields import (
@@ -138,10 +140,21 @@ def _remove(loader: Any, node: yaml.Node) -> Remove:
 
 
 def _merge_by_default(loader: Any, node: yaml.Node) -> MergeBy:
-    if isinstance(node, yaml.MappingNode):
+    if isinstance(node, yaml.MappingNode):  # the long form: {items: [...], key: field or [fields]}
         spec = loader.construct_mapping(node, deep=True)
+        unknown = [name for name in spec if name not in ("items", "key")]
+        if unknown or "items" not in spec:
+            found = f"found {short_repr(unknown[0])}" if unknown else "'items' is missing"
+            raise yaml.constructor.ConstructorError(
+                None, None, f"!merge-by on a map takes 'items' (the list to merge) and, if the key "
+                f"field is not name, 'key' (a field or a list of fields); {found}", node.start_mark)
         key = spec.get("key", "name")
-        return MergeBy(spec.get("items", []), key=tuple(key) if isinstance(key, list) else key)
+        fields = key if isinstance(key, list) else [key]
+        if not fields or not all(isinstance(field, str) and field for field in fields):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"!merge-by's 'key' is a field or a list of fields, not "
+                f"{short_repr(key)}", node.start_mark)
+        return MergeBy(spec["items"], key=tuple(key) if isinstance(key, list) else key)
     return MergeBy(_any(loader, node))
 
 
