@@ -441,3 +441,46 @@ def test_patch_field_check_follows_the_kind_and_can_be_skipped() -> None:
     # a strategic step's own kind says what it patches
     err = error_of("- {strategic: {spec: {hostIPC: true}}, kind: PodSpec}\n")
     assert "unknown field spec" in err.message
+
+
+# ---------------------------------------------------------------- workload patches, as kustomize writes them
+
+DEPLOYMENT_PATCH = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                    "spec": {"replicas": 3, "template": {"spec": {"nodeSelector": {"gpu": "a100"}}}}}
+
+
+def test_a_workload_strategic_patch_dumps_and_loads_back() -> None:
+    from transforms import dump_overlay
+    from transforms.forms.patches import strategic_merge
+
+    patch = strategic_merge(DEPLOYMENT_PATCH)
+    loaded = loads_overlay(dump_overlay(patch))  # checked as a Pod overlay, the default
+    assert loaded == patch
+    deployment = {**DEPLOYMENT_PATCH, "spec": {"replicas": 1, "template": {"spec": {
+        "containers": [{"name": "web", "image": "nginx"}]}}}}
+    assert loaded(deployment)["spec"]["template"]["spec"]["nodeSelector"] == {"gpu": "a100"}
+
+
+def test_a_workload_strategic_patch_is_checked_in_its_pod_templates() -> None:
+    text = ("- strategic:\n    apiVersion: kubeflow.org/v1\n    kind: PyTorchJob\n    spec:\n"
+            "      pytorchReplicaSpecs:\n        Worker:\n          replicas: 4\n"
+            "          template:\n            spec:\n"
+            "              tolerations: [{key: a, operatr: Exists}]\n")
+    err = error_of(text)
+    assert "unknown field spec.pytorchReplicaSpecs.Worker.template.spec.tolerations[0].operatr; " \
+           "did you mean operator?" in str(err)
+    assert (err.line, err.column, err.step) == (10, 38, 0)
+    # the workload's own fields (replicas) are not the pod schema's business
+    assert loads_overlay(text.replace("operatr", "operator"))
+
+
+def test_a_workload_document_is_no_partial_pod() -> None:
+    err = error_of("apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec: {}\n")
+    assert "a document with kind: Deployment is not a partial pod" in str(err)
+    assert "make it a step: '- strategic:'" in str(err)
+    assert (err.line, err.column) == (2, 1)
+    err = error_of("kind: ConfigMap\ndata: {a: b}\n")
+    assert "kind: ConfigMap is not a partial pod" in str(err) and "strategic" not in str(err)
+    # a Pod's own kind is TorchX's form of a partial pod: still one
+    assert loads_overlay("apiVersion: v1\nkind: Pod\nspec: {hostIPC: true}\n")({})["spec"] == \
+        {"hostIPC": True}

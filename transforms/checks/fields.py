@@ -25,6 +25,7 @@ from combinators.errors import PathError
 from combinators.paths import End, Index, Key, Part
 from transforms.forms.markers import Marker, Remove
 from transforms.kube.schema import Field, Schema, Type, schema_for, suggest_field
+from transforms.kube.workloads import pod_templates, workload_kind
 
 __all__ = ("UnknownFieldError", "check_overlay_fields", "check_path_fields",
            "check_merge_patch_fields", "check_strategic_fields", "check_json_patch_fields")
@@ -178,9 +179,32 @@ def check_strategic_fields(patch: Any, kind: str = "Pod", k8s_version: str | Non
     Traceback (most recent call last):
       ...
     transforms.checks.fields.UnknownFieldError: unknown field spec.tolerration; did you mean tolerations?
+
+    A patch that names a workload kind, as kustomize writes patches, is
+    checked in its pod templates; the rest is the workload's, which the pod
+    schema does not describe:
+
+    >>> check_strategic_fields({"kind": "Deployment", "spec": {"replicas": 2, "template": {
+    ...     "spec": {"nodeSelectr": {}}}}})
+    Traceback (most recent call last):
+      ...
+    transforms.checks.fields.UnknownFieldError: unknown field spec.template.spec.nodeSelectr; did you mean nodeSelector?
     """
     schema = schema_for(k8s_version)
-    _Checker(schema, _directive_field).object(patch, schema.root(kind), (), ())
+    checker = _Checker(schema, _directive_field)
+    named = patch.get("kind") if is_map(patch) else None
+    if kind == "Pod" and named not in (None, "Pod", "List") \
+            and workload_kind(named, patch.get("apiVersion")) is not None:
+        for template in pod_templates(patch):
+            value, location = patch, []
+            for part in template.path.parts:
+                step = part.name if isinstance(part, Key) else part.index  # type: ignore[attr-defined]
+                value = value[step]
+                location.append(step)
+            checker.object(value, schema.root(template.root), tuple(template.path.parts),
+                           tuple(location))
+        return
+    checker.object(patch, schema.root(kind), (), ())
 
 
 def _pointer(path: Path) -> str:

@@ -83,6 +83,7 @@ from transforms.io.safe_yaml import (
     read_stream,
     yaml_error,
 )
+from transforms.kube.workloads import workload_kind
 
 __all__ = ("load_overlay", "loads_overlay", "OverlayLoader", "COverlayLoader", "overlay_loader",
            "MAX_NODES")
@@ -306,6 +307,14 @@ def _document(loader: Any, node: yaml.Node, source: str, index: int,
         return built
     if isinstance(node, yaml.MappingNode):
         data = loader.construct_object(node, deep=True)
+        named = data.get("kind")
+        if kind == "Pod" and isinstance(named, str) and named != "Pod":
+            hint = ("; to merge it into each such workload as kubectl and kustomize merge a "
+                    "patch, make it a step: '- strategic:' with the document indented under it"
+                    if workload_kind(named, data.get("apiVersion")) is not None else "")
+            raise _error(f"a document with kind: {named} is not a partial pod (overlays "
+                         f"apply to pods){hint}", source, _locate(node, ["kind"], True).start_mark,
+                         index)
         try:
             built_overlay = overlay(data)
             _check(built_overlay, kind)
