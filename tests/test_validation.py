@@ -376,6 +376,36 @@ def test_requests_do_not_exceed_limits(request_: Any, limit: Any, ok: bool) -> N
         assert problem.check == "reference"
 
 
+@pytest.mark.parametrize(("resources", "path", "message"), [
+    ({"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "2"}},
+     "requests[\"nvidia.com/gpu\"]", "request 1 for nvidia.com/gpu must equal its limit 2 "
+     "(an extended resource cannot be overcommitted)"),
+    ({"requests": {"example.com/foo": 1}},
+     "requests[\"example.com/foo\"]", "request 1 for example.com/foo needs a limit, equal to it"),
+    ({"limits": {"amd.com/gpu": "500m"}},
+     "limits[\"amd.com/gpu\"]", "500m of amd.com/gpu is not a whole number"),
+    ({"requests": {"hugepages-2Mi": "100Mi"}, "limits": {"hugepages-2Mi": "200Mi"}},
+     "requests.hugepages-2Mi", "must equal its limit 200Mi (huge pages cannot be overcommitted)"),
+])
+def test_extended_resources_and_huge_pages_are_not_overcommitted(
+        resources: dict[str, Any], path: str, message: str) -> None:
+    # as the API server's validation refuses them (requests must equal limits, in whole units)
+    pod = _with(lambda p: _container(p).update(resources=resources))
+    [found] = problems(pod)
+    assert found.path == f"spec.containers[name=trainer].resources.{path}"
+    assert message in found.message and found.rule == "requests-within-limits"
+
+
+@pytest.mark.parametrize("resources", [
+    {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": 1}},
+    {"limits": {"nvidia.com/gpu": "2"}},  # the request defaults to the limit
+    {"requests": {"cpu": "1", "kubernetes.io/foo": "1"}},  # native, may be overcommitted
+    {"requests": {"hugepages-1Gi": "2Gi"}, "limits": {"hugepages-1Gi": "2048Mi"}},
+])
+def test_extended_resources_that_match_their_limits_pass(resources: dict[str, Any]) -> None:
+    assert problems(_with(lambda p: _container(p).update(resources=resources))) == []
+
+
 def test_reference_rules_are_modules_with_an_id_each() -> None:
     ids = [module.ID for module in rules.RULES]
     assert len(set(ids)) == len(ids) == 6

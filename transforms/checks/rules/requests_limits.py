@@ -11,6 +11,17 @@ check's to report, not this rule's.
 ...                                           "limits": {"cpu": "1500m"}}}]}, None), out)
 >>> [message for _, _, message, _, _ in out]
 ['request 2 for cpu exceeds its limit 1500m']
+
+Extended resources (a name with a domain outside ``kubernetes.io``, such as
+``nvidia.com/gpu``) and huge pages cannot be overcommitted: the API server
+refuses a request that differs from its limit, or has none, and an extended
+resource in a fraction of a unit.
+
+>>> out = []
+>>> check(Spec({"containers": [{"resources": {"requests": {"nvidia.com/gpu": "1"},
+...                                           "limits": {"nvidia.com/gpu": "2"}}}]}, None), out)
+>>> [message for _, _, message, _, _ in out]
+['request 1 for nvidia.com/gpu must equal its limit 2 (an extended resource cannot be overcommitted)']
 """
 
 from __future__ import annotations
@@ -24,7 +35,8 @@ from transforms.kube.quantity import QuantityRangeError, quantity_value
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "requests-within-limits"
-DESCRIPTION = "no resource request exceeds its limit"
+DESCRIPTION = ("no resource request exceeds its limit; extended resources and huge pages: "
+               "the request equals the limit, in whole units for extended resources")
 
 
 def check(pod: Spec, out: list[Raw]) -> None:
@@ -40,10 +52,20 @@ def check(pod: Spec, out: list[Raw]) -> None:
 
 def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> None:
     requests, limits = resources.get("requests"), resources.get("limits")
-    if type(requests) is not dict or type(limits) is not dict:
+    if type(limits) is dict:
+        for resource, limit_text in limits.items():
+            _whole(resource, limit_text, (here, "limits"), out)
+    if type(requests) is not dict:
         return
     for resource, request in requests.items():
-        if resource not in limits:
+        if _whole(resource, request, (here, "requests"), out):
+            continue
+        if type(limits) is not dict or resource not in limits:
+            fixed = _fixed(resource)
+            if fixed:
+                out.append(((here, "requests"), resource,
+                            f"request {request} for {resource} needs a limit, equal to it ({fixed} "
+                            f"cannot be overcommitted)", request, "error"))
             continue
         limit_text = limits[resource]
         if request == limit_text:
@@ -52,7 +74,41 @@ def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> No
             wanted, limit = quantity_value(request), quantity_value(limit_text)
         except QuantityRangeError:
             continue
-        if wanted is not None and limit is not None and wanted > limit:
+        if wanted is None or limit is None:
+            continue
+        fixed = _fixed(resource)
+        if fixed and wanted != limit:
+            out.append(((here, "requests"), resource,
+                        f"request {request} for {resource} must equal its limit {limit_text} "
+                        f"({fixed} cannot be overcommitted)", request, "error"))
+        elif wanted > limit:
             out.append(((here, "requests"), resource,
                         f"request {request} for {resource} exceeds its limit {limit_text}",
                         request, "error"))
+
+
+def _fixed(resource: Any) -> str:
+    """What keeps ``resource``'s request equal to its limit, as the API server's
+    validation reads the name: an extended resource or huge pages; ``''`` for others."""
+    if not isinstance(resource, str):
+        return ""
+    if resource.startswith("hugepages-"):
+        return "huge pages"
+    if "/" in resource and "kubernetes.io/" not in resource and not resource.startswith("requests."):
+        return "an extended resource"
+    return ""
+
+
+def _whole(resource: Any, value: Any, here: Trail, out: list[Raw]) -> bool:
+    """Report an extended resource's quantity that is no whole number; whether it did."""
+    if _fixed(resource) != "an extended resource":
+        return False
+    try:
+        amount = quantity_value(value)
+    except QuantityRangeError:
+        return False
+    if amount is None or amount.denominator == 1:
+        return False
+    out.append((here, resource, f"{value} of {resource} is not a whole number (an extended "
+                f"resource is counted in units)", value, "error"))
+    return True
