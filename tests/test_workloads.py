@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -250,3 +251,31 @@ def test_pod_template_fields() -> None:
     assert dict(template.labels) == {"app": "web", "team": "ml"}
     assert template.workloads == (("Deployment", "web"),)
     assert hash(template) == hash(pod_templates(deployment())[0])
+
+
+@pytest.mark.parametrize("step", [upsert("", 1), upsert("", None)],
+                         ids=["upsert-empty-path", "upsert-null"])
+@pytest.mark.parametrize("kind", ["Pod", "Deployment"])
+def test_an_overlay_that_leaves_no_pod_is_refused(step: Any, kind: str) -> None:
+    from combinators import TypeClashError
+    from transforms.forms.patches import json_patch, merge_patch
+
+    pod = {"metadata": {"name": "web"}, "spec": {"containers": [{"name": "web", "image": "x"}]}}
+    document = {"apiVersion": "v1", "kind": "Pod", **pod} if kind == "Pod" else {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"template": pod}}
+    before = copy.deepcopy(document)
+    where = "the top level, where a pod (a map)" if kind == "Pod" else \
+        "spec.template, where a pod template (a map)"
+    for overlay in (step, merge_patch(None), json_patch([{"op": "replace", "path": "", "value": 7}])):
+        with pytest.raises(TransformError) as caught:
+            apply_to_workload(overlay, document)
+        assert f"at {where} was" in str(caught.value)
+        assert document == before
+    with pytest.raises(TypeClashError, match=re.escape(f"the overlay left null at {where} was")):
+        apply_to_workload(merge_patch(None), document)
+    # a plain function is held to it where podfold calls it
+    with pytest.raises(TransformError, match=r"returned a list where the document was a map|"
+                                              r"the overlay left a list at"):
+        apply_to_workload(lambda pod: [pod], document)
+    assert document == before

@@ -441,6 +441,27 @@ def _client_kind(value: Any) -> str | None:
     return found.group(1) if found else None
 
 
+def _check_still_a_template(doc: Any, template: PodTemplate) -> None:
+    """Refuse an overlay that left no pod where ``template`` was: a step that
+    replaced the whole pod (an empty path, ``merge_patch: null``) with a value
+    that is no map.
+
+    >>> _check_still_a_template({"spec": {"template": 1}},
+    ...                         PodTemplate(path("spec.template"), "Job", "a", None, "PodTemplateSpec"))
+    Traceback (most recent call last):
+      ...
+    combinators.errors.TypeClashError: the overlay left a number (1) at spec.template, where a pod template (a map) was
+    """
+    value = doc
+    for part in template.path.parts:
+        value = value[part.name] if type(part) is Key else value[part.index]  # type: ignore[attr-defined]
+    if not is_map(value):
+        what = "a pod (a map)" if template.root == "Pod" else "a pod template (a map)"
+        where = str(template.path) or "the top level"
+        raise TypeClashError(f"the overlay left {kind_name(value)} at {where}, where {what} was",
+                             expected="a map", found=kind_name(value))
+
+
 class _OnWorkloads(Transform):
     __slots__ = ("transform", "select")
     name = "on_workloads"
@@ -508,8 +529,12 @@ class _OnWorkloads(Transform):
     def _apply_at(self, template: PodTemplate, doc: Any, owned: Owned) -> Any:
         try:
             if not template.path.parts:
-                return apply_step(self.transform, doc, owned)
-            return apply_step(for_each(template.path, self.transform), doc, owned)
+                new = apply_step(self.transform, doc, owned)
+            else:
+                new = apply_step(for_each(template.path, self.transform), doc, owned)
+            if new is not doc:
+                _check_still_a_template(new, template)
+            return new
         except TransformError as err:
             err.with_step(template.describe())
             raise
