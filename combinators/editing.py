@@ -92,7 +92,7 @@ def no_match_error(path: Path, index: int, seq: Any, part: Part) -> PathError:
                         present_label=f"{field}s present")
     if isinstance(part, Index):
         return PathError(f"index {part.index} out of range in {where} "
-                         f"(it has {len(seq)} elements)", path=path, part_index=index)
+                         f"(it has {len(seq)} element{'' if len(seq) == 1 else 's'})", path=path, part_index=index)
     return PathError(f"nothing at {part.text()} in {where}", path=path, part_index=index)
 
 

@@ -78,7 +78,7 @@ def test_missing_key_lists_the_keys_present() -> None:
 
 def test_index_out_of_range_says_how_long_the_list_is() -> None:
     with pytest.raises(PathError, match="index 3 is out of range at /spec/tolerations; "
-                                        "the list has 1 elements"):
+                                        "the list has 1 element"):
         json_patch([{"op": "remove", "path": "/spec/tolerations/3"}])(POD)
 
 

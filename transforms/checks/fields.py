@@ -48,7 +48,7 @@ class UnknownFieldError(PathError):
 
     def __init__(self, path: Path, suggestion: str | None, *, shown: str | None = None,
                  context: str = "", location: Location | None = None) -> None:
-        hint = f"; did you mean {suggestion}?" if suggestion else ""
+        hint = f"; did you mean {suggestion}?" if suggestion else _workload_hint(path)
         super().__init__(f"{context}unknown field {shown or path}{hint}", path=path,
                          part_index=len(path.parts) - 1,
                          near_misses=(suggestion,) if suggestion else ())
@@ -59,6 +59,29 @@ class UnknownFieldError(PathError):
 
     def __str__(self) -> str:
         return self.message + (" [in " + " > ".join(self.steps) + "]" if self.steps else "")
+
+
+#: Fields of a workload's spec, never of a pod's: a path through one was written from the workload.
+_WORKLOAD_FIELDS = frozenset((
+    "template", "jobTemplate", "replicas", "selector", "serviceName", "volumeClaimTemplates",
+    "schedule", "parallelism", "completions", "backoffLimit", "replicatedJobs", "tasks",
+    "pytorchReplicaSpecs", "tfReplicaSpecs", "mpiReplicaSpecs", "xgbReplicaSpecs",
+    "paddleReplicaSpecs", "jaxReplicaSpecs", "headGroupSpec", "workerGroupSpecs",
+    "rayClusterSpec", "leaderWorkerTemplate"))
+
+
+def _workload_hint(path: Path) -> str:
+    """Where ``spec.<field>`` is a workload's field, say that overlays start at the pod.
+
+    >>> print(UnknownFieldError(Path((Key("spec"), Key("template"))), None))
+    unknown field spec.template (a workload's field: overlays are written from the pod, as spec.containers, and podfold applies them to each pod template of a workload)
+    """
+    parts = path.parts
+    if len(parts) == 2 and parts[0] == Key("spec") and isinstance(parts[1], Key) \
+            and parts[1].name in _WORKLOAD_FIELDS:
+        return (" (a workload's field: overlays are written from the pod, as spec.containers, "
+                "and podfold applies them to each pod template of a workload)")
+    return ""
 
 
 def _operator_field(key: str) -> str | None:

@@ -177,7 +177,8 @@ def _tuple(loader: Any, node: yaml.Node) -> tuple[Any, ...]:
 def _undefined(loader: Any, node: yaml.Node) -> Any:
     raise yaml.constructor.ConstructorError(
         None, None, f"unknown or unsafe tag {node.tag!r} (podfold's tags: !append, !append-unique, "
-        f"!prepend, !replace, !remove, !default, !merge-by, !!python/tuple)", node.start_mark)
+        f"!prepend, !replace, !remove, !default, !merge-by; and TorchX's !!python/tuple, read as "
+        f"a list that replaces)", node.start_mark)
 
 
 for _loader in (OverlayLoader, COverlayLoader):

@@ -167,15 +167,19 @@ def _list_index(op: _Op, tokens: tuple[str, ...], seq: Any, at: int, *, insert: 
         if insert:
             return len(seq)
         raise PathError(f"{op.label()}: '-' names no element{_where(tokens, at)}; the list "
-                        f"has {len(seq)} elements")
+                        f"has {_elements(len(seq))}")
     if not token.isdigit() or (token != "0" and token.startswith("0")) or not token.isascii():
         raise TypeClashError(f"{op.label()}: {token!r} is not a list index{_where(tokens, at)}",
                              expected="a list index", found=repr(token))
     index = int(token)
     if index > len(seq) or (index == len(seq) and not insert):
         raise PathError(f"{op.label()}: index {index} is out of range{_where(tokens, at)}; "
-                        f"the list has {len(seq)} elements")
+                        f"the list has {_elements(len(seq))}")
     return index
+
+
+def _elements(count: int) -> str:
+    return "1 element" if count == 1 else f"{count} elements"
 
 
 def _where(tokens: tuple[str, ...], at: int) -> str:
