@@ -21,14 +21,10 @@ True
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
-import gzip
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from combinators.errors import TransformError
@@ -306,6 +302,8 @@ def _checked(version: str) -> str:
 
 
 def _near_versions(version: str, found: re.Match[str] | None) -> list[str]:
+    import difflib
+
     if found is None or len(found["minor"]) >= 12:  # not a version: what it looks like
         return difflib.get_close_matches(version[:40].strip().lstrip("v"), SUPPORTED_VERSIONS,
                                          n=2, cutoff=0.7)
@@ -349,6 +347,12 @@ def schema_for(version: str | None = None) -> Schema:
 
 @functools.cache
 def _load(version: str) -> Schema:
+    # here, not at the top: importlib.resources (with pathlib, tempfile, urllib) costs a
+    # program that reads no schema (podfold apply) more than the rest of this module
+    import gzip
+    import json
+    from importlib import resources
+
     blob = resources.files("transforms.kube").joinpath("data").joinpath(f"pod-schema-{version}.json.gz").read_bytes()
     table = json.loads(gzip.decompress(blob))
     types: dict[str, Type] = {}
@@ -377,6 +381,8 @@ def suggest_field(type_: Type, name: str) -> str | None:
     exact = type_.aliases.get(_normal(name))
     if exact is not None:
         return exact
+    import difflib
+
     close = difflib.get_close_matches(name, list(type_.fields), n=1, cutoff=0.75)
     if close:
         return close[0]
