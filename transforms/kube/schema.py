@@ -347,13 +347,17 @@ def schema_for(version: str | None = None) -> Schema:
 
 @functools.cache
 def _load(version: str) -> Schema:
-    # here, not at the top: importlib.resources (with pathlib, tempfile, urllib) costs a
-    # program that reads no schema (podfold apply) more than the rest of this module
     import gzip
     import json
-    from importlib import resources
+    import pkgutil
 
-    blob = resources.files("transforms.kube").joinpath("data").joinpath(f"pod-schema-{version}.json.gz").read_bytes()
+    # the package's loader reads its files (in a directory or a zip file) for 1 ms of imports;
+    # importlib.resources (with pathlib, tempfile, urllib, zipfile) costs 10 ms more
+    blob = pkgutil.get_data("transforms.kube", f"data/pod-schema-{version}.json.gz")
+    if blob is None:  # a loader with no get_data: importlib.resources knows more of them
+        from importlib import resources
+
+        blob = resources.files("transforms.kube").joinpath("data").joinpath(f"pod-schema-{version}.json.gz").read_bytes()
     table = json.loads(gzip.decompress(blob))
     types: dict[str, Type] = {}
     for name, spec in table["types"].items():
