@@ -295,7 +295,7 @@ def test_entry_points_are_those_importlib_metadata_finds() -> None:
     # every group this environment publishes, and one it does not, in importlib.metadata's order
     answer = run("""
         import json, sys
-        from transforms._entry_points import entry_points
+        from transforms.forms._entry_points import entry_points
         groups = ["podfold.recipes", "podfold.documents", "console_scripts", "pytest11",
                   "torchx.schedulers", "no.such.group"]
         ours = {group: [[p.name, p.value, p.group] for p in entry_points(group)]
@@ -323,7 +323,7 @@ def test_entry_points_ask_importlib_metadata_where_a_zip_file_is_on_the_path(
     answer = run(f"""
         import json, sys
         sys.path.append({str(archive)!r})
-        from transforms._entry_points import entry_points
+        from transforms.forms._entry_points import entry_points
         found = [[p.name, p.value] for p in entry_points("podfold.recipes")]
         print(json.dumps({{"found": found, "asked": "importlib.metadata" in sys.modules}}))
     """)
