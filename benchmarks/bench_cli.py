@@ -1,6 +1,8 @@
-"""``podfold apply`` on 1,000 Jobs against ``kubectl patch --local`` and ``kubectl kustomize``.
+"""``podfold apply`` on 1,000 Jobs, and on one Pod, against ``kubectl patch --local`` and
+``kubectl kustomize``.
 
-Run ``python benchmarks/bench_cli.py [--runs N] [--rounds N]``. Two comparisons:
+Run ``python benchmarks/bench_cli.py [--runs N] [--rounds N] [--pod-runs N] [--only PART]
+[--against CHECKOUT]``. Three comparisons (``--only yaml``, ``pod`` or ``jobs`` runs one):
 
 **YAML on libyaml against pure Python** (issue 12, part 2), in this process:
 reading the stream of 1,000 Jobs (``read_documents``), writing it
@@ -31,6 +33,19 @@ podfold's median over each other tool's. Target: podfold's median at most
 kubectl patch's (and so at most kustomize's). Where ``kubectl`` is not on PATH
 this part says so and is skipped.
 
+**Start-up: one Pod, one recipe** (what a user waits for most often). ``podfold
+apply -f overlay.yaml pod.yaml``, the overlay a pipeline of one recipe (``- recipe:
+node_selector`` / ``gpu: a100``), against ``kubectl patch --local -f pod.yaml --type
+merge -p '{"spec": {"nodeSelector": {"gpu": "a100"}}}' -o yaml``, and ``python -c pass``
+(the interpreter's own start-up, which no Python program can go below), in rounds
+(21) whose order turns, after one untimed round; both tools' outputs are checked to be
+the same pod. It prints each one's minimum and median and podfold's median over the
+others'; ``--against CHECKOUT`` adds that checkout's podfold apply to the rounds (the
+console script run with the checkout first on ``PYTHONPATH``). There is no target: podfold's start-up is mostly click's, PyYAML's and the
+interpreter's own imports, and kubectl's is a Go binary's (the ratio is printed as
+information; ``benchmarks/bench_startup.py`` judges podfold's imports). Where
+``kubectl`` is not on PATH only podfold and the interpreter are timed.
+
 Every figure says how many runs or rounds it is from. The exit status is 1
 if a target is missed or the outputs disagree, 0 otherwise.
 """
@@ -59,6 +74,11 @@ GPU_POOL = {"nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-tesla-a
 TARGETS = {"kubectl patch --local": 1.0, "kubectl kustomize": 1.0}
 """The most podfold's median may be, as a fraction of each other tool's median."""
 ROUNDS = 7
+POD_RUNS = 21
+AGAINST = "podfold apply [against]"
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train"},
+       "spec": {"containers": [{"name": "trainer", "image": "ghcr.io/example/trainer:1.4.2"}]}}
+ONE_RECIPE = "- recipe: node_selector\n  gpu: a100\n"
 YAML_SPEEDUP = 1.4
 """The least libyaml's speed-up over pure Python at each YAML task (the low end of what
 issue 12 found a prototype on libyaml gave ``loads_overlay``)."""
@@ -100,10 +120,14 @@ def commands(work: Path, kubectl: str) -> dict[str, list[str]]:
     }
 
 
-def run(command: list[str], work: Path, output: Path) -> float:
-    """Wall seconds of one run of ``command`` in ``work``, its standard output to ``output``."""
+def run(command: list[str], work: Path, output: Path, checkout: Path | None = None) -> float:
+    """Wall seconds of one run of ``command`` in ``work``, its standard output to ``output``;
+    with ``checkout``, that checkout of podfold first on the path."""
     environment = {key: value for key, value in os.environ.items()
                    if key != "PYTHONDONTWRITEBYTECODE"}
+    if checkout is not None:
+        environment["PYTHONPATH"] = os.pathsep.join(
+            [str(checkout), *filter(None, [environment.get("PYTHONPATH")])])
     with output.open("wb") as sink:
         start = time.perf_counter()
         done = subprocess.run(command, cwd=work, stdout=sink, stderr=subprocess.PIPE,
@@ -201,17 +225,78 @@ def yaml_paths(rounds: int) -> bool:
     return ok
 
 
+def one_pod(runs: int, kubectl: str | None, against: Path | None = None) -> bool:
+    """One Pod, one recipe: podfold apply against kubectl patch --local and python -c pass
+    (and podfold apply of the checkout ``against``); True if the tools' outputs agree (the
+    figures are information, not judged)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "pod.yaml").write_text(yaml.safe_dump(POD, sort_keys=False))
+        (work / "overlay.yaml").write_text(ONE_RECIPE)
+        tools = {"podfold apply": [str(Path(sys.executable).with_name("podfold")), "apply",
+                                   "-f", "overlay.yaml", "pod.yaml"],
+                 "python -c pass": [sys.executable, "-c", "pass"]}
+        checkouts = {}
+        if against is not None:
+            tools[AGAINST] = tools["podfold apply"]
+            checkouts[AGAINST] = against.resolve()
+        if kubectl is not None:
+            tools["kubectl patch --local"] = [
+                kubectl, "patch", "--local", "-f", "pod.yaml", "--type", "merge", "-p",
+                json.dumps({"spec": {"nodeSelector": {"gpu": "a100"}}}), "-o", "yaml"]
+        outputs = {name: work / f"out-{number}.yaml" for number, name in enumerate(tools)}
+        times: dict[str, list[float]] = {name: [] for name in tools}
+        names = list(tools)
+        for name in names:  # not timed: caches filled, bytecode written
+            run(tools[name], work, outputs[name], checkouts.get(name))
+        for round_number in range(runs):
+            turn = round_number % len(names)
+            for name in names[turn:] + names[:turn]:
+                times[name].append(run(tools[name], work, outputs[name], checkouts.get(name)))
+        pods = {name: yaml.safe_load(outputs[name].read_text())
+                for name in tools if name != "python -c pass"}
+    wanted = {**POD, "spec": {**POD["spec"], "nodeSelector": {"gpu": "a100"}}}
+    problems = [f"{name} wrote {pod!r}" for name, pod in pods.items() if pod != wanted]
+    medians = {name: statistics.median(seconds) for name, seconds in times.items()}
+    print(f"One Pod, one recipe (node_selector); wall time of the whole process, {runs} runs "
+          f"each, interleaved (milliseconds)")
+    print(f"  {'':<24}{'min':>8}{'median':>8}   podfold's median / this median")
+    for name, seconds in times.items():
+        ratio = "" if name == "podfold apply" else \
+            f"   {medians['podfold apply'] / medians[name]:5.2f}  (information, no target)"
+        print(f"  {name:<24}{min(seconds) * 1e3:>8.1f}{medians[name] * 1e3:>8.1f}{ratio}")
+    if against is not None:
+        print(f"  {AGAINST}: podfold apply of {against}")
+    if kubectl is None:
+        print("  kubectl is not on PATH: podfold apply is compared with nothing but python")
+    for problem in problems:
+        print(f"MISS the tools' outputs disagree: {problem}")
+    if not problems:
+        print(f"  the pod agrees across {' and '.join(pods)}")
+    return not problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=RUNS, help="runs of each tool")
+    parser.add_argument("--runs", type=int, default=RUNS, help="runs of each tool on 1,000 Jobs")
     parser.add_argument("--rounds", type=int, default=ROUNDS,
                         help="rounds of the in-process YAML comparison")
+    parser.add_argument("--pod-runs", type=int, default=POD_RUNS,
+                        help="runs of each tool on one Pod")
+    parser.add_argument("--only", choices=("yaml", "pod", "jobs"),
+                        help="run one of the three comparisons")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="another checkout of podfold (an earlier commit, say) whose "
+                             "podfold apply runs on one Pod in the same rounds")
     args = parser.parse_args(argv)
-    yaml_ok = yaml_paths(args.rounds)
+    yaml_ok = yaml_paths(args.rounds) if args.only in (None, "yaml") else True
     kubectl = shutil.which("kubectl")
+    pod_ok = one_pod(args.pod_runs, kubectl, args.against) if args.only in (None, "pod") else True
+    if args.only in ("yaml", "pod"):
+        return 0 if yaml_ok and pod_ok else 1
     if kubectl is None:
         print("kubectl is not on PATH: nothing to compare podfold apply with; skipped")
-        return 0 if yaml_ok else 1
+        return 0 if yaml_ok and pod_ok else 1
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         tools = commands(work, kubectl)
@@ -243,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"MISS the tools' outputs disagree: {problem}")
     if not problems:
         print(f"  the {JOBS} pod templates agree across the three tools")
-    return 1 if failed or not yaml_ok else 0
+    return 1 if failed or not yaml_ok or not pod_ok else 0
 
 
 if __name__ == "__main__":

@@ -51,6 +51,21 @@ TARGETS_MS = {"import combinators": 10.0, "import transforms": 20.0,
               f"import {PLUGIN} (pytest imported)": 5.0}
 # what a package's import would cost if it imported these: shown for reference
 REFERENCES = ("import pyrsistent", "import toolz", "import importlib.metadata", "import yaml")
+# whole runs of the command line, on one Pod: all they import, the console script's own
+# "from transforms.cli import main" to the exit; shown, and with --against compared
+POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n" \
+      "  - name: trainer\n    image: ghcr.io/example/trainer:1.4.2\n"
+ONE_RECIPE = "- recipe: node_selector\n  gpu: a100\n"
+COMMANDS = {"podfold apply (one recipe, one Pod)": ("apply", "-f", "overlay.yaml", "pod.yaml"),
+            "podfold validate (one Pod)": ("validate", "pod.yaml"),
+            "podfold --help": ("--help",)}
+
+
+def cli_run(files: Path, *args: str) -> str:
+    """A statement that runs ``podfold ARGS`` as the console script does (its exit code
+    is the child's, which must be 0), the file names in ``args`` taken in ``files``."""
+    given = [str(files / arg) if (files / arg).is_file() else arg for arg in args]
+    return f"from transforms.cli import main\nmain({given!r})"
 
 
 def child_env(root: Path = ROOT) -> dict[str, str]:
@@ -163,12 +178,17 @@ def main(argv: list[str] | None = None) -> int:
     env = child_env()
     floor_modules = stdlib_needed("combinators", env)
     floor = f"import {', '.join(floor_modules)}"
+    inputs = tempfile.TemporaryDirectory()  # the command line's files; removed at exit
+    files = Path(inputs.name)
+    (files / "pod.yaml").write_text(POD)
+    (files / "overlay.yaml").write_text(ONE_RECIPE)
     ours = {  # label -> (prelude, statement)
         "import combinators": ("", "import combinators"),
         "import transforms": ("", "import transforms"),
         "import recipes": ("", "import recipes"),
         "from transforms import explain": ("", "from transforms import explain"),
         f"import {PLUGIN} (pytest imported)": ("import pytest", f"import {PLUGIN}"),
+        **{label: ("", cli_run(files, *args)) for label, args in COMMANDS.items()},
     }
     statements: dict[str, tuple[dict[str, str], str, str]] = {  # label -> (env, prelude, statement)
         START_UP: (env, "", "pass"),

@@ -214,3 +214,136 @@ def test_near_misses_are_named_once_difflib_is_imported_on_demand() -> None:
         print(json.dumps({"before": before, "misses": misses}))
     """)
     assert answer == {"before": False, "misses": [["nodeSelector"], ["trainer"]]}
+
+
+# what a ``podfold apply`` of a pipeline of one built-in recipe on one Pod must not load: the
+# entry points' reader (importlib.metadata, with email and socket), the schema's (its data is
+# read by no step of such an overlay), the traceback (only --debug prints one), the checks
+# and conversions the command was not asked for, and fsspec (the overlay is a local file)
+NOT_FOR_APPLY = ("importlib.metadata", "email", "socket", "urllib.parse", "pathlib",
+                 "importlib.resources", "zipfile", "tempfile", "traceback", "json", "gzip",
+                 "fsspec", "transforms.checks.validation", "transforms.checks.policies",
+                 "transforms.checks.paths", "transforms.kube.convert", "transforms.io.dumping",
+                 "transforms.analysis")
+POD_YAML = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n" \
+           "  - name: trainer\n    image: pytorch:2\n"
+CLI_RUN = """
+    import contextlib, io, sys
+    before = set(sys.modules)
+    from transforms.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            main({args!r})
+        except SystemExit as done:
+            code = done.code
+    new = set(sys.modules) - before
+    from transforms.kube import schema
+    import json
+    print(json.dumps({{"code": code, "out": out.getvalue(), "loaded": sorted(new),
+                       "tables read": schema._load.cache_info().currsize}}))
+"""
+
+
+def _cli(tmp_path: pathlib.Path, *args: str) -> dict[str, object]:
+    (tmp_path / "pod.yaml").write_text(POD_YAML)
+    (tmp_path / "recipe.yaml").write_text("- recipe: node_selector\n  gpu: a100\n")
+    return run(CLI_RUN.format(args=[str(tmp_path / arg) if (tmp_path / arg).exists() else arg
+                                    for arg in args]))
+
+
+def test_podfold_apply_of_one_recipe_loads_only_what_it_uses(tmp_path: pathlib.Path) -> None:
+    answer = _cli(tmp_path, "apply", "-f", "recipe.yaml", "pod.yaml")
+    assert answer["code"] == 0
+    assert answer["out"] == POD_YAML + "  nodeSelector:\n    gpu: a100\n"
+    loaded = answer["loaded"]
+    assert isinstance(loaded, list)
+    assert "recipes.scheduling" in loaded  # the recipe was found through its entry point
+    assert [name for name in NOT_FOR_APPLY if name in loaded] == []
+    assert answer["tables read"] == 0
+
+
+def test_podfold_validate_reads_the_schema_without_importlib_resources(
+        tmp_path: pathlib.Path) -> None:
+    answer = _cli(tmp_path, "validate", "pod.yaml")
+    assert answer["code"] == 0
+    loaded = answer["loaded"]
+    assert isinstance(loaded, list)
+    assert answer["tables read"] == 1
+    assert [name for name in ("importlib.metadata", "importlib.resources", "email", "socket",
+                              "traceback", "recipes", "transforms.checks.policies")
+            if name in loaded] == []
+
+
+def test_recipe_steps_skip_the_kind_registry_only_because_patch_steps_carry_their_kinds_name(
+) -> None:
+    # the loader asks kind_of only of steps named as a patch kind: sound while each patch
+    # kind's steps carry its name, and no other kind's do
+    from transforms.forms.kinds.patches import PATCH_KINDS
+    from transforms.forms.kinds.registry import KINDS
+    from transforms.io.loading import _PATCHES
+
+    assert {kind.name for kind in PATCH_KINDS} == set(_PATCHES)
+    for kind in KINDS:
+        for example in kind.examples:
+            step = example()
+            assert (getattr(step, "name", None) == kind.name) if kind in PATCH_KINDS \
+                else getattr(step, "name", None) not in _PATCHES, (kind.name, step)
+
+
+def test_entry_points_are_those_importlib_metadata_finds() -> None:
+    # every group this environment publishes, and one it does not, in importlib.metadata's order
+    answer = run("""
+        import json, sys
+        from transforms.forms._entry_points import entry_points
+        groups = ["podfold.recipes", "podfold.documents", "console_scripts", "pytest11",
+                  "torchx.schedulers", "no.such.group"]
+        ours = {group: [[p.name, p.value, p.group] for p in entry_points(group)]
+                for group in groups}
+        loaded = "importlib.metadata" in sys.modules
+        from importlib.metadata import entry_points as theirs
+        print(json.dumps({"loaded": loaded, "same": ours == {
+            group: [[p.name, p.value, p.group] for p in theirs(group=group)]
+            for group in groups}, "recipes": ours["podfold.recipes"]}))
+    """)
+    assert answer == {"loaded": False, "same": True,
+                      "recipes": [["podfold", "recipes:catalog", "podfold.recipes"]]}
+
+
+def test_entry_points_ask_importlib_metadata_where_a_zip_file_is_on_the_path(
+        tmp_path: pathlib.Path) -> None:
+    import zipfile
+
+    archive = tmp_path / "plugins.zip"
+    with zipfile.ZipFile(archive, "w") as written:
+        written.writestr("zipped_catalog-1.0.dist-info/entry_points.txt",
+                         "[podfold.recipes]\nzipped = zipped_catalog:catalog\n")
+        written.writestr("zipped_catalog-1.0.dist-info/METADATA",
+                         "Metadata-Version: 2.1\nName: zipped-catalog\nVersion: 1.0\n")
+    answer = run(f"""
+        import json, sys
+        sys.path.append({str(archive)!r})
+        from transforms.forms._entry_points import entry_points
+        found = [[p.name, p.value] for p in entry_points("podfold.recipes")]
+        print(json.dumps({{"found": found, "asked": "importlib.metadata" in sys.modules}}))
+    """)
+    assert answer == {"found": [["podfold", "recipes:catalog"],
+                                ["zipped", "zipped_catalog:catalog"]], "asked": True}
+
+
+def test_the_lazy_packages_give_every_name_they_list() -> None:
+    # transforms.kube and transforms.checks import each name on first use; "problems" stays
+    # the function even once the module of that name is imported
+    answer = run("""
+        import json
+        import transforms.checks.problems
+        import transforms.checks as checks
+        import transforms.kube as kube
+        from transforms.checks import problems
+        from transforms.checks.validation import problems as validation_problems
+        missing = [f"{package.__name__}.{name}" for package in (kube, checks)
+                   for name in package.__all__ if getattr(package, name, None) is None]
+        print(json.dumps({"missing": missing, "problems": problems is validation_problems,
+                          "dir": sorted(set(kube.__all__) - set(dir(kube)))}))
+    """)
+    assert answer == {"missing": [], "problems": True, "dir": []}

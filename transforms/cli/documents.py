@@ -25,7 +25,6 @@ data:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -95,6 +94,8 @@ def dump_documents(documents: Sequence[Any], output: str = "yaml") -> str:
     }
     """
     if output == "json":
+        import json
+
         data = documents[0] if len(documents) == 1 else {
             "apiVersion": "v1", "kind": "List", "items": list(documents)}
         return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"

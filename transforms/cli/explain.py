@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -72,6 +71,8 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     checked as for podfold apply: findings are listed on stderr after the
     diffs, and a violation makes the exit code 1.
     """
+    import difflib
+
     from combinators import chain, get_at
     from transforms.analysis.blame import blame as blame_of
     from transforms.analysis.blame import load_steps

@@ -11,7 +11,6 @@ tables) when it runs, so ``podfold --help`` stays fast.
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -63,6 +62,12 @@ def one_line(err: BaseException) -> str:
     return text or type(err).__name__
 
 
+def _print_traceback() -> None:
+    import traceback  # with linecache and tokenize: paid only by --debug, once something failed
+
+    traceback.print_exc()
+
+
 def main(args: Sequence[str] | None = None) -> NoReturn:
     """Run ``podfold`` with ``args`` (the command line's by default) and exit with its code."""
     settings: dict[str, Any] = {"debug": False}
@@ -80,7 +85,7 @@ def main(args: Sequence[str] | None = None) -> NoReturn:
         sys.exit(EXIT_FAILED)
     except TransformError as err:
         if settings["debug"]:
-            traceback.print_exc()
+            _print_traceback()
         click.echo(f"podfold: error: {one_line(err)}", err=True)
         sys.exit(EXIT_FAILED)
     except BrokenPipeError:  # the reader went away (podfold apply ... | head)
@@ -88,7 +93,7 @@ def main(args: Sequence[str] | None = None) -> NoReturn:
         sys.exit(EXIT_FAILED)
     except Exception as err:  # a bug of podfold's or of a library's: say so, briefly
         if settings["debug"]:
-            traceback.print_exc()
+            _print_traceback()
         click.echo(f"podfold: internal error: {type(err).__name__}: {one_line(err)} "
                    f"(run with --debug for the traceback)", err=True)
         sys.exit(EXIT_FAILED)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 import click
 
 from transforms.cli.options import debug_option
@@ -21,6 +19,8 @@ def summary_of(factory: object) -> str:
     >>> summary_of(gpu)
     'Run on GPU nodes of one kind.'
     """
+    import inspect
+
     doc = inspect.getdoc(factory) or ""
     return doc.strip().splitlines()[0] if doc.strip() else ""
 
@@ -32,6 +32,8 @@ def signature_of(name: str, factory: object) -> str:
     >>> signature_of("shm_size", shm_size)
     "shm_size(size: str = '1Gi', /, *, medium: str = 'Memory')"
     """
+    import inspect
+
     try:
         signature = inspect.signature(factory)  # type: ignore[arg-type]
     except (TypeError, ValueError):  # pragma: no cover - a catalog entry with no signature
@@ -62,6 +64,7 @@ def recipes_command(name: str | None) -> None:
     name beside it: '- {recipe: add_toleration, key: nvidia.com/gpu}'.
     """
     import difflib
+    import inspect
 
     from transforms.forms.catalog import recipe_catalog
 

@@ -260,6 +260,10 @@ def _yaml_error(err: yaml.MarkedYAMLError, source: str, step: int | None) -> Ove
     return yaml_error(err, source, step)
 
 
+_PATCHES = ("strategic_merge", "merge_patch", "json_patch")
+"""The names of the patch kinds' steps (their kinds' names too)."""
+
+
 def _check(step: Any, kind: str | None) -> None:
     """Check the field names a built step will touch: a partial pod's keys, a
     path's keys, a patch's keys (a JSON Patch's pointers and values too)."""
@@ -272,7 +276,9 @@ def _check(step: Any, kind: str | None) -> None:
         check_overlay_fields(step.source, kind)
     elif isinstance(step, PathEdit):
         check_path_fields(step.path, kind)
-    elif isinstance(step, Transform):
+    elif isinstance(step, Transform) and step.name in _PATCHES:
+        # the name first: kind_of learns every kind's class from examples it builds, once (a
+        # strategic patch's reads the schema), which a recipe's step need not pay for
         name = kinds.kind_of(step, {}).name
         args, options = step.params
         if name == "strategic_merge":

@@ -1,42 +1,79 @@
 """What podfold knows about Kubernetes: the official pod schema as compact
 tables (one per version), the root kinds, quantities, client objects and
 API-form data (one converter each way), which container is the main one, and
-where each workload kind keeps its pods (the workload API)."""
+where each workload kind keeps its pods (the workload API).
 
-from transforms.kube.containers import FIRST, MainContainer
-from transforms.kube.convert import ConversionError, pod_to_dict, to_client, to_data
-from transforms.kube.kinds import (
-    ROOT_KINDS,
-    ClientDictError,
-    WorkloadKindError,
-    check_kind,
-    check_pod_document,
-)
-from transforms.kube.quantity import MAX_QUANTITY, QuantityRangeError, is_quantity, quantity_value
-from transforms.kube.schema import (
-    DEFAULT_VERSION,
-    SUPPORTED_VERSIONS,
-    Field,
-    Schema,
-    Type,
-    UnsupportedVersionError,
-    check_version,
-    schema_for,
-    suggest_field,
-)
-from transforms.kube.workloads import (
-    KINDS,
-    PodTemplate,
-    SelectionError,
-    Selector,
-    WorkloadKind,
-    apply_to_documents,
-    apply_to_workload,
-    check_selection,
-    on_workloads,
-    pod_templates,
-    workload_kind,
-)
+Each name is imported from its module when first asked for, so that a program
+that only applies overlays to manifests (``podfold apply``) loads neither the
+schema nor the quantities nor the client conversions.
+"""
+
+from transforms._lazy import lazy_exports
+
+# not typing's: type checkers treat any TYPE_CHECKING as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from transforms.kube.containers import FIRST, MainContainer
+    from transforms.kube.convert import ConversionError, pod_to_dict, to_client, to_data
+    from transforms.kube.kinds import (
+        ROOT_KINDS,
+        ClientDictError,
+        WorkloadKindError,
+        check_kind,
+        check_pod_document,
+    )
+    from transforms.kube.quantity import (
+        MAX_QUANTITY,
+        QuantityRangeError,
+        is_quantity,
+        quantity_value,
+    )
+    from transforms.kube.schema import (
+        DEFAULT_VERSION,
+        SUPPORTED_VERSIONS,
+        Field,
+        Schema,
+        Type,
+        UnsupportedVersionError,
+        check_version,
+        schema_for,
+        suggest_field,
+    )
+    from transforms.kube.workloads import (
+        KINDS,
+        PodTemplate,
+        SelectionError,
+        Selector,
+        WorkloadKind,
+        apply_to_documents,
+        apply_to_workload,
+        check_selection,
+        on_workloads,
+        pod_templates,
+        workload_kind,
+    )
+
+_HOMES = {
+    "FIRST": "transforms.kube.containers", "MainContainer": "transforms.kube.containers",
+    "ConversionError": "transforms.kube.convert", "pod_to_dict": "transforms.kube.convert",
+    "to_client": "transforms.kube.convert", "to_data": "transforms.kube.convert",
+    "ROOT_KINDS": "transforms.kube.kinds", "ClientDictError": "transforms.kube.kinds",
+    "WorkloadKindError": "transforms.kube.kinds", "check_kind": "transforms.kube.kinds",
+    "check_pod_document": "transforms.kube.kinds",
+    "MAX_QUANTITY": "transforms.kube.quantity", "QuantityRangeError": "transforms.kube.quantity",
+    "is_quantity": "transforms.kube.quantity", "quantity_value": "transforms.kube.quantity",
+    "DEFAULT_VERSION": "transforms.kube.schema", "SUPPORTED_VERSIONS": "transforms.kube.schema",
+    "Field": "transforms.kube.schema", "Schema": "transforms.kube.schema",
+    "Type": "transforms.kube.schema", "UnsupportedVersionError": "transforms.kube.schema",
+    "check_version": "transforms.kube.schema", "schema_for": "transforms.kube.schema",
+    "suggest_field": "transforms.kube.schema",
+    "KINDS": "transforms.kube.workloads", "PodTemplate": "transforms.kube.workloads",
+    "SelectionError": "transforms.kube.workloads", "Selector": "transforms.kube.workloads",
+    "WorkloadKind": "transforms.kube.workloads", "apply_to_documents": "transforms.kube.workloads",
+    "apply_to_workload": "transforms.kube.workloads",
+    "check_selection": "transforms.kube.workloads", "on_workloads": "transforms.kube.workloads",
+    "pod_templates": "transforms.kube.workloads", "workload_kind": "transforms.kube.workloads",
+}
 
 __all__ = (
     "DEFAULT_VERSION",
@@ -75,3 +112,5 @@ __all__ = (
     "on_workloads",
     "apply_to_documents",
 )
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())

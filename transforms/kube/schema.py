@@ -21,14 +21,10 @@ True
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
-import gzip
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from combinators.errors import TransformError
@@ -306,6 +302,8 @@ def _checked(version: str) -> str:
 
 
 def _near_versions(version: str, found: re.Match[str] | None) -> list[str]:
+    import difflib
+
     if found is None or len(found["minor"]) >= 12:  # not a version: what it looks like
         return difflib.get_close_matches(version[:40].strip().lstrip("v"), SUPPORTED_VERSIONS,
                                          n=2, cutoff=0.7)
@@ -349,7 +347,17 @@ def schema_for(version: str | None = None) -> Schema:
 
 @functools.cache
 def _load(version: str) -> Schema:
-    blob = resources.files("transforms.kube").joinpath("data").joinpath(f"pod-schema-{version}.json.gz").read_bytes()
+    import gzip
+    import json
+    import pkgutil
+
+    # the package's loader reads its files (in a directory or a zip file) for 1 ms of imports;
+    # importlib.resources (with pathlib, tempfile, urllib, zipfile) costs 10 ms more
+    blob = pkgutil.get_data("transforms.kube", f"data/pod-schema-{version}.json.gz")
+    if blob is None:  # a loader with no get_data: importlib.resources knows more of them
+        from importlib import resources
+
+        blob = resources.files("transforms.kube").joinpath("data").joinpath(f"pod-schema-{version}.json.gz").read_bytes()
     table = json.loads(gzip.decompress(blob))
     types: dict[str, Type] = {}
     for name, spec in table["types"].items():
@@ -377,6 +385,8 @@ def suggest_field(type_: Type, name: str) -> str | None:
     exact = type_.aliases.get(_normal(name))
     if exact is not None:
         return exact
+    import difflib
+
     close = difflib.get_close_matches(name, list(type_.fields), n=1, cutoff=0.75)
     if close:
         return close[0]

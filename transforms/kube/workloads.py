@@ -26,7 +26,6 @@ True
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -39,7 +38,6 @@ from combinators.data import Owned, is_map, is_seq, kind_name
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
 from combinators.paths import All, Index, Key, Part, Path, path
 from combinators.transform import Transform, TransformLike, apply_step
-from transforms.kube.convert import to_client, to_data
 from transforms.kube.kinds import ClientDictError
 
 __all__ = (
@@ -320,6 +318,8 @@ def _canonical_kind(kind: str) -> str:
     known = _KIND_NAMES.get(kind.lower())
     if known is not None:
         return known
+    import difflib
+
     close = difflib.get_close_matches(kind, sorted(_KIND_NAMES.values()), n=3, cutoff=0.6)
     hint = f"; did you mean: {', '.join(close)}?" if close else ""
     raise ArgumentError(f"unknown workload kind {kind!r}{hint}; kinds with pods are: "
@@ -540,6 +540,9 @@ class _OnWorkloads(Transform):
             raise
 
     def _apply_client(self, obj: Any, kind: str) -> Any:
+        # here, not at the top: the conversions (and the schema) are for client objects only
+        from transforms.kube.convert import to_client, to_data
+
         if kind in ("PodSpec", "PodTemplateSpec"):
             # a pod fragment: its own (only) template
             data = to_data(obj)
