@@ -476,10 +476,21 @@ def test_a_cfg_text_torchx_reads_means_what_it_means_to_torchx(runner: Runner,
 
 
 def test_a_role_item_with_equals_from_python_gets_the_same_guess(runner: Runner) -> None:
-    with pytest.raises(ArgumentError, match="did you mean trainer:s3://bucket/gpu.yaml"):
+    with pytest.raises(ArgumentError, match=r"did you mean trainer:s3://bucket/gpu\.yaml"):
         fold_settings({"role_overlays": ["trainer=s3://bucket/gpu.yaml"]})
     with pytest.raises(RunOptionError) as caught:
         runner.dryrun(make_app(), "kubernetes_overlay",
                       cfg={"queue": "q", "role_overlays": ["trainer=gpu.yaml"]})
     assert caught.value.cfg_key == "role_overlays"
     assert isinstance(caught.value.__cause__, ArgumentError)
+
+
+def test_an_app_torchx_s_renderer_refuses_is_a_launch_error(runner: Runner) -> None:
+    role = specs.Role(name="trainer", image="trainer:1", entrypoint="python",
+                      resource=None)  # what a careless component gives
+    with pytest.raises(LaunchError, match="TorchX cannot render the app 'job': AttributeError: ") \
+            as caught:
+        runner.dryrun(specs.AppDef(name="job", roles=[role]), "kubernetes_overlay",
+                      cfg={"queue": "q"})
+    assert isinstance(caught.value, ComponentValidationException)  # torchx run prints it short
+    assert isinstance(caught.value.__cause__, AttributeError)

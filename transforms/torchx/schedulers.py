@@ -98,6 +98,10 @@ def _dry_run(render: Callable[[AppDef, Any], AppDryRunInfo[Any]], app: AppDef, c
         raise LaunchError(str(err)) from err
     try:
         info = render(without_overlays(app), cfg)
+    except Exception as err:  # TorchX's renderer refused the app: a role with no resource, ...
+        raise LaunchError(f"TorchX cannot render the app {app.name!r}: "
+                          f"{type(err).__name__}: {err}") from err
+    try:
         request = info.request
         resource = fold(app, request.resource, settings)
     except LaunchError:
