@@ -62,7 +62,8 @@ if NIGHTLY is not None:
     from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
     from torchx.specs.overlays import JOIN, set_overlay
 
-    from combinators import append_at, merge_by
+    from combinators import TransformError, append_at, merge_by
+    from transforms.torchx.errors import LaunchError
     from transforms.torchx.folding import FoldError
     from transforms.torchx.roles import with_overlays
     from transforms.torchx.schedulers import (
@@ -203,8 +204,10 @@ def test_fold_errors_stop_the_dry_run(runner: Any) -> None:
 
 
 def test_the_mcad_overlay_scheduler_says_it_needs_mcad() -> None:
-    with pytest.raises(RuntimeError, match="kubernetes_mcad"):
+    # podfold's own error (one short line under podfold render), not an internal one
+    with pytest.raises(LaunchError, match="kubernetes_mcad") as caught:
         create_kubernetes_mcad_overlay("test")
+    assert isinstance(caught.value, TransformError)
 
 
 def test_nightly_keeps_its_builtin_schedulers() -> None:

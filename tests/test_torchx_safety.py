@@ -28,7 +28,7 @@ from combinators import ArgumentError, StepError, TransformError, upsert
 from combinators.conflicts import Conflict, ConflictWarning
 from transforms.checks.policies import PolicyError
 from transforms.kube.schema import UnsupportedVersionError
-from transforms.torchx.errors import LaunchError, UnknownRunOptionError
+from transforms.torchx.errors import LaunchError, RunOptionError, UnknownRunOptionError
 from transforms.torchx.folding import (
     FoldError,
     FoldViolationsError,
@@ -408,3 +408,89 @@ def test_the_settings_refuse_an_unknown_conflicts_mode() -> None:
 
     with pytest.raises(ArgumentError, match="did you mean warn"):
         FoldSettings(conflicts="wran")
+
+
+# --- malformed run option values: one short message, never a traceback --------------------
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+def test_role_overlays_written_role_equals_file_is_refused_with_a_guess(scheduler: str) -> None:
+    """``podfold render --overlay`` takes ROLE=FILE and ``role_overlays`` ROLE:URI; TorchX
+    cannot split ``role_overlays=trainer=...`` into pairs, and its CLI printed a traceback."""
+    done = dry_run(scheduler, "role_overlays=trainer=examples/a100.yaml")
+    message = failed_briefly(done)
+    assert message.strip() == ("run option role_overlays: an item is ROLE:URI (trainer:gpu.yaml), "
+                               "got 'trainer=examples/a100.yaml'; did you mean "
+                               "trainer:examples/a100.yaml?")
+    assert "cannot be split into `val<delim>key`" not in done.stderr  # TorchX's own words
+
+
+@pytest.mark.parametrize(("cfg", "words"), [
+    ("overlays=a.yaml=b.yaml", "run option overlays: 'a.yaml=b.yaml' holds '='"),
+    ("overlays=absent.yaml", "absent.yaml: cannot read the overlay: FileNotFoundError: "),
+    ("role_overlays=trainer", "run option role_overlays: an item is ROLE:URI (trainer:gpu.yaml), "
+                              "got 'trainer'"),
+    ("role_overlays=trainer:examples/a100.yaml;ps=examples/a100.yaml",
+     "has no run option 'ps'; if ps is a role, a role_overlays item is ROLE:URI: "
+     "ps:examples/a100.yaml"),
+    ("validate=maybe", "run option validate: expected true or false, got 'maybe'"),
+    ("k8s_version=banana", "no pod schema for Kubernetes 'banana'"),
+    ("allow=spec.[", "allow: 'spec.[' is not a path"),
+    ("deny=spec..hostNetwork", "deny: 'spec..hostNetwork' is not a path"),
+    ("conflicts=nope", "conflicts is one of last-wins, warn, error, got 'nope'"),
+    ("=spec", "-cfg: a pair has no key: '=spec'"),
+], ids=lambda value: value if "=" in value and len(value) < 40 else None)
+def test_every_malformed_option_value_prints_short(cfg: str, words: str) -> None:
+    message = failed_briefly(dry_run("kubernetes_overlay", cfg))
+    assert words in message
+    assert len(message.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("cfg", "option"), [("overlays=absent.yaml", "overlays"),
+                                             ("role_overlays=ps:absent.yaml", "role_overlays"),
+                                             ("k8s_version=banana", "k8s_version")])
+def test_the_message_names_the_run_option_it_came_from(cfg: str, option: str) -> None:
+    assert f"[in run option {option}]" in failed_briefly(dry_run("kubernetes_overlay", cfg))
+
+
+def test_a_cfg_text_torchx_cannot_split_is_refused_where_the_dry_run_starts(
+        runner: Runner) -> None:
+    # torchx run reads -cfg where an error prints a traceback: the text is kept back
+    opts = runner.scheduler_run_opts("kubernetes_overlay")
+    cfg = opts.cfg_from_str("queue=q,role_overlays=trainer=examples/a100.yaml")
+    with pytest.raises(RunOptionError) as caught:
+        runner.dryrun(make_app(), "kubernetes_overlay", cfg=cfg)
+    err = caught.value
+    assert isinstance(err, ComponentValidationException)  # torchx run prints it short
+    assert isinstance(err, InvalidRunConfigException) and isinstance(err, TransformError)
+    assert (err.cfg_key, err.value) == ("role_overlays", "trainer=examples/a100.yaml")
+
+
+@pytest.mark.parametrize("text", ["queue=q,overlays=a.yaml;b.yaml,validate=True",
+                                  "overlays=a.yaml,b.yaml,queue=q", "validate=FALSE,quiet=true",
+                                  "namespace=ml;priority_class=high", "queue=''",
+                                  "role_overlays=trainer:a.yaml;ps:b.yaml"])
+def test_a_cfg_text_torchx_reads_means_what_it_means_to_torchx(runner: Runner,
+                                                                text: str) -> None:
+    opts = runner.scheduler_run_opts("kubernetes_overlay")
+    assert opts.parse(text) == specs.runopts.cfg_from_str(opts, text)
+
+
+def test_a_role_item_with_equals_from_python_gets_the_same_guess(runner: Runner) -> None:
+    with pytest.raises(ArgumentError, match=r"did you mean trainer:s3://bucket/gpu\.yaml"):
+        fold_settings({"role_overlays": ["trainer=s3://bucket/gpu.yaml"]})
+    with pytest.raises(RunOptionError) as caught:
+        runner.dryrun(make_app(), "kubernetes_overlay",
+                      cfg={"queue": "q", "role_overlays": ["trainer=gpu.yaml"]})
+    assert caught.value.cfg_key == "role_overlays"
+    assert isinstance(caught.value.__cause__, ArgumentError)
+
+
+def test_an_app_torchx_s_renderer_refuses_is_a_launch_error(runner: Runner) -> None:
+    role = specs.Role(name="trainer", image="trainer:1", entrypoint="python",
+                      resource=None)  # what a careless component gives
+    with pytest.raises(LaunchError, match="TorchX cannot render the app 'job': AttributeError: ") \
+            as caught:
+        runner.dryrun(specs.AppDef(name="job", roles=[role]), "kubernetes_overlay",
+                      cfg={"queue": "q"})
+    assert isinstance(caught.value, ComponentValidationException)  # torchx run prints it short
+    assert isinstance(caught.value.__cause__, AttributeError)

@@ -38,8 +38,9 @@ from transforms.forms.catalog import Catalog
 from transforms.forms.kinds.named import composed_steps
 from transforms.forms.partial import field_of, overlay
 from transforms.forms.pipeline import build_step
-from transforms.io.loading import OverlayLoader, loads_overlay, overlay_loader
+from transforms.io.loading import OverlayLoader, loads_overlay, overlay_loader, read_source
 from transforms.io.normalize import as_transform
+from transforms.io.safe_yaml import decode
 
 __all__ = ("Origin", "Step", "Blame", "blame", "steps_of", "yaml_steps", "load_steps")
 
@@ -207,17 +208,8 @@ def _document_steps(loader: OverlayLoader, node: Any, source: str, document: int
 def load_steps(uri: str | os.PathLike[str], catalog: Catalog | None = None,
                kind: str | None = "Pod") -> list[Step]:
     """The finest steps of the YAML overlay at ``uri`` (a path or an fsspec URI)."""
-    import fsspec
-
-    from transforms.errors import OverlayError
-
     source = os.fspath(uri)
-    try:
-        with fsspec.open(source, "r", encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, ValueError, ImportError) as err:
-        raise OverlayError(f"cannot read the overlay: {err}", source=source) from err
-    return yaml_steps(text, source, catalog, kind)
+    return yaml_steps(decode(read_source(source), source), source, catalog, kind)
 
 
 def _overlaps(a: Path, b: Path) -> bool:

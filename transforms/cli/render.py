@@ -4,6 +4,11 @@ The component is found and built as ``torchx run`` finds and builds it
 (``torchx.specs.finder.get_component``, ``materialize_appdef``), the
 ``.torchxconfig`` of the current directory applies as it does there, and the
 dry run is offline (no workspace is built: ``--workspace ""``).
+
+Errors: a run option that is missing or malformed, or a component that
+refuses its arguments, is a usage error (exit 2); an overlay that cannot be
+read or applied, a ``.torchxconfig`` that cannot be read, or a job TorchX
+cannot render is a :class:`~combinators.TransformError` (exit 1).
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ __all__ = ("render_command", "RenderError", "SCHEDULERS")
 
 SCHEDULERS = ("kubernetes_overlay", "kubernetes_mcad_overlay")
 """podfold's TorchX schedulers: a Volcano Job, an MCAD AppWrapper."""
+
+_FLAGS = {"queue": "--queue", "namespace": "--namespace"}
+"""The run options ``render`` has a flag of its own for."""
 
 
 class RenderError(TransformError, ValueError):
@@ -65,14 +73,13 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
     --workspace ""' prints after '=== SCHEDULER REQUEST ==='.
 
     \b
-    podfold render -f examples/a100.yaml examples/trainer.py:trainer --replicas 4
-    podfold render --overlay ps=cpu.yaml --queue ml examples/trainer.py:trainer
+    podfold render --queue default -f examples/a100.yaml examples/trainer.py:trainer --replicas 4
+    podfold render --overlay ps=examples/a100.yaml --queue ml examples/trainer.py:trainer
     """
     import json
 
     from torchx.runner import get_runner
-    from torchx.runner.config import apply as apply_config
-    from torchx.specs import InvalidRunConfigException
+    from torchx.specs import AppDef, InvalidRunConfigException
     from torchx.specs.builders import materialize_appdef
     from torchx.specs.finder import (
         ComponentNotFoundException,
@@ -80,12 +87,18 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
         get_component,
     )
 
-    from transforms.torchx.errors import UnknownRunOptionError
+    from transforms.torchx.errors import RunOptionError
+    from transforms.torchx.options import CheckedRunopts
 
     per_role = [_role_overlay(value) for value in role_overlays]
     with get_runner() as runner:
-        cfg: dict[str, Any] = runner.scheduler_run_opts(scheduler).cfg_from_str(cfg_text or "")
-        apply_config(scheduler=scheduler, cfg=cfg)  # .torchxconfig, as torchx run reads it
+        opts = runner.scheduler_run_opts(scheduler)
+        try:  # refused now, not kept back for the dry run as for torchx run
+            cfg: dict[str, Any] = (opts.parse(cfg_text or "") if isinstance(opts, CheckedRunopts)
+                                   else opts.cfg_from_str(cfg_text or ""))
+        except RunOptionError as err:
+            raise click.BadParameter(str(err), param_hint="'-c' / '--cfg'") from None
+        _apply_torchxconfig(scheduler, cfg)
         for key, value in (("queue", queue), ("namespace", namespace)):
             if value is not None:
                 cfg[key] = value
@@ -99,15 +112,29 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
             found = get_component(component)
         except (ComponentNotFoundException, ComponentValidationException) as err:
             raise click.BadParameter(str(err).strip(), param_hint="'COMPONENT'") from None
-        app = materialize_appdef(found.fn, list(component_args), None)
+        except Exception as err:  # the component's file fails to import: the user's code
+            raise click.BadParameter(f"{component} cannot be loaded: {type(err).__name__}: "
+                                     f"{err}", param_hint="'COMPONENT'") from None
+        try:
+            app = materialize_appdef(found.fn, list(component_args), None)
+        except TransformError:  # an overlay the component itself builds: exit 1
+            raise
+        except Exception as err:  # the component refused its arguments: the user's error
+            raise click.UsageError(
+                f"component {component} failed: {type(err).__name__}: {err} (its arguments "
+                f"follow it: podfold render [OPTIONS] {component} [ARGS]...; "
+                f"'podfold render {component} --help' lists them)") from None
+        if not isinstance(app, AppDef):
+            raise click.BadParameter(f"{component} returned {type(app).__name__}, not a "
+                                     "torchx.specs.AppDef", param_hint="'COMPONENT'")
         try:
             info = runner.dryrun(app, scheduler, cfg=cfg, workspace=None)
-        except UnknownRunOptionError as err:  # a -c key no option has: usage
+        except RunOptionError as err:  # a -c key no option has, a value it cannot take
             raise click.UsageError(str(err)) from None
         except TransformError:
             raise
         except InvalidRunConfigException as err:  # a missing or wrong option: usage
-            raise click.UsageError(str(err).strip()) from None
+            raise click.UsageError(_missing_option(err, scheduler)) from None
         except ValueError as err:  # torchx's own checks of the app and of the options
             raise RenderError(f"TorchX cannot render {component}: {err}") from err
     if output == "json":
@@ -117,3 +144,34 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
         click.echo(json.dumps(resource, indent=2))
     else:
         click.echo(str(info), nl=False)
+
+
+def _apply_torchxconfig(scheduler: str, cfg: dict[str, Any]) -> None:
+    """Add to ``cfg`` the run options the ``.torchxconfig`` files set (as ``torchx
+    run`` reads them: TorchX's ``config.apply``), naming the file that cannot be read."""
+    from configparser import Error as ConfigError
+
+    from torchx.runner.config import find_configs, load
+
+    try:
+        files = find_configs()
+    except OSError as err:  # TORCHXCONFIG names no file
+        raise RenderError(f"cannot read TorchX's configuration: {err}") from err
+    for file in files:
+        try:
+            with open(file) as handle:
+                load(scheduler, handle, cfg)
+        except (OSError, ConfigError, ValueError) as err:
+            raise RenderError(f"{file}: cannot read TorchX's configuration: "
+                              f"{type(err).__name__}: {err}") from err
+
+
+def _missing_option(err: Any, scheduler: str) -> str:
+    """TorchX's message for a missing or mistyped run option, naming the flag that sets it."""
+    key = getattr(err, "cfg_key", "")
+    message = str(err).strip().split(". Given:", 1)[0]  # TorchX appends the whole cfg
+    if message.startswith("Required run option"):
+        flag = _FLAGS.get(key)
+        how = f"{flag} {key.upper()} (or -c {key}=...)" if flag else f"-c {key}=..."
+        return f"{scheduler} needs the run option {key}: give {how}"
+    return message

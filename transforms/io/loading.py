@@ -85,8 +85,8 @@ from transforms.io.safe_yaml import (
 )
 from transforms.kube.workloads import workload_kind
 
-__all__ = ("load_overlay", "loads_overlay", "OverlayLoader", "COverlayLoader", "overlay_loader",
-           "MAX_NODES")
+__all__ = ("load_overlay", "loads_overlay", "read_source", "OverlayLoader", "COverlayLoader",
+           "overlay_loader", "MAX_NODES")
 
 
 class OverlayLoader(StrictLoader):
@@ -399,14 +399,49 @@ def load_overlay(uri: str | os.PathLike[str], kind: str | None = "Pod",
     the file); field names and recipes are checked as :func:`loads_overlay` does.
     """
     source = os.fspath(uri)
+    return loads_overlay(decode(read_source(source), source), source=source, kind=kind,
+                         catalog=catalog)
+
+
+def read_source(source: str) -> bytes:
+    """The bytes of the overlay at ``source``, a path or any fsspec URI.
+
+    Whatever stops the read is an :class:`~transforms.errors.OverlayError`
+    naming ``source`` and saying why on one line: the exception's class and
+    message, then its causes' (what a message already says is left out).
+
+    >>> read_source("memory://podfold-doc/absent.yaml")
+    Traceback (most recent call last):
+      ...
+    transforms.errors.OverlayError: memory://podfold-doc/absent.yaml: cannot read the overlay: FileNotFoundError
+    """
     try:
-        data = _read(source)
-    except (OSError, ValueError, ImportError) as err:
-        # fsspec's ways of saying a URI cannot be read: no such file (OSError),
-        # an unknown protocol (ValueError), a protocol whose driver is not
-        # installed (ImportError)
-        raise OverlayError(f"cannot read the overlay: {err}", source=source) from err
-    return loads_overlay(decode(data, source), source=source, kind=kind, catalog=catalog)
+        return _read(source)
+    except Exception as err:
+        # each filesystem fails its own way: no such file (OSError), an unknown
+        # protocol (ValueError), a driver not installed (ImportError), no
+        # credentials (botocore's NoCredentialsError), a host that does not
+        # resolve (aiohttp's errors, as the cause of a FileNotFoundError), ...
+        raise OverlayError(f"cannot read the overlay: {_why(err, source)}",
+                           source=source) from err
+
+
+def _why(err: BaseException, source: str) -> str:
+    """``err`` and its causes as ``Class: message`` on one line, each message said
+    once (``source``, which the error names, is not said again)."""
+    said: list[str] = [source]
+    parts: list[str] = []
+    current: BaseException | None = err
+    while current is not None and len(parts) < 4:
+        text = " ".join(str(current).split())
+        bare = text.split("] ", 1)[-1] if text.startswith("[Errno ") else text
+        new = bool(bare) and not any(bare in earlier for earlier in said)
+        if new or not parts:
+            parts.append(f"{type(current).__name__}: {text}" if new else type(current).__name__)
+            said.append(text)
+        current = current.__cause__ or (None if current.__suppress_context__
+                                        else current.__context__)
+    return "; from ".join(parts)
 
 
 def _read(source: str) -> bytes:

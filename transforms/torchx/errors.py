@@ -27,7 +27,7 @@ from torchx.specs.finder import ComponentValidationException
 
 from combinators import TransformError
 
-__all__ = ("LaunchError", "UnknownRunOptionError")
+__all__ = ("LaunchError", "RunOptionError", "UnknownRunOptionError")
 
 
 class LaunchError(TransformError, ComponentValidationException, ValueError):  # type: ignore[misc]
@@ -36,18 +36,36 @@ class LaunchError(TransformError, ComponentValidationException, ValueError):  # 
     replica, path; or the run option)."""
 
 
-class UnknownRunOptionError(LaunchError, InvalidRunConfigException):  # type: ignore[misc]
+class RunOptionError(LaunchError, InvalidRunConfigException):  # type: ignore[misc]
+    """A run option's value (``-cfg KEY=VALUE``) that cannot be read: ``cfg_key``
+    (TorchX's field) names the option, ``value`` the text given. The message
+    says what was expected.
+
+    >>> err = RunOptionError("run option validate: expected true or false, got 'maybe'",
+    ...                      key="validate", value="maybe")
+    >>> err.cfg_key, err.value, isinstance(err, LaunchError)
+    ('validate', 'maybe', True)
+    """
+
+    def __init__(self, message: str, *, key: str, value: object = None) -> None:
+        self.cfg_key = key
+        self.value = value
+        super().__init__(message)
+
+
+class UnknownRunOptionError(RunOptionError):
     """A run option (``-cfg KEY=...``) the scheduler does not have: TorchX 0.7.0
     drops such a key silently, so a typo would apply nothing.
 
     ``cfg_key`` (TorchX's field) names the key, ``near_misses`` the options it
-    may have meant.
+    may have meant; ``hint`` adds a guess where there is no near miss.
     """
 
-    def __init__(self, key: str, *, scheduler: str, options: Sequence[str]) -> None:
-        self.cfg_key = key
+    def __init__(self, key: str, *, scheduler: str, options: Sequence[str],
+                 value: object = None, hint: str = "") -> None:
         self.scheduler = scheduler
         self.near_misses = tuple(difflib.get_close_matches(key, list(options), n=3, cutoff=0.75))
-        hint = f"; did you mean {', '.join(self.near_misses)}?" if self.near_misses else ""
-        super().__init__(f"{scheduler} has no run option {key!r}{hint} "
-                         f"(torchx runopts {scheduler} lists them)")
+        if self.near_misses:
+            hint = f"did you mean {', '.join(self.near_misses)}?"
+        super().__init__(f"{scheduler} has no run option {key!r}{'; ' + hint if hint else ''} "
+                         f"(torchx runopts {scheduler} lists them)", key=key, value=value)

@@ -10,27 +10,36 @@ may change, or may not, ``;``-separated) and ``conflicts`` (``last-wins``,
 TorchX 0.7.0 drops a ``-cfg`` key no option has, so a typo
 (``overlay=a100.yaml``) would apply nothing: :class:`CheckedRunopts` keeps
 such a key and refuses it, with a near miss, when TorchX resolves the
-configuration. Every value is checked once, when :func:`fold_settings`
-reads the configuration, before anything is rendered.
+configuration. A ``-cfg`` text TorchX cannot split into pairs
+(``role_overlays=trainer=a.yaml``) or a value its option cannot take
+(``validate=maybe``, which TorchX would read as false) is refused there too,
+as a :class:`~transforms.torchx.errors.RunOptionError` naming the option, the
+value and what was expected. Every other value is checked once, when
+:func:`fold_settings` reads the configuration, before anything is rendered.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any, List  # noqa: UP035 - torchx compares option types with typing.List[str]
+from typing import Any, Dict, List  # noqa: UP035 - torchx compares option types with typing.List[str]
 
 from torchx.specs import runopts
 from torchx.util.types import to_dict
 
-from combinators import ArgumentError, Transform
+from combinators import ArgumentError, Transform, TransformError
 from transforms.checks.paths import PathPolicy
 from transforms.checks.policies import PROFILES
 from transforms.io.loading import load_overlay
 from transforms.kube.schema import DEFAULT_VERSION, UnsupportedVersionError, check_version
-from transforms.torchx.errors import UnknownRunOptionError
+from transforms.torchx.errors import RunOptionError, UnknownRunOptionError
 from transforms.torchx.folding import CONFLICT_MODES, FoldSettings
 
 __all__ = ("CheckedRunopts", "add_options", "fold_settings")
+
+_DEFERRED = "-cfg"
+"""The key (no option can have it) under which :meth:`CheckedRunopts.cfg_from_str`
+keeps a ``-cfg`` text it cannot read, for :meth:`CheckedRunopts.resolve` to refuse."""
 
 
 class CheckedRunopts(runopts):  # type: ignore[misc]
@@ -55,25 +64,141 @@ class CheckedRunopts(runopts):  # type: ignore[misc]
         super().__init__()
         self.scheduler = scheduler
 
+    def parse(self, cfg_str: str) -> dict[str, Any]:
+        """The run configuration written in ``cfg_str``, split into pairs as TorchX
+        splits it, each value cast to its option's type; a key no option has is
+        kept as text. A text TorchX cannot split, or a value its option cannot
+        take, is a :class:`~transforms.torchx.errors.RunOptionError`.
+
+        >>> opts = add_options(runopts(), "kubernetes_overlay")
+        >>> opts.parse("validate=False,overlays=a.yaml;b.yaml")
+        {'validate': False, 'overlays': ['a.yaml', 'b.yaml']}
+        >>> opts.parse("role_overlays=trainer=a100.yaml")
+        Traceback (most recent call last):
+          ...
+        transforms.torchx.errors.RunOptionError: run option role_overlays: an item is ROLE:URI (trainer:gpu.yaml), got 'trainer=a100.yaml'; did you mean trainer:a100.yaml?
+        >>> opts.parse("validate=maybe")
+        Traceback (most recent call last):
+          ...
+        transforms.torchx.errors.RunOptionError: run option validate: expected true or false, got 'maybe'
+        """
+        try:
+            pairs = to_dict(cfg_str or "")
+        except ValueError as err:
+            raise _unsplittable(cfg_str, err) from err
+        cfg: dict[str, Any] = {}
+        for key, value in pairs.items():
+            option = self.get(key)
+            cfg[key] = value if option is None else _cast(key, value, option.opt_type)
+        return cfg
+
     def cfg_from_str(self, cfg_str: str) -> dict[str, Any]:
-        pairs = to_dict(cfg_str or "")
-        unknown = {key: value for key, value in pairs.items() if self.get(key) is None}
-        if not unknown:
-            parsed: dict[str, Any] = super().cfg_from_str(cfg_str)
-            return parsed
-        # parse the known pairs as TorchX does (newer releases refuse unknown
-        # keys here, where the CLI prints a traceback); keep the others as text
-        known = ",".join(f"{key}={value}" for key, value in pairs.items() if key not in unknown)
-        return {**super().cfg_from_str(known), **unknown}
+        """:meth:`parse`, except that a text it refuses is kept (under a key no
+        option has) and refused by :meth:`resolve`: ``torchx run`` calls this
+        method where an error prints as a traceback, and ``resolve`` where it
+        prints as one short message."""
+        try:
+            return self.parse(cfg_str)
+        except RunOptionError:
+            return {_DEFERRED: cfg_str}
 
     def resolve(self, cfg: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
+        if _DEFERRED in cfg:
+            self.parse(str(cfg[_DEFERRED]))  # raises the error cfg_from_str kept back
         if not kwargs.get("ignore_unknown"):
-            for key in cfg:
+            for key, value in cfg.items():
                 if self.get(key) is None:
                     raise UnknownRunOptionError(key, scheduler=self.scheduler,
-                                                options=[name for name, _ in self])
+                                                options=[name for name, _ in self],
+                                                value=value, hint=_role_hint(key, value, cfg))
         resolved: dict[str, Any] = super().resolve(cfg, **kwargs)
         return resolved
+
+
+def _role_hint(key: str, value: Any, cfg: Mapping[str, Any]) -> str:
+    """A guess for an unknown key after ``role_overlays``: ``role_overlays=trainer:a.yaml;ps=b.yaml``
+    splits into ``role_overlays`` and a key ``ps``."""
+    if "role_overlays" not in cfg or not isinstance(value, str):
+        return ""
+    return f"if {key} is a role, a role_overlays item is ROLE:URI: {key}:{value}"
+
+
+_TYPE_NAMES = {bool: "true or false", int: "an integer", float: "a number"}
+
+
+def _cast(key: str, value: str, opt_type: Any) -> Any:
+    """``value`` as TorchX casts it to ``opt_type``, except that a bool is ``true``
+    or ``false`` (TorchX reads any other word as false) and a failed cast names
+    the option."""
+    if opt_type is bool:
+        word = value.strip().lower()
+        if word in ("true", "false"):
+            return word == "true"
+    elif opt_type == List[str]:  # noqa: UP006
+        return [item for item in value.replace(";", ",").split(",") if item]
+    elif opt_type == Dict[str, str]:  # noqa: UP006
+        items = value.replace(";", ",").split(",")
+        if all(":" in item for item in items):
+            return dict(item.split(":", 1) for item in items)
+        return _refuse(key, value, "KEY:VALUE items (a:1,b:2)")
+    else:
+        try:
+            return opt_type(value)
+        except (TypeError, ValueError):
+            pass
+    return _refuse(key, value, _TYPE_NAMES.get(opt_type, getattr(opt_type, "__name__",
+                                                                  str(opt_type))))
+
+
+def _refuse(key: str, value: str, expected: str) -> Any:
+    raise RunOptionError(f"run option {key}: expected {expected}, got {value!r}",
+                         key=key, value=value)
+
+
+_KEY = re.compile(r"(?:^|(?<=[,;]))\s*([^=,;]*?)\s*=")
+"""Where a pair starts: at the start or after ``,``/``;``, a key and ``=``."""
+
+
+def _unsplittable(cfg_str: str, err: ValueError) -> RunOptionError:
+    """Why TorchX cannot split ``cfg_str`` into ``KEY=VALUE`` pairs (``err``), said
+    of the pair at fault: a value holding ``=``, a pair with no key or no value."""
+    starts = list(_KEY.finditer(cfg_str))
+    if not starts:
+        return RunOptionError(f"-cfg: expected KEY=VALUE pairs separated by ',' or ';' "
+                              f"(queue=default,overlays=a.yaml), got {cfg_str!r}",
+                              key="", value=cfg_str)
+    for start, after in zip(starts, [*starts[1:], None], strict=True):
+        key = start.group(1)
+        end = len(cfg_str) if after is None else after.start() - 1
+        value = cfg_str[start.end():end].strip()
+        if not key:
+            return RunOptionError(f"-cfg: a pair has no key: {cfg_str[start.start():end]!r} "
+                                  f"(KEY=VALUE)", key="", value=value)
+        if "=" in value:
+            return _holds_equals(key, value)
+        if not value and after is None:
+            return RunOptionError(f"run option {key}: no value after '=' (write {key}='' "
+                                  f"for an empty one)", key=key, value=value)
+    return RunOptionError(f"-cfg: cannot split {cfg_str!r} into KEY=VALUE pairs: {err}",
+                          key="", value=cfg_str)
+
+
+def _holds_equals(key: str, value: str) -> RunOptionError:
+    if key == "role_overlays":
+        for item in _items(value):
+            role, equals, _ = item.partition("=")
+            if equals and ":" not in role:
+                return RunOptionError(f"run option role_overlays: {_role_item_error(item)}",
+                                      key=key, value=value)
+    return RunOptionError(f"run option {key}: {value!r} holds '=', which -cfg cannot carry "
+                          f"(it splits KEY=VALUE pairs at '=')", key=key, value=value)
+
+
+def _role_item_error(item: str) -> str:
+    """What is wrong with a ``role_overlays`` item, with a guess where it has ``=``."""
+    role, equals, uri = item.partition("=")
+    hint = f"; did you mean {role}:{uri}?" if equals and role and uri and ":" not in role else ""
+    return f"an item is ROLE:URI (trainer:gpu.yaml), got {item!r}{hint}"
 
 
 def add_options(opts: runopts, scheduler: str) -> CheckedRunopts:
@@ -121,13 +246,21 @@ def _per_role(items: list[str]) -> tuple[tuple[tuple[str, tuple[Transform, ...]]
     found: dict[str, list[tuple[str, Transform]]] = {}
     for item in items:
         role, colon, uri = item.partition(":")
-        if not (colon and role and uri):
-            raise ArgumentError(f"an item is ROLE:URI (trainer:gpu.yaml), got {item!r}",
-                                argument="role_overlays", value=item)
-        found.setdefault(role, []).append((uri, load_overlay(uri)))
+        if not (colon and role and uri) or "=" in role:
+            raise ArgumentError(_role_item_error(item), argument="role_overlays", value=item)
+        found.setdefault(role, []).append((uri, _load(uri, "role_overlays")))
     pairs = tuple((role, tuple(overlay for _, overlay in loaded))
                   for role, loaded in found.items())
     return pairs, tuple(uri for loaded in found.values() for uri, _ in loaded)
+
+
+def _load(uri: str, key: str) -> Transform:
+    """The overlay at ``uri``; an error names the run option that listed it."""
+    try:
+        return load_overlay(uri)
+    except TransformError as err:
+        err.with_step(f"run option {key}")
+        raise
 
 
 def _choice(cfg: Mapping[str, Any], key: str, choices: tuple[str, ...],
@@ -180,7 +313,7 @@ def fold_settings(cfg: Mapping[str, Any]) -> FoldSettings:
     PathPolicy(allow=allow, deny=deny)  # a path that does not parse is refused now
     uris = _items(cfg.get("overlays"))
     per_role, per_role_uris = _per_role(_items(cfg.get("role_overlays")))
-    return FoldSettings(extra=tuple(load_overlay(uri) for uri in uris),
+    return FoldSettings(extra=tuple(_load(uri, "overlays") for uri in uris),
                         validate=True if validate is None else bool(validate),
                         k8s_version=_version(cfg.get("k8s_version")),
                         per_role=per_role,

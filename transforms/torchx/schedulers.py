@@ -42,8 +42,9 @@ from torchx.schedulers.api import AppDryRunInfo
 from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
 from torchx.specs import AppDef, runopts
 
-from combinators import TransformError
-from transforms.torchx.errors import LaunchError
+from combinators import ArgumentError, TransformError
+from transforms.kube.schema import UnsupportedVersionError
+from transforms.torchx.errors import LaunchError, RunOptionError
 from transforms.torchx.folding import FoldSettings, fold_app_wrapper, fold_volcano_job
 from transforms.torchx.options import add_options, fold_settings
 from transforms.torchx.roles import METADATA_KEY
@@ -84,13 +85,23 @@ def _dry_run(render: Callable[[AppDef, Any], AppDryRunInfo[Any]], app: AppDef, c
              job: Callable[..., Any]) -> AppDryRunInfo[Any]:
     """TorchX's dry-run info (``render``) with its request's pods folded.
 
-    The run configuration is read, and checked, before anything is rendered.
+    The run configuration is read, and checked, before anything is rendered: a
+    value its option cannot take is a :class:`~transforms.torchx.errors.RunOptionError`.
     Every podfold error comes out as a :class:`~transforms.torchx.errors.LaunchError`
     (the original as its cause), which TorchX's CLI prints as one short message.
     """
     try:
         settings = fold_settings(cfg)
+    except (ArgumentError, UnsupportedVersionError) as err:  # a value its option cannot take
+        raise _option_error(err, cfg) from err
+    except TransformError as err:  # an overlay a run option names cannot be read or built
+        raise LaunchError(str(err)) from err
+    try:
         info = render(without_overlays(app), cfg)
+    except Exception as err:  # TorchX's renderer refused the app: a role with no resource, ...
+        raise LaunchError(f"TorchX cannot render the app {app.name!r}: "
+                          f"{type(err).__name__}: {err}") from err
+    try:
         request = info.request
         resource = fold(app, request.resource, settings)
     except LaunchError:
@@ -98,6 +109,17 @@ def _dry_run(render: Callable[[AppDef, Any], AppDryRunInfo[Any]], app: AppDef, c
     except TransformError as err:
         raise LaunchError(str(err)) from err
     return AppDryRunInfo(job(resource=resource, images_to_push=request.images_to_push), repr)
+
+
+def _option_error(err: TransformError, cfg: Any) -> RunOptionError:
+    """``err``, found reading the run configuration ``cfg``, as a :class:`RunOptionError`
+    whose message starts with the run option (``run option policy is one of ...``)."""
+    if not isinstance(err, ArgumentError):  # the version's error names its option already
+        return RunOptionError(str(err), key="k8s_version", value=cfg.get("k8s_version"))
+    text = TransformError.__str__(err)  # without the factory (PathPolicy) the user never wrote
+    if not text.startswith(f"{err.argument} ") and not text.startswith(f"{err.argument}:"):
+        text = f"{err.argument}: {text}"
+    return RunOptionError(f"run option {text}", key=err.argument, value=cfg.get(err.argument))
 
 
 class KubernetesOverlayScheduler(KubernetesScheduler):
@@ -114,9 +136,9 @@ class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesSchedu
     """TorchX's MCAD (AppWrapper) scheduler, with each role's overlays folded over its pods."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if _MCAD_MISSING is not None:
-            raise RuntimeError("kubernetes_mcad_overlay needs TorchX's kubernetes_mcad "
-                               f"scheduler, which this TorchX lacks: {_MCAD_MISSING}")
+        if _MCAD_MISSING is not None:  # the user's TorchX, not a bug: a short message
+            raise LaunchError("kubernetes_mcad_overlay needs TorchX's kubernetes_mcad "
+                              f"scheduler, which this TorchX lacks: {_MCAD_MISSING}")
         super().__init__(*args, **kwargs)
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[Any]:
