@@ -63,7 +63,7 @@ def recipes_command(name: str | None) -> None:
     """
     import difflib
 
-    from transforms.forms.catalog import recipe_catalog
+    from transforms.forms.catalog import recipe_catalog, yaml_call
 
     catalog = recipe_catalog()
     if name is None:
@@ -78,5 +78,8 @@ def recipes_command(name: str | None) -> None:
         raise click.BadParameter(f"no recipe named {name!r}{hint} (podfold recipes lists them)",
                                  param_hint="'NAME'")
     click.echo(signature_of(name, factory))
+    step = yaml_call(name, factory)
+    if step is not None:
+        click.echo(f"in YAML: {step}")
     click.echo()
     click.echo(inspect.getdoc(factory) or "(no description)")
