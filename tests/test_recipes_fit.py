@@ -238,7 +238,8 @@ def test_podfold_recipes_name_shows_the_yaml_step() -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("gpu(type: str, count: int | None = None")
     step = "- {recipe: gpu, type: ..., count: ..., provider: ..., label: ..., container: ...}"
-    assert lines[1] == f"in YAML: {step}"
+    assert lines[1:4] == ["", f"in YAML: {step}", ""]
+    assert lines[4].startswith("Run on nodes with GPU")
     # the form is YAML a pipeline reads, each argument a key the loader binds
     (read,) = yaml.safe_load(step)
     assert list(read) == ["recipe", "type", "count", "provider", "label", "container"]

@@ -78,8 +78,9 @@ def recipes_command(name: str | None) -> None:
         raise click.BadParameter(f"no recipe named {name!r}{hint} (podfold recipes lists them)",
                                  param_hint="'NAME'")
     click.echo(signature_of(name, factory))
+    click.echo()
     step = yaml_call(name, factory)
     if step is not None:
         click.echo(f"in YAML: {step}")
-    click.echo()
+        click.echo()
     click.echo(inspect.getdoc(factory) or "(no description)")
