@@ -41,18 +41,24 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
-from typing import Any, ParamSpec
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, ParamSpec, overload
 
-from combinators import ArgumentError, Transform
+from combinators import ArgumentError, ArgumentTypeError, Transform
 from combinators.data import Owned
+from combinators.errors import close_matches
 from combinators.fusion import CHECK, Op
 from combinators.transform import TransformLike, apply_step
+from recipes._requires import PodCheck, Requiring
 from transforms.kube.kinds import check_pod_document
 
-__all__ = ("Recipe", "recipe", "summary")
+__all__ = ("Recipe", "recipe", "summary", "call_error")
 
 P = ParamSpec("P")
+
+Built = TransformLike | Requiring
+"""What a recipe's build function returns: its body, or its body and what it requires."""
 
 
 class Recipe(Transform):
@@ -90,6 +96,23 @@ class Recipe(Transform):
         # the check, then the body: a chain of recipes fuses into one function
         body = self.body._fusion_ops() if isinstance(self.body, Transform) else None
         return None if body is None else (Op(CHECK, (), self._check), *body)
+
+
+class _Requiring(Recipe):
+    """A recipe that also checks what it requires of each pod (see :mod:`recipes._requires`);
+    a class of its own, so that recipes requiring nothing pay nothing for it."""
+
+    __slots__ = ("requires",)
+
+    def __init__(self, name: str, body: TransformLike, args: tuple[Any, ...],
+                 kwargs: dict[str, Any], requires: tuple[PodCheck, ...]) -> None:
+        super().__init__(name, body, args, kwargs)
+        self.requires = requires
+
+    def _check(self, doc: Any) -> None:
+        Recipe._check(self, doc)
+        for requirement in self.requires:
+            requirement(doc)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -138,28 +161,101 @@ def _fold_map_into_keywords(signature: inspect.Signature, args: tuple[Any, ...],
     return ((rest, *args[1:]) if rest else args[1:]), merged
 
 
-def recipe(build: Callable[P, TransformLike]) -> Callable[P, Recipe]:
+@overload
+def recipe(build: Callable[P, Built], /) -> Callable[P, Recipe]: ...
+
+
+@overload
+def recipe(*, synonyms: Mapping[str, str]
+           ) -> Callable[[Callable[P, Built]], Callable[P, Recipe]]: ...
+
+
+def recipe(build: Callable[P, Built] | None = None, /, *,
+           synonyms: Mapping[str, str] | None = None
+           ) -> Callable[P, Recipe] | Callable[[Callable[P, Built]], Callable[P, Recipe]]:
     """Turn a function that builds a transform into a recipe factory.
 
     The factory keeps ``build``'s name, signature and docstring; the
     arguments are checked by ``build`` itself, so bad ones fail at once, with
-    an :class:`~combinators.ArgumentError` that names the recipe.
+    an :class:`~combinators.ArgumentError` that names the recipe. A call
+    that does not fit the signature (an unknown keyword, a missing argument)
+    is an :class:`~combinators.ArgumentTypeError`, with the near misses of an
+    unknown keyword; ``synonyms`` maps words users reach for to what they
+    mean (``{"gpus": "count"}``), for those near misses. ``build`` returns
+    the body, or a :class:`~recipes._requires.Requiring` when the body needs
+    something of the pod it is given.
+
+    >>> from combinators import upsert
+    >>> @recipe(synonyms={"group": "name"})
+    ... def team(name: str) -> Transform:
+    ...     "Label the pod with its team."
+    ...     return upsert("metadata.labels", {"team": name})
+    >>> team(group="ml")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentTypeError: team(): group: takes no argument 'group'; did you mean name? (it takes: name)
     """
+    if build is None:
+        words: Mapping[str, str] = MappingProxyType(dict(synonyms or {}))
+        return lambda build: _factory(build, words)
+    return _factory(build, MappingProxyType({}))
+
+
+def _factory(build: Callable[P, Built], synonyms: Mapping[str, str]) -> Callable[P, Recipe]:
     signature = inspect.signature(build)
     name = build.__name__
 
     @functools.wraps(build)
     def factory(*args: P.args, **kwargs: P.kwargs) -> Recipe:
         try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as err:  # the call does not fit: say so as the YAML loader does
+            raise call_error(name, signature, kwargs, str(err), synonyms) from None
+        try:
             body = build(*args, **kwargs)
         except ArgumentError as err:
             err.in_factory(name)
             raise
-        bound = signature.bind(*args, **kwargs)
         canonical_args, canonical_kwargs = _canonical(signature, bound)
+        if isinstance(body, Requiring):
+            return _Requiring(name, body.body, canonical_args, canonical_kwargs, body.checks)
         return Recipe(name, body, canonical_args, canonical_kwargs)
 
     return factory
+
+
+def call_error(name: str, signature: inspect.Signature, kwargs: Mapping[str, Any],
+               message: str, synonyms: Mapping[str, str] | None = None) -> ArgumentTypeError:
+    """The error for a call of recipe ``name`` that does not fit its ``signature``.
+
+    ``message`` is what :meth:`inspect.Signature.bind` said; the error names
+    the argument it is about and, for an unknown keyword, its near misses:
+    by spelling (in any case) or by ``synonyms``.
+
+    >>> def gpu(type: str, count: int | None = None) -> None: ...
+    >>> print(call_error("gpu", inspect.signature(gpu), {"Count": 8},
+    ...                  "got an unexpected keyword argument 'Count'"))
+    gpu(): Count: takes no argument 'Count'; did you mean count? (it takes: type, count)
+    >>> print(call_error("gpu", inspect.signature(gpu), {}, "missing a required argument: 'type'"))
+    gpu(): type: missing a required argument: 'type' (it takes: type, count)
+    """
+    params = signature.parameters
+    takes = ", ".join(params)
+    named = [p for p, v in params.items() if v.kind in (v.POSITIONAL_OR_KEYWORD, v.KEYWORD_ONLY)]
+    accepts_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    unknown = [word for word in kwargs if word not in named and not accepts_any]
+    if unknown:
+        word = unknown[0]
+        near = [synonyms[word]] if synonyms and word in synonyms else []
+        lowered = {p.lower(): p for p in named}
+        near += [lowered[close] for close in close_matches(word.lower(), list(lowered))
+                 if lowered[close] not in near]
+        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        return ArgumentTypeError(f"takes no argument {word!r}{hint} (it takes: {takes})",
+                                 argument=word, factory=name, value=kwargs[word])
+    quoted = message.split("'")
+    argument = quoted[1] if len(quoted) > 2 else "arguments"
+    return ArgumentTypeError(f"{message} (it takes: {takes})", argument=argument, factory=name)
 
 
 def summary(factory: Callable[..., Any]) -> str:

@@ -55,7 +55,8 @@ def _steps(*steps: Transform | None) -> Transform:
     return result
 
 
-@recipe
+@recipe(synonyms={"gpus": "count", "num_gpus": "count", "gpu_count": "count", "n_gpus": "count",
+                   "gpu_type": "type", "model": "type", "accelerator": "type"})
 def gpu(type: str, count: int | None = None, provider: str = "gke", label: str | None = None,
         container: ContainerTarget = None) -> Transform:
     """Run on nodes with GPU ``type``, tolerate their taint, and ask for ``count`` GPUs.
@@ -140,7 +141,7 @@ def mig(profile: str, count: int = 1, provider: str | None = None,
     return _steps(steer, _tolerate(GPU_RESOURCE), request_devices(resource, count, container))
 
 
-@recipe
+@recipe(synonyms={"chips": "count", "num_chips": "count", "tpus": "count", "accelerator": "type"})
 def tpu(type: str, topology: str, count: int, container: ContainerTarget = None) -> Transform:
     """Run on a GKE TPU slice: ``type`` (``v5e``, ``v5p``, ``v6e``, ...), ``topology`` (``2x4``), ``count`` chips.
 

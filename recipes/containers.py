@@ -140,7 +140,12 @@ def set_resources(requests: Mapping[str, str], limits: Mapping[str, str]) -> Tra
     return upsert("resources", wanted)
 
 
-@recipe
+def _per_resource(name: str) -> str:
+    return f"requests={{{name!r}: ...}} or limits={{{name!r}: ...}}"
+
+
+@recipe(synonyms={"cpu": _per_resource("cpu"), "memory": _per_resource("memory"),
+                  "ephemeral_storage": _per_resource("ephemeral-storage")})
 def resources(requests: Mapping[str, Any] | None = None, limits: Mapping[str, Any] | None = None,
               container: ContainerTarget = None) -> Transform:
     """Set resource requests and limits (``containers[].resources``), merging by resource name.

@@ -20,7 +20,7 @@ accepted too.
 >>> lookup_gpu("a10g", "gke")
 Traceback (most recent call last):
   ...
-combinators.errors.ArgumentError: type 'a10g' is not a GPU gke offers; known gke types: a100-40gb, a100-80gb, h100-80gb, h100-mega-80gb, h200-141gb, b200, l4, t4, v100, p100, p4 (or their label values, or provider='custom' with label=)
+combinators.errors.ArgumentError: type 'a10g' is not a GPU gke offers (offered by: eks, gfd); known gke types: a100-40gb, a100-80gb, h100-80gb, h100-mega-80gb, h200-141gb, b200, l4, t4, v100, p100, p4 (or their label values, or provider='custom' with label=)
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from combinators.errors import close_matches
 from recipes._check import bad_value
 
 __all__ = ("GPU_LABELS", "GPU_TYPES", "GPU_ALIASES", "TPU_TYPES", "lookup_gpu", "lookup_tpu",
@@ -100,8 +101,9 @@ def lookup_gpu(type: str, provider: str) -> _T:
         if type in values:
             return (type,)
     known = ", ".join(name for name, row in GPU_TYPES.items() if provider in row)
-    bad_value("type", type, f"type {type!r} is not a GPU {provider} offers; known {provider} "
-              f"types: {known} (or their label values, or provider='custom' with label=)")
+    bad_value("type", type, f"type {type!r} is not a GPU {provider} offers{_hint(type, provider)}; "
+              f"known {provider} types: {known} (or their label values, or provider='custom' "
+              f"with label=)")
 
 
 def lookup_tpu(type: str) -> str:
@@ -116,3 +118,46 @@ def lookup_tpu(type: str) -> str:
         return type
     bad_value("type", type, f"type must be a TPU type: one of {', '.join(TPU_TYPES)} or its "
               f"GKE label value ({', '.join(TPU_TYPES.values())}), got {type!r}")
+
+
+def _names(provider: str) -> dict[str, str]:
+    """Every name that means a GPU ``provider`` offers, lower-cased, to the name as
+    the table spells it: the models, their aliases and the provider's label values."""
+    names: dict[str, str] = {}
+    for model, row in GPU_TYPES.items():
+        if provider in row:
+            names[model] = model
+            names.update((value.lower(), value) for value in row[provider])
+    names.update((alias, alias) for alias, model in GPU_ALIASES.items()
+                 if provider in GPU_TYPES[model])
+    return names
+
+
+def _offering(lowered: str) -> list[str]:
+    """The providers offering the GPU a lower-cased name (a model, an alias or any
+    provider's label value) means, in table order; none for a name no row knows."""
+    model = GPU_ALIASES.get(lowered, lowered)
+    for name, row in GPU_TYPES.items():
+        if name == model or any(lowered == value.lower()
+                                for values in row.values() for value in values):
+            return [provider for provider in PROVIDERS if provider in row]
+    return []
+
+
+def _hint(type: str, provider: str) -> str:
+    """The near miss for an unknown GPU ``type``: the same name in another case, the
+    providers that offer it, or a close spelling (one that begins with it first).
+
+    >>> _hint("A100", "gke"), _hint("nvidia-a100", "gke"), _hint("a10g", "gke")
+    (" (did you mean 'a100'?)", " (did you mean 'nvidia-a100-80gb'?)", ' (offered by: eks, gfd)')
+    """
+    lowered = type.lower()
+    names = _names(provider)
+    if lowered in names:
+        return f" (did you mean {names[lowered]!r}?)"
+    offering = _offering(lowered)
+    if offering:
+        return f" (offered by: {', '.join(offering)})"
+    close = [name for name in names if name.startswith(lowered)][:1] or close_matches(
+        lowered, list(names), n=1)
+    return f" (did you mean {names[close[0]]!r}?)" if close else ""

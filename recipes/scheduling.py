@@ -30,6 +30,7 @@ from recipes._check import (
     merge_kwargs,
 )
 from recipes._recipe import recipe
+from recipes._requires import HasLabel, Requiring
 
 __all__ = ("node_selector", "add_toleration", "require_node_affinity", "prefer_node_affinity",
            "spread", "anti_affinity", "priority_class", "scheduler_name", "runtime_class",
@@ -37,7 +38,8 @@ __all__ = ("node_selector", "add_toleration", "require_node_affinity", "prefer_n
 
 JOB_LABEL = "app.kubernetes.io/instance"
 """The label torchx gives every pod of a job (its app id): the default group of
-pods that :func:`spread` and :func:`anti_affinity` keep apart."""
+pods that :func:`spread` and :func:`anti_affinity` keep apart (``group_label``
+picks another; a pod without the label is refused)."""
 
 TOLERATION_OPERATORS = ("Exists", "Equal")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -204,11 +206,19 @@ def _check_weight(weight: int) -> int:
     return weight
 
 
-def _pod_selector(match_labels: Mapping[str, str] | None) -> dict[str, Any]:
-    """A label selector and matchLabelKeys: the given labels, or the pod's own job."""
+def _pod_selector(match_labels: Mapping[str, str] | None, group_label: str | None
+                  ) -> tuple[dict[str, Any], str | None]:
+    """A label selector (and matchLabelKeys), and the label the pod itself must carry:
+    the pods sharing this pod's value of ``group_label`` (torchx's job label by
+    default), or the pods matching ``match_labels`` (then nothing is required)."""
     if match_labels is None:
-        return {"labelSelector": {"matchExpressions": [{"key": JOB_LABEL, "operator": "Exists"}]},
-                "matchLabelKeys": [JOB_LABEL]}
+        label = JOB_LABEL if group_label is None else check_qualified_name("group_label",
+                                                                           group_label)
+        return ({"labelSelector": {"matchExpressions": [{"key": label, "operator": "Exists"}]},
+                 "matchLabelKeys": [label]}, label)
+    if group_label is not None:
+        bad_value("group_label", group_label, f"group_label={group_label!r} and match_labels= "
+                  f"select the pods two ways: give one of them")
     labels = merge_kwargs("match_labels", match_labels, {})
     if not labels:
         bad_value("match_labels", match_labels, "match_labels must name at least one label "
@@ -216,56 +226,87 @@ def _pod_selector(match_labels: Mapping[str, str] | None) -> dict[str, Any]:
     for key, value in labels.items():
         check_qualified_name("match_labels key", key)
         check_label_value(f"match_labels[{key!r}]", value)
-    return {"labelSelector": {"matchLabels": labels}}
+    return {"labelSelector": {"matchLabels": labels}}, None
+
+
+def _requiring(recipe: str, does: str, body: Transform, label: str | None) -> Transform | Requiring:
+    """``body``, requiring the pod to carry ``label`` (where it keys on one)."""
+    if label is None:
+        return body
+    note = "torchx gives it to every pod of a job" if label == JOB_LABEL else ""
+    return Requiring(body, (HasLabel(recipe, label, does, "group_label", note),))
 
 
 @recipe
 def spread(topology_key: str, max_skew: int = 1, when_unsatisfiable: str = "ScheduleAnyway",
-           match_labels: Mapping[str, str] | None = None) -> Transform:
+           match_labels: Mapping[str, str] | None = None,
+           group_label: str | None = None) -> Transform | Requiring:
     """Spread the job's pods evenly over ``topology_key`` domains (``spec.topologySpreadConstraints``).
 
-    By default the pods counted are those of the same job: the ones sharing
-    this pod's ``app.kubernetes.io/instance`` label (set by torchx), through
-    ``matchLabelKeys`` (honoured from Kubernetes 1.27); ``match_labels``
-    selects other pods instead.
-    ``when_unsatisfiable`` is ``'ScheduleAnyway'`` or ``'DoNotSchedule'``.
+    The pods counted are those sharing this pod's value of label
+    ``group_label``, through ``matchLabelKeys`` (honoured from Kubernetes
+    1.27): by default ``app.kubernetes.io/instance``, which torchx gives every
+    pod of a job. A pod without that label is refused (a Deployment's pods,
+    say: pass the label its template carries, such as
+    ``group_label='app'``). ``match_labels`` selects the pods by fixed labels
+    instead. ``when_unsatisfiable`` is ``'ScheduleAnyway'`` or ``'DoNotSchedule'``.
 
     >>> spread("topology.kubernetes.io/zone", match_labels={"team": "ml"})({"spec": {}})
     {'spec': {'topologySpreadConstraints': [{'topologyKey': 'topology.kubernetes.io/zone', 'maxSkew': 1, 'whenUnsatisfiable': 'ScheduleAnyway', 'labelSelector': {'matchLabels': {'team': 'ml'}}}]}}
+    >>> spread("topology.kubernetes.io/zone")({"metadata": {"labels": {"app": "web"}}, "spec": {}})
+    Traceback (most recent call last):
+      ...
+    combinators.errors.PathError: spread() spreads the pods sharing this pod's value of label 'app.kubernetes.io/instance' (torchx gives it to every pod of a job), and this pod has no label 'app.kubernetes.io/instance': pass group_label= a label the pods to spread share, such as group_label='app', or match_labels= labels that select them (part 3 of metadata.labels["app.kubernetes.io/instance"]); labels present: app
     """
     check_qualified_name("topology_key", topology_key)
     check_int("max_skew", max_skew, minimum=1)
     check_choice("when_unsatisfiable", when_unsatisfiable, ("ScheduleAnyway", "DoNotSchedule"))
+    selector, label = _pod_selector(match_labels, group_label)
     constraint = {"topologyKey": topology_key, "maxSkew": max_skew,
-                  "whenUnsatisfiable": when_unsatisfiable, **_pod_selector(match_labels)}
-    return append_at("spec.topologySpreadConstraints", constraint, unique=True)
+                  "whenUnsatisfiable": when_unsatisfiable, **selector}
+    return _requiring("spread", "spreads",
+                      append_at("spec.topologySpreadConstraints", constraint, unique=True), label)
 
 
 @recipe
 def anti_affinity(topology_key: str = "kubernetes.io/hostname", required: bool = False,
-                  weight: int = 100, match_labels: Mapping[str, str] | None = None) -> Transform:
+                  weight: int = 100, match_labels: Mapping[str, str] | None = None,
+                  group_label: str | None = None) -> Transform | Requiring:
     """Keep pods apart: no two of the job's pods in one ``topology_key`` domain.
 
     Sets ``spec.affinity.podAntiAffinity``: a required term with
     ``required=True``, else a preferred term of ``weight`` (1-100). The pods
-    kept apart are those of the same job (``app.kubernetes.io/instance``,
-    through ``matchLabelKeys``, honoured from Kubernetes 1.31; on older
-    clusters pass ``match_labels``, or every torchx pod is kept apart), or
-    those matching ``match_labels``.
+    kept apart are those sharing this pod's value of label ``group_label``,
+    through ``matchLabelKeys`` (honoured from Kubernetes 1.31; older clusters
+    ignore it and keep apart every pod carrying the label): by default
+    ``app.kubernetes.io/instance``, which torchx gives every pod of a job. A
+    pod without that label is refused (a Deployment's pods, say: pass the
+    label its template carries, such as ``group_label='app'``).
+    ``match_labels`` selects the pods by fixed labels instead.
 
     >>> pod = anti_affinity(required=True, match_labels={"app": "trainer"})({"spec": {}})
     >>> pod["spec"]["affinity"]["podAntiAffinity"]
     {'requiredDuringSchedulingIgnoredDuringExecution': [{'topologyKey': 'kubernetes.io/hostname', 'labelSelector': {'matchLabels': {'app': 'trainer'}}}]}
+    >>> web = {"metadata": {"labels": {"app": "web"}}, "spec": {}}
+    >>> anti_affinity(required=True, group_label="app")(web)["spec"]["affinity"]["podAntiAffinity"]
+    {'requiredDuringSchedulingIgnoredDuringExecution': [{'topologyKey': 'kubernetes.io/hostname', 'labelSelector': {'matchExpressions': [{'key': 'app', 'operator': 'Exists'}]}, 'matchLabelKeys': ['app']}]}
+    >>> anti_affinity()(web)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.PathError: anti_affinity() keeps apart the pods sharing this pod's value of label 'app.kubernetes.io/instance' (torchx gives it to every pod of a job), and this pod has no label 'app.kubernetes.io/instance': pass group_label= a label the pods to keep apart share, such as group_label='app', or match_labels= labels that select them (part 3 of metadata.labels["app.kubernetes.io/instance"]); labels present: app
     """
     check_qualified_name("topology_key", topology_key)
-    term = {"topologyKey": topology_key, **_pod_selector(match_labels)}
+    selector, label = _pod_selector(match_labels, group_label)
+    term = {"topologyKey": topology_key, **selector}
     base = "spec.affinity.podAntiAffinity."
     if check_bool("required", required):
-        return append_at(base + "requiredDuringSchedulingIgnoredDuringExecution", term,
+        body = append_at(base + "requiredDuringSchedulingIgnoredDuringExecution", term,
                          unique=True)
-    _check_weight(weight)
-    return append_at(base + "preferredDuringSchedulingIgnoredDuringExecution",
-                     {"weight": weight, "podAffinityTerm": term}, unique=True)
+    else:
+        _check_weight(weight)
+        body = append_at(base + "preferredDuringSchedulingIgnoredDuringExecution",
+                         {"weight": weight, "podAffinityTerm": term}, unique=True)
+    return _requiring("anti_affinity", "keeps apart", body, label)
 
 
 @recipe

@@ -66,7 +66,7 @@ def recipes_command(name: str | None) -> None:
     import difflib
     import inspect
 
-    from transforms.forms.catalog import recipe_catalog
+    from transforms.forms.catalog import recipe_catalog, yaml_call
 
     catalog = recipe_catalog()
     if name is None:
@@ -82,4 +82,8 @@ def recipes_command(name: str | None) -> None:
                                  param_hint="'NAME'")
     click.echo(signature_of(name, factory))
     click.echo()
+    step = yaml_call(name, factory)
+    if step is not None:
+        click.echo(f"in YAML: {step}")
+        click.echo()
     click.echo(inspect.getdoc(factory) or "(no description)")

@@ -27,8 +27,8 @@ from transforms.errors import CatalogError, UnknownNameError
 if TYPE_CHECKING:
     import inspect
 
-__all__ = ("recipe_catalog", "resolve_catalog", "build_recipe", "bind_arguments", "GROUP",
-           "Catalog")
+__all__ = ("recipe_catalog", "resolve_catalog", "build_recipe", "bind_arguments", "yaml_call",
+           "GROUP", "Catalog")
 
 GROUP = "podfold.recipes"
 
@@ -139,6 +139,29 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
         raise ArgumentTypeError(f"{message} (it takes: {takes})",
                                 argument=found.group(1) if found else "arguments",
                                 factory=what) from None
+
+
+def yaml_call(name: str, factory: Callable[..., Any]) -> str | None:
+    """The pipeline step that calls recipe ``name``, each argument by name as
+    :func:`bind_arguments` takes it; ``None`` for a factory without a signature.
+
+    >>> def gpu(type: str, count: int | None = None): ...
+    >>> yaml_call("gpu", gpu)
+    '- {recipe: gpu, type: ..., count: ...}'
+    >>> def node_selector(labels=None, /, **more): ...
+    >>> yaml_call("node_selector", node_selector)
+    '- {recipe: node_selector, labels: ..., <more>: ...}'
+    """
+    import inspect
+
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # a callable without a signature
+        return None
+    keys = [f"<{p.name}>: ..." if p.kind is p.VAR_KEYWORD  # any other key
+            else f"{p.name}: [...]" if p.kind is p.VAR_POSITIONAL else f"{p.name}: ..."
+            for p in params]
+    return "- {" + ", ".join([f"recipe: {name}", *keys]) + "}"
 
 
 def build_recipe(name: str, arguments: Mapping[str, Any],
