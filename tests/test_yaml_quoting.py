@@ -430,3 +430,32 @@ def test_kubectl_reads_podfold_apply_s_strings_as_strings(tmp_path: pathlib.Path
     assert by_kind["Pod"]["spec"]["containers"][0]["args"] == args
     assert by_kind["ConfigMap"]["data"] == data
     assert "- '1e-4'\n" in applied.stdout  # quoted, though PyYAML would read it plain
+
+
+def test_render_quotes_what_kubectl_would_misread(tmp_path: pathlib.Path) -> None:
+    # podfold render prints TorchX's yaml.dump of the job, with the same quoting
+    env = {"LR": "1e-4", "AMP": "y", "SEED": "08", "MODE": "0o17", "NAME": "trainer"}
+    overlay_file = tmp_path / "env.yaml"
+    overlay_file.write_text(f"- {json.dumps({'recipe': 'add_env', **env})}\n", encoding="utf-8")
+    rendered = subprocess.run(
+        [str(PODFOLD), "render", "--queue", "default", "-f", str(overlay_file),
+         "examples/trainer.py:trainer", "--replicas", "1"],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert rendered.returncode == 0, rendered.stderr
+    for value in env.values():  # (the job's numbers are plain: _misread does not apply)
+        assert (f"value: '{value}'\n" if readers_of(value) else f"value: {value}\n") \
+            in rendered.stdout, value
+    job = yaml.safe_load(rendered.stdout)
+    for task in job["spec"]["tasks"]:
+        found = {item["name"]: item["value"] for item in
+                 task["template"]["spec"]["containers"][0]["env"] if item["name"] in env}
+        assert found == env
+    if KUBECTL is not None:
+        read = subprocess.run([KUBECTL, "patch", "--local", "-f", "-", "--type", "merge", "-p",
+                               "{}", "-o", "json"], input=rendered.stdout, capture_output=True,
+                              text=True, timeout=60, check=False)
+        assert read.returncode == 0, read.stderr
+        for task in json.loads(read.stdout)["spec"]["tasks"]:
+            found = {item["name"]: item["value"] for item in
+                     task["template"]["spec"]["containers"][0]["env"] if item["name"] in env}
+            assert found == env

@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import re
 
+import yaml
 from yaml.resolver import BaseResolver
 
-__all__ = ("quote_foreign_scalars", "FOREIGN_BOOL", "FOREIGN_INT", "FOREIGN_FLOAT",
+__all__ = ("quote_foreign_scalars", "QuotingDumper", "FOREIGN_BOOL", "FOREIGN_INT", "FOREIGN_FLOAT",
            "FOREIGN_TIMESTAMP")
 
 _PREFIX = "tag:yaml.org,2002:"
@@ -87,3 +88,19 @@ def quote_foreign_scalars(dumper: type[BaseResolver]) -> None:
     dumper.add_implicit_resolver(_PREFIX + "int", FOREIGN_INT, _NUMBER_FIRST)
     dumper.add_implicit_resolver(_PREFIX + "float", FOREIGN_FLOAT, _NUMBER_FIRST)
     dumper.add_implicit_resolver(_PREFIX + "timestamp", FOREIGN_TIMESTAMP, list("0123456789"))
+
+
+class QuotingDumper(yaml.Dumper):
+    """``yaml.Dumper``, what ``yaml.dump`` writes with unless told otherwise, quoting
+    the strings another reader would misread (see the module): TorchX's dry run
+    prints a job with it.
+
+    >>> print(yaml.dump({"args": ["1e-4", "train"], "n": 1}, Dumper=QuotingDumper), end="")
+    args:
+    - '1e-4'
+    - train
+    'n': 1
+    """
+
+
+quote_foreign_scalars(QuotingDumper)
