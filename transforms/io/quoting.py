@@ -39,8 +39,6 @@ from yaml.resolver import BaseResolver
 __all__ = ("quote_foreign_scalars", "QuotingDumper", "FOREIGN_BOOL", "FOREIGN_INT", "FOREIGN_FLOAT",
            "FOREIGN_TIMESTAMP")
 
-_PREFIX = "tag:yaml.org,2002:"
-
 # Go's resolver drops every underscore of a text that starts with a digit or a sign
 # before it tries strconv; ruamel.yaml takes underscores among the digits (and reads
 # "-_" or "._" as numbers too, and fails): so "_" may be anywhere after the first
@@ -69,7 +67,11 @@ FOREIGN_TIMESTAMP = re.compile(
     r"(?:[ \t]*(?:[Zz]|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?\Z")
 """The dates and times go-yaml's ``time.Parse`` layouts read (``2024-1-2``), a little more."""
 
-_NUMBER_FIRST = list("0123456789+-.")
+_FOREIGN_NUMBER = re.compile("|".join(f"(?:{pattern.pattern})" for pattern
+                                     in (FOREIGN_INT, FOREIGN_FLOAT, FOREIGN_TIMESTAMP)))
+# the tag the resolvers give what they match: any tag but str's makes the text be written
+# quoted, and none is written (the quoted text reads back as a string without one)
+_MISREAD = "tag:podfold,2024:misread-elsewhere"
 
 
 def quote_foreign_scalars(dumper: type[BaseResolver]) -> None:
@@ -77,17 +79,16 @@ def quote_foreign_scalars(dumper: type[BaseResolver]) -> None:
     implicit resolvers of this module, after the ones it has.
 
     A string is written plain only where ``dumper.resolve`` reads its plain text
-    as a string; each resolver is tried only for a text that begins with one of
-    its first characters (a digit, a sign or a dot; ``y`` or ``n``).
+    as a string. A resolver is tried only for a text that begins with one of its
+    first characters: one regular expression for the numbers and dates (a digit,
+    a sign or a dot first), one for ``y`` and ``n``.
     """
     if dumper.__module__ == "yaml" or dumper.__module__.startswith("yaml."):
         raise ValueError(f"{dumper.__name__} is PyYAML's own class; subclass it first")
-    if any(regexp is FOREIGN_INT for _, regexp in dumper.yaml_implicit_resolvers.get("0", ())):
+    if any(tag == _MISREAD for tag, _ in dumper.yaml_implicit_resolvers.get("0", ())):
         return  # inherited from a class given them already
-    dumper.add_implicit_resolver(_PREFIX + "bool", FOREIGN_BOOL, list("yYnN"))
-    dumper.add_implicit_resolver(_PREFIX + "int", FOREIGN_INT, _NUMBER_FIRST)
-    dumper.add_implicit_resolver(_PREFIX + "float", FOREIGN_FLOAT, _NUMBER_FIRST)
-    dumper.add_implicit_resolver(_PREFIX + "timestamp", FOREIGN_TIMESTAMP, list("0123456789"))
+    dumper.add_implicit_resolver(_MISREAD, FOREIGN_BOOL, list("yYnN"))
+    dumper.add_implicit_resolver(_MISREAD, _FOREIGN_NUMBER, list("0123456789+-."))
 
 
 class QuotingDumper(yaml.Dumper):
