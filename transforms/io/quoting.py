@@ -36,8 +36,8 @@ import re
 import yaml
 from yaml.resolver import BaseResolver
 
-__all__ = ("quote_foreign_scalars", "QuotingDumper", "FOREIGN_BOOL", "FOREIGN_INT", "FOREIGN_FLOAT",
-           "FOREIGN_TIMESTAMP")
+__all__ = ("quote_foreign_scalars", "QuotingDumper", "FOREIGN_BOOL", "FOREIGN_INT",
+           "FOREIGN_FLOAT", "FOREIGN_TIMESTAMP")
 
 # Go's resolver drops every underscore of a text that starts with a digit or a sign
 # before it tries strconv; ruamel.yaml takes underscores among the digits (and reads
