@@ -33,6 +33,7 @@ from tests.test_hostile import _warm as _warm  # the corpus's fixture: fills cac
 from transforms.errors import OverlayError
 from transforms.io import loading, plain, safe_yaml, streams
 from transforms.io.loading import loads_overlay
+from transforms.io.quoting import quote_foreign_scalars
 from transforms.io.safe_yaml import CStrictLoader, StrictLoader, load_documents
 from transforms.io.streams import dump_stream
 
@@ -308,7 +309,8 @@ def test_a_plain_document_over_the_node_bound_is_not_plain() -> None:
 TEXT_PIECES = st.sampled_from([*"ab ", "  ", "\n", "\n\n", "é", "€", "\U0001F600", "'", '"',
                                "\\", ":", "#", "-", "\t", "\r", "\x85", "\u2028", "\ufeff",
                                "x" * 30, "y " * 20, "\x00", "\x7f", "~", "[", "{", ",", "?",
-                               "*", "&", "!", "|", ">", "%", "@", "`", "true", "1", "null"])
+                               "*", "&", "!", "|", ">", "%", "@", "`", "true", "1", "null",
+                               "0", ".", "e", "_", "y", "n", "x", "+"])
 TEXTS = st.lists(TEXT_PIECES, max_size=40).map("".join)
 WRITE_KEYS = TEXTS | st.integers(0, 200).map(lambda n: "k" * n) | st.tuples(
     st.integers(0, 130), st.sampled_from(["é", "a", "€", " "])).map(
@@ -326,8 +328,15 @@ _Before.add_representer(str, lambda dumper, value: dumper.represent_scalar(
     "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None))
 
 
-def _before(documents: list[Any]) -> str:
-    return yaml.dump_all(documents, Dumper=_Before, sort_keys=False, allow_unicode=True,
+class _Quoting(_Before):
+    """The same, quoting the strings another reader would misread (transforms.io.quoting)."""
+
+
+quote_foreign_scalars(_Quoting)
+
+
+def _before(documents: list[Any], dumper: type = _Before) -> str:
+    return yaml.dump_all(documents, Dumper=dumper, sort_keys=False, allow_unicode=True,
                          default_flow_style=False)
 
 
@@ -346,11 +355,11 @@ def _same(a: Any, b: Any) -> bool:
 @given(st.lists(WRITE_DATA, min_size=1, max_size=3))
 def test_libyaml_and_pure_python_write_the_same_text(monkeypatch: pytest.MonkeyPatch,
                                                      documents: list[Any]) -> None:
-    # byte for byte, and as yaml.dump_all wrote them until now; what is written reads
-    # back as the documents written
+    # byte for byte, and as yaml.dump_all writes them (with the resolvers that quote what
+    # another reader would misread); what is written reads back as the documents written
     monkeypatch.setattr(safe_yaml, "LIBYAML", True)
     on_libyaml = dump_stream(documents)
-    assert on_libyaml == _before(documents)
+    assert on_libyaml == _before(documents, _Quoting)
     monkeypatch.setattr(safe_yaml, "LIBYAML", False)
     assert dump_stream(documents) == on_libyaml
     read = list(yaml.load_all(on_libyaml, Loader=yaml.SafeLoader))
@@ -366,7 +375,8 @@ def _manifests() -> list[pathlib.Path]:
 def test_manifests_are_written_as_before_on_both_paths(monkeypatch: pytest.MonkeyPatch,
                                                        path: pathlib.Path) -> None:
     # as yaml.dump_all with the safe dumper wrote them until now (PyYAML's representer and
-    # serializer, libyaml's emitter where there is one), on both paths
+    # serializer, libyaml's emitter where there is one), on both paths: their strings are
+    # strings to every reader, so the quoting of transforms.io.quoting changes nothing
     try:
         documents = load_documents(path.read_text(encoding="utf-8"), str(path))
     except OverlayError:

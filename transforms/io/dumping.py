@@ -10,7 +10,9 @@
   steps and recipes ``{recipe: name, ...arguments}``.
 
 Each kind of step says how it is written in :mod:`transforms.forms.kinds`;
-this module writes the YAML text. Loading what :func:`dump_overlay` writes
+this module writes the YAML text, quoting each string that kubectl or a
+YAML 1.2 reader would read as a number, boolean or date
+(:mod:`transforms.io.quoting`). Loading what :func:`dump_overlay` writes
 gives an equal transform back. A transform holding a Python function
 (``update_at``, ``when`` with a predicate function, a lambda) has no YAML
 form: an :class:`~combinators.ArgumentTypeError` (also a ``TypeError``) names
@@ -47,6 +49,7 @@ from transforms.forms.catalog import Catalog
 from transforms.forms.kinds.named import composed_steps
 from transforms.forms.markers import Marker, MergeBy, Remove
 from transforms.forms.partial import Overlay
+from transforms.io.quoting import quote_foreign_scalars
 
 __all__ = ("dump_overlay", "dump_steps")
 
@@ -86,7 +89,8 @@ def _represent_marker(dumper: _Dumper, marker: Marker) -> yaml.Node:
     node = dumper.represent_data(marker.value)
     if isinstance(node, yaml.ScalarNode) and node.style is None:
         # The loader reads a tagged plain scalar as YAML would read it untagged,
-        # and a quoted one as a string: quote the strings that need it ('true', '').
+        # and a quoted one as a string: quote the strings that need it ('true', '',
+        # and what another reader would misread: '1e-4').
         plain = dumper.resolve(yaml.ScalarNode, node.value, (True, False))  # type: ignore[no-untyped-call]
         needs_quotes = isinstance(marker.value, str) and plain != "tag:yaml.org,2002:str"
         node.style = "'" if needs_quotes else _PLAIN_TAGGED
@@ -110,6 +114,7 @@ _Dumper.add_representer(str, _represent_str)
 _Dumper.add_multi_representer(Marker, _represent_marker)
 _Dumper.add_representer(tuple, _represent_tuple)
 _Dumper.add_representer(Path, lambda dumper, value: dumper.represent_str(str(value)))
+quote_foreign_scalars(_Dumper)
 
 
 def dump_overlay(transform: TransformLike, catalog: Catalog | None = None) -> str:

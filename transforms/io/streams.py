@@ -3,15 +3,18 @@
 :func:`dump_stream` writes documents (maps, lists, strings, numbers,
 booleans, null) one after another with ``---`` between them: keys in the
 order they are in, no flow style, multi-line strings as ``|`` blocks, text
-other than ASCII as itself, and what libyaml writes only in double quotes
-(control characters, NEL, characters beyond the BMP) double-quoted: what
-``yaml.dump_all`` with PyYAML's safe dumper writes with libyaml, text for
-text. Where PyYAML has libyaml (:data:`~transforms.io.safe_yaml.LIBYAML`),
-its emitter writes the stream from events made in one pass over each
-document, not from a node made for each value (several times faster); where
-it has not, :class:`StreamDumper` writes the same text in pure Python. A
-document holding anything else (a map or list given twice, written as an
-anchor and an alias; a set) is written through PyYAML's representer.
+other than ASCII as itself, what libyaml writes only in double quotes
+(control characters, NEL, characters beyond the BMP) double-quoted, and a
+string that kubectl or a YAML 1.2 reader would read as something else
+(``n``, ``1e-4``, ``08``: :mod:`transforms.io.quoting`) quoted: what
+``yaml.dump_all`` with PyYAML's safe dumper (given the same resolvers)
+writes with libyaml, text for text. Where PyYAML has libyaml
+(:data:`~transforms.io.safe_yaml.LIBYAML`), its emitter writes the stream
+from events made in one pass over each document, not from a node made for
+each value (several times faster); where it has not, :class:`StreamDumper`
+writes the same text in pure Python. A document holding anything else (a
+map or list given twice, written as an anchor and an alias; a set) is
+written through PyYAML's representer.
 
 >>> print(dump_stream([{"kind": "Pod", "metadata": {"name": "a"}},
 ...                    {"data": {"run.sh": "echo 1\\necho 2\\n", "on": True, "n": 1}}]), end="")
@@ -24,7 +27,7 @@ data:
     echo 1
     echo 2
   'on': true
-  n: 1
+  'n': 1
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from yaml.events import (
 
 from combinators.limits import MAX_DEPTH
 from transforms.io import safe_yaml
+from transforms.io.quoting import quote_foreign_scalars
 
 __all__ = ("dump_stream", "StreamDumper", "CStreamDumper")
 
@@ -151,6 +155,7 @@ class StreamDumper(yaml.SafeDumper):
 
 
 StreamDumper.add_representer(str, _represent_str)
+quote_foreign_scalars(StreamDumper)
 
 _CSafeDumper: Any = getattr(yaml, "CSafeDumper", StreamDumper)
 
@@ -160,6 +165,8 @@ class CStreamDumper(_CSafeDumper):  # type: ignore[misc]
 
 
 CStreamDumper.add_representer(str, _represent_str)
+quote_foreign_scalars(CStreamDumper)
+quote_foreign_scalars(StreamDumper)
 
 
 def dump_stream(documents: Sequence[Any]) -> str:

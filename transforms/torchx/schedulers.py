@@ -38,11 +38,17 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+import yaml
 from torchx.schedulers.api import AppDryRunInfo
-from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
+from torchx.schedulers.kubernetes_scheduler import (
+    KubernetesJob,
+    KubernetesScheduler,
+    sanitize_for_serialization,
+)
 from torchx.specs import AppDef, runopts
 
 from combinators import ArgumentError, TransformError
+from transforms.io.quoting import QuotingDumper
 from transforms.kube.schema import UnsupportedVersionError
 from transforms.torchx.errors import LaunchError, RunOptionError
 from transforms.torchx.folding import FoldSettings, fold_app_wrapper, fold_volcano_job
@@ -108,7 +114,14 @@ def _dry_run(render: Callable[[AppDef, Any], AppDryRunInfo[Any]], app: AppDef, c
         raise
     except TransformError as err:
         raise LaunchError(str(err)) from err
-    return AppDryRunInfo(job(resource=resource, images_to_push=request.images_to_push), repr)
+    return AppDryRunInfo(job(resource=resource, images_to_push=request.images_to_push),
+                         _request_yaml)
+
+
+def _request_yaml(request: Any) -> str:
+    """What TorchX prints of a request (``yaml.dump`` of its resource), but for the
+    strings kubectl would read as numbers or booleans (``1e-4``, ``y``): quoted."""
+    return str(yaml.dump(sanitize_for_serialization(request.resource), Dumper=QuotingDumper))
 
 
 def _option_error(err: TransformError, cfg: Any) -> RunOptionError:
