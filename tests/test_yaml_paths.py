@@ -388,12 +388,27 @@ def test_manifests_are_written_as_before_on_both_paths(monkeypatch: pytest.Monke
 
 
 def test_a_document_that_is_not_plain_is_written_by_the_representer() -> None:
-    shared = {"name": "x"}
-    documents = [{"a": shared, "b": shared}, {"s": {1, 2}}, {"deep": _nested(120)}]
+    looped: dict[str, Any] = {"name": "x"}
+    looped["self"] = looped
+    documents = [looped, {"s": {1, 2}}, {"deep": _nested(120)}]
     text = dump_stream(documents)
-    assert "&id001" in text and "*id001" in text  # an anchor and an alias, as before
+    assert "&id001" in text and "*id001" in text  # a map inside itself: an anchor and an alias
     assert "!!set" in text
-    assert list(yaml.safe_load_all(text)) == documents
+    assert list(yaml.safe_load_all(text))[1:] == documents[1:]
+
+
+@pytest.mark.parametrize("libyaml", [True, False])
+def test_a_map_given_twice_is_written_twice_as_kubectl_writes_it(
+        monkeypatch: pytest.MonkeyPatch, libyaml: bool) -> None:
+    # a manifest's anchor and alias (labels and matchLabels, say) read as one map twice:
+    # written out in full each time, no &id001 the input never had
+    monkeypatch.setattr(safe_yaml, "LIBYAML", libyaml)
+    text = "metadata: {labels: &l {app: web}}\nspec: {selector: {matchLabels: *l}}\n"
+    documents = load_documents(text, "<string>")
+    assert documents[0]["metadata"]["labels"] is documents[0]["spec"]["selector"]["matchLabels"]
+    written = dump_stream(documents)
+    assert written == ("metadata:\n  labels:\n    app: web\nspec:\n  selector:\n"
+                       "    matchLabels:\n      app: web\n")
 
 
 def _nested(levels: int) -> Any:

@@ -13,8 +13,10 @@ writes with libyaml, text for text. Where PyYAML has libyaml
 from events made in one pass over each document, not from a node made for
 each value (several times faster); where it has not, :class:`StreamDumper`
 writes the same text in pure Python. A document holding anything else (a
-map or list given twice, written as an anchor and an alias; a set) is
-written through PyYAML's representer.
+map or list inside itself, written as an anchor and an alias; a set) is
+written through PyYAML's representer. A map or list given twice (a
+manifest's anchor and alias, read) is written twice, in full, as kubectl
+writes it.
 
 >>> print(dump_stream([{"kind": "Pod", "metadata": {"name": "a"}},
 ...                    {"data": {"run.sh": "echo 1\\necho 2\\n", "on": True, "n": 1}}]), end="")
@@ -166,7 +168,6 @@ class CStreamDumper(_CSafeDumper):  # type: ignore[misc]
 
 CStreamDumper.add_representer(str, _represent_str)
 quote_foreign_scalars(CStreamDumper)
-quote_foreign_scalars(StreamDumper)
 
 
 def dump_stream(documents: Sequence[Any]) -> str:
@@ -196,7 +197,12 @@ def dump_stream(documents: Sequence[Any]) -> str:
 
 def _events(document: Any, dumper: Any, scalars: dict[Any, ScalarEvent]) -> list[Event] | None:
     """The events PyYAML's representer and serializer make of a plain ``document``, or
-    ``None`` where it holds anything else (a map or list met twice, another type).
+    ``None`` where it holds anything else (a map or list inside itself, another type).
+
+    A map or list met twice, not inside itself, is written twice, in full, as
+    kubectl writes it: an anchor and an alias, as PyYAML's serializer would
+    write it, are YAML that readers of manifests do not expect, and their
+    names (``&id001``) would not be the input's.
 
     The emitters only read events, so one event stands for each scalar written
     again (``scalars``: by its text for a string, by its tag and text for any
@@ -204,7 +210,7 @@ def _events(document: Any, dumper: Any, scalars: dict[Any, ScalarEvent]) -> list
     """
     events: list[Event] = [_DOCUMENT_START]
     append = events.append
-    seen: set[int] = set()
+    inside: set[int] = set()  # the maps and lists the value being written is inside
     resolve = dumper.resolve
 
     def event_of(tag: str, text: str, style: str | None) -> ScalarEvent:
@@ -228,9 +234,9 @@ def _events(document: Any, dumper: Any, scalars: dict[Any, ScalarEvent]) -> list
                 event = scalars[data] = event_of(_STR, data, _style(data))
             append(event)
         elif kind is dict or kind is list:
-            if id(data) in seen or level > MAX_DEPTH:
-                return False  # an anchor and an alias, or deeper than podfold reads
-            seen.add(id(data))
+            if id(data) in inside or level > MAX_DEPTH:
+                return False  # inside itself, or deeper than podfold reads
+            inside.add(id(data))
             if kind is dict:
                 append(_MAPPING_START)
                 for key, item in data.items():
@@ -243,6 +249,7 @@ def _events(document: Any, dumper: Any, scalars: dict[Any, ScalarEvent]) -> list
                     if not value(item, level + 1):
                         return False
                 append(_SEQUENCE_END)
+            inside.discard(id(data))
         elif kind is bool:
             scalar(_BOOL, "true" if data else "false")
         elif kind is int:
