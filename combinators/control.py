@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from combinators.data import Owned, freeze_value, is_map, is_seq
+from combinators.data import Owned, freeze_value, is_map, is_seq, kind_name
 from combinators.editing import SKIP, PathEdit
 from combinators.errors import (
     ArgumentError,
@@ -228,9 +228,24 @@ class _Expect(Transform):
             return doc
         raise ExpectationError(
             f"expected {self._wanted} match{'es' if self._wanted != '1' else ''} "
-            f"for {self.path}, found {len(found)}",
+            f"for {self.path}, found {len(found)}{self._blocked(doc) if not found else ''}",
             path=self.path, found=len(found), present=self._present(doc),
             present_label=self._present_label())
+
+    def _blocked(self, doc: Any) -> str:
+        """Where the path met a value of the wrong kind (a string where a list was read,
+        say): ``'; spec.containers holds a string ('oops'), not a list'``, else ``''``."""
+        parts = self.path.parts
+        for size in range(len(parts)):
+            values = select(doc, Path(parts[:size]))
+            if not values:
+                return ""
+            listed = parts[size].is_list_part()
+            if not any(is_seq(value) if listed else is_map(value) for value in values):
+                where = str(Path(parts[:size])) or "the document"
+                return (f"; {where} holds {kind_name(values[0])}, not "
+                        f"{'a list' if listed else 'a map'}")
+        return ""
 
     def _present_label(self) -> str:
         last = self.path.parts[-1] if self.path.parts else None

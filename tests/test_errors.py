@@ -149,6 +149,20 @@ def test_expectation_error_where_the_parent_is_not_a_list() -> None:
     with pytest.raises(ExpectationError) as caught:
         expect("spec.nodeSelector[name=x]")(pod())
     assert caught.value.present == ()
+    assert str(caught.value).endswith("found 0; spec.nodeSelector holds a map, not a list")
+
+
+@pytest.mark.parametrize(("doc", "said"), [
+    ({"spec": {"containers": "oops"}}, "; spec.containers holds a string ('oops'), not a list"),
+    ({"spec": None}, "; spec holds null, not a map"),
+    ([{"spec": {}}], "; the document holds a list, not a map"),
+    ({"spec": {"containers": []}}, ""),  # all of the right kind: nothing to add
+])
+def test_expectation_error_says_where_a_value_of_the_wrong_kind_stopped_the_path(
+        doc: Any, said: str) -> None:
+    with pytest.raises(ExpectationError) as caught:
+        expect("spec.containers[0]")(doc)
+    assert str(caught.value) == f"expected 1 match for spec.containers[0], found 0{said}"
 
 
 def test_expect_rejects_counts_it_cannot_read() -> None:
