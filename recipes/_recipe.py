@@ -221,6 +221,7 @@ def _factory(build: Callable[P, Built], synonyms: Mapping[str, str]) -> Callable
             return _Requiring(name, body.body, canonical_args, canonical_kwargs, body.checks)
         return Recipe(name, body, canonical_args, canonical_kwargs)
 
+    factory.__dict__["synonyms"] = synonyms  # for the YAML loader's near misses too
     return factory
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pathlib
 import pickle
+import re
 import subprocess
 import sys
 from typing import Any
@@ -193,6 +194,16 @@ def test_python_and_yaml_say_an_unknown_argument_alike() -> None:
     said = "resources(): limit: takes no argument 'limit'; did you mean limits?"
     assert str(in_python.value).startswith(said)
     assert said in str(in_yaml.value)
+
+
+@pytest.mark.parametrize(("written", "hint"), [
+    ("{recipe: gpu, type: a100, gpus: 1}", "gpu(): gpus: takes no argument 'gpus'; did you mean count?"),
+    ("{recipe: gpu, type: a100, Count: 1}", "did you mean count?"),
+    ("{recipe: resources, cpu: 2}", "did you mean requests={'cpu': ...} or limits={'cpu': ...}?"),
+])
+def test_yaml_names_the_words_users_reach_for_as_python_does(written: str, hint: str) -> None:
+    with pytest.raises(TransformError, match=re.escape(hint)):
+        loads_overlay(f"- {written}")
 
 
 def test_a_type_error_inside_a_recipe_is_not_taken_for_a_bad_call() -> None:

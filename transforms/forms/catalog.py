@@ -109,8 +109,13 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
         if param is None and not accepts_any:
             known = [renamed.get(p, p) for p, v in params.items()
                      if v.kind is not v.VAR_POSITIONAL]
-            close = close_matches(name, known)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            # a recipe's words users reach for (gpus for count), then spellings in any case
+            synonyms: Mapping[str, str] = getattr(factory, "synonyms", None) or {}
+            close = [synonyms[name]] if name in synonyms else []
+            lowered = {known_name.lower(): known_name for known_name in known}
+            close += [lowered[near] for near in close_matches(name.lower(), list(lowered))
+                      if lowered[near] not in close]
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
             raise ArgumentTypeError(f"takes no argument {name!r}{hint} (it takes: {takes})",
                                     argument=name, factory=what, value=value)
         kwargs[name] = value
