@@ -74,6 +74,7 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     from transforms.cli.documents import dump_documents, read_documents
     from transforms.cli.located import apply_located
     from transforms.cli.notices import warn_empty_overlays, warn_unreached
+    from transforms.kube.workloads import pod_templates
 
     selector = parse_selector(select)
     steps = load_each(overlays)
@@ -83,8 +84,9 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     text, source = read_input(manifests)
     documents = read_documents(text, source)
     warn_unreached(documents, source)
+    templates = [pod_templates(document) for document in documents]  # found once, used twice
     result = apply_located(chain(*steps), documents, select=selector, require_match=True,
-                           overlays=overlays)
-    checks.documents(documents, result, selector)
+                           overlays=overlays, templates=templates)
+    checks.documents(documents, result, selector, templates)
     checks.report(source)
     click.echo(dump_documents(result, output), nl=False)

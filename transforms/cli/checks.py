@@ -28,6 +28,7 @@ exit code 1 and prints no documents.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -123,6 +124,14 @@ class Findings:
     templates: int = 0
 
 
+Label = str | Callable[[], str]
+"""Where a template is, for a finding's line: the text, or what makes it when needed."""
+
+
+def _text(label: Label) -> str:
+    return label if isinstance(label, str) else label()
+
+
 def _joined(prefix: str, path: str) -> str:
     if not prefix:
         return path
@@ -168,7 +177,7 @@ class TemplateChecks:
                 raise click.BadParameter(str(err), param_hint=flag) from None
         return checks
 
-    def _invalid(self, label: str, template: Any, before: Any, after: Any) -> list[str]:
+    def _invalid(self, label: Label, template: Any, before: Any, after: Any) -> list[str]:
         """The errors validation finds in ``after`` that ``before`` did not have (by
         path and message); the new warnings go to the findings' warnings."""
         from transforms.checks.validation import problems
@@ -190,16 +199,17 @@ class TemplateChecks:
             if problem.severity == "error":
                 errors.append(line)
             else:
-                self.findings.warnings.append(f"{label}: {line}")
+                self.findings.warnings.append(f"{_text(label)}: {line}")
         return errors
 
-    def _macros(self, label: str, before: Any, after: Any) -> None:
+    def _macros(self, label: Label, before: Any, after: Any) -> None:
         from transforms.cli.notices import macros_written
 
         for macro in sorted(macros_written(after, before)):
-            self.macros.setdefault(macro, label)
+            if macro not in self.macros:
+                self.macros[macro] = _text(label)
 
-    def changed(self, label: str, template: Any, before: Any, after: Any) -> None:
+    def changed(self, label: Label, template: Any, before: Any, after: Any) -> None:
         """Validate a template the selector did not pick but the overlays changed
         (a patch of whole workloads): the other checks are for the selected ones."""
         if after is not before:
@@ -208,16 +218,19 @@ class TemplateChecks:
             errors = self._invalid(label, template, before, after)
             if errors:
                 self.findings.templates += 1
-                self.findings.problems += [f"{label}: {line}" for line in errors]
+                self.findings.problems += [f"{_text(label)}: {line}" for line in errors]
 
-    def template(self, label: str, template: Any, before: Any, after: Any) -> None:
-        """Check one template: ``before`` and ``after`` the overlays; ``label`` says where."""
-        where = str(template.path)
+    def template(self, label: Label, template: Any, before: Any, after: Any) -> None:
+        """Check one template: ``before`` and ``after`` the overlays; ``label`` says where
+        (or makes the text that does, called only for a finding)."""
         if after is not before:
             self._macros(label, before, after)
         invalid = self._invalid(label, template, before, after) \
             if self.validate and after is not before else []
         found: list[str] = []
+        where = str(template.path) if self.policy is not None or (
+            after is not before and (self.path_policy is not None
+                                     or self.conflicts != "last-wins")) else ""
         if self.policy is not None:
             from transforms.checks.policies import policy_problems
 
@@ -232,27 +245,32 @@ class TemplateChecks:
                 if self.conflicts == "error":
                     found.append(line)
                 else:
-                    self.findings.warnings.append(f"{label}: {line}")
+                    self.findings.warnings.append(f"{_text(label)}: {line}")
         if found or invalid:
             self.findings.templates += 1
-            self.findings.problems += [f"{label}: {line}" for line in invalid]
-            self.findings.violations += [f"{label}: {line}" for line in found]
+            self.findings.problems += [f"{_text(label)}: {line}" for line in invalid]
+            self.findings.violations += [f"{_text(label)}: {line}" for line in found]
 
-    def documents(self, documents: Sequence[Any], result: Sequence[Any], selector: Any) -> None:
+    def documents(self, documents: Sequence[Any], result: Sequence[Any], selector: Any,
+                  templates: Sequence[Any] | None = None) -> None:
         """Check every selected template of ``documents``, as ``result`` has it, and
-        validate every other one the overlays changed."""
+        validate every other one the overlays changed (``templates``: each document's
+        pod templates, where the caller found them already)."""
         from combinators import get_at
         from transforms.cli.documents import template_label
         from transforms.kube.workloads import pod_templates
 
         for number, (document, overlaid) in enumerate(zip(documents, result, strict=True), 1):
-            for template in pod_templates(document):
+            if overlaid is document and self.policy is None:
+                continue  # only a policy checks the templates the overlays left as they were
+            found = pod_templates(document) if templates is None else templates[number - 1]
+            for template in found:
                 selected = selector is None or selector.matches(template)
                 if not selected and overlaid is document:
                     continue
                 before = get_at(document, template.path) if template.path.parts else document
                 after = get_at(overlaid, template.path) if template.path.parts else overlaid
-                label = template_label(number, template)
+                label = functools.partial(template_label, number, template)
                 if selected:
                     self.template(label, template, before, after)
                 else:

@@ -87,15 +87,17 @@ def _origin(document: Any, select: Any, overlays: Sequence[str]) -> Any:
 
 
 def apply_located(transform: Any, documents: Sequence[Any], *, select: Any = None,
-                  require_match: bool = False, overlays: Sequence[str] = ()) -> list[Any]:
-    """:func:`~transforms.kube.workloads.apply_to_documents`, whose errors name the
+                  require_match: bool = False, overlays: Sequence[str] = (),
+                  templates: Sequence[Any] | None = None) -> list[Any]:
+    """:func:`~transforms.kube.workloads.apply_to_documents` (``templates``: each
+    document's, where the caller found them already), whose errors name the
     overlay file and line of the step that raised them (an :class:`OverlayStepError`)
     where the steps of ``overlays`` (the files ``transform`` was loaded from) find it."""
     from transforms.kube.workloads import SelectionError, apply_to_documents
 
     try:
         return apply_to_documents(transform, documents, select=select,
-                                  require_match=require_match)
+                                  require_match=require_match, templates=templates)
     except SelectionError:
         raise
     except TransformError as err:

@@ -68,16 +68,27 @@ def macros_written(new: Any, old: Any) -> set[str]:
     stack = [(new, old)]
     while stack:
         value, was = stack.pop()
-        if value is was:
-            continue
         if type(value) is str:
             if "$" in value:
                 found.update(match.group() for match in _MACRO.finditer(value))
         elif isinstance(value, dict):
             before = was if isinstance(was, dict) else {}
-            stack.extend((item, before.get(key)) for key, item in value.items())
+            for key, item in value.items():
+                kind = type(item)  # most values are scalars, or shared with the old value
+                if kind in _SCALARS or (kind is str and "$" not in item):
+                    continue
+                if item is not before.get(key):
+                    stack.append((item, before.get(key)))
         elif isinstance(value, list):
             olds = was if isinstance(was, list) else []
-            stack.extend((item, olds[position] if position < len(olds) else None)
-                         for position, item in enumerate(value))
+            for position, item in enumerate(value):
+                kind = type(item)
+                if kind in _SCALARS or (kind is str and "$" not in item):
+                    continue
+                previous = olds[position] if position < len(olds) else None
+                if item is not previous:
+                    stack.append((item, previous))
     return found
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})

@@ -27,7 +27,7 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -435,6 +435,12 @@ def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
 
 def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) -> None:
     entry = workload_kind(document.get("kind"), document.get("apiVersion"))
+    if entry is not None and len(entry.locations) == 1 and entry.locations[0].holds == TEMPLATE:
+        value = document  # the usual case, a Deployment or a Job: its one template is a map
+        for part in entry.locations[0].path.parts:
+            value = value.get(part.name) if type(part) is Key and is_map(value) else None
+        if is_map(value):
+            return
     kind = document.get("kind")
     kind = kind if isinstance(kind, str) else None
     if entry is None:
@@ -690,7 +696,8 @@ class _OnWorkloads(Transform):
                 return self._apply_client(doc, kind)
         return super().__call__(doc)
 
-    def _apply(self, doc: Any, owned: Owned) -> Any:
+    def _apply(self, doc: Any, owned: Owned,
+               templates: tuple[PodTemplate, ...] | None = None) -> Any:
         if type(doc) is not dict:
             kind = _client_kind(doc)
             if kind is not None:
@@ -708,7 +715,7 @@ class _OnWorkloads(Transform):
             hit = targets(doc)
             if hit is not None:  # a transform of whole documents, such as a Deployment patch
                 return self._apply_to_document(doc, owned) if hit else doc
-        for template in pod_templates(doc):
+        for template in pod_templates(doc) if templates is None else templates:
             if self.select is not None and not self.select.matches(template):
                 continue
             doc = self._apply_at(template, doc, owned)
@@ -808,12 +815,14 @@ def apply_to_workload(transform: TransformLike, document: Any, *,
 
 
 def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
-                       select: Selector | None = None, require_match: bool = False) -> list[Any]:
+                       select: Selector | None = None, require_match: bool = False,
+                       templates: Sequence[tuple[PodTemplate, ...]] | None = None) -> list[Any]:
     """:func:`apply_to_workload` on each document of a stream; order kept.
 
     With ``require_match``, a selector that picks no template of the whole
     stream is a :class:`SelectionError` (see :func:`check_selection`), not a
-    silent pass-through.
+    silent pass-through. ``templates``, where given, are each document's
+    :func:`pod_templates`, found once by a caller that needs them too.
 
     A ``kind: List`` stays one document, its items overlaid in place (each
     item is searched like a document). Errors also name the document's
@@ -827,13 +836,20 @@ def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
     (True, {'hostIPC': False})
     """
     documents = list(documents)
+    if templates is not None and len(templates) != len(documents):
+        raise ArgumentError(f"templates: {len(templates)} given for {len(documents)} documents",
+                            argument="templates", factory="apply_to_documents",
+                            value=len(templates))
     if require_match and select:
-        check_selection(select, documents)
+        check_selection(select, documents, templates)
     overlay = _OnWorkloads(transform, select)
     out = []
     for number, document in enumerate(documents, 1):
         try:
-            out.append(overlay(document))
+            if templates is not None and type(document) is dict:
+                out.append(overlay._apply(document, Owned(), templates[number - 1]))
+            else:
+                out.append(overlay(document))
         except TransformError as err:
             err.with_step(f"document {number}")
             raise
@@ -856,7 +872,8 @@ def _describe_template(template: PodTemplate) -> str:
     return f"{where} role={template.role}" if template.role else where
 
 
-def check_selection(select: Selector, documents: Iterable[Any]) -> None:
+def check_selection(select: Selector, documents: Iterable[Any],
+                    templates: Sequence[tuple[PodTemplate, ...]] | None = None) -> None:
     """Raise a :class:`SelectionError` unless ``select`` picks a template of ``documents``.
 
     The error lists every template present (kind/name and role), so a typo in
@@ -869,11 +886,12 @@ def check_selection(select: Selector, documents: Iterable[Any]) -> None:
       ...
     transforms.kube.workloads.SelectionError: no pod template matches Selector(roles=('Wroker',)); templates present: PyTorchJob/mnist role=Worker
     """
-    templates = [template for document in documents if is_map(document)
-                 for template in pod_templates(document)]
-    if any(select.matches(template) for template in templates):
+    found = [template for document in documents if is_map(document)
+             for template in pod_templates(document)] if templates is None \
+        else [template for each in templates for template in each]
+    if any(select.matches(template) for template in found):
         return
-    present = tuple(dict.fromkeys(_describe_template(template) for template in templates))
+    present = tuple(dict.fromkeys(_describe_template(template) for template in found))
     raise SelectionError(f"no pod template matches {select!r}"
-                         + ("" if templates else " (the documents hold no pod template)"),
+                         + ("" if found else " (the documents hold no pod template)"),
                          present=present)
