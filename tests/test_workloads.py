@@ -325,3 +325,17 @@ def test_unreached_pods_walks_a_bounded_part_of_a_document() -> None:
     assert unreached_pods(wide) == ()  # the walk stops after 20,000 maps and lists
     near = {"kind": "Near", "spec": {"template": {"spec": {"containers": [{"image": "b"}]}}}}
     assert unreached_pods(near)[0].places == ("spec.template.spec.containers",)
+
+
+def test_apply_to_documents_with_the_templates_found_already() -> None:
+    # the command line finds each document's templates once, for the overlays and the checks
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a"},
+           "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}}
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}}
+    documents = [job, service]
+    overlay = upsert("spec.hostIPC", False)
+    found = [pod_templates(document) for document in documents]
+    assert apply_to_documents(overlay, documents, templates=found) == \
+        apply_to_documents(overlay, documents)
+    with pytest.raises(ArgumentError, match="1 given for 2 documents"):
+        apply_to_documents(overlay, documents, templates=found[:1])
