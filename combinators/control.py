@@ -15,6 +15,7 @@ from combinators.errors import (
     ArgumentTypeError,
     ExpectationError,
     TransformError,
+    close_matches,
 )
 from combinators.fusion import CHECK, Op
 from combinators.limits import short_repr
@@ -226,11 +227,15 @@ class _Expect(Transform):
         found = select(doc, self.path)
         if call_foreign(self._test, len(found)):  # a count predicate is the caller's code
             return doc
+        present = self._present(doc)
+        last = self.path.parts[-1] if self.path.parts else None
+        near = tuple(close_matches(str(last.fields[0][1]), present)) \
+            if not found and present and isinstance(last, Match) else ()
         raise ExpectationError(
             f"expected {self._wanted} match{'es' if self._wanted != '1' else ''} "
             f"for {self.path}, found {len(found)}{self._blocked(doc) if not found else ''}",
-            path=self.path, found=len(found), present=self._present(doc),
-            present_label=self._present_label())
+            path=self.path, found=len(found), present=present,
+            present_label=self._present_label(), near_misses=near)
 
     def _blocked(self, doc: Any) -> str:
         """Where the path met a value of the wrong kind (a string where a list was read,
@@ -275,7 +280,7 @@ def expect(target: PathLike, count: Count = 1) -> Transform:
     >>> expect("spec.containers[name=trainr]")(pod)
     Traceback (most recent call last):
       ...
-    combinators.errors.ExpectationError: expected 1 match for spec.containers[name=trainr], found 0; names present: trainer-0, sidecar
+    combinators.errors.ExpectationError: expected 1 match for spec.containers[name=trainr], found 0; did you mean: trainer-0?; names present: trainer-0, sidecar
     """
     return _Expect(target, count)
 

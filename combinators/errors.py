@@ -154,17 +154,21 @@ class ExpectationError(TransformError, AssertionError):
     """An :func:`~combinators.expect` step found something other than expected."""
 
     def __init__(self, message: str, *, path: Path | None = None, found: int = 0,
-                 present: tuple[str, ...] = (), present_label: str = "present") -> None:
+                 present: tuple[str, ...] = (), present_label: str = "present",
+                 near_misses: tuple[str, ...] = ()) -> None:
         super().__init__(message, path=path)
         self.found = found
         self.present = tuple(present)
         self.present_label = present_label
+        self.near_misses = tuple(near_misses)
 
     def _where(self) -> str:
         return ""  # the message names the path already
 
     def _detail(self) -> str:
-        return f"; {self.present_label}: " + ", ".join(self.present) if self.present else ""
+        text = "; did you mean: " + ", ".join(self.near_misses) + "?" if self.near_misses else ""
+        return text + (f"; {self.present_label}: " + ", ".join(self.present)
+                       if self.present else "")
 
 
 class StepError(TransformError):

@@ -141,8 +141,9 @@ def test_expectation_error_names_what_is_present() -> None:
         expect("spec.containers[name=trainr]")(pod())
     assert caught.value.found == 0
     assert caught.value.present == ("trainer-0", "sidecar")
+    assert caught.value.near_misses == ("trainer-0",)
     assert str(caught.value) == ("expected 1 match for spec.containers[name=trainr], found 0; "
-                                 "names present: trainer-0, sidecar")
+                                 "did you mean: trainer-0?; names present: trainer-0, sidecar")
 
 
 def test_expectation_error_where_the_parent_is_not_a_list() -> None:

@@ -253,7 +253,7 @@ def _cli(tmp_path: pathlib.Path, *args: str) -> dict[str, object]:
 
 
 def test_podfold_apply_of_one_recipe_loads_only_what_it_uses(tmp_path: pathlib.Path) -> None:
-    answer = _cli(tmp_path, "apply", "-f", "recipe.yaml", "pod.yaml")
+    answer = _cli(tmp_path, "apply", "--no-validate", "-f", "recipe.yaml", "pod.yaml")
     assert answer["code"] == 0
     assert answer["out"] == POD_YAML + "  nodeSelector:\n    gpu: a100\n"
     loaded = answer["loaded"]
@@ -261,6 +261,14 @@ def test_podfold_apply_of_one_recipe_loads_only_what_it_uses(tmp_path: pathlib.P
     assert "recipes.scheduling" in loaded  # the recipe was found through its entry point
     assert [name for name in NOT_FOR_APPLY if name in loaded] == []
     assert answer["tables read"] == 0
+    # validating the template the overlay changed (the default) reads the schema's table
+    # and loads the checks: those, and nothing else
+    validated = _cli(tmp_path, "apply", "-f", "recipe.yaml", "pod.yaml")
+    assert (validated["code"], validated["out"]) == (0, answer["out"])
+    assert isinstance(validated["loaded"], list)
+    assert [name for name in NOT_FOR_APPLY if name in validated["loaded"]] == [
+        "json", "gzip", "transforms.checks.validation", "transforms.kube.convert"]
+    assert validated["tables read"] == 1
 
 
 def test_podfold_validate_reads_the_schema_without_importlib_resources(

@@ -279,3 +279,63 @@ def test_an_overlay_that_leaves_no_pod_is_refused(step: Any, kind: str) -> None:
                                               r"the overlay left a list at"):
         apply_to_workload(lambda pod: [pod], document)
     assert document == before
+
+
+# ---------------------------------------------------------------- pods out of reach
+
+
+def test_unreached_pods_inside_an_appwrapper_and_a_list() -> None:
+    from transforms.kube.workloads import unreached_pods
+
+    workflow = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
+                "metadata": {"name": "w"}, "spec": {"templates": [
+                    {"name": "a", "containerSet": {"containers": [{"image": "busybox"}]}}]}}
+    wrapper = {"apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper",
+               "metadata": {"name": "aw"}, "spec": {"components": [{"template": workflow}]}}
+    [found] = unreached_pods(wrapper)
+    assert (found.kind, found.reason, found.places) == (
+        "Workflow", "unknown-kind", ("spec.components[0].template.spec.templates[0]."
+                                     "containerSet.containers",))
+    [in_list] = unreached_pods({"apiVersion": "v1", "kind": "List", "items": [workflow]})
+    assert in_list.places == ("items[0].spec.templates[0].containerSet.containers",)
+
+
+def test_unreached_pods_is_quiet_where_nothing_is_out_of_reach() -> None:
+    from transforms.kube.workloads import unreached_pods
+
+    # a RayJob on an existing cluster has no template, and nothing pod-like
+    ray_job = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"},
+               "spec": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "c"}}}
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"containers": "image: x"}}
+    # containers with no image are not pod-like: a list of names, say
+    names = {"kind": "Report", "spec": {"containers": [{"name": "a"}]}}
+    assert [unreached_pods(document) for document in (ray_job, config, names, [], "x")] == \
+        [()] * 5
+
+
+def test_unreached_pods_walks_a_bounded_part_of_a_document() -> None:
+    from transforms.kube.workloads import unreached_pods
+
+    deep: Any = {"containers": [{"image": "busybox"}]}
+    for _ in range(40):
+        deep = {"inner": deep}
+    assert unreached_pods({"kind": "Deep", "spec": deep}) == ()
+    wide = {"kind": "Wide", "spec": {"items": [{"x": [1]} for _ in range(30_000)]
+                                     + [{"containers": [{"image": "busybox"}]}]}}
+    assert unreached_pods(wide) == ()  # the walk stops after 20,000 maps and lists
+    near = {"kind": "Near", "spec": {"template": {"spec": {"containers": [{"image": "b"}]}}}}
+    assert unreached_pods(near)[0].places == ("spec.template.spec.containers",)
+
+
+def test_apply_to_documents_with_the_templates_found_already() -> None:
+    # the command line finds each document's templates once, for the overlays and the checks
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a"},
+           "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}}
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}}
+    documents = [job, service]
+    overlay = upsert("spec.hostIPC", False)
+    found = [pod_templates(document) for document in documents]
+    assert apply_to_documents(overlay, documents, templates=found) == \
+        apply_to_documents(overlay, documents)
+    with pytest.raises(ArgumentError, match="1 given for 2 documents"):
+        apply_to_documents(overlay, documents, templates=found[:1])

@@ -29,22 +29,41 @@ __all__ = ("apply_command",)
 @click.argument("manifests", metavar="[FILE|-]", type=click.File("r", encoding="utf-8"),
                 default="-")
 def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: str,
-                  policy: str | None, allow: tuple[str, ...], deny: tuple[str, ...],
-                  conflicts: str, manifests: Any) -> None:
+                  no_validate: bool, k8s_version: str | None, policy: str | None,
+                  allow: tuple[str, ...], deny: tuple[str, ...], conflicts: str,
+                  manifests: Any) -> None:
     """Apply overlays to every pod template of a stream of manifests; print the stream.
 
     Reads YAML (or JSON) documents from FILE, or from stdin with '-' or no
     FILE, applies the overlays in the order given to every pod template the
-    selector picks (Pods, Deployments, Jobs, CronJobs, PyTorchJobs, JobSets,
-    RayClusters, Volcano Jobs, AppWrappers, ...), and prints every document,
-    in order, as YAML (or JSON with -o json). Documents with no pod pass
-    through unchanged; a --select that picks no template at all is an error
-    listing the templates present.
+    selector picks, and prints every document, in order, as YAML (or JSON
+    with -o json). Documents with no pod pass through unchanged; a --select
+    that picks no template at all is an error listing the templates present.
+    An error while an overlay applies names its file and line.
+
+    \b
+    The kinds podfold knows, and so where their pods are: Pod, PodTemplate,
+    Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController,
+    Job, CronJob, Volcano Job, CronJob and JobTemplate, AppWrapper (both
+    APIs, and the workloads they wrap), JobSet, Kubeflow PyTorchJob, TFJob,
+    MPIJob, XGBoostJob, PaddleJob and JAXJob, RayCluster, RayJob, RayService,
+    RayCronJob, LeaderWorkerSet, and List. A document of another kind that
+    holds containers is printed unchanged, with a warning naming where they are.
+
+    Every pod template the overlays change is validated, as podfold
+    validate does, against the schema of --k8s-version (default the newest
+    bundled): each problem the overlays brought (one the template already
+    had is not reported) is listed on stderr, naming the document, the
+    template and the path, nothing is printed and the exit code is 1;
+    warnings are listed and do not fail. --no-validate skips this.
 
     With --policy, --allow, --deny or --conflicts error, every selected
-    template is checked once overlaid; each violation is listed on stderr,
-    naming the document, the template and the path, and nothing is printed
-    (exit code 1).
+    template is checked once overlaid; each violation is listed on stderr
+    the same way, and fails the command the same way.
+
+    Also warned about on stderr: an overlay file with no step, and a TorchX
+    macro (${replica_id}, ${app_id}, ...) an overlay writes, which only the
+    TorchX fold substitutes: apply leaves it as text.
 
     \b
     podfold apply -f examples/a100.yaml job.yaml | kubectl apply -f -
@@ -53,16 +72,21 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     """
     from combinators import chain
     from transforms.cli.documents import dump_documents, read_documents
-    from transforms.kube.workloads import apply_to_documents
+    from transforms.cli.located import apply_located
+    from transforms.cli.notices import warn_empty_overlays, warn_unreached
+    from transforms.kube.workloads import pod_templates
 
     selector = parse_selector(select)
     steps = load_each(overlays)
-    checks = TemplateChecks.build(policy, allow, deny, conflicts, overlays, steps)
+    checks = TemplateChecks.build(policy, allow, deny, conflicts, overlays, steps,
+                                  validate=not no_validate, k8s_version=k8s_version)
+    warn_empty_overlays(overlays, steps)
     text, source = read_input(manifests)
     documents = read_documents(text, source)
-    result = apply_to_documents(chain(*steps), documents, select=selector, require_match=True)
-    if checks.active:
-        checks.documents(documents, result, selector)
-        checks.report(source)
+    warn_unreached(documents, source)
+    templates = [pod_templates(document) for document in documents]  # found once, used twice
+    result = apply_located(chain(*steps), documents, select=selector, require_match=True,
+                           overlays=overlays, templates=templates)
+    checks.documents(documents, result, selector, templates)
+    checks.report(source)
     click.echo(dump_documents(result, output), nl=False)
-

@@ -1,6 +1,11 @@
-"""``--policy``, ``--allow``, ``--deny``, ``--conflicts``: the checks on every pod template
-``podfold apply`` and ``podfold explain`` change.
+"""``--policy``, ``--allow``, ``--deny``, ``--conflicts``, and validation: the checks on
+every pod template ``podfold apply`` and ``podfold explain`` change.
 
+* validation, on unless ``--no-validate``: every template the overlays
+  changed is checked as ``podfold validate`` checks it (the official schema
+  of ``--k8s-version``, and the references between its parts); only the
+  problems the overlays brought are reported (a problem the template had
+  already, by path and message, is not), and only errors fail;
 * ``--policy baseline|restricted``: every selected template, as the overlays
   leave it, meets the Pod Security Standard (``transforms.checks.policies``);
 * ``--allow PATH`` / ``--deny PATH`` (repeatable, or ``;``-separated): the
@@ -23,6 +28,7 @@ exit code 1 and prints no documents.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -30,7 +36,8 @@ from typing import Any, TypeVar
 import click
 
 __all__ = ("PROFILES", "CONFLICT_MODES", "policy_option", "path_options", "conflicts_option",
-           "check_options", "split_paths", "TemplateChecks", "Findings")
+           "k8s_version_option", "validate_options", "check_options", "check_k8s_version",
+           "split_paths", "TemplateChecks", "Findings")
 
 PROFILES = ("baseline", "restricted")
 """The Pod Security Standards profiles (``transforms.checks.policies.PROFILES``, named
@@ -66,9 +73,37 @@ def conflicts_option(command: F) -> F:
                              "let the last win, warn, or fail.")(command)
 
 
+def k8s_version_option(command: F) -> F:
+    """``--k8s-version VERSION``: the schema to check against."""
+    return click.option("--k8s-version", metavar="VERSION",
+                        help="The Kubernetes version whose schema to check against (default: "
+                             "the newest bundled).")(command)
+
+
+def validate_options(command: F) -> F:
+    """``--no-validate`` and ``--k8s-version``."""
+    command = k8s_version_option(command)
+    return click.option("--no-validate", "no_validate", is_flag=True,
+                        help="Do not check the pod templates the overlays change against "
+                             "the schema and their references.")(command)
+
+
 def check_options(command: F) -> F:
-    """``--policy``, ``--allow``, ``--deny`` and ``--conflicts`` together."""
-    return policy_option(path_options(conflicts_option(command)))
+    """``--no-validate``, ``--k8s-version``, ``--policy``, ``--allow``, ``--deny`` and
+    ``--conflicts`` together."""
+    return validate_options(policy_option(path_options(conflicts_option(command))))
+
+
+def check_k8s_version(version: str | None) -> None:
+    """Refuse an unknown ``--k8s-version`` as a usage error (exit code 2), before any
+    document is read."""
+    from combinators import TransformError
+    from transforms.kube.schema import schema_for
+
+    try:
+        schema_for(version)
+    except TransformError as err:
+        raise click.BadParameter(str(err), param_hint="'--k8s-version'") from None
 
 
 def split_paths(given: Sequence[str]) -> tuple[str, ...]:
@@ -78,12 +113,23 @@ def split_paths(given: Sequence[str]) -> tuple[str, ...]:
 
 @dataclass
 class Findings:
-    """What the checks found: ``violations`` fail the command, ``warnings`` do not;
-    ``templates`` counts the templates that had a violation."""
+    """What the checks found: ``violations`` (of a policy, of the paths allowed, a
+    conflict) and ``problems`` (errors the overlays brought, found by validation)
+    fail the command, ``warnings`` do not; ``templates`` counts the templates that
+    had either."""
 
     violations: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     templates: int = 0
+
+
+Label = str | Callable[[], str]
+"""Where a template is, for a finding's line: the text, or what makes it when needed."""
+
+
+def _text(label: Label) -> str:
+    return label if isinstance(label, str) else label()
 
 
 def _joined(prefix: str, path: str) -> str:
@@ -95,7 +141,8 @@ def _joined(prefix: str, path: str) -> str:
 @dataclass
 class TemplateChecks:
     """The checks the flags ask for, with the overlays' files (``uris``) and the
-    transforms loaded from them (``steps``), for :meth:`template`."""
+    transforms loaded from them (``steps``), for :meth:`template`; ``validate``
+    against the schema of ``k8s_version``."""
 
     policy: str | None
     allow: tuple[str, ...]
@@ -103,15 +150,22 @@ class TemplateChecks:
     conflicts: str
     uris: tuple[str, ...]
     steps: tuple[Any, ...]
+    validate: bool = False
+    k8s_version: str | None = None
     path_policy: Any = None
     findings: Findings = field(default_factory=Findings)
+    macros: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, policy: str | None, allow: Sequence[str], deny: Sequence[str],
-              conflicts: str, uris: Sequence[str], steps: Sequence[Any]) -> TemplateChecks:
-        """The checks; a path that does not parse is a usage error (exit code 2)."""
+              conflicts: str, uris: Sequence[str], steps: Sequence[Any], *,
+              validate: bool = False, k8s_version: str | None = None) -> TemplateChecks:
+        """The checks; a path that does not parse, or an unknown ``k8s_version`` where
+        ``validate``, is a usage error (exit code 2)."""
+        if validate:
+            check_k8s_version(k8s_version)
         checks = cls(policy, split_paths(allow), split_paths(deny), conflicts, tuple(uris),
-                     tuple(steps))
+                     tuple(steps), validate, k8s_version)
         if checks.allow or checks.deny:
             from combinators import TransformError
             from transforms.checks.paths import PathPolicy
@@ -123,15 +177,60 @@ class TemplateChecks:
                 raise click.BadParameter(str(err), param_hint=flag) from None
         return checks
 
-    @property
-    def active(self) -> bool:
-        """Whether any check was asked for."""
-        return bool(self.policy or self.path_policy is not None or self.conflicts != "last-wins")
+    def _invalid(self, label: Label, template: Any, before: Any, after: Any) -> list[str]:
+        """The errors validation finds in ``after`` that ``before`` did not have (by
+        path and message); the new warnings go to the findings' warnings."""
+        from transforms.checks.validation import problems
+        from transforms.kube.workloads import with_added_volumes
 
-    def template(self, label: str, template: Any, before: Any, after: Any) -> None:
-        """Check one template: ``before`` and ``after`` the overlays; ``label`` says where."""
+        found = problems(with_added_volumes(after, template), kind=template.root,
+                         k8s_version=self.k8s_version)
+        if not found:  # the usual case: "before" is not validated at all
+            return []
+        had = {(problem.path, problem.message) for problem in problems(
+            with_added_volumes(before, template), kind=template.root,
+            k8s_version=self.k8s_version)}
         where = str(template.path)
+        errors = []
+        for problem in found:
+            if (problem.path, problem.message) in had:
+                continue
+            line = f"{_joined(where, problem.path)}: {problem.message}"
+            if problem.severity == "error":
+                errors.append(line)
+            else:
+                self.findings.warnings.append(f"{_text(label)}: {line}")
+        return errors
+
+    def _macros(self, label: Label, before: Any, after: Any) -> None:
+        from transforms.cli.notices import macros_written
+
+        for macro in sorted(macros_written(after, before)):
+            if macro not in self.macros:
+                self.macros[macro] = _text(label)
+
+    def changed(self, label: Label, template: Any, before: Any, after: Any) -> None:
+        """Validate a template the selector did not pick but the overlays changed
+        (a patch of whole workloads): the other checks are for the selected ones."""
+        if after is not before:
+            self._macros(label, before, after)
+        if self.validate and after is not before:
+            errors = self._invalid(label, template, before, after)
+            if errors:
+                self.findings.templates += 1
+                self.findings.problems += [f"{_text(label)}: {line}" for line in errors]
+
+    def template(self, label: Label, template: Any, before: Any, after: Any) -> None:
+        """Check one template: ``before`` and ``after`` the overlays; ``label`` says where
+        (or makes the text that does, called only for a finding)."""
+        if after is not before:
+            self._macros(label, before, after)
+        invalid = self._invalid(label, template, before, after) \
+            if self.validate and after is not before else []
         found: list[str] = []
+        where = str(template.path) if self.policy is not None or (
+            after is not before and (self.path_policy is not None
+                                     or self.conflicts != "last-wins")) else ""
         if self.policy is not None:
             from transforms.checks.policies import policy_problems
 
@@ -146,24 +245,36 @@ class TemplateChecks:
                 if self.conflicts == "error":
                     found.append(line)
                 else:
-                    self.findings.warnings.append(f"{label}: {line}")
-        if found:
+                    self.findings.warnings.append(f"{_text(label)}: {line}")
+        if found or invalid:
             self.findings.templates += 1
-            self.findings.violations += [f"{label}: {line}" for line in found]
+            self.findings.problems += [f"{_text(label)}: {line}" for line in invalid]
+            self.findings.violations += [f"{_text(label)}: {line}" for line in found]
 
-    def documents(self, documents: Sequence[Any], result: Sequence[Any], selector: Any) -> None:
-        """Check every selected template of ``documents``, as ``result`` has it."""
+    def documents(self, documents: Sequence[Any], result: Sequence[Any], selector: Any,
+                  templates: Sequence[Any] | None = None) -> None:
+        """Check every selected template of ``documents``, as ``result`` has it, and
+        validate every other one the overlays changed (``templates``: each document's
+        pod templates, where the caller found them already)."""
         from combinators import get_at
         from transforms.cli.documents import template_label
         from transforms.kube.workloads import pod_templates
 
         for number, (document, overlaid) in enumerate(zip(documents, result, strict=True), 1):
-            for template in pod_templates(document):
-                if selector is not None and not selector.matches(template):
+            if overlaid is document and self.policy is None:
+                continue  # only a policy checks the templates the overlays left as they were
+            found = pod_templates(document) if templates is None else templates[number - 1]
+            for template in found:
+                selected = selector is None or selector.matches(template)
+                if not selected and overlaid is document:
                     continue
                 before = get_at(document, template.path) if template.path.parts else document
                 after = get_at(overlaid, template.path) if template.path.parts else overlaid
-                self.template(template_label(number, template), template, before, after)
+                label = functools.partial(template_label, number, template)
+                if selected:
+                    self.template(label, template, before, after)
+                else:
+                    self.changed(label, template, before, after)
 
     def _conflicts(self, pod: Any) -> list[Any]:
         from combinators.conflicts import ConflictError, checked_fold
@@ -188,13 +299,22 @@ class TemplateChecks:
         return written_at(before, self.uris[index], where) or label
 
     def report(self, source: str) -> None:
-        """Print the warnings, then the violations and exit 1 if there are any."""
+        """Print the warnings, then the problems and violations, and exit 1 if there
+        are any."""
+        for macro, label in self.macros.items():
+            click.echo(f"podfold: warning: {source}: {label}: the overlays write the TorchX "
+                       f"macro {macro}, which only the TorchX fold substitutes; it is left "
+                       f"as text here", err=True)
         for line in self.findings.warnings:
             click.echo(f"podfold: warning: {source}: {line}", err=True)
-        if self.findings.violations:
-            for line in self.findings.violations:
+        failed = self.findings.problems + self.findings.violations
+        if failed:
+            for line in failed:
                 click.echo(f"{source}: {line}", err=True)
-            count, templates = len(self.findings.violations), self.findings.templates
-            click.echo(f"podfold: error: {count} violation{'s' if count != 1 else ''} in "
-                       f"{templates} pod template{'s' if templates != 1 else ''}", err=True)
+            counts = [f"{count} {noun}{'s' if count != 1 else ''}" for count, noun in (
+                (len(self.findings.problems), "problem"),
+                (len(self.findings.violations), "violation")) if count]
+            templates = self.findings.templates
+            click.echo(f"podfold: error: {' and '.join(counts)} in {templates} pod "
+                       f"template{'s' if templates != 1 else ''}", err=True)
             click.get_current_context().exit(1)

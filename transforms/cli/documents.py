@@ -58,21 +58,34 @@ class ManifestError(TransformError, ValueError):
 def read_documents(text: str, source: str) -> list[Any]:
     """The documents of a YAML (or JSON) stream, empty ones left out.
 
-    A syntax error is a :class:`ManifestError` naming ``source``, line and column.
+    A syntax error is a :class:`ManifestError` naming ``source``, line and column;
+    so is a document that is not a map (an object has a kind, a name, ...).
 
     >>> read_documents("a: [1", "bad.yaml")
     Traceback (most recent call last):
       ...
     transforms.cli.documents.ManifestError: bad.yaml:1:6: expected ',' or ']', but got '<stream end>'
+    >>> read_documents("kind: Pod\\n---\\n- kind: Pod\\n", "pods.yaml")
+    Traceback (most recent call last):
+      ...
+    transforms.cli.documents.ManifestError: pods.yaml: document 2 is a list, not a map (a Kubernetes object such as 'kind: Pod'); a list of objects is written 'kind: List' with 'items:', or as documents separated by '---'
     """
+    from combinators.data import is_map, kind_name
     from transforms.errors import OverlayError
     from transforms.io.safe_yaml import load_documents
 
     try:
-        return load_documents(text, source)
+        documents = load_documents(text, source)
     except OverlayError as err:  # read as strictly as overlays: duplicate keys, tags, depth
         raise ManifestError(err.message, source=source, line=err.line,
                             column=err.column) from None
+    for number, document in enumerate(documents, 1):
+        if not is_map(document):
+            hint = ("; a list of objects is written 'kind: List' with 'items:', or as "
+                    "documents separated by '---'") if isinstance(document, list) else ""
+            raise ManifestError(f"document {number} is {kind_name(document)}, not a map (a "
+                                f"Kubernetes object such as 'kind: Pod'){hint}", source=source)
+    return documents
 
 
 def dump_documents(documents: Sequence[Any], output: str = "yaml") -> str:

@@ -14,6 +14,7 @@ from transforms.cli.options import (
     overlay_option,
     parse_selector,
     read_input,
+    select_option,
 )
 
 __all__ = ("explain_command", "styled_diff")
@@ -49,8 +50,7 @@ def _yaml_lines(value: Any) -> list[str]:
 @click.command("explain")
 @debug_option
 @overlay_option
-@click.option("--select", "select", multiple=True, metavar="SEL",
-              help="Only the pod templates that match (as for podfold apply).")
+@select_option
 @click.option("--blame", is_flag=True,
               help="Name, for every changed field, the overlay file and line, or the "
                    "recipe and step, that wrote it.")
@@ -59,17 +59,20 @@ def _yaml_lines(value: Any) -> list[str]:
 @check_options
 @click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
 def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: bool,
-                    color: str, policy: str | None, allow: tuple[str, ...],
-                    deny: tuple[str, ...], conflicts: str, manifests: Any) -> None:
+                    color: str, no_validate: bool, k8s_version: str | None,
+                    policy: str | None, allow: tuple[str, ...], deny: tuple[str, ...],
+                    conflicts: str, manifests: Any) -> None:
     """Show what the overlays would change in FILE, per document and pod template.
 
     A unified diff of each pod template's YAML; templates that do not change
     are left out. With --blame, each changed field is listed with the step
     that wrote it last: 'a100.yaml:5: partial pod', or 'a100.yaml:10:
     document 2, step 1: recipe shm_size('16Gi') > its step 3 of 3: ...'.
-    With --policy, --allow, --deny or --conflicts, each selected template is
-    checked as for podfold apply: findings are listed on stderr after the
-    diffs, and a violation makes the exit code 1.
+    Each changed template is validated as podfold apply validates it (unless
+    --no-validate), and with --policy, --allow, --deny or --conflicts each
+    selected template is checked as for podfold apply: findings are listed on
+    stderr after the diffs, and a problem or a violation makes the exit code 1.
+    Warnings are those of podfold apply.
     """
     import difflib
 
@@ -78,31 +81,36 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     from transforms.analysis.blame import load_steps
     from transforms.analysis.explanation import changes_between
     from transforms.cli.documents import read_documents, template_label
-    from transforms.kube.workloads import apply_to_documents, check_selection, pod_templates
+    from transforms.cli.located import apply_located
+    from transforms.cli.notices import warn_empty_overlays, warn_unreached
+    from transforms.kube.workloads import pod_templates
 
     selector = parse_selector(select)
     each = load_each(overlays)
     transform = chain(*each)
-    checks = TemplateChecks.build(policy, allow, deny, conflicts, overlays, each)
+    checks = TemplateChecks.build(policy, allow, deny, conflicts, overlays, each,
+                                  validate=not no_validate, k8s_version=k8s_version)
+    warn_empty_overlays(overlays, each)
     steps = [step for uri in overlays for step in load_steps(uri)] if blame else []
     text, source = read_input(manifests)
     documents = read_documents(text, source)
-    if selector is not None:
-        check_selection(selector, documents)
+    warn_unreached(documents, source)
+    result = apply_located(transform, documents, select=selector, require_match=True,
+                           overlays=overlays)
     echo_color = {"auto": None, "always": True, "never": False}[color]
     changed = total = 0
-    for number, document in enumerate(documents, 1):
-        (after_document,) = apply_to_documents(transform, [document], select=selector)
+    for number, (document, after_document) in enumerate(zip(documents, result, strict=True),
+                                                         1):
         for template in pod_templates(document):
-            if selector is not None and not selector.matches(template):
-                continue
-            total += 1
             before = get_at(document, template.path) if template.path.parts else document
             after = get_at(after_document, template.path) if template.path.parts \
                 else after_document
             label = template_label(number, template)
-            if checks.active:
-                checks.template(label, template, before, after)
+            if selector is not None and not selector.matches(template):
+                checks.changed(label, template, before, after)
+                continue
+            total += 1
+            checks.template(label, template, before, after)
             if before is after:
                 continue
             changes = changes_between(before, after)

@@ -41,7 +41,9 @@ def select_option(command: F) -> F:
     return click.option("--select", "select", multiple=True, metavar="SEL",
                         help="Only the pod templates that match, e.g. "
                              "'kind=PyTorchJob,role=Worker' or 'name=web,label:team=ml'. "
-                             "Repeated, all must hold.")(command)
+                             "Repeated, the conditions join as within one: a field given "
+                             "more than once (kind, name, role) matches either value, "
+                             "different fields and every label must all hold.")(command)
 
 
 def output_option(command: F) -> F:
@@ -72,8 +74,10 @@ def load_each(overlays: Sequence[str]) -> list[Any]:
 
 
 def parse_selector(select: Sequence[str]) -> Any:
-    """One selector from the ``--select`` flags (``None`` for none): each flag's
-    conditions are joined, so all must hold. A bad one is a usage error (2)."""
+    """One selector from the ``--select`` flags (``None`` for none): the flags'
+    conditions are joined as if written in one, so a field given more than once
+    (``--select role=Master --select role=Worker``) matches either value, and
+    different fields (and every label) must all hold. A bad one is a usage error (2)."""
     if not select:
         return None
     from combinators import ArgumentError

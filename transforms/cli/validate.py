@@ -6,33 +6,10 @@ from typing import Any
 
 import click
 
-from combinators import TransformError
-from combinators.paths import Key
-from transforms.cli.checks import policy_option
+from transforms.cli.checks import check_k8s_version, k8s_version_option, policy_option
 from transforms.cli.options import debug_option, read_input
 
 __all__ = ("validate_command",)
-
-_SPEC_TEMPLATE = (Key("spec"), Key("template"))
-
-
-def _with_claims(document: Any, template: Any, pod: Any) -> Any:
-    """A StatefulSet's pod as its controller makes it: one volume per volume
-    claim template, so mounts that name a claim are not flagged."""
-    if template.kind != "StatefulSet" or template.path.parts[:2] != _SPEC_TEMPLATE:
-        return pod
-    claims = document.get("spec", {}).get("volumeClaimTemplates") or []
-    spec = pod.get("spec") or {}
-    volumes = list(spec.get("volumes") or [])
-    present = {volume.get("name") for volume in volumes if isinstance(volume, dict)}
-    for claim in claims:
-        name = (claim.get("metadata") or {}).get("name") if isinstance(claim, dict) else None
-        if isinstance(name, str) and name not in present:
-            volumes.append({"name": name, "persistentVolumeClaim": {"claimName": name}})
-    if len(volumes) == len(spec.get("volumes") or []):
-        return pod
-    return {**pod, "spec": {**spec, "volumes": volumes}}
-
 
 def _joined(prefix: str, path: str) -> str:
     if not prefix:
@@ -42,9 +19,7 @@ def _joined(prefix: str, path: str) -> str:
 
 @click.command("validate")
 @debug_option
-@click.option("--k8s-version", metavar="VERSION",
-              help="The Kubernetes version whose schema to check against (default: the "
-                   "newest bundled).")
+@k8s_version_option
 @policy_option
 @click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
 def validate_command(k8s_version: str | None, policy: str | None, manifests: Any) -> None:
@@ -56,26 +31,28 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
     line per problem, naming the document, the template and the path; exit
     code 1 if any is an error (warnings, such as an env name set twice, do
     not fail). With --policy, each template must also meet that Pod Security
-    Standard: each violation is an error line, naming the rule.
+    Standard: each violation is an error line, naming the rule. The volumes
+    a controller adds to its pods (a StatefulSet's volumeClaimTemplates, a
+    JobSet's volumeClaimPolicies) count as the pod's own. A document of a
+    kind podfold does not know that holds containers is warned about on
+    stderr (see podfold apply --help for the kinds podfold knows).
     """
     from combinators import get_at
     from transforms.checks.validation import problems
     from transforms.cli.documents import read_documents, template_label
-    from transforms.kube.schema import schema_for
-    from transforms.kube.workloads import pod_templates
+    from transforms.cli.notices import warn_unreached
+    from transforms.kube.workloads import pod_templates, with_added_volumes
 
-    try:  # an unknown version is a usage error, found before any document is read
-        schema_for(k8s_version)
-    except TransformError as err:
-        raise click.BadParameter(str(err), param_hint="'--k8s-version'") from None
+    check_k8s_version(k8s_version)  # a usage error, found before any document is read
     text, source = read_input(manifests)
     documents = read_documents(text, source)
+    warn_unreached(documents, source)
     errors = templates = 0
     for number, document in enumerate(documents, 1):
         for template in pod_templates(document):
             templates += 1
             pod = get_at(document, template.path) if template.path.parts else document
-            pod = _with_claims(document, template, pod)
+            pod = with_added_volumes(pod, template)
             found = problems(pod, kind=template.root, k8s_version=k8s_version)
             if policy is not None:
                 from transforms.checks.policies import policy_problems

@@ -27,7 +27,7 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,7 @@ from combinators.control import for_each
 from combinators.data import Owned, is_map, is_seq, kind_name
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
 from combinators.paths import All, Index, Key, Part, Path, path
+from combinators.reading import select
 from combinators.transform import Transform, TransformLike, apply_step
 from transforms.kube.kinds import ClientDictError
 
@@ -57,6 +58,9 @@ __all__ = (
     "apply_to_workload",
     "on_workloads",
     "apply_to_documents",
+    "with_added_volumes",
+    "Unreached",
+    "unreached_pods",
 )
 
 #: What a location holds: a ``PodTemplateSpec``, a whole ``Pod``, or a whole
@@ -89,12 +93,17 @@ class WorkloadKind:
 
     ``group`` is set where two projects use one kind name (``Job``:
     ``batch`` and Volcano's ``batch.volcano.sh``); the entry without a group
-    serves every other group.
+    serves every other group. ``added_volumes`` are the volumes the kind's
+    controller adds to its pods: paths (``[*]`` allowed) in the workload to
+    the names of its volume claim templates (a StatefulSet's
+    ``volumeClaimTemplates``, a JobSet's ``volumeClaimPolicies``), each of
+    which becomes a volume of that name, so a mount may name it.
     """
 
     kind: str
     locations: tuple[Location, ...]
     group: str | None = None
+    added_volumes: tuple[Path, ...] = ()
 
 
 def _at(text: str, role: str | None = None, holds: str = TEMPLATE) -> Location:
@@ -120,7 +129,8 @@ KINDS: tuple[WorkloadKind, ...] = (
     WorkloadKind("Pod", (_at("", holds=POD),)),
     WorkloadKind("PodTemplate", (_at("template"),)),
     WorkloadKind("Deployment", (_at("spec.template"),)),
-    WorkloadKind("StatefulSet", (_at("spec.template"),)),
+    WorkloadKind("StatefulSet", (_at("spec.template"),),
+                 added_volumes=(path("spec.volumeClaimTemplates[*].metadata.name"),)),
     WorkloadKind("DaemonSet", (_at("spec.template"),)),
     WorkloadKind("ReplicaSet", (_at("spec.template"),)),
     WorkloadKind("ReplicationController", (_at("spec.template"),)),
@@ -134,7 +144,9 @@ KINDS: tuple[WorkloadKind, ...] = (
     WorkloadKind("AppWrapper", (
         _each("spec.resources.GenericItems[*].generictemplate", None, holds=DOCUMENT),
         _each("spec.components[*].template", None, holds=DOCUMENT))),
-    WorkloadKind("JobSet", (_each("spec.replicatedJobs[*].template.spec.template", "name"),)),
+    # JobSet adds a claim's volume to each pod that mounts it (jobset's addVolumes)
+    WorkloadKind("JobSet", (_each("spec.replicatedJobs[*].template.spec.template", "name"),),
+                 added_volumes=(path("spec.volumeClaimPolicies[*].templates[*].metadata.name"),)),
     _kubeflow("PyTorchJob", "pytorchReplicaSpecs"),
     _kubeflow("TFJob", "tfReplicaSpecs"),
     _kubeflow("MPIJob", "mpiReplicaSpecs"),
@@ -191,6 +203,8 @@ class PodTemplate:
     where an AppWrapper wraps workloads); ``workloads`` lists every workload
     around it, outermost first, as ``(kind, name)``. ``root`` is ``"Pod"`` or
     ``"PodTemplateSpec"`` (``"PodSpec"`` only for a client ``V1PodSpec``).
+    ``added_volumes`` names the volumes the workload's controller adds to
+    the pod (:attr:`WorkloadKind.added_volumes`; see :func:`with_added_volumes`).
     """
 
     path: Path
@@ -200,6 +214,7 @@ class PodTemplate:
     root: str
     labels: Mapping[str, str] = field(default_factory=pmap)
     workloads: tuple[tuple[str, str | None], ...] = ()
+    added_volumes: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """Where the template is, for messages: workloads, role and path.
@@ -258,10 +273,18 @@ def _reach(node: Any, parts: tuple[Part, ...], location: Location
     yield parts, node, location.role
 
 
+def _added_volumes(document: Any, entry: WorkloadKind) -> tuple[str, ...]:
+    if not entry.added_volumes:
+        return ()
+    names = [name for where in entry.added_volumes for name in select(document, where)]
+    return tuple(dict.fromkeys(name for name in names if isinstance(name, str)))
+
+
 def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
              owners: tuple[tuple[str, str | None], ...], out: list[PodTemplate]) -> None:
     name = _name(document)
     here = owners if entry.kind == "List" else (*owners, (entry.kind, name))
+    added = _added_volumes(document, entry)
     for location in entry.locations:
         for parts, value, role in _reach(document, location.path.parts, location):
             if not is_map(value):
@@ -272,7 +295,7 @@ def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
                     _collect(value, inner, (*prefix, *parts), here, out)
                 continue
             out.append(PodTemplate(Path((*prefix, *parts)), entry.kind, name, role,
-                                   location.holds, _labels(value), here))
+                                   location.holds, _labels(value), here, added))
 
 
 def pod_templates(document: Any) -> tuple[PodTemplate, ...]:
@@ -296,6 +319,189 @@ def pod_templates(document: Any) -> tuple[PodTemplate, ...]:
         return ()
     out: list[PodTemplate] = []
     _collect(document, entry, (), (), out)
+    return tuple(out)
+
+
+def with_added_volumes(pod: Any, template: PodTemplate) -> Any:
+    """``pod`` (the template's value) as its workload's controller makes it: a
+    volume for each of ``template.added_volumes`` that the pod does not have,
+    so that a mount naming a volume claim template is not flagged. Without
+    any, ``pod`` itself comes back; it is never changed.
+
+    >>> statefulset = {"kind": "StatefulSet", "spec": {
+    ...     "volumeClaimTemplates": [{"metadata": {"name": "www"}}],
+    ...     "template": {"spec": {"containers": [{"name": "nginx"}]}}}}
+    >>> [template] = pod_templates(statefulset)
+    >>> template.added_volumes
+    ('www',)
+    >>> with_added_volumes(statefulset["spec"]["template"], template)["spec"]["volumes"]
+    [{'name': 'www', 'persistentVolumeClaim': {'claimName': 'www'}}]
+    """
+    if not template.added_volumes or not is_map(pod):
+        return pod
+    spec = pod.get("spec")
+    if spec is not None and not is_map(spec):
+        return pod
+    volumes = spec.get("volumes") if spec is not None else None
+    if volumes is not None and not is_seq(volumes):
+        return pod
+    present = {volume.get("name") for volume in volumes or () if is_map(volume)}
+    added = [{"name": name, "persistentVolumeClaim": {"claimName": name}}
+             for name in template.added_volumes if name not in present]
+    if not added:
+        return pod
+    return {**pod, "spec": {**(spec or {}), "volumes": [*(volumes or ()), *added]}}
+
+
+# ---------------------------------------------------------------------------
+# pods out of reach
+
+_WALK_DEPTH = 24
+"""How deep :func:`unreached_pods` looks for containers in a document it cannot place."""
+_WALK_NODES = 20_000
+"""How many maps and lists it visits at most, per document."""
+_PLACES_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class Unreached:
+    """Pods of a document that no overlay (and no check) reaches, and why.
+
+    ``kind`` and ``name`` are the workload's; ``places`` where its containers
+    (or the value that should be a pod template) are; ``reason`` is
+    ``"unknown-kind"`` (a kind the table does not have), ``"not-a-map"``
+    (its template is ``found``, not a map), ``"missing"`` (it has no
+    template), or ``"elsewhere"`` (a known kind, whose containers are not
+    where the table looks); ``looked`` says where the table looks.
+    """
+
+    kind: str | None
+    name: str | None
+    places: tuple[str, ...]
+    reason: str
+    found: str = ""
+    looked: tuple[str, ...] = ()
+    more: int = 0
+
+    def __str__(self) -> str:
+        who = f"{self.kind or '(no kind)'}/{self.name or '(unnamed)'}"
+        shown = ", ".join(self.places) + (f" (and {self.more} more)" if self.more else "")
+        if self.reason == "not-a-map":
+            return (f"{who} has {self.found} at {shown}, where its pod template (a map) "
+                    f"belongs; no overlay or check reaches its pods")
+        if self.reason == "missing":
+            return (f"{who} has no pod template at {shown}; no overlay or check reaches "
+                    f"its pods")
+        if self.reason == "elsewhere":
+            return (f"{who} holds containers at {shown}, not where podfold looks for the "
+                    f"pods of a {self.kind} ({', '.join(self.looked)}); no overlay or check "
+                    f"reaches them")
+        what = f"{self.kind} is not one of the kinds podfold knows" if self.kind \
+            else "it has no kind"
+        return (f"{who} holds containers at {shown}, but {what}, so podfold does not know "
+                f"where its pods are: no overlay or check reaches them (the kinds podfold "
+                f"knows: `podfold apply --help`)")
+
+
+def _pod_like(containers: Any) -> bool:
+    return is_seq(containers) and any(is_map(item) and "image" in item for item in containers)
+
+
+def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
+    """Where ``value`` holds a ``containers`` list of maps with an ``image``: a walk
+    bounded in depth and in the number of nodes visited."""
+    found: list[str] = []
+    stack: list[tuple[Any, tuple[Part, ...]]] = [(value, prefix)]
+    visited = 0
+    while stack and visited < _WALK_NODES:
+        node, where = stack.pop()
+        visited += 1
+        if len(where) - len(prefix) >= _WALK_DEPTH:
+            continue
+        if is_map(node):
+            children: list[tuple[Any, tuple[Part, ...]]] = []
+            for key, item in node.items():
+                if key == "containers" and _pod_like(item):
+                    found.append(str(Path((*where, Key(str(key))))))
+                elif is_map(item) or is_seq(item):
+                    children.append((item, (*where, Key(str(key)))))
+            stack.extend(reversed(children))
+        elif is_seq(node):
+            stack.extend((item, (*where, Index(position)))
+                         for position, item in reversed(list(enumerate(node)))
+                         if is_map(item) or is_seq(item))
+    return found
+
+
+def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) -> None:
+    entry = workload_kind(document.get("kind"), document.get("apiVersion"))
+    if entry is not None and len(entry.locations) == 1 and entry.locations[0].holds == TEMPLATE:
+        value = document  # the usual case, a Deployment or a Job: its one template is a map
+        for part in entry.locations[0].path.parts:
+            value = value.get(part.name) if type(part) is Key and is_map(value) else None
+        if is_map(value):
+            return
+    kind = document.get("kind")
+    kind = kind if isinstance(kind, str) else None
+    if entry is None:
+        places = _containers_in(document, prefix)
+        if places:
+            out.append(Unreached(kind, _name(document), tuple(places[:_PLACES_SHOWN]),
+                                 "unknown-kind", more=len(places) - _PLACES_SHOWN
+                                 if len(places) > _PLACES_SHOWN else 0))
+        return
+    reached = False
+    before = len(out)
+    for location in entry.locations:
+        for parts, value, _ in _reach(document, location.path.parts, location):
+            where = str(Path((*prefix, *parts))) or "the top level"
+            if location.holds == DOCUMENT:
+                if is_map(value):
+                    _unreached(value, (*prefix, *parts), out)
+                continue
+            if is_map(value):
+                reached = True
+            else:
+                out.append(Unreached(kind, _name(document), (where,), "not-a-map",
+                                     found=kind_name(value)))
+    if reached or len(out) > before or entry.kind == "List" or any(
+            location.holds == DOCUMENT for location in entry.locations):
+        return
+    looked = tuple(str(Path((*prefix, *location.path.parts))) for location in entry.locations)
+    places = _containers_in(document, prefix)
+    if places:
+        out.append(Unreached(kind, _name(document), tuple(places[:_PLACES_SHOWN]), "elsewhere",
+                             looked=looked, more=max(0, len(places) - _PLACES_SHOWN)))
+    elif len(entry.locations) == 1 and not any(
+            type(part) is All for part in entry.locations[0].path.parts):
+        out.append(Unreached(kind, _name(document), looked, "missing"))
+
+
+def unreached_pods(document: Any) -> tuple[Unreached, ...]:
+    """Pods of ``document`` that :func:`pod_templates` does not find, so that
+    no overlay reaches them: a kind the table does not know that holds
+    containers (a ``containers`` list of maps with an ``image``, found by a
+    walk bounded in depth and size), a known kind whose template is missing
+    or not a map, and the same for workloads an AppWrapper or a List holds.
+    A document with no pod in it gives ``()``.
+
+    >>> workflow = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
+    ...     "metadata": {"name": "hello"}, "spec": {"templates": [
+    ...         {"name": "main", "container": {"image": "busybox"}},
+    ...         {"name": "pod", "podSpecPatch": "", "containerSet": {
+    ...             "containers": [{"name": "a", "image": "busybox"}]}}]}}
+    >>> print(*unreached_pods(workflow))
+    Workflow/hello holds containers at spec.templates[1].containerSet.containers, but Workflow is not one of the kinds podfold knows, so podfold does not know where its pods are: no overlay or check reaches them (the kinds podfold knows: `podfold apply --help`)
+    >>> print(*unreached_pods({"kind": "Deployment", "metadata": {"name": "web"},
+    ...                        "spec": {"template": None}}))
+    Deployment/web has null at spec.template, where its pod template (a map) belongs; no overlay or check reaches its pods
+    >>> unreached_pods({"apiVersion": "v1", "kind": "Service", "spec": {"ports": []}})
+    ()
+    """
+    if not is_map(document):
+        return ()
+    out: list[Unreached] = []
+    _unreached(document, (), out)
     return tuple(out)
 
 
@@ -490,7 +696,8 @@ class _OnWorkloads(Transform):
                 return self._apply_client(doc, kind)
         return super().__call__(doc)
 
-    def _apply(self, doc: Any, owned: Owned) -> Any:
+    def _apply(self, doc: Any, owned: Owned,
+               templates: tuple[PodTemplate, ...] | None = None) -> Any:
         if type(doc) is not dict:
             kind = _client_kind(doc)
             if kind is not None:
@@ -508,7 +715,7 @@ class _OnWorkloads(Transform):
             hit = targets(doc)
             if hit is not None:  # a transform of whole documents, such as a Deployment patch
                 return self._apply_to_document(doc, owned) if hit else doc
-        for template in pod_templates(doc):
+        for template in pod_templates(doc) if templates is None else templates:
             if self.select is not None and not self.select.matches(template):
                 continue
             doc = self._apply_at(template, doc, owned)
@@ -608,12 +815,14 @@ def apply_to_workload(transform: TransformLike, document: Any, *,
 
 
 def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
-                       select: Selector | None = None, require_match: bool = False) -> list[Any]:
+                       select: Selector | None = None, require_match: bool = False,
+                       templates: Sequence[tuple[PodTemplate, ...]] | None = None) -> list[Any]:
     """:func:`apply_to_workload` on each document of a stream; order kept.
 
     With ``require_match``, a selector that picks no template of the whole
     stream is a :class:`SelectionError` (see :func:`check_selection`), not a
-    silent pass-through.
+    silent pass-through. ``templates``, where given, are each document's
+    :func:`pod_templates`, found once by a caller that needs them too.
 
     A ``kind: List`` stays one document, its items overlaid in place (each
     item is searched like a document). Errors also name the document's
@@ -627,13 +836,20 @@ def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
     (True, {'hostIPC': False})
     """
     documents = list(documents)
+    if templates is not None and len(templates) != len(documents):
+        raise ArgumentError(f"templates: {len(templates)} given for {len(documents)} documents",
+                            argument="templates", factory="apply_to_documents",
+                            value=len(templates))
     if require_match and select:
-        check_selection(select, documents)
+        check_selection(select, documents, templates)
     overlay = _OnWorkloads(transform, select)
     out = []
     for number, document in enumerate(documents, 1):
         try:
-            out.append(overlay(document))
+            if templates is not None and type(document) is dict:
+                out.append(overlay._apply(document, Owned(), templates[number - 1]))
+            else:
+                out.append(overlay(document))
         except TransformError as err:
             err.with_step(f"document {number}")
             raise
@@ -656,7 +872,8 @@ def _describe_template(template: PodTemplate) -> str:
     return f"{where} role={template.role}" if template.role else where
 
 
-def check_selection(select: Selector, documents: Iterable[Any]) -> None:
+def check_selection(select: Selector, documents: Iterable[Any],
+                    templates: Sequence[tuple[PodTemplate, ...]] | None = None) -> None:
     """Raise a :class:`SelectionError` unless ``select`` picks a template of ``documents``.
 
     The error lists every template present (kind/name and role), so a typo in
@@ -669,11 +886,12 @@ def check_selection(select: Selector, documents: Iterable[Any]) -> None:
       ...
     transforms.kube.workloads.SelectionError: no pod template matches Selector(roles=('Wroker',)); templates present: PyTorchJob/mnist role=Worker
     """
-    templates = [template for document in documents if is_map(document)
-                 for template in pod_templates(document)]
-    if any(select.matches(template) for template in templates):
+    found = [template for document in documents if is_map(document)
+             for template in pod_templates(document)] if templates is None \
+        else [template for each in templates for template in each]
+    if any(select.matches(template) for template in found):
         return
-    present = tuple(dict.fromkeys(_describe_template(template) for template in templates))
+    present = tuple(dict.fromkeys(_describe_template(template) for template in found))
     raise SelectionError(f"no pod template matches {select!r}"
-                         + ("" if templates else " (the documents hold no pod template)"),
+                         + ("" if found else " (the documents hold no pod template)"),
                          present=present)
