@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import pathlib
 import time
 import uuid
@@ -484,3 +485,45 @@ def test_a_workload_document_is_no_partial_pod() -> None:
     # a Pod's own kind is TorchX's form of a partial pod: still one
     assert loads_overlay("apiVersion: v1\nkind: Pod\nspec: {hostIPC: true}\n")({})["spec"] == \
         {"hostIPC": True}
+
+
+# ---------------------------------------------------------------- tags inside !merge-by items
+
+NESTED = """\
+spec:
+  containers: !merge-by
+  - name: web
+    image: web:2
+    env: !merge-by
+    - {name: NCCL_DEBUG, value: INFO}
+    args: !append [--fast]
+    resources:
+      limits: !replace {cpu: "2"}
+      requests: {cpu: "1"}
+  - name: new
+    image: n
+    env: !merge-by [{name: A, value: "1"}]
+"""
+
+
+def test_a_tag_inside_a_merge_by_item_acts_on_the_elements_own_value() -> None:
+    # it used to be resolved as if merged into nothing: the element's env list was replaced,
+    # and its entries lost
+    pod = {"spec": {"containers": [{
+        "name": "web", "image": "web:1", "args": ["-v"],
+        "env": [{"name": "LR", "value": "1e-4"}, {"name": "NCCL_DEBUG", "value": "WARN"}],
+        "resources": {"limits": {"cpu": "4", "memory": "1Gi"}, "requests": {"memory": "1Gi"}}}]}}
+    before = copy.deepcopy(pod)
+    web, new = loads_overlay(NESTED)(pod)["spec"]["containers"]
+    assert pod == before
+    assert web == {"name": "web", "image": "web:2", "args": ["-v", "--fast"],
+                   "env": [{"name": "LR", "value": "1e-4"}, {"name": "NCCL_DEBUG", "value": "INFO"}],
+                   "resources": {"limits": {"cpu": "2"}, "requests": {"memory": "1Gi", "cpu": "1"}}}
+    assert new == {"name": "new", "image": "n", "env": [{"name": "A", "value": "1"}]}
+
+
+def test_a_merge_by_item_with_tags_inside_names_its_key() -> None:
+    err = error_of("spec:\n  containers: !merge-by\n  - image: x\n    env: !append [{name: A}]\n")
+    assert "!merge-by at spec.containers: an item with tags inside names its key field (name)" \
+        in str(err)
+    assert (err.line, err.step) == (2, 0)

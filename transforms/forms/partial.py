@@ -32,6 +32,10 @@ such keys in verbatim); and a tuple always becomes a list (upstream keeps a
 tuple that replaces a scalar or sits inside a new value).
 When the pod itself holds operator keys (a stored, unresolved overlay), the
 last operation on a field wins over them, as upstream resolves the conflict.
+The items of ``!merge-by`` (a :class:`~transforms.forms.markers.MergeBy`) are
+the exception: a tag inside one (``env: !merge-by [...]`` in a container)
+acts on the matched element's own value, once the item's other fields are
+merged into it.
 
 >>> overlay({"spec": {"__put__:volumes": [], "tolerations": []}})({})
 {'spec': {'volumes': [], 'tolerations': []}}
@@ -44,7 +48,7 @@ from typing import Any
 
 from pyrsistent import freeze
 
-from combinators import Path, Transform, append_at, merge_by, prepend_at
+from combinators import Path, Transform, append_at, for_each, merge_by, prepend_at
 from combinators.data import (
     MISSING,
     REMOVE,
@@ -63,7 +67,7 @@ from combinators.data import (
 from combinators.editing import PathEdit, persistent_world
 from combinators.errors import ArgumentError, ArgumentTypeError, TypeClashError
 from combinators.limits import short_repr
-from combinators.paths import Key
+from combinators.paths import Key, Match
 from combinators.shape import check_value
 from transforms.forms.markers import (
     Append,
@@ -110,7 +114,7 @@ class _Edit:
 
     __slots__ = ("edit",)
 
-    def __init__(self, edit: PathEdit) -> None:
+    def __init__(self, edit: PathEdit | _TaggedMerge) -> None:
         self.edit = edit
 
 
@@ -134,9 +138,9 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
             raise _bad(f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}",
                        items, of_type=True, where=where)
         target = Path(Key(k) for k in where)
-        items = _materialize(items)
         if isinstance(value, MergeBy):
-            return _Edit(merge_by(target, items, key=value.key))  # type: ignore[arg-type]
+            return _merge_by(target, items, value.key, where)
+        items = _materialize(items)
         if isinstance(value, AppendUnique):
             return _Edit(append_at(target, *items, unique=True))  # type: ignore[arg-type]
         factory = append_at if isinstance(value, Append) else prepend_at
@@ -164,6 +168,64 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
     if isinstance(value, tuple):
         return tuple(_materialize(value))
     return _materialize(value)
+
+
+def _merge_by(target: Path, items: list[Any], key: str | tuple[str, ...],
+              where: tuple[str, ...]) -> Any:
+    """``!merge-by``: the items merge into the list's elements by ``key``; a tag inside an
+    item (``env: !merge-by [...]``, ``args: !append [...]``) acts on the element's own
+    value, as it does anywhere in a partial pod, once the item's other fields are merged."""
+    fields = (key,) if isinstance(key, str) else tuple(key)
+    plain_items, tagged = [], []
+    for item in items:
+        plain, marked = _split_tagged(item) if is_map(item) else (item, None)
+        plain_items.append(plain)
+        if marked:
+            if not all(field in item for field in fields):
+                raise _bad(f"!merge-by at {_text(where)}: an item with tags inside names its "
+                           f"key field{'s' if len(fields) > 1 else ''} ({', '.join(fields)})",
+                           item, where=where)
+            tagged.append((Match((field, item[field]) for field in fields),
+                           Overlay(marked)))
+    edit: Any = merge_by(target, _materialize(plain_items), key=key)  # a PathEdit
+    return _Edit(edit) if not tagged else _Edit(_TaggedMerge(edit, tuple(tagged)))
+
+
+def _split_tagged(item: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``item``'s fields without tags, and its tagged fields (found through nested maps)."""
+    plain: dict[str, Any] = {}
+    marked: dict[str, Any] = {}
+    for key, value in item.items():
+        if isinstance(value, Marker) or (isinstance(key, str) and key.startswith(_OPERATORS)):
+            marked[key] = value
+        elif is_map(value):
+            inner_plain, inner_marked = _split_tagged(value)
+            if inner_marked:
+                marked[key] = inner_marked
+                if inner_plain:
+                    plain[key] = inner_plain
+            else:
+                plain[key] = value
+        else:
+            plain[key] = value
+    return plain, marked
+
+
+class _TaggedMerge:
+    """A ``!merge-by`` whose items hold tags: the merge, then each item's tagged fields
+    applied to the elements its key matches (see :func:`_merge_by`)."""
+
+    __slots__ = ("merge", "tagged")
+
+    def __init__(self, merge: Any, tagged: tuple[tuple[Match, Overlay], ...]) -> None:
+        self.merge = merge
+        self.tagged = tagged
+
+    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
+        new = self.merge.leaf(old, persistent, owned)
+        for match, edit in self.tagged:
+            new = for_each(Path((match,)), edit)(new)
+        return new
 
 
 def _check_operator(key: str, where: tuple[str, ...]) -> None:
