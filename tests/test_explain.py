@@ -306,3 +306,25 @@ def test_describe_nothing_and_yaml() -> None:
     assert describe({"spec": {"hostIPC": Remove()}}) == "1. overlay: remove spec.hostIPC"
     assert describe(loads_overlay("- {op: remove_at, path: spec.hostIPC}")) == \
         "1. remove spec.hostIPC"
+
+
+def test_explain_and_the_kit_read_a_client_object_as_its_api_form() -> None:
+    # the README: any overlay takes a V1Pod; explain used to fail on it in PyYAML, and
+    # changed_paths to see the whole pod changed
+    from kubernetes.client import V1Container, V1ObjectMeta, V1Pod, V1PodSpec
+
+    import recipes
+    from transforms.testing import assert_changes, changed_paths
+
+    pod = V1Pod(metadata=V1ObjectMeta(name="p"),
+                spec=V1PodSpec(containers=[V1Container(name="main", image="t:1")]))
+    overlay = recipes.shm_size("1Gi")
+    explained = explain(overlay, pod)
+    assert [str(change.path) for change in explained.changes] == \
+        ["spec.containers[name=main].volumeMounts", "spec.volumes"]
+    assert "+    - mountPath: /dev/shm" in explained.diff and "api_version" not in explained.diff
+    assert changed_paths(overlay, pod) == ["spec.containers[name=main].volumeMounts",
+                                           "spec.volumes"]
+    assert assert_changes(overlay, pod, only=["spec.volumes", "spec.containers[*].volumeMounts"])
+    with pytest.raises(AssertionError, match=r"changes outside spec\.volumes"):
+        assert_changes(overlay, pod, only=["spec.volumes"])

@@ -25,8 +25,6 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from combinators import MISSING, Path
 from combinators.data import copy_plain, is_map, is_seq, strict_equal
 from combinators.paths import Index, Key, Match
@@ -107,14 +105,24 @@ def changes_between(before: Any, after: Any) -> list[Change]:
     [Change(path=path('metadata'), before=MISSING, after={})]
     """
     changes: list[Change] = []
-    _compare(before, after, Path(), changes)
+    _compare(_api_form(before), _api_form(after), Path(), changes)
     return changes
 
 
+def _api_form(doc: Any) -> Any:
+    """A kubernetes client object as its API-form data (``spec.nodeSelector``, as
+    overlays name it), anything else as it is."""
+    if hasattr(type(doc), "openapi_types"):
+        from transforms.kube.convert import to_data
+
+        return to_data(doc)
+    return doc
+
+
 def _yaml_lines(doc: Any) -> list[str]:
-    text = yaml.safe_dump(copy_plain(doc), sort_keys=False, allow_unicode=True,
-                          default_flow_style=False)
-    return text.splitlines(keepends=True)
+    from transforms.io.streams import dump_stream  # libyaml's emitter, as podfold apply writes
+
+    return dump_stream([copy_plain(_api_form(doc))]).splitlines(keepends=True)
 
 
 def _unified(before: Any, after: Any) -> str:
