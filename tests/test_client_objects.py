@@ -306,3 +306,25 @@ def test_to_client_agrees_with_the_clients_own_deserializer() -> None:
             obj = as_client(pod, model)
             assert obj == deserialize(to_data(obj), model)
         assert to_client(pod, "V1Pod") == deserialize(pod, "V1Pod")
+
+
+def test_a_workload_object_built_without_kind_is_known_by_its_class() -> None:
+    # client objects are often built without kind and api_version: the class says the kind
+    from transforms.kube import Selector, apply_to_workload
+
+    template = client.V1PodTemplateSpec(
+        metadata=client.V1ObjectMeta(labels={"app": "web"}),
+        spec=client.V1PodSpec(containers=[client.V1Container(name="web", image="x")]))
+    deployment = client.V1Deployment(
+        metadata=client.V1ObjectMeta(name="web"), spec=client.V1DeploymentSpec(
+            selector=client.V1LabelSelector(match_labels={"app": "web"}), template=template))
+    before = copy.deepcopy(deployment)
+    new = apply_to_workload(upsert("spec.nodeSelector", {"gpu": "a100"}), deployment,
+                            select=Selector.parse("kind=Deployment"))
+    assert type(new) is client.V1Deployment and new.kind is None  # no field it was not given
+    assert new.spec.template.spec.node_selector == {"gpu": "a100"}
+    assert deployment == before
+    job = client.V1Job(spec=client.V1JobSpec(template=template))
+    assert apply_to_workload(upsert("spec.hostIPC", True), job).spec.template.spec.host_ipc
+    assert apply_to_workload(upsert("spec.hostIPC", True), job,
+                             select=Selector.parse("kind=Deployment")) is job

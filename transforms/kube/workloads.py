@@ -758,8 +758,8 @@ class _OnWorkloads(Transform):
                 return obj
             return self.transform(obj)
         data = to_data(obj)
-        if kind == "Pod" and "kind" not in data:
-            data = {"kind": "Pod", **data}
+        if "kind" not in data:  # built without kind (as client objects often are): its class's
+            data = {"kind": kind, **data}
             new = self._apply(data, Owned())
             if new is data:
                 return obj
