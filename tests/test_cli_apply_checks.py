@@ -183,12 +183,19 @@ UNKNOWN_KINDS = {
         "metadata": {"generateName": "steps-"},
         "spec": {"entrypoint": "main", "templates": [{"name": "main", "containerSet": {
             "containers": [{"name": "a", "image": "argoproj/argosay:v2"}]}}]}},
+    "WorkflowTemplate": {  # Argo's usual templates: one container, one script
+        "apiVersion": "argoproj.io/v1alpha1", "kind": "WorkflowTemplate",
+        "metadata": {"name": "hello"},
+        "spec": {"entrypoint": "main", "templates": [
+            {"name": "main", "container": {"image": "busybox", "command": ["echo"]}},
+            {"name": "gen", "script": {"image": "python:3.12", "source": "print(1)"}}]}},
 }
 WHERE = {"ClusterTrainingRuntime": "spec.template.spec.replicatedJobs[0].template.spec."
                                    "template.spec.containers",
          "DisaggregatedSet": "spec.roles[0].leaderWorkerTemplate.workerTemplate.spec.containers",
          "SandboxTemplate": "spec.podTemplate.spec.containers",
-         "Workflow": "spec.templates[0].containerSet.containers"}
+         "Workflow": "spec.templates[0].containerSet.containers",
+         "WorkflowTemplate": "spec.templates[0].container, spec.templates[1].script"}
 
 
 @pytest.mark.parametrize("kind", sorted(UNKNOWN_KINDS))

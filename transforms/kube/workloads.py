@@ -407,9 +407,14 @@ def _pod_like(containers: Any) -> bool:
     return is_seq(containers) and any(is_map(item) and "image" in item for item in containers)
 
 
+#: Keys that hold one container (a map with an ``image``): Argo's templates, say.
+_ONE_CONTAINER = frozenset(("container", "script"))
+
+
 def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
-    """Where ``value`` holds a ``containers`` list of maps with an ``image``: a walk
-    bounded in depth and in the number of nodes visited."""
+    """Where ``value`` holds a ``containers`` list of maps with an ``image``, or one
+    container (``container:`` or ``script:`` with an ``image``, as Argo's templates
+    have): a walk bounded in depth and in the number of nodes visited."""
     found: list[str] = []
     stack: list[tuple[Any, tuple[Part, ...]]] = [(value, prefix)]
     visited = 0
@@ -421,7 +426,8 @@ def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
         if is_map(node):
             children: list[tuple[Any, tuple[Part, ...]]] = []
             for key, item in node.items():
-                if key == "containers" and _pod_like(item):
+                if (key == "containers" and _pod_like(item)) or (
+                        key in _ONE_CONTAINER and is_map(item) and isinstance(item.get("image"), str)):
                     found.append(str(Path((*where, Key(str(key))))))
                 elif is_map(item) or is_seq(item):
                     children.append((item, (*where, Key(str(key)))))
@@ -480,8 +486,9 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
 def unreached_pods(document: Any) -> tuple[Unreached, ...]:
     """Pods of ``document`` that :func:`pod_templates` does not find, so that
     no overlay reaches them: a kind the table does not know that holds
-    containers (a ``containers`` list of maps with an ``image``, found by a
-    walk bounded in depth and size), a known kind whose template is missing
+    containers (a ``containers`` list of maps with an ``image``, or one
+    ``container`` or ``script`` with an ``image``, found by a walk bounded
+    in depth and size), a known kind whose template is missing
     or not a map, and the same for workloads an AppWrapper or a List holds.
     A document with no pod in it gives ``()``.
 
@@ -491,7 +498,7 @@ def unreached_pods(document: Any) -> tuple[Unreached, ...]:
     ...         {"name": "pod", "podSpecPatch": "", "containerSet": {
     ...             "containers": [{"name": "a", "image": "busybox"}]}}]}}
     >>> print(*unreached_pods(workflow))
-    Workflow/hello holds containers at spec.templates[1].containerSet.containers, but Workflow is not one of the kinds podfold knows, so podfold does not know where its pods are: no overlay or check reaches them (the kinds podfold knows: `podfold apply --help`)
+    Workflow/hello holds containers at spec.templates[0].container, spec.templates[1].containerSet.containers, but Workflow is not one of the kinds podfold knows, so podfold does not know where its pods are: no overlay or check reaches them (the kinds podfold knows: `podfold apply --help`)
     >>> print(*unreached_pods({"kind": "Deployment", "metadata": {"name": "web"},
     ...                        "spec": {"template": None}}))
     Deployment/web has null at spec.template, where its pod template (a map) belongs; no overlay or check reaches its pods
