@@ -260,6 +260,16 @@ def test_an_error_while_applying_names_the_overlay_file_and_line(tmp_path: Path)
         assert "document 1 > Deployment/nginx-deployment template (spec.template)" in line
 
 
+def test_a_recipe_that_refuses_the_pod_is_named_by_its_line_too(tmp_path: Path) -> None:
+    # the refusal comes from the recipe's check of the pod, not from a step of its body
+    overlay = written(tmp_path, "aa.yaml", "- {recipe: gpu, type: a100}\n"
+                                           "- {recipe: anti_affinity}\n")
+    result = podfold("apply", "-f", str(overlay), str(DEPLOYMENT))
+    assert result.returncode == 1 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"podfold: error: {overlay}:2: anti_affinity() keeps apart"), line
+
+
 # ---------------------------------------------------------------- smaller warnings and errors
 
 

@@ -72,6 +72,8 @@ class Step:
     transform: TransformLike
     origin: Origin
     node: Any = field(default=None, compare=False, repr=False)
+    #: the overlay's own step this one is part of (a recipe, a composition), where it is one
+    whole: Any = field(default=None, compare=False, repr=False)
 
     def origin_of(self, where: Path) -> Origin:
         """The origin of this step's change at ``where``: a partial pod's names
@@ -145,7 +147,7 @@ def _expand(transform: TransformLike, origin: Origin, catalog: Catalog | None,
     owner = f"{origin.inner} > " if origin.inner else ""
     return [Step(step, Origin(origin.source, origin.line, origin.step,
                               f"{owner}its step {number} of {len(inner)}: "
-                              f"{_words(step, catalog)}"), node)
+                              f"{_words(step, catalog)}"), node, transform)
             for number, step in enumerate(inner, 1)]
 
 

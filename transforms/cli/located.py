@@ -77,12 +77,18 @@ def _origin(document: Any, select: Any, overlays: Sequence[str]) -> Any:
         steps = [step for uri in overlays for step in load_steps(uri)]
     except TransformError:
         return None
-    current = document
+    # the overlay's own steps, each once (a recipe whole: its pod check is no step of its body)
+    wholes: list[tuple[Any, Any]] = []
     for step in steps:
+        whole = step.whole if step.whole is not None else step.transform
+        if not wholes or wholes[-1][0] is not whole:
+            wholes.append((whole, step.origin))
+    current = document
+    for whole, origin in wholes:
         try:
-            (current,) = apply_to_documents(step.transform, [current], select=select)
+            (current,) = apply_to_documents(whole, [current], select=select)
         except TransformError:
-            return step.origin
+            return origin
     return None
 
 
