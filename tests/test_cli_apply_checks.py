@@ -75,8 +75,10 @@ def test_apply_refuses_what_the_overlays_break(tmp_path: Path, overlay: str, whe
                                                message: str) -> None:
     given = written(tmp_path, "o.yaml", overlay)
     lines = problems_of(podfold("apply", "-f", str(given), str(PYTORCHJOB)), PYTORCHJOB)
+    # the overlay's line that wrote the value, where one did (a missing image: none did)
+    by = "" if where.endswith(".image") else f" (written by {given}:1)"
     for label, role in ((MASTER, "Master"), (WORKER, "Worker")):
-        assert f"{label}: spec.pytorchReplicaSpecs.{role}.template.{where}: {message}" in lines
+        assert f"{label}: spec.pytorchReplicaSpecs.{role}.template.{where}: {message}{by}" in lines
     # --no-validate prints the stream as before
     unchecked = podfold("apply", "--no-validate", "-f", str(given), str(PYTORCHJOB))
     assert unchecked.returncode == 0, unchecked.stderr
@@ -86,8 +88,9 @@ def test_apply_refuses_what_the_overlays_break(tmp_path: Path, overlay: str, whe
 def test_a_whole_pod_used_as_an_overlay_on_a_deployment_is_refused() -> None:
     lines = problems_of(podfold("apply", "-f", str(KUEUE_POD), str(DEPLOYMENT)), DEPLOYMENT)
     label = "document 1: Deployment/nginx-deployment template (spec.template)"
-    assert lines == [f"{label}: spec.template.apiVersion: unknown field apiVersion",
-                     f"{label}: spec.template.kind: unknown field kind"]
+    assert lines == [f"{label}: spec.template.apiVersion: unknown field apiVersion "
+                     f"(written by {KUEUE_POD}:1)",
+                     f"{label}: spec.template.kind: unknown field kind (written by {KUEUE_POD}:2)"]
 
 
 def test_only_the_problems_the_overlays_brought_are_reported(tmp_path: Path) -> None:
@@ -129,7 +132,7 @@ def test_k8s_version_picks_the_schema(tmp_path: Path) -> None:
                                 str(DEPLOYMENT)), DEPLOYMENT)
     assert lines == ["document 1: Deployment/nginx-deployment template (spec.template): "
                      "spec.template.spec.resources: unknown field spec.resources; did you "
-                     "mean resourceClaims?"]
+                     f"mean resourceClaims? (written by {pod_resources}:1)"]
     assert podfold("apply", "--k8s-version", "0.1", "-f", str(A100),
                    str(DEPLOYMENT)).returncode == 2
 

@@ -106,7 +106,7 @@ def test_deny_names_what_was_changed_under_a_denied_path() -> None:
                                str(DEPLOYMENT)))
     # the template had no nodeSelector: the map was added whole
     assert lines == [f"{DEPLOYMENT}: {NGINX}: spec.template.spec.nodeSelector: a denied path "
-                     f"was changed (denied: spec.nodeSelector)"]
+                     f"was changed (denied: spec.nodeSelector) (written by {A100}:7)"]
 
 
 def test_allow_repeated_and_separated(tmp_path: Path) -> None:

@@ -195,7 +195,7 @@ class TemplateChecks:
         for problem in found:
             if (problem.path, problem.message) in had:
                 continue
-            line = f"{_joined(where, problem.path)}: {problem.message}"
+            line = f"{_joined(where, problem.path)}: {problem.message}{self._by(before, problem.path)}"
             if problem.severity == "error":
                 errors.append(line)
             else:
@@ -238,6 +238,7 @@ class TemplateChecks:
                       for problem in policy_problems(after, self.policy, kind=template.root)]
         if self.path_policy is not None and after is not before:
             found += [f"{_joined(where, problem.path)}: {problem.message}"
+                      f"{self._by(before, problem.path)}"
                       for problem in self.path_policy.problems(before, after)]
         if self.conflicts != "last-wins" and after is not before:
             for conflict in self._conflicts(before):
@@ -275,6 +276,29 @@ class TemplateChecks:
                     self.template(label, template, before, after)
                 else:
                     self.changed(label, template, before, after)
+
+    def _by(self, pod: Any, where: str) -> str:
+        """`` (written by FILE:LINE)``: the last overlay that changed what is at
+        ``where`` (a path of the pod, as a problem names it) when applied to
+        ``pod``; ``''`` where none can be told. Asked only for a finding."""
+        from combinators import TransformError, path, select
+        from transforms.torchx.origins import written_at
+
+        try:
+            at = path(where)
+        except TransformError:
+            return ""
+        writer = None
+        current = pod
+        for uri, step in zip(self.uris, self.steps, strict=False):
+            try:
+                new = step(current)
+            except TransformError:
+                return ""
+            if new is not current and select(current, at) != select(new, at):
+                writer = written_at(current, uri, at) or uri
+            current = new
+        return f" (written by {writer})" if writer else ""
 
     def _conflicts(self, pod: Any) -> list[Any]:
         from combinators.conflicts import ConflictError, checked_fold
