@@ -527,3 +527,21 @@ def test_a_merge_by_item_with_tags_inside_names_its_key() -> None:
     assert "!merge-by at spec.containers: an item with tags inside names its key field (name)" \
         in str(err)
     assert (err.line, err.step) == (2, 0)
+
+
+@pytest.mark.parametrize(("text", "line", "column", "said"), [
+    ("metadata:\n  annotations:\n    a: b\n    off: 'OFF'\n", 4, 5, "'off' is read by YAML as a boolean (False)"),
+    ("- {op: upsert, path: metadata.labels, value: {yes: 1}}\n", 1, 47,
+     "'yes' is read by YAML as a boolean (True)"),
+    ("metadata:\n  labels:\n    1.0: x\n", 3, 5, "'1.0' is read by YAML as a number (1.0)"),
+    ("metadata:\n  labels:\n    ~: x\n", 3, 5, "'~' is read by YAML as null (None)"),
+])
+def test_a_key_yaml_reads_as_no_string_is_refused_where_it_is_written(
+        text: str, line: int, column: int, said: str) -> None:
+    # it used to be refused as "a key that is not a string: False", at the map's first line
+    err = error_of(text)
+    assert f"the key {said}, and the keys of a pod are strings: quote it" in str(err)
+    assert (err.line, err.column) == (line, column)
+    quoted = text.replace("off:", "'off':").replace("{yes:", "{'yes':")
+    if quoted != text:
+        assert loads_overlay(quoted)

@@ -89,14 +89,41 @@ __all__ = ("load_overlay", "loads_overlay", "read_source", "OverlayLoader", "COv
            "overlay_loader", "MAX_NODES")
 
 
+_NOT_TEXT = {f"tag:yaml.org,2002:{name}": word for name, word in (
+    ("bool", "a boolean"), ("int", "an integer"), ("float", "a number"), ("null", "null"))}
+
+
+def _check_keys(loader: Any, node: yaml.MappingNode) -> None:
+    """Refuse a key YAML reads as no string (``off:``, ``y:``, ``1.0:``), where it is
+    written: a pod's keys are strings, and the key as read (``False``) is not what was
+    written."""
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.tag in _NOT_TEXT:
+            value = loader.construct_object(key)
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the key {key.value!r} is read by YAML as {_NOT_TEXT[key.tag]} "
+                f"({value!r}), and the keys of a pod are strings: quote it ('{key.value}')",
+                key.start_mark)
+
+
 class OverlayLoader(StrictLoader):
     """:class:`~transforms.io.safe_yaml.StrictLoader` (``yaml.SafeLoader``, no duplicate
-    keys, bounded depth) with podfold's tags; any other tag is refused."""
+    keys, bounded depth) with podfold's tags; any other tag is refused, and so is a key
+    YAML reads as no string."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        _check_keys(self, node)
+        return super().construct_mapping(node, deep=deep)
 
 
 class COverlayLoader(CStrictLoader):
     """:class:`OverlayLoader` on libyaml (:class:`~transforms.io.safe_yaml.CStrictLoader`):
     the same tags, the same refusals at the same places."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        _check_keys(self, node)
+        result: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return result
 
 
 def overlay_loader() -> Any:
