@@ -354,7 +354,7 @@ def _labels(labels: Sequence[str] | None, steps: list[TransformLike]) -> list[st
 
 
 def checked_fold(doc: Any, transforms: Iterable[TransformLike], *, mode: str,
-                 labels: Sequence[str] | None = None) -> Any:
+                 labels: Sequence[str] | None = None, stacklevel: int = 2) -> Any:
     """:func:`~combinators.fold`, step by step, finding the paths two steps wrote differently.
 
     ``mode`` ``"error"`` raises a :class:`ConflictError` listing every
@@ -409,7 +409,7 @@ def checked_fold(doc: Any, transforms: Iterable[TransformLike], *, mode: str,
         if chosen == "error":
             raise ConflictError(found)
         for conflict in found:
-            warnings.warn(ConflictWarning(conflict), stacklevel=2)
+            warnings.warn(ConflictWarning(conflict), stacklevel=stacklevel)
     if adapter is None:
         return current
     return doc if current is data else adapter.from_data(current, like=doc)

@@ -634,6 +634,11 @@ def fold(doc: Doc, transforms: Iterable[TransformLike], *, conflicts: str = "las
     from combinators.conflicts import checked_fold  # glue: the checks live there
 
     steps = _flatten(transforms, "fold")
-    checked: Doc = checked_fold(doc, steps, mode="error" if conflicts == "error" else "warn",
-                                labels=labels)
+    try:  # a warning is shown at the line that called fold
+        checked: Doc = checked_fold(doc, steps, mode="error" if conflicts == "error" else "warn",
+                                    labels=labels, stacklevel=3)
+    except ArgumentError as err:  # labels that do not fit: fold's argument
+        if err.factory == "checked_fold":
+            err.factory = "fold"
+        raise
     return checked

@@ -150,6 +150,21 @@ def test_warn_emits_one_warning_per_conflict_and_returns_the_fold() -> None:
     assert "step 1 (upsert('spec.hostIPC', True))" in str(caught[0].message)
 
 
+def test_fold_warns_at_the_line_that_called_it() -> None:
+    # not inside podfold: the user's line is what Python prints with the warning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fold(POD, [upsert("spec.hostIPC", True), upsert("spec.hostIPC", False)],
+             conflicts="warn")
+    [warning] = caught
+    assert warning.filename == __file__
+
+
+def test_fold_names_itself_for_labels_that_do_not_fit() -> None:
+    with pytest.raises(ArgumentError, match=r"^fold\(\): labels: 1 labels for 2 steps"):
+        fold(POD, [upsert("a", 1), upsert("a", 2)], conflicts="error", labels=["one"])
+
+
 def test_the_input_is_left_as_it_was() -> None:
     text = repr(POD)
     checked_fold(POD, [upsert("spec.hostIPC", True), remove_at("spec.tolerations")], mode="error")
