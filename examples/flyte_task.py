@@ -37,7 +37,7 @@ A100 = pod_template(
 )
 
 
-@task(pod_template=A100)
+@task(pod_template=A100)  # type: ignore[untyped-decorator]  # flytekit ships no types for task
 def fine_tune(epochs: int) -> int:
     """Train for ``epochs`` epochs on one A100 (the body runs in the primary container)."""
     return epochs

@@ -78,7 +78,8 @@ def test_nccl_debug_touches_only_the_main_container(pod: dict[str, Any]) -> None
 
 def test_every_pod_of_the_job_gets_the_overlay(torchx_app: Any) -> None:
     torchx_app.roles[0] = with_overlays(torchx_app.roles[0], team_overlay)
-    trainers, servers = [], []
+    trainers: list[str | None] = []
+    servers: list[str | None] = []
     for pod in render_pods(torchx_app):
         assert_valid_pod(pod)
         labels = pod["metadata"]["labels"]
