@@ -40,7 +40,8 @@ __all__ = ("check_value", "check_flag", "value_problem", "place_text", "guarded_
 JSON_ONLY = ("only strings, numbers, booleans, null, lists and maps with string keys "
              "can go into a document")
 
-_OK = frozenset({str, int, float, bool, type(None)})
+# the scalars JSON carries as they are (a float only where finite: JSON has no NaN or Infinity)
+_OK = frozenset({str, int, bool, type(None)})
 
 
 class Problem(Exception):
@@ -146,7 +147,12 @@ def _walk(value: Any, trail: list[Any], depth: int, markers: tuple[type, ...]) -
         if not value.isascii():
             _check_text(value, trail, "is a string that")
         return
-    if cls in _OK or isinstance(value, (int, float)):
+    if isinstance(value, float):
+        if value - value != 0.0:  # nan and the infinities: nan - nan and inf - inf are nan
+            raise Problem(_parts(trail), f"is {value!r}, a number JSON cannot carry (JSON "
+                                         f"numbers are finite)", "type")
+        return
+    if cls in _OK or isinstance(value, int):
         return
     raise Problem(_parts(trail), f"is {_what(value)}", "type")
 
@@ -394,6 +400,11 @@ def _settle(new: Any, old: Any, trail: list[Any]) -> Any:
             return old
         if kind is str and not new.isascii():
             _check_text(new, trail, "is a string that")
+        return new
+    if kind is float:
+        if type(old) is float and new == old:
+            return old
+        _walk(new, trail, len(trail), ())  # finite, or refused
         return new
     if kind is dict and type(old) is dict:
         changed = len(new) != len(old)

@@ -44,6 +44,9 @@ ODD = {
     "bytes": b"ml",
     "a datetime": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc),
     "an object": object(),
+    "NaN": float("nan"),  # JSON numbers are finite
+    "infinity": float("inf"),
+    "minus infinity": float("-inf"),
 }
 
 BUILDERS: dict[str, tuple[Callable[[Any], Any], str]] = {
