@@ -255,3 +255,10 @@ def test_podfold_recipes_name_shows_the_yaml_step() -> None:
     (read,) = yaml.safe_load(step)
     assert list(read) == ["recipe", "type", "count", "provider", "label", "container"]
     assert loads_overlay("- {recipe: gpu, type: l4, count: 1}") == recipes.gpu("l4", count=1)
+
+
+@pytest.mark.parametrize(("written", "meant"), [("GPU", "gpu"), ("Node_Selector", "node_selector"),
+                                                ("gpuu", "gpu")])
+def test_a_recipe_name_in_another_case_or_misspelt_is_named(written: str, meant: str) -> None:
+    with pytest.raises(TransformError, match=f"unknown recipe '{written}'; did you mean {meant}\\?"):
+        loads_overlay(f"- {{recipe: {written}}}")

@@ -190,7 +190,10 @@ def build_recipe(name: str, arguments: Mapping[str, Any],
     recipes = resolve_catalog(catalog)
     factory = recipes.get(name)
     if factory is None:
-        close = tuple(close_matches(name, list(recipes)))
+        lowered = {known.lower(): known for known in recipes}  # GPU for gpu, too
+        same = lowered.get(name.lower())
+        close = (same,) if same is not None else tuple(
+            lowered[near] for near in close_matches(name.lower(), list(lowered)))
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UnknownNameError(f"unknown recipe {name!r}{hint}" if recipes
                                else f"unknown recipe {name!r}: no recipe catalog is installed",
