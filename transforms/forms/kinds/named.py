@@ -75,7 +75,9 @@ def _recipe_dump(step: Any, steps: Steps) -> Any:
 def _recipe_phrase(step: Any, steps: Steps) -> str:
     factory = steps.recipes().get(step.name)
     summary = (factory.__doc__ or "").strip().splitlines() if factory is not None else []
-    return f"recipe {describe_step(step)}" + (f": {summary[0]}" if summary else "")
+    # the docstring's ``literal`` as `literal`: what a reader of plain text expects
+    return f"recipe {describe_step(step)}" + (
+        f": {summary[0].replace('``', '`')}" if summary else "")
 
 
 def _named_writes(step: Any, steps: Steps) -> Written:
