@@ -354,11 +354,12 @@ class Compose(Transform):
     runs step by step: compiling costs more than a one-off application.
     """
 
-    __slots__ = ("steps", "_plan", "_fused", "_runs", "_whole", "_whole_owned")
+    __slots__ = ("steps", "_plan", "_fused", "_runs", "_whole", "_whole_owned", "_chained")
     name = "compose"
 
-    def __init__(self, steps: Sequence[TransformLike]) -> None:
+    def __init__(self, steps: Sequence[TransformLike], chained: bool = False) -> None:
         self.steps = tuple(steps)
+        self._chained = chained  # built by chain: shown as written, in the order it applies
         self._init_params(*reversed(self.steps))
         self._plan = _plan(self.steps)
         self._fused: _Segments | None = None
@@ -379,12 +380,21 @@ class Compose(Transform):
             return self._run_steps(doc, Owned(), True, 0, len(self.steps))  # type: ignore[no-any-return]
         return super().__call__(doc)
 
+    def __repr__(self) -> str:
+        if not self._chained:
+            return super().__repr__()
+        try:
+            return f"chain({', '.join(_param_repr(step) for step in self.steps)})"
+        except RecursionError:  # compositions nested thousands deep
+            return "chain(...)"
+
     def __getstate__(self) -> dict[str, Any]:
         # the plans hold compiled code: rebuilt, not pickled
-        return {name: getattr(self, name) for name in (*Transform.__slots__, "steps")
+        return {name: getattr(self, name) for name in (*Transform.__slots__, "steps", "_chained")
                 if hasattr(self, name)}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        self._chained = False
         for name, value in state.items():
             object.__setattr__(self, name, value)
         self._plan = _plan(self.steps)
@@ -538,13 +548,13 @@ def _flatten(steps: Iterable[TransformLike], factory: str) -> list[TransformLike
     return flat
 
 
-def _composed(steps: list[TransformLike]) -> Transform:
+def _composed(steps: list[TransformLike], chained: bool = False) -> Transform:
     if not steps:
         return identity
     if len(steps) == 1 and isinstance(steps[0], Transform):
         return steps[0]
     # a lone plain function too: then a Transform that calls it guarded
-    return Compose(steps)
+    return Compose(steps, chained)
 
 
 def chain(*transforms: TransformLike) -> Transform:
@@ -559,11 +569,17 @@ def chain(*transforms: TransformLike) -> Transform:
     >>> chain(replace_at("a", 1), replace_at("a", 2))({})
     {'a': 2}
     >>> chain(len)
-    compose(len)
+    chain(len)
+
+    It prints as written, and equals the same steps composed right to left:
+
+    >>> steps = chain(replace_at("a", 1), replace_at("b", 2))
+    >>> steps, steps == compose(replace_at("b", 2), replace_at("a", 1))
+    (chain(replace_at('a', 1), replace_at('b', 2)), True)
     """
     if len(transforms) == 1 and isinstance(transforms[0], Transform):
         return transforms[0]
-    return _composed(_flatten(transforms, "chain"))
+    return _composed(_flatten(transforms, "chain"), chained=True)
 
 
 def compose(*transforms: TransformLike) -> Transform:

@@ -8,7 +8,7 @@ them with :func:`combinators.compose`; find them by name in :data:`catalog`.
 >>> from combinators import chain
 >>> overlay = chain(gpu("a100-80gb", count=8), shm_size("64Gi"), add_env(NCCL_DEBUG="INFO"))
 >>> overlay
-compose(add_env(NCCL_DEBUG='INFO'), shm_size('64Gi'), gpu('a100-80gb', count=8))
+chain(gpu('a100-80gb', count=8), shm_size('64Gi'), add_env(NCCL_DEBUG='INFO'))
 >>> pod = overlay({"spec": {"containers": [{"name": "trainer-0"}]}})
 >>> pod["spec"]["nodeSelector"]
 {'cloud.google.com/gke-accelerator': 'nvidia-a100-80gb'}

@@ -104,5 +104,5 @@ def test_a_lone_toolz_step_is_guarded_too() -> None:
 
 def test_curried_steps_read_as_their_calls() -> None:
     overlay_ = chain(TEAM, tc.assoc_in(keys=["spec", "hostIPC"], value=True))
-    assert repr(overlay_) == ("compose(assoc_in(keys=['spec', 'hostIPC'], value=True), "
-                              "upsert('metadata.labels.team', 'ml'))")
+    assert repr(overlay_) == ("chain(upsert('metadata.labels.team', 'ml'), "
+                              "assoc_in(keys=['spec', 'hostIPC'], value=True))")
