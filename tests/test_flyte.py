@@ -327,6 +327,17 @@ def test_invalid_result_is_refused_but_primary_needs_no_image() -> None:
     assert pod_template({"spec": {"node_selector": {"a": "b"}}}, validate=False) is not None
 
 
+def test_an_invalid_result_names_the_overlay_that_wrote_it() -> None:
+    with pytest.raises(PodValidationError) as caught:
+        pod_template(upsert("spec.hostIPC", True), {"spec": {"restartPolicy": "sometimes"}},
+                     upsert("metadata.labels.team", "ml"))
+    assert list(caught.value.steps) == [
+        "pod_template() overlay 2 of 3: overlay({'spec': {'restartPolicy': 'sometimes'}})"]
+    with pytest.raises(PodValidationError) as caught:
+        pod_template({"spec": {"restartPolicy": "sometimes"}}, upsert("spec.priority", "high"))
+    assert list(caught.value.steps) == ["pod_template() overlays 1, 2 of 2"]
+
+
 def test_bad_arguments() -> None:
     with pytest.raises(ArgumentTypeError, match=r"pod_template\(\): base"):
         pod_template(base=V1Container(name="x"))

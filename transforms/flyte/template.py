@@ -198,14 +198,44 @@ def _check_shape(pod: Any, primary: MainContainer, overlay: int | None) -> None:
                                  overlay=overlay)
 
 
-def _validate(pod: dict[str, Any], primary: MainContainer, k8s_version: str | None) -> None:
+def _validate(pods: list[Any], labels: list[str], primary: MainContainer,
+              k8s_version: str | None) -> None:
+    """Validate the last of ``pods`` (the base, then the pod after each overlay); an
+    error names the overlays that wrote the values found wrong, where they can be told."""
     # Flyte fills the primary container's image: only that one may lack one
     exempt = f"{primary.path()}.image"
-    errors = [found for found in problems(pod, k8s_version=k8s_version)
+    errors = [found for found in problems(pods[-1], k8s_version=k8s_version)
               if found.severity == "error"
               and not (found.rule == "container-images" and found.path == exempt)]
-    if errors:
-        raise PodValidationError(errors).with_step(f"{_FACTORY}()")
+    if not errors:
+        return
+    writers = sorted({number for found in errors
+                      if (number := _writer(pods, found.path)) is not None})
+    if len(writers) == 1:
+        (number,) = writers
+        where = f"{_FACTORY}() overlay {number} of {len(labels)}: {labels[number - 1]}"
+    elif writers:
+        where = f"{_FACTORY}() overlays {', '.join(map(str, writers))} of {len(labels)}"
+    else:
+        where = f"{_FACTORY}()"
+    raise PodValidationError(errors).with_step(where)
+
+
+def _writer(pods: list[Any], where: str) -> int | None:
+    """The number of the last overlay that changed what is at ``where`` (a problem's
+    path), or ``None``."""
+    from combinators import path, select
+
+    try:
+        at = path(where)
+    except TransformError:
+        return None
+    found = None
+    for number in range(1, len(pods)):
+        if pods[number] is not pods[number - 1] and \
+                select(pods[number - 1], at) != select(pods[number], at):
+            found = number
+    return found
 
 
 def _flytekit_template() -> Any:
@@ -247,7 +277,7 @@ def pod_template(*overlays: OverlayLike, base: Any = None,
     Traceback (most recent call last):
       ...
     transforms.checks.problems.PodValidationError: pod is invalid (1 problem):
-      spec.node_selector: unknown field spec.node_selector; did you mean nodeSelector? [in pod_template()]
+      spec.node_selector: unknown field spec.node_selector; did you mean nodeSelector? [in pod_template() overlay 1 of 1: overlay({'spec': {'node_selector': {'pool': 'a100'}}})]
     """
     metadata, spec, declared = _base_parts(base)
     primary = MainContainer.named(_primary_name(primary_container_name, declared))
@@ -264,6 +294,7 @@ def pod_template(*overlays: OverlayLike, base: Any = None,
     if metadata:
         pod = {"metadata": metadata, **pod}
     _check_shape(pod, primary, None)
+    pods = [pod]  # after each overlay: what a validation error is traced back through
     for number, (label, transform) in enumerate(steps, 1):
         try:
             pod = transform(pod)
@@ -271,8 +302,9 @@ def pod_template(*overlays: OverlayLike, base: Any = None,
             raise err.with_step(f"{_FACTORY}() overlay {number} of {len(steps)}: "
                                 f"{label}") from None
         _check_shape(pod, primary, number)
+        pods.append(pod)
     if validate:
-        _validate(pod, primary, k8s_version)
+        _validate(pods, [label for label, _ in steps], primary, k8s_version)
     result = pod.get("metadata") or {}
     labels, annotations = result.get("labels"), result.get("annotations")
     return _flytekit_template()(
