@@ -213,7 +213,7 @@ def test_nested_steps_are_named_outermost_first() -> None:
     transform = chain(upsert("a", 1), when("a", inner))
     with pytest.raises(ExpectationError) as caught:
         transform({})
-    assert caught.value.steps == ("step 2 of 2: when('a', compose(expect('y'), upsert('x', 1)))",
+    assert caught.value.steps == ("step 2 of 2: when('a', chain(upsert('x', 1), expect('y')))",
                                   "step 2 of 2: expect('y')")
     assert " > " in str(caught.value)
 
