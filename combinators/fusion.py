@@ -381,8 +381,7 @@ class _Writer:
         ``append``: the op appends to the list at ``near``, so may join what is pending there.
         """
         for prefix in list(self.pending):
-            if near is not None and ((append and prefix == near) or not (
-                    _related(prefix, near) or _apart_in_a_map(prefix, near))):
+            if near is not None and ((append and prefix == near) or not _related(prefix, near)):
                 continue
             self.flush_one(prefix)
 
@@ -419,6 +418,12 @@ class _Writer:
             self.emit(f"if {node.var} is EMPTY_MAP or {node.var} is EMPTY_LIST: return FALLBACK")
         if op.kind == APPEND:
             node = self.node(parts, "list")
+            if parts not in self.pending and node.copied != _YES:
+                # a missing list is made now, empty, where the step would make it: a key
+                # another op adds to the same map later comes after it (dict order is
+                # YAML's); the appends themselves wait, to be written in one go
+                self.emit(f"if {node.var} is EMPTY_LIST:")
+                self.writable(node, 2)
             pending = self.pending.setdefault(parts, (node, []))[1]
             for item, how in op.payload:
                 name = self.constant(item, "I")
@@ -518,15 +523,6 @@ def _related(a: tuple[Part, ...], b: tuple[Part, ...]) -> bool:
         if part_a != part_b:
             return _selector(part_a) and _selector(part_b)
     return True
-
-
-def _apart_in_a_map(a: tuple[Part, ...], b: tuple[Part, ...]) -> bool:
-    """Whether the paths part at two keys of one map: where each may add its key to that
-    map, the order of the writes is the order of the map's keys, so it is kept."""
-    for part_a, part_b in zip(a, b, strict=False):
-        if part_a != part_b:
-            return type(part_a) is Key and type(part_b) is Key
-    return False
 
 
 def plan(transform: Any) -> tuple[Op, ...] | None:
