@@ -52,23 +52,27 @@ def check(pod: Spec, out: list[Raw]) -> None:
 
 def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> None:
     requests, limits = resources.get("requests"), resources.get("limits")
-    if type(limits) is dict:
+    if type(limits) is not dict:
+        limits = None
+    else:
         for resource, limit_text in limits.items():
-            _whole(resource, limit_text, (here, "limits"), out)
+            if "/" in resource:  # only an extended resource is counted in whole units
+                _whole(resource, limit_text, (here, "limits"), out)
     if type(requests) is not dict:
         return
     for resource, request in requests.items():
-        if _whole(resource, request, (here, "requests"), out):
+        limit_text = limits.get(resource, _NONE) if limits is not None else _NONE
+        if request == limit_text:
+            continue  # the usual case: equal as written, whole if the limit is
+        special = "/" in resource or resource.startswith("hugepages-")
+        if special and _whole(resource, request, (here, "requests"), out):
             continue
-        if type(limits) is not dict or resource not in limits:
-            fixed = _fixed(resource)
+        fixed = _fixed(resource) if special else ""
+        if limit_text is _NONE:
             if fixed:
                 out.append(((here, "requests"), resource,
                             f"request {request} for {resource} needs a limit, equal to it ({fixed} "
                             f"cannot be overcommitted)", request, "error"))
-            continue
-        limit_text = limits[resource]
-        if request == limit_text:
             continue
         try:
             wanted, limit = quantity_value(request), quantity_value(limit_text)
@@ -76,7 +80,6 @@ def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> No
             continue
         if wanted is None or limit is None:
             continue
-        fixed = _fixed(resource)
         if fixed and wanted != limit:
             out.append(((here, "requests"), resource,
                         f"request {request} for {resource} must equal its limit {limit_text} "
@@ -85,6 +88,9 @@ def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> No
             out.append(((here, "requests"), resource,
                         f"request {request} for {resource} exceeds its limit {limit_text}",
                         request, "error"))
+
+
+_NONE: Any = object()  # no limit for the resource
 
 
 def _fixed(resource: Any) -> str:
@@ -101,8 +107,9 @@ def _fixed(resource: Any) -> str:
 
 def _whole(resource: Any, value: Any, here: Trail, out: list[Raw]) -> bool:
     """Report an extended resource's quantity that is no whole number; whether it did."""
-    if _fixed(resource) != "an extended resource":
-        return False
+    if type(value) is int or (type(value) is str and value.isdigit()) \
+            or _fixed(resource) != "an extended resource":
+        return False  # a whole number as written: the usual case, settled without a parse
     try:
         amount = quantity_value(value)
     except QuantityRangeError:
