@@ -39,12 +39,14 @@ def _step(node: Any, part: Any) -> list[Any]:
     return []  # End selects nothing that exists
 
 
-def _path(target: PathLike, factory: str) -> Path:
+def _path(target: PathLike, factory: str, doc: Any = None) -> Path:
     if type(target) is Path:
         return target
     try:
         return as_path(target)
     except ArgumentError as err:
+        if isinstance(doc, (str, Path)) and not isinstance(target, (str, Path)):
+            err.message += f" (the document comes first: {factory}(doc, {doc!r}))"
         raise err.in_factory(factory) from None
 
 
@@ -54,7 +56,7 @@ def select(doc: Any, target: PathLike) -> list[Any]:
     >>> select({"spec": {}}, "spec.tolerations[*]")
     []
     """
-    return _select(doc, _path(target, "select"))
+    return _select(doc, _path(target, "select", doc))
 
 
 def _select(doc: Any, target: Path) -> list[Any]:
@@ -72,7 +74,7 @@ def exists(doc: Any, target: PathLike) -> bool:
     >>> exists({"spec": {"hostIPC": False}}, "spec.hostIPC")
     True
     """
-    return bool(_select(doc, _path(target, "exists")))
+    return bool(_select(doc, _path(target, "exists", doc)))
 
 
 def get_at(doc: Any, target: PathLike, default: Any = MISSING) -> Any:
@@ -89,7 +91,7 @@ def get_at(doc: Any, target: PathLike, default: Any = MISSING) -> Any:
       ...
     combinators.errors.PathError: no key 'nodeSelectr' in spec (part 2 of spec.nodeSelectr); did you mean: nodeSelector?; present: nodeSelector
     """
-    where = _path(target, "get_at")
+    where = _path(target, "get_at", doc)
     frontier = [doc]
     for index, part in enumerate(where.parts):
         found = [child for node in frontier for child in _step(node, part)]

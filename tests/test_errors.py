@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pickle
+import re
 from typing import Any
 
 import pytest
 
 from combinators import (
+    ArgumentTypeError,
     ExpectationError,
     PathError,
     StepError,
@@ -238,3 +240,12 @@ def test_a_failing_update_function_or_predicate_comes_out_as_a_step_error() -> N
     assert isinstance(caught.value.cause, KeyError)
     with pytest.raises(StepError, match="broken raised KeyError"):
         when(broken, identity)({"a": 1})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("reader", ["select", "get_at", "exists"])
+def test_a_reader_given_its_arguments_swapped_says_the_document_comes_first(reader: str) -> None:
+    import combinators
+
+    with pytest.raises(ArgumentTypeError, match=re.escape(
+            f"(the document comes first: {reader}(doc, 'spec.x'))")):
+        getattr(combinators, reader)("spec.x", {"spec": {"x": 1}})
