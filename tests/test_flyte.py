@@ -349,3 +349,12 @@ def test_bad_arguments() -> None:
     with pytest.raises(ArgumentTypeError) as caught:
         pod_template(recipes.runtime_class("nvidia"), 42)
     assert "pod_template() overlay 2 of 2" in str(caught.value)
+
+
+def test_a_torchx_macro_an_overlay_writes_is_warned_about() -> None:
+    # Flyte substitutes none of TorchX's macros: left as text, so said
+    with pytest.warns(UserWarning, match=r"pod_template\(\): the overlays write the TorchX "
+                                         r"macro \$\{replica_id\}, which only TorchX substitutes"):
+        template = pod_template(upsert("spec.containers[name=primary].env",
+                                       [{"name": "RANK", "value": "${replica_id}"}]))
+    assert template.pod_spec.containers[0].env[0].value == "${replica_id}"

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from combinators import Transform, TransformError
@@ -45,6 +46,7 @@ from combinators.data import copy_plain, is_map, is_seq
 from combinators.errors import ArgumentError, ArgumentTypeError
 from combinators.transform import describe_step
 from transforms.checks.validation import PodValidationError, problems
+from transforms.forms.macros import macros_written
 from transforms.io.normalize import OverlayLike, as_transform
 from transforms.kube.containers import MainContainer
 from transforms.kube.convert import to_client, to_data
@@ -305,6 +307,11 @@ def pod_template(*overlays: OverlayLike, base: Any = None,
         pods.append(pod)
     if validate:
         _validate(pods, [label for label, _ in steps], primary, k8s_version)
+    macros = macros_written(pod, pods[0])
+    if macros:
+        warnings.warn(f"{_FACTORY}(): the overlays write the TorchX macro"
+                      f"{'s' if len(macros) > 1 else ''} {', '.join(sorted(macros))}, which only "
+                      f"TorchX substitutes; Flyte leaves it as text", stacklevel=2)
     result = pod.get("metadata") or {}
     labels, annotations = result.get("labels"), result.get("annotations")
     return _flytekit_template()(
