@@ -179,3 +179,45 @@ def test_the_flags_offer_what_the_library_has() -> None:
     assert CLI_PROFILES == PROFILES
     assert CONFLICT_MODES == TORCHX_MODES
     assert set(CONFLICT_MODES) == {"last-wins", *MODES}
+
+
+@pytest.mark.parametrize(("flag", "given", "said"), [
+    ("--deny", "spec.security_context", "unknown field spec.security_context; did you mean "
+                                        "securityContext?"),
+    ("--allow", "spec.pytorchReplicaSpecs.Worker.template.spec.securityContext",
+     "unknown field spec.pytorchReplicaSpecs (a workload's field"),
+])
+def test_a_path_no_pod_has_is_refused_as_a_flag_value(flag: str, given: str, said: str) -> None:
+    # a typo, or a path written from the workload, would never match: it used to pass quietly
+    result = podfold("apply", "-f", str(A100), flag, given, str(DEPLOYMENT))
+    assert result.returncode == 2 and result.stdout == ""
+    assert f"Invalid value for '{flag}': {said}" in result.stderr
+
+
+def test_a_policy_violation_names_the_overlay_line_that_wrote_it(tmp_path: Path) -> None:
+    overlay = tmp_path / "ipc.yaml"
+    overlay.write_text("# shares the host's IPC\n- {op: upsert, path: spec.hostIPC, value: true}\n")
+    lines = violations(podfold("apply", "-f", str(overlay), "--policy", "baseline",
+                               str(DEPLOYMENT)))
+    assert lines == [f"{DEPLOYMENT}: {NGINX}: spec.template.spec.hostIPC: sharing the host's "
+                     "namespaces is not allowed, found hostIPC: true (baseline profile, rule "
+                     f"host-namespaces) (written by {overlay}:2)"]
+
+
+def test_a_manifest_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
+    manifest = tmp_path / "u16.yaml"
+    manifest.write_bytes("apiVersion: v1\nkind: Pod\n".encode("utf-16"))
+    result = podfold("apply", "-f", str(A100), str(manifest))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{manifest} is not UTF-8: byte 0xff (byte 0 of the file) cannot be read" \
+        in result.stderr
+
+
+def test_an_overlay_that_deletes_the_pod_is_refused(tmp_path: Path) -> None:
+    # a pod without a spec: the schema lets it out, the API server does not
+    overlay = tmp_path / "gone.yaml"
+    overlay.write_text("- strategic: {$patch: delete}\n")
+    result = podfold("apply", "-f", str(overlay), str(DEPLOYMENT))
+    assert result.returncode == 1 and result.stdout == ""
+    assert "spec.template.spec: a pod needs a spec, with its containers; found none " \
+           f"(written by {overlay}:1)" in result.stderr

@@ -115,3 +115,25 @@ def test_podfolds_fixture_in_such_a_project_fails_saying_why(project: pathlib.Pa
     assert str(project / "transforms.py") in output  # where the user's module is
     assert "move your module into your project's package" in output  # how to fix it
     assert "Traceback" not in output and "_pods_module" not in output  # plainly, no traceback
+
+
+def test_a_project_module_named_recipes_is_named_when_a_recipe_is_asked_for(
+        tmp_path: pathlib.Path, installed_podfold: object) -> None:
+    # the recipe catalog's entry point (recipes:catalog) then finds the project's module
+    (tmp_path / "recipes.py").write_text("RECIPES = []\n", encoding="utf-8")
+    code = textwrap.dedent("""
+        import recipes  # the project's, first on the path
+        from transforms import loads_overlay
+        try:
+            loads_overlay("- {recipe: gpu, type: a100}")
+        except Exception as err:
+            print(type(err).__name__, err)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_user_environment(),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("OverlayError <string>:1:3: step 1: the recipe catalog "
+                                    "'podfold' (recipes:catalog) cannot load: AttributeError"), \
+        result.stdout
+    assert f"the module 'recipes' found is {tmp_path / 'recipes.py'}, which hides the " \
+           "catalog's: move it into your project's package or rename it" in result.stdout

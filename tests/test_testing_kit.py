@@ -387,3 +387,9 @@ def test_recipe_calls_give_recipes(recipe: Any) -> None:
 def test_transforms_are_chains_of_at_most_the_steps_asked(overlay: Any) -> None:
     steps = getattr(overlay, "steps", (overlay,))
     assert 1 <= len(steps) <= 3
+
+
+def test_assert_changes_takes_one_path_as_it_is() -> None:
+    # a string is one path, not a list of one-letter ones
+    overlay = upsert("spec.nodeSelector", {"gpu": "a100"})
+    assert assert_changes(overlay, {"spec": {}}, only="spec.nodeSelector") == ["spec.nodeSelector"]

@@ -95,6 +95,11 @@ def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> 
     check(pod, None, None, out)
     found = [render(pod, raw, "schema") for raw in out]
     if type(pod) is dict:
+        if kind != "PodSpec" and not isinstance(pod.get("spec"), Mapping):
+            # the schema lets spec out, the API server does not: a pod runs containers
+            found.append(Problem("spec", "a pod needs a spec, with its containers; found "
+                                 + ("none" if pod.get("spec") is None else "no map"),
+                                 pod.get("spec")))
         found += references_of(pod, kind)
     return found
 

@@ -155,6 +155,21 @@ class TemplateChecks:
     path_policy: Any = None
     findings: Findings = field(default_factory=Findings)
     macros: dict[str, str] = field(default_factory=dict)
+    file_steps: dict[str, Any] = field(default_factory=dict)  # each file's finest steps, read once
+
+    def _written_at(self, pod: Any, uri: str, where: Any) -> str | None:
+        """:func:`~transforms.torchx.origins.written_at`, each overlay file read once a run."""
+        from combinators import TransformError
+        from transforms.analysis.blame import load_steps
+        from transforms.torchx.origins import written_at
+
+        if uri not in self.file_steps:
+            try:
+                self.file_steps[uri] = load_steps(uri)
+            except TransformError:
+                self.file_steps[uri] = None
+        steps = self.file_steps[uri]
+        return None if steps is None else written_at(pod, uri, where, steps)
 
     @classmethod
     def build(cls, policy: str | None, allow: Sequence[str], deny: Sequence[str],
@@ -167,7 +182,8 @@ class TemplateChecks:
         checks = cls(policy, split_paths(allow), split_paths(deny), conflicts, tuple(uris),
                      tuple(steps), validate, k8s_version)
         if checks.allow or checks.deny:
-            from combinators import TransformError
+            from combinators import TransformError, path
+            from transforms.checks.fields import check_path_fields
             from transforms.checks.paths import PathPolicy
 
             try:
@@ -175,6 +191,13 @@ class TemplateChecks:
             except TransformError as err:
                 flag = "'--allow'" if getattr(err, "argument", "") == "allow" else "'--deny'"
                 raise click.BadParameter(str(err), param_hint=flag) from None
+            # a path no pod has (a typo, a workload's field) would never match: refused
+            for flag, given in (("'--allow'", checks.allow), ("'--deny'", checks.deny)):
+                for text in given:
+                    try:
+                        check_path_fields(path(text), "Pod")
+                    except TransformError as err:
+                        raise click.BadParameter(str(err), param_hint=flag) from None
         return checks
 
     def _invalid(self, label: Label, template: Any, before: Any, after: Any) -> list[str]:
@@ -235,6 +258,7 @@ class TemplateChecks:
             from transforms.checks.policies import policy_problems
 
             found += [f"{_joined(where, problem.path)}: {problem.message}"
+                      f"{self._by(before, problem.path) if after is not before else ''}"
                       for problem in policy_problems(after, self.policy, kind=template.root)]
         if self.path_policy is not None and after is not before:
             found += [f"{_joined(where, problem.path)}: {problem.message}"
@@ -282,7 +306,6 @@ class TemplateChecks:
         ``where`` (a path of the pod, as a problem names it) when applied to
         ``pod``; ``''`` where none can be told. Asked only for a finding."""
         from combinators import TransformError, path, select
-        from transforms.torchx.origins import written_at
 
         try:
             at = path(where)
@@ -296,7 +319,7 @@ class TemplateChecks:
             except TransformError:
                 return ""
             if new is not current and select(current, at) != select(new, at):
-                writer = written_at(current, uri, at) or uri
+                writer = self._written_at(current, uri, at) or uri
             current = new
         return f" (written by {writer})" if writer else ""
 
@@ -316,11 +339,10 @@ class TemplateChecks:
 
     def _located(self, pod: Any, labels: list[str], label: str, where: Any) -> str:
         from combinators import chain
-        from transforms.torchx.origins import written_at
 
         index = labels.index(label)
         before = chain(*self.steps[:index])(pod)
-        return written_at(before, self.uris[index], where) or label
+        return self._written_at(before, self.uris[index], where) or label
 
     def report(self, source: str) -> None:
         """Print the warnings, then the problems and violations, and exit 1 if there

@@ -56,7 +56,13 @@ def read_input(stream: Any) -> tuple[str, str]:
     """The text of a ``click.File`` argument and the name to give it in errors."""
     name = getattr(stream, "name", "-")
     source = "<stdin>" if name in ("-", "<stdin>") else str(name)
-    return stream.read(), source
+    try:
+        return stream.read(), source
+    except UnicodeDecodeError as err:
+        raise click.BadParameter(
+            f"{source} is not UTF-8: byte 0x{err.object[err.start]:02x} (byte {err.start} of "
+            f"the file) cannot be read; write the file as UTF-8 (PowerShell 5 writes UTF-16: "
+            f"use 'Out-File -Encoding utf8')", param_hint="'[FILE|-]'") from None
 
 
 def load_overlays(overlays: Sequence[str]) -> Any:

@@ -47,7 +47,18 @@ def recipe_catalog() -> Catalog:
 
     merged: dict[str, Callable[..., Any]] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
-        catalog = point.load()
+        try:
+            catalog = point.load()
+        except (ImportError, AttributeError) as err:  # most often: a module of the same name
+            import sys
+
+            module = sys.modules.get(point.module)
+            where = getattr(module, "__file__", None)
+            hint = (f"; the module {point.module!r} found is {where}, which hides the "
+                    f"catalog's: move it into your project's package or rename it"
+                    if where else "")
+            raise CatalogError(f"the recipe catalog {point.name!r} ({point.value}) cannot "
+                               f"load: {type(err).__name__}: {err}{hint}") from err
         for name, factory in catalog.items():
             if name in merged and merged[name] is not factory:
                 raise CatalogError(f"recipe {name!r} is published by two catalogs "

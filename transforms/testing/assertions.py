@@ -283,7 +283,7 @@ def assert_valid_pod(pod: Any, k8s_version: str | None = None, *, kind: str = "P
     return pod
 
 
-def assert_changes(transform: Any, pod: Any, only: Iterable[Path | str], *,
+def assert_changes(transform: Any, pod: Any, only: Iterable[Path | str] | Path | str, *,
                    nothing_ok: bool = False) -> list[str]:
     """Check that ``transform`` changes ``pod`` only at or under the ``only`` paths;
     return the paths it changed.
@@ -321,7 +321,7 @@ def assert_changes(transform: Any, pod: Any, only: Iterable[Path | str], *,
     +  nodeSelector:
     +    gpu: a100
     """
-    allowed = list(only)
+    allowed = [only] if isinstance(only, (str, Path)) else list(only)  # one path, or several
     after = _as_callable(transform)(pod)
     found = between(pod, after)
     if not found and not nothing_ok:

@@ -394,7 +394,10 @@ def combinator_steps() -> st.SearchStrategy[Transform]:
 def transforms(max_steps: int = 4) -> st.SearchStrategy[Any]:
     """Chains of 1 to ``max_steps`` steps, each a catalog recipe or a combinator step.
 
-    Every step is idempotent and never fails on a pod of :func:`pods`.
+    Every step is idempotent on its own and never fails on a pod of
+    :func:`pods`; a chain of them need not be idempotent (a ``when`` that reads
+    what a later step writes acts on the second application), so a law over
+    chains asks of each step, not of the chain.
 
     >>> from hypothesis import given, settings
     >>> @settings(max_examples=20)

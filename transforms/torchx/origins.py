@@ -22,7 +22,7 @@ def _overlaps(a: Path, b: Path) -> bool:
     return a.parts[:shorter] == b.parts[:shorter]
 
 
-def written_at(pod: Any, uri: str, where: Path) -> str | None:
+def written_at(pod: Any, uri: str, where: Path, steps: Any = None) -> str | None:
     """``FILE:LINE`` of the step of the YAML overlay at ``uri`` that last wrote
     ``where`` when the overlay is applied to ``pod``; ``None`` where no one
     step did (or the file cannot be read again).
@@ -43,10 +43,11 @@ def written_at(pod: Any, uri: str, where: Path) -> str | None:
     from transforms.analysis.blame import load_steps
     from transforms.analysis.explanation import changes_between
 
-    try:
-        steps = load_steps(uri)
-    except TransformError:
-        return None
+    if steps is None:  # the file's finest steps, read anew; a caller asking often gives them
+        try:
+            steps = load_steps(uri)
+        except TransformError:
+            return None
     current = pod
     found = None
     for step in steps:
