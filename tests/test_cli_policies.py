@@ -221,3 +221,13 @@ def test_an_overlay_that_deletes_the_pod_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 1 and result.stdout == ""
     assert "spec.template.spec: a pod needs a spec, with its containers; found none " \
            f"(written by {overlay}:1)" in result.stderr
+
+
+def test_a_stream_with_no_document_is_warned_about(tmp_path: Path) -> None:
+    manifest = tmp_path / "empty.yaml"
+    manifest.write_text("---\n# nothing here\n---\n")
+    for command in (("apply", "-f", str(A100)), ("validate",)):
+        result = podfold(*command, str(manifest))
+        assert result.returncode == 0
+        assert f"podfold: warning: {manifest}: no documents (the input is empty, or only " \
+               "comments and '---')" in result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -214,3 +215,11 @@ def test_law_tests_and_restatements_return_the_same_document(doc: Any, data: st.
         overlay = json_patch([{"op": "test", "path": place, "value": found},
                               {"op": "replace", "path": place, "value": copy.deepcopy(found)}])
         assert overlay(doc) is doc
+
+
+def test_replace_of_a_missing_key_says_add_creates_it() -> None:
+    # RFC 6902 refuses it (kubectl adds the key): the error says which op does
+    with pytest.raises(PathError, match=re.escape("no key 'hostIPC' at /spec ('replace' needs "
+                                                  "the key to be there: 'add' creates it)")):
+        json_patch([{"op": "replace", "path": "/spec/hostIPC", "value": True}])(
+            {"spec": {"containers": []}})

@@ -37,9 +37,12 @@ def warn_empty_overlays(uris: Sequence[str], steps: Sequence[Any]) -> None:
 def warn_unreached(documents: Sequence[Any], source: str) -> None:
     """Warn for each document that holds pods no overlay reaches (an unknown kind with
     containers, a template that is missing or not a map):
-    :func:`~transforms.kube.workloads.unreached_pods`."""
+    :func:`~transforms.kube.workloads.unreached_pods`; and for a stream with no document
+    at all (an empty file, only comments or ``---``), as kubectl does."""
     from transforms.kube.workloads import unreached_pods
 
+    if not documents:
+        warn(f"{source}: no documents (the input is empty, or only comments and '---')")
     for number, document in enumerate(documents, 1):
         for unreached in unreached_pods(document):
             warn(f"{source}: document {number}: {unreached}")

@@ -228,7 +228,11 @@ def _edit(op: _Op, node: Any, tokens: tuple[str, ...], at: int, value: Any,
                 _child(op, tokens, node, at)  # raises, naming the keys present
             return delete_key(node, token, owned)
         if op.op == "replace" and old is MISSING:
-            _child(op, tokens, node, at)
+            try:
+                _child(op, tokens, node, at)
+            except PathError as err:  # RFC 6902: replace needs the key; kubectl adds it
+                err.message += " ('replace' needs the key to be there: 'add' creates it)"
+                raise
         if old is not MISSING and strict_equal(old, value):
             return node
         return set_key(node, token, value, owned)
