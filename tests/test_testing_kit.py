@@ -18,7 +18,15 @@ from hypothesis import HealthCheck, given, settings
 from torchx import specs
 
 import recipes
-from combinators import Transform, append_at, chain, remove_at, set_default, upsert
+from combinators import (
+    ArgumentTypeError,
+    Transform,
+    append_at,
+    chain,
+    remove_at,
+    set_default,
+    upsert,
+)
 from transforms.checks.validation import problems
 from transforms.testing import (
     assert_changes,
@@ -393,3 +401,14 @@ def test_assert_changes_takes_one_path_as_it_is() -> None:
     # a string is one path, not a list of one-letter ones
     overlay = upsert("spec.nodeSelector", {"gpu": "a100"})
     assert assert_changes(overlay, {"spec": {}}, only="spec.nodeSelector") == ["spec.nodeSelector"]
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    ({"gpus": 8}, "make_pods(): gpus: takes no role option 'gpus'; did you mean gpu?"),
+    ({"replicas": "4"}, "make_pods(): replicas is a whole number, not '4'"),
+])
+def test_pod_factory_options_that_do_not_fit_say_which(pod_factory: Any, options: dict[str, Any],
+                                                       said: str) -> None:
+    with pytest.raises(ArgumentTypeError) as caught:
+        pod_factory(**options)
+    assert str(caught.value).startswith(said)

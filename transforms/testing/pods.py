@@ -19,7 +19,7 @@ from typing import Any
 
 from torchx import specs
 
-from combinators.errors import ArgumentTypeError
+from combinators.errors import ArgumentTypeError, close_matches
 from transforms.io.normalize import OverlayLike
 from transforms.kube.convert import to_data
 from transforms.torchx.roles import with_overlays
@@ -114,4 +114,26 @@ def make_pods(*roles: specs.Role, overlays: Sequence[OverlayLike] = (),
         raise ArgumentTypeError(f"give roles or role options, not both: {sorted(role_options)}",
                                 argument="role_options", factory="make_pods",
                                 value=sorted(role_options))
+    _check_role_options(role_options)
     return render_pods(list(roles) or [sample_role(**role_options)], overlays=overlays)
+
+
+_COUNTS = ("replicas", "cpu", "gpu", "memMB")
+
+
+def _check_role_options(options: Mapping[str, Any]) -> None:
+    """Refuse a role option :func:`sample_role` does not take (with the near miss), and
+    a count that is no integer, before TorchX renders anything."""
+    import inspect
+
+    known = [name for name in inspect.signature(sample_role).parameters if name != "name"]
+    for key, value in options.items():
+        if key not in known:
+            close = close_matches(key, known)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise ArgumentTypeError(f"takes no role option {key!r}{hint} (it takes: "
+                                    f"{', '.join(known)})", argument=key, factory="make_pods",
+                                    value=value)
+        if key in _COUNTS and (type(value) is not int or value < 0):
+            raise ArgumentTypeError(f"{key} is a whole number, not {value!r}", argument=key,
+                                    factory="make_pods", value=value)
