@@ -316,3 +316,20 @@ def test_select_repeated_means_either_value_of_one_field() -> None:
     assert all("nodeSelector" in specs[role]["template"]["spec"] for role in specs)
     text = " ".join(podfold("apply", "--help").stdout.split())
     assert "matches either value" in text and "all must hold" not in text
+
+
+def test_a_workload_patch_that_targets_no_document_is_warned_about(tmp_path: Path) -> None:
+    # as kustomize matches a patch by kind and name: one for another Deployment changes nothing
+    patch = written(tmp_path, "other.yaml", "- strategic: {apiVersion: apps/v1, kind: Deployment, "
+                    "metadata: {name: other}, spec: {template: {spec: {hostIPC: true}}}}\n")
+    for command in ("apply", "explain"):
+        result = podfold(command, "-f", str(patch), str(DEPLOYMENT))
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == (f"podfold: warning: {patch}: the strategic patch for Deployment "
+                                 "'other' matches no document of the stream, so it changes "
+                                 "nothing (workloads present: Deployment)\n")
+    named = written(tmp_path, "nginx.yaml", "- strategic: {apiVersion: apps/v1, kind: Deployment, "
+                    "metadata: {name: nginx-deployment}, spec: {template: {spec: {hostIPC: true}}}}\n")
+    result = podfold("apply", "-f", str(named), str(DEPLOYMENT))
+    assert result.returncode == 0 and result.stderr == ""
+    assert "hostIPC: true" in result.stdout

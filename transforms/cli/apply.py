@@ -73,7 +73,7 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     from combinators import chain
     from transforms.cli.documents import dump_documents, read_documents
     from transforms.cli.located import apply_located
-    from transforms.cli.notices import warn_empty_overlays, warn_unreached
+    from transforms.cli.notices import warn_empty_overlays, warn_unmatched_patches, warn_unreached
     from transforms.kube.workloads import pod_templates
 
     selector = parse_selector(select)
@@ -84,6 +84,7 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     text, source = read_input(manifests)
     documents = read_documents(text, source)
     warn_unreached(documents, source)
+    warn_unmatched_patches(overlays, steps, documents)
     templates = [pod_templates(document) for document in documents]  # found once, used twice
     result = apply_located(chain(*steps), documents, select=selector, require_match=True,
                            overlays=overlays, templates=templates)

@@ -82,7 +82,7 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     from transforms.analysis.explanation import changes_between
     from transforms.cli.documents import read_documents, template_label
     from transforms.cli.located import apply_located
-    from transforms.cli.notices import warn_empty_overlays, warn_unreached
+    from transforms.cli.notices import warn_empty_overlays, warn_unmatched_patches, warn_unreached
     from transforms.kube.workloads import pod_templates
 
     selector = parse_selector(select)
@@ -95,6 +95,7 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     text, source = read_input(manifests)
     documents = read_documents(text, source)
     warn_unreached(documents, source)
+    warn_unmatched_patches(overlays, each, documents)
     result = apply_located(transform, documents, select=selector, require_match=True,
                            overlays=overlays)
     echo_color = {"auto": None, "always": True, "never": False}[color]

@@ -17,7 +17,8 @@ import click
 
 from transforms.forms.macros import TORCHX_MACROS, macros_written
 
-__all__ = ("TORCHX_MACROS", "warn", "warn_empty_overlays", "warn_unreached", "macros_written")
+__all__ = ("TORCHX_MACROS", "warn", "warn_empty_overlays", "warn_unmatched_patches",
+           "warn_unreached", "macros_written")
 
 def warn(message: str) -> None:
     """Print ``podfold: warning: message`` on stderr."""
@@ -32,6 +33,38 @@ def warn_empty_overlays(uris: Sequence[str], steps: Sequence[Any]) -> None:
         if step is identity:
             warn(f"{uri}: the overlay holds no step (the file is empty or only comments); "
                  f"it changes nothing")
+
+
+def warn_unmatched_patches(uris: Sequence[str], steps: Sequence[Any],
+                           documents: Sequence[Any]) -> None:
+    """Warn for each workload patch (a strategic patch naming its kind and name, as
+    kustomize writes one) that targets no document of the stream: it changes nothing."""
+    from transforms.kube.workloads import workload_kind
+
+    searched = [*documents, *(item for document in documents
+                              if isinstance(document, dict) and document.get("kind") == "List"
+                              for item in (document.get("items") or []))]
+    for uri, step in zip(uris, steps, strict=True):
+        for patch in _workload_patches(step):
+            if not any(patch.matches_document(document) for document in searched):
+                metadata = patch.patch.get("metadata")
+                name = metadata.get("name") if isinstance(metadata, dict) else None
+                kinds = sorted({str(document.get("kind")) for document in searched
+                                if isinstance(document, dict)
+                                and workload_kind(document.get("kind"),
+                                                  document.get("apiVersion")) is not None})
+                warn(f"{uri}: the strategic patch for {patch.patch.get('kind')}"
+                     f"{f' {name!r}' if name else ''} matches no document of the stream, so it "
+                     f"changes nothing (workloads present: {', '.join(kinds) or 'none'})")
+
+
+def _workload_patches(step: Any) -> list[Any]:
+    """The strategic patches of whole workloads in ``step`` (a composition is searched)."""
+    inner = getattr(step, "steps", None)
+    if isinstance(inner, tuple):
+        return [patch for part in inner for patch in _workload_patches(part)]
+    matches = getattr(step, "matches_document", None)
+    return [step] if matches is not None and matches({}) is not None else []
 
 
 def warn_unreached(documents: Sequence[Any], source: str) -> None:
