@@ -15,7 +15,7 @@ copy-on-write leaves untouched subtrees shared.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from combinators import MISSING, Path, path
@@ -24,7 +24,7 @@ from combinators.data import is_map, is_seq
 from transforms.analysis.explanation import Change, changes_between
 from transforms.io.normalize import as_transform
 
-__all__ = ("changed_paths", "changes", "between", "outside")
+__all__ = ("changed_paths", "changes", "between", "outside", "last_change")
 
 
 def changes(transform: Any, pod: Any) -> list[Change]:
@@ -114,3 +114,25 @@ def _outside(change: Change, prefixes: list[Path], before: Any, after: Any) -> l
         deeper = Change(change.path + item.path, item.before, item.after)
         left.extend(_outside(deeper, prefixes, before, after))
     return left
+
+
+def last_change(states: Sequence[Any], where: str) -> int | None:
+    """The index of the last of ``states`` (a document, then what each step made of
+    it) that differs from the one before at ``where`` (a path, as a problem names
+    it), or ``None``: which step wrote what a check found. Asked only for a finding.
+
+    >>> last_change([{}, {"a": 1}, {"a": 1, "b": 2}], "a"), last_change([{}, {}], "a")
+    (1, None)
+    """
+    from combinators import TransformError, select
+
+    try:
+        at = path(where)
+    except TransformError:
+        return None
+    found = None
+    for index in range(1, len(states)):
+        if states[index] is not states[index - 1] and \
+                select(states[index - 1], at) != select(states[index], at):
+            found = index
+    return found

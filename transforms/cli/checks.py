@@ -305,23 +305,20 @@ class TemplateChecks:
         """`` (written by FILE:LINE)``: the last overlay that changed what is at
         ``where`` (a path of the pod, as a problem names it) when applied to
         ``pod``; ``''`` where none can be told. Asked only for a finding."""
-        from combinators import TransformError, path, select
+        from combinators import TransformError, path
+        from transforms.analysis.footprint import last_change
 
-        try:
-            at = path(where)
-        except TransformError:
-            return ""
-        writer = None
-        current = pod
-        for uri, step in zip(self.uris, self.steps, strict=False):
+        states = [pod]  # the pod, then what each overlay file made of it
+        for step in self.steps:
             try:
-                new = step(current)
+                states.append(step(states[-1]))
             except TransformError:
                 return ""
-            if new is not current and select(current, at) != select(new, at):
-                writer = self._written_at(current, uri, at) or uri
-            current = new
-        return f" (written by {writer})" if writer else ""
+        index = last_change(states, where)
+        if index is None:
+            return ""
+        uri = self.uris[index - 1]
+        return f" (written by {self._written_at(states[index - 1], uri, path(where)) or uri})"
 
     def _conflicts(self, pod: Any) -> list[Any]:
         from combinators.conflicts import ConflictError, checked_fold

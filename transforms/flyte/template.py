@@ -211,8 +211,10 @@ def _validate(pods: list[Any], labels: list[str], primary: MainContainer,
               and not (found.rule == "container-images" and found.path == exempt)]
     if not errors:
         return
+    from transforms.analysis.footprint import last_change
+
     writers = sorted({number for found in errors
-                      if (number := _writer(pods, found.path)) is not None})
+                      if (number := last_change(pods, found.path)) is not None})
     if len(writers) == 1:
         (number,) = writers
         where = f"{_FACTORY}() overlay {number} of {len(labels)}: {labels[number - 1]}"
@@ -221,23 +223,6 @@ def _validate(pods: list[Any], labels: list[str], primary: MainContainer,
     else:
         where = f"{_FACTORY}()"
     raise PodValidationError(errors).with_step(where)
-
-
-def _writer(pods: list[Any], where: str) -> int | None:
-    """The number of the last overlay that changed what is at ``where`` (a problem's
-    path), or ``None``."""
-    from combinators import path, select
-
-    try:
-        at = path(where)
-    except TransformError:
-        return None
-    found = None
-    for number in range(1, len(pods)):
-        if pods[number] is not pods[number - 1] and \
-                select(pods[number - 1], at) != select(pods[number], at):
-            found = number
-    return found
 
 
 def _flytekit_template() -> Any:
