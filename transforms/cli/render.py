@@ -98,16 +98,19 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
                                    else opts.cfg_from_str(cfg_text or ""))
         except RunOptionError as err:
             raise click.BadParameter(str(err), param_hint="'-c' / '--cfg'") from None
-        _apply_torchxconfig(scheduler, cfg)
-        for key, value in (("queue", queue), ("namespace", namespace)):
-            if value is not None:
-                cfg[key] = value
+        flags = {key: (value, flag) for key, value, flag in (
+            ("queue", queue, "--queue"), ("namespace", namespace, "--namespace"),
+            ("validate", False if no_validate else None, "--no-validate")) if value is not None}
+        for key, (value, flag) in flags.items():
+            if key in cfg and cfg[key] != value:  # never drop one of the two silently
+                raise click.BadParameter(f"{flag} and -c {key}={cfg[key]} say different things: "
+                                         f"give one", param_hint=f"'{flag}'")
+        _apply_torchxconfig(scheduler, cfg)  # what the files set, where the command line did not
+        cfg.update((key, value) for key, (value, _) in flags.items())
         if overlays:
             cfg["overlays"] = [*cfg.get("overlays", []), *overlays]
         if per_role:
             cfg["role_overlays"] = [*cfg.get("role_overlays", []), *per_role]
-        if no_validate:
-            cfg["validate"] = False
         try:
             found = get_component(component)
         except (ComponentNotFoundException, ComponentValidationException) as err:

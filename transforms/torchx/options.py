@@ -14,7 +14,10 @@ configuration. A ``-cfg`` text TorchX cannot split into pairs
 (``role_overlays=trainer=a.yaml``) or a value its option cannot take
 (``validate=maybe``, which TorchX would read as false) is refused there too,
 as a :class:`~transforms.torchx.errors.RunOptionError` naming the option, the
-value and what was expected. Every other value is checked once, when
+value and what was expected. A key written twice is never dropped (TorchX
+keeps the last one): a list option (``overlays``, ``role_overlays``, ``allow``,
+``deny``) takes every value, in order, and any other option given twice with
+different values is refused, naming it. Every other value is checked once, when
 :func:`fold_settings` reads the configuration, before anything is rendered.
 """
 
@@ -25,7 +28,6 @@ from collections.abc import Mapping
 from typing import Any, Dict, List  # noqa: UP035 - torchx compares option types with typing.List[str]
 
 from torchx.specs import runopts
-from torchx.util.types import to_dict
 
 from combinators import ArgumentError, Transform, TransformError
 from transforms.checks.paths import PathPolicy
@@ -83,13 +85,23 @@ class CheckedRunopts(runopts):  # type: ignore[misc]
         transforms.torchx.errors.RunOptionError: run option validate: expected true or false, got 'maybe'
         """
         try:
-            pairs = to_dict(cfg_str or "")
+            pairs = _pairs(cfg_str or "")
         except ValueError as err:
             raise _unsplittable(cfg_str, err) from err
         cfg: dict[str, Any] = {}
-        for key, value in pairs.items():
+        written: dict[str, str] = {}
+        for key, value in pairs:
             option = self.get(key)
-            cfg[key] = value if option is None else _cast(key, value, option.opt_type)
+            cast = value if option is None else _cast(key, value, option.opt_type)
+            if key not in cfg:
+                cfg[key], written[key] = cast, value
+            elif option is not None and option.opt_type == List[str]:  # noqa: UP006
+                cfg[key] = [*cfg[key], *cast]  # a list option given twice takes both
+            elif value != written[key]:
+                raise RunOptionError(
+                    f"run option {key} is given twice, as {_short(written[key])} and "
+                    f"{_short(value)}: give it once (only list options, such as overlays, "
+                    f"take every value given)", key=key, value=value)
         return cfg
 
     def cfg_from_str(self, cfg_str: str) -> dict[str, Any]:
@@ -121,6 +133,41 @@ def _role_hint(key: str, value: Any, cfg: Mapping[str, Any]) -> str:
     if "role_overlays" not in cfg or not isinstance(value, str):
         return ""
     return f"if {key} is a role, a role_overlays item is ROLE:URI: {key}:{value}"
+
+
+def _pairs(cfg_str: str) -> list[tuple[str, str]]:
+    """The ``KEY=VALUE`` pairs of ``cfg_str`` in the order written, split as TorchX's
+    ``to_dict`` splits them (a list value ends at the last ``,`` or ``;`` before the
+    next key), except that a key given twice is kept twice: ``to_dict`` keeps the
+    last value only, silently.
+
+    >>> _pairs("overlays=a.yaml;b.yaml,validate=false,overlays=c.yaml")
+    [('overlays', 'a.yaml;b.yaml'), ('validate', 'false'), ('overlays', 'c.yaml')]
+    """
+    pairs: list[tuple[str, str]] = []
+    if not cfg_str:
+        return pairs
+    parts = [part.strip() for part in cfg_str.split("=") if part.strip()]
+    if len(parts) < 2:
+        raise ValueError(f"`{cfg_str}` does not have at least one `key=value` pair")
+    key = parts[0]
+    for value_key in parts[1:-1]:
+        cut = max(value_key.rfind(","), value_key.rfind(";"))
+        if cut <= 0 or cut == len(value_key) - 1:
+            raise ValueError(f"`{value_key}` cannot be split into `val<delim>key`")
+        pairs.append((key, _unquoted(value_key[:cut].strip())))
+        key = value_key[cut + 1:].strip()
+    pairs.append((key, _unquoted(parts[-1])))
+    return pairs
+
+
+def _unquoted(value: str) -> str:
+    return "" if value in ('""', "''") else value
+
+
+def _short(value: str, limit: int = 60) -> str:
+    """``value`` quoted, cut to ``limit`` characters: a message stays one short line."""
+    return repr(value if len(value) <= limit else value[:limit] + "...")
 
 
 _TYPE_NAMES = {bool: "true or false", int: "an integer", float: "a number"}
