@@ -67,4 +67,6 @@ class UnknownNameError(ArgumentError, LookupError):
 
 
 class CatalogError(TransformError, ValueError):
-    """The installed recipe catalogs cannot be merged: two publish one name."""
+    """An installed recipe catalog is at fault: it cannot load, is not a mapping of
+    names to factories, publishes a name another catalog publishes, or one of its
+    factories fails with an error that is not about its arguments."""

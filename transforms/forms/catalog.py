@@ -41,30 +41,56 @@ def recipe_catalog() -> Catalog:
     """Every recipe the installed catalogs publish, by name (read-only).
 
     Later catalogs do not override earlier ones: a name clash is a
-    :class:`~transforms.errors.CatalogError`.
+    :class:`~transforms.errors.CatalogError`, and so is a catalog that cannot
+    load or is not a mapping of names to factories, naming the catalog.
     """
+    return _installed()[0]
+
+
+@lru_cache(maxsize=1)
+def _installed() -> tuple[Catalog, Mapping[str, str]]:
+    """The installed recipes by name, and for each name the entry point that published it."""
     from importlib.metadata import entry_points  # tens of ms: paid by the first look-up
 
     merged: dict[str, Callable[..., Any]] = {}
+    origins: dict[str, str] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
+        where = f"the recipe catalog {point.name!r} ({point.value})"
         try:
             catalog = point.load()
         except (ImportError, AttributeError) as err:  # most often: a module of the same name
             import sys
 
             module = sys.modules.get(point.module)
-            where = getattr(module, "__file__", None)
-            hint = (f"; the module {point.module!r} found is {where}, which hides the "
+            found = getattr(module, "__file__", None)
+            hint = (f"; the module {point.module!r} found is {found}, which hides the "
                     f"catalog's: move it into your project's package or rename it"
-                    if where else "")
-            raise CatalogError(f"the recipe catalog {point.name!r} ({point.value}) cannot "
-                               f"load: {type(err).__name__}: {err}{hint}") from err
+                    if found else "")
+            raise CatalogError(f"{where} cannot load: {type(err).__name__}: "
+                               f"{_short(err)}{hint}") from err
+        except Exception as err:  # another package's code: whatever it raises, name it
+            raise CatalogError(f"{where} cannot load: importing it raised "
+                               f"{type(err).__name__}: {_short(err)}") from err
+        if not isinstance(catalog, Mapping):
+            raise CatalogError(f"{where} is {type(catalog).__name__}, not a mapping of recipe "
+                               f"names to factories")
         for name, factory in catalog.items():
+            if not isinstance(name, str) or not callable(factory):
+                raise CatalogError(f"{where} maps {_short(name)} to {_short(factory)}: a catalog "
+                                   f"maps recipe names (text) to factories (callables)")
             if name in merged and merged[name] is not factory:
                 raise CatalogError(f"recipe {name!r} is published by two catalogs "
-                                   f"(the second: {point.value})")
+                                   f"({origins[name]} and {point.value})")
             merged[name] = factory
-    return MappingProxyType(merged)
+            origins[name] = point.value
+    return MappingProxyType(merged), MappingProxyType(origins)
+
+
+def _short(value: object, limit: int = 200) -> str:
+    """``value`` as text, cut to ``limit`` characters: a message stays one line."""
+    text = str(value) if isinstance(value, BaseException) else repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def resolve_catalog(catalog: Catalog | None) -> Catalog:
@@ -219,8 +245,14 @@ def build_recipe(name: str, arguments: Mapping[str, Any],
     except (TypeError, ValueError) as err:
         # a catalog is another package's code: its own argument checks may
         # raise the built-ins; they still name the recipe and the arguments
-        raise ArgumentError(f"{type(err).__name__}: {err}", argument=", ".join(arguments)
+        raise ArgumentError(f"{type(err).__name__}: {_short(err)}", argument=", ".join(arguments)
                             or "arguments", factory=name) from err
+    except Exception as err:  # a fault of the catalog's code, not of the arguments
+        installed, origins = _installed()
+        origin = origins.get(name) if installed.get(name) is factory else None
+        where = f" (published by {origin})" if origin else ""
+        raise CatalogError(f"recipe {name!r}{where} failed while building: "
+                           f"{type(err).__name__}: {_short(err)}") from err
     if isinstance(built, Transform):
         return built
     if callable(built):
