@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from transforms._lazy import lazy_exports
 
 if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
-    from transforms.torchx.errors import LaunchError, UnknownRunOptionError
+    from transforms.torchx.errors import EmptyOverlayWarning, LaunchError, UnknownRunOptionError
     from transforms.torchx.folding import (
         FoldError,
         FoldSettings,
@@ -40,6 +40,7 @@ _HOMES = {
     "Violation": "transforms.torchx.folding",
     "RoleConflictWarning": "transforms.torchx.folding",
     "LaunchError": "transforms.torchx.errors",
+    "EmptyOverlayWarning": "transforms.torchx.errors",
     "UnknownRunOptionError": "transforms.torchx.errors",
     "fold_settings": "transforms.torchx.options",
 }
@@ -49,4 +50,4 @@ __getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 __all__ = ("with_overlays", "role_overlays", "METADATA_KEY", "FoldError", "FoldSettings",
            "substitute_macros", "FoldViolationsError", "Violation", "RoleConflictWarning",
-           "LaunchError", "UnknownRunOptionError", "fold_settings")
+           "LaunchError", "UnknownRunOptionError", "EmptyOverlayWarning", "fold_settings")

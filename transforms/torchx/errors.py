@@ -27,7 +27,7 @@ from torchx.specs.finder import ComponentValidationException
 
 from combinators import TransformError
 
-__all__ = ("LaunchError", "RunOptionError", "UnknownRunOptionError")
+__all__ = ("LaunchError", "RunOptionError", "UnknownRunOptionError", "EmptyOverlayWarning")
 
 
 class LaunchError(TransformError, ComponentValidationException, ValueError):  # type: ignore[misc]
@@ -69,3 +69,9 @@ class UnknownRunOptionError(RunOptionError):
             hint = f"did you mean {', '.join(self.near_misses)}?"
         super().__init__(f"{scheduler} has no run option {key!r}{'; ' + hint if hint else ''} "
                          f"(torchx runopts {scheduler} lists them)", key=key, value=value)
+
+
+class EmptyOverlayWarning(UserWarning):
+    """An overlay a run option names holds no step (the file is empty, or only
+    comments): it changes nothing, which is seldom what was meant. Shown at
+    the file, as ``podfold apply`` warns of one."""

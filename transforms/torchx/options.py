@@ -24,17 +24,18 @@ different values is refused, naming it. Every other value is checked once, when
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 from typing import Any, Dict, List  # noqa: UP035 - torchx compares option types with typing.List[str]
 
 from torchx.specs import runopts
 
-from combinators import ArgumentError, Transform, TransformError
+from combinators import ArgumentError, Transform, TransformError, identity
 from transforms.checks.paths import PathPolicy
 from transforms.checks.policies import PROFILES
 from transforms.io.loading import load_overlay
 from transforms.kube.schema import DEFAULT_VERSION, UnsupportedVersionError, check_version
-from transforms.torchx.errors import RunOptionError, UnknownRunOptionError
+from transforms.torchx.errors import EmptyOverlayWarning, RunOptionError, UnknownRunOptionError
 from transforms.torchx.folding import CONFLICT_MODES, FoldSettings
 
 __all__ = ("CheckedRunopts", "add_options", "fold_settings")
@@ -304,10 +305,15 @@ def _per_role(items: list[str]) -> tuple[tuple[tuple[str, tuple[Transform, ...]]
 def _load(uri: str, key: str) -> Transform:
     """The overlay at ``uri``; an error names the run option that listed it."""
     try:
-        return load_overlay(uri)
+        overlay = load_overlay(uri)
     except TransformError as err:
         err.with_step(f"run option {key}")
         raise
+    if overlay is identity:
+        warnings.warn_explicit(EmptyOverlayWarning(
+            f"the overlay holds no step (the file is empty or only comments); it changes "
+            f"nothing [in run option {key}]"), EmptyOverlayWarning, uri, 1, module="podfold")
+    return overlay
 
 
 def _choice(cfg: Mapping[str, Any], key: str, choices: tuple[str, ...],

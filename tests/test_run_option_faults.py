@@ -1,4 +1,4 @@
-"""A run option written twice is never dropped silently (``-cfg`` and ``podfold render``).
+"""Run options that would silently do other than written: a key given twice, an empty overlay.
 
 TorchX's own ``to_dict`` keeps the last value of a key given twice, so
 ``-cfg "overlays=a.yaml,overlays=b.yaml"`` applied only ``b.yaml`` and
@@ -139,3 +139,32 @@ def test_render_applies_both_and_refuses_a_flag_the_cfg_contradicts(tmp_path: Pa
 def test_add_options_is_what_the_scheduler_uses(opts) -> None:  # type: ignore[no-untyped-def]
     # the checked parse above is the one the scheduler registers, not a copy
     assert type(opts) is type(add_options(opts, "kubernetes_overlay"))
+
+
+def test_an_empty_overlay_a_run_option_names_is_warned_about_at_the_file(tmp_path: Path
+                                                                         ) -> None:
+    import warnings
+
+    from transforms.torchx import EmptyOverlayWarning
+    from transforms.torchx.options import fold_settings
+
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# the A100 pool: to do\n")
+    for cfg, key in (({"overlays": [str(empty)]}, "overlays"),
+                     ({"role_overlays": [f"trainer:{empty}"]}, "role_overlays")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fold_settings(cfg)
+        [warning] = [w for w in caught if w.category is EmptyOverlayWarning]
+        assert (warning.filename, warning.lineno) == (str(empty), 1)
+        assert "holds no step" in str(warning.message) and key in str(warning.message)
+
+
+@pytest.mark.skipif(not PODFOLD_CLI.exists(), reason="the podfold command is not installed")
+def test_render_warns_of_an_empty_overlay_as_apply_does(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    done = _run(str(PODFOLD_CLI), "render", "--queue", "default", "-f", str(empty),
+                "examples/trainer.py:trainer")
+    assert done.returncode == 0, done.stderr
+    assert f"{empty}:1: EmptyOverlayWarning: the overlay holds no step" in done.stderr
