@@ -61,6 +61,8 @@ class TransformError(Exception):
     def _where(self) -> str:
         if self.path is None:
             return ""
+        if not self.path.parts:  # the root: an empty path prints as nothing
+            return " (at the top level)"
         if self.part_index is not None and 0 <= self.part_index < len(self.path.parts):
             return f" (part {self.part_index + 1} of {self.path})"
         return f" (in {self.path})"

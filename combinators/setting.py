@@ -242,8 +242,10 @@ class _Remove(PathEdit):
         return REMOVE
 
     def _fusion_ops(self) -> tuple[Op, ...] | None:
-        # a fused function deletes keys; removing list elements it leaves to the walk
-        return super()._fusion_ops() if type(self._parts[-1]) is Key else None
+        # a fused function deletes keys; removing list elements, or the whole document
+        # (the root, an error), it leaves to the walk
+        parts = self._parts
+        return super()._fusion_ops() if parts and type(parts[-1]) is Key else None
 
 
 def remove_at(target: PathLike, missing_ok: bool = True) -> Transform:
