@@ -38,10 +38,11 @@ if TYPE_CHECKING:
 __all__ = ("append_at", "prepend_at", "insert_at", "merge_by")
 
 
-def _require_list(old: Any) -> None:
+def _require_list(old: Any, edit: PathEdit) -> None:
     if not is_seq(old):
-        raise TypeClashError(f"expected a list, found {kind_name(old)}",
-                             expected="a list", found=kind_name(old))
+        # the edit's own place: a partial pod calls the leaf without the walk that would add it
+        raise TypeClashError(f"expected a list, found {kind_name(old)}", path=edit.path,
+                             part_index=edit._last, expected="a list", found=kind_name(old))
 
 
 class _Add(PathEdit):
@@ -87,7 +88,7 @@ class _Add(PathEdit):
         if old is MISSING or old is None:
             old = empty_seq(persistent)
         else:
-            _require_list(old)
+            _require_list(old, self)
         new: list[Any] = []
         if self.unique and type(old) is list and not any(
                 item.plain in old for item in self.items):
@@ -249,7 +250,7 @@ class _MergeBy(PathEdit):
         if old is MISSING or old is None:
             old = empty_seq(persistent)
         else:
-            _require_list(old)
+            _require_list(old, self)
         changes: dict[int, Any] = {}
         appended: list[Any] = []
         # the first element with each key, found in one pass over the list
