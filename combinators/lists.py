@@ -22,7 +22,7 @@ from combinators.data import (
     strict_key,
 )
 from combinators.editing import CREATE, PathEdit, no_match_error
-from combinators.errors import ArgumentError, ArgumentTypeError, TypeClashError
+from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError, TypeClashError
 from combinators.limits import short_repr
 from combinators.paths import Index, Match, Part, Path, PathLike
 from combinators.shape import check_flag, check_value
@@ -170,10 +170,22 @@ def _anchor(value: AnchorLike, argument: str) -> Part:
     if isinstance(value, int):
         return Index(value)
     if isinstance(value, dict):
+        if not value:
+            raise ArgumentError(f"{argument} takes a map of the fields the element has, one "
+                                f"or more; got {{}}", argument=argument, factory="insert_at",
+                                value=value)
+        check_value(value, argument=argument, factory="insert_at")  # names are strings
         return Match(tuple(value.items()))
     if isinstance(value, str):
         text = value if value.startswith("[") else f"[{value}]"
-        parts = Path.parse(text).parts
+        try:
+            parts = Path.parse(text).parts
+        except PathSyntaxError as err:
+            # the parser's caret points into the text in brackets, not into what was given
+            raise ArgumentError(f"{argument} takes a selector such as 'name=trainer', got "
+                                f"{short_repr(value)}, which does not read as one: "
+                                f"{err.message}", argument=argument, factory="insert_at",
+                                value=value) from None
         if len(parts) == 1 and isinstance(parts[0], (Match, Index)):
             return parts[0]
     raise ArgumentTypeError(f"{argument} takes a selector such as 'name=trainer', an index "
@@ -214,10 +226,7 @@ class _MergeBy(PathEdit):
 
     def __init__(self, target: PathLike, items: Sequence[Any], key: str | tuple[str, ...]) -> None:
         self._init_path(target, CREATE, CREATE)
-        self.keys = (key,) if isinstance(key, str) else tuple(key)
-        if not self.keys:
-            raise ArgumentError("key needs at least one field name", argument="key",
-                                factory="merge_by", value=key)
+        self.keys = _key_fields(key)
         if isinstance(items, (str, bytes)) or not is_seq(items):
             raise ArgumentTypeError(f"items must be a list of maps, got {kind_name(items)}",
                                     argument="items", factory="merge_by", value=items)
@@ -228,7 +237,8 @@ class _MergeBy(PathEdit):
             absent = [k for k in self.keys if k not in item]
             if absent:
                 raise ArgumentError(f"items[{number}] has no {', '.join(absent)} field "
-                                    f"to merge by: {short_repr(item)}", argument="items",
+                                    f"to merge by (key={short_repr(key)}): {short_repr(item)}",
+                                    argument="items",
                                     factory="merge_by", value=item)
         check_value(list(items), argument="items", factory="merge_by")
         given = [copy_plain(item) for item in items]
@@ -286,6 +296,27 @@ class _MergeBy(PathEdit):
         if appended:
             result = extend_seq(result, appended, None, owned)
         return result
+
+
+def _key_fields(key: Any) -> tuple[str, ...]:
+    """merge_by's ``key``, a field name or a tuple (or list) of them, as a tuple of names."""
+    fields = (key,) if isinstance(key, str) else tuple(key) \
+        if isinstance(key, (tuple, list)) else None
+    if fields is None:
+        raise ArgumentTypeError(f"key is a field name or a tuple of them, got {short_repr(key)}",
+                                argument="key", factory="merge_by", value=key)
+    if not fields:
+        raise ArgumentError("key needs at least one field name", argument="key",
+                            factory="merge_by", value=key)
+    for field in fields:
+        if not isinstance(field, str):
+            raise ArgumentTypeError(f"key is a field name or a tuple of them; "
+                                    f"{short_repr(field)} in {short_repr(key)} is no name",
+                                    argument="key", factory="merge_by", value=key)
+        if not field:
+            raise ArgumentError(f"key names a field; {short_repr(key)} holds an empty name",
+                                argument="key", factory="merge_by", value=key)
+    return fields
 
 
 def _identity(element: Any, keys: tuple[str, ...]) -> Any:

@@ -93,6 +93,10 @@ class Key(Part):
     __slots__ = ("name",)
 
     def __init__(self, name: str) -> None:
+        if type(name) is not str and not isinstance(name, str):
+            # a map's keys are strings: Key(5) would find nothing, and print as nothing
+            raise ArgumentTypeError(f"name: a key is a string, got {short_repr(name)}",
+                                    argument="name", factory="Key", value=name)
         self.name = name
 
     def text(self) -> str:
@@ -117,7 +121,11 @@ class Index(Part):
     __slots__ = ("index",)
 
     def __init__(self, index: int) -> None:
-        self.index = index
+        if type(index) is not int and (not isinstance(index, int) or isinstance(index, bool)):
+            raise ArgumentTypeError(f"index: a list position is an integer, got "
+                                    f"{short_repr(index)}", argument="index", factory="Index",
+                                    value=index)
+        self.index = int(index)
 
     def text(self) -> str:
         return f"[{self.index}]"
@@ -195,16 +203,35 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+def _match_fields(fields: Any) -> tuple[tuple[str, Any], ...]:
+    """``fields`` as a Match keeps them: (name, value) pairs, one or more, names strings."""
+    try:
+        pairs = tuple(fields)
+    except TypeError:
+        pairs = None
+    if pairs is None or not all(isinstance(pair, (tuple, list)) and len(pair) == 2
+                                for pair in pairs):
+        raise ArgumentTypeError(f"fields: a Match takes (field, value) pairs, got "
+                                f"{short_repr(fields)}", argument="fields", factory="Match",
+                                value=fields)
+    if not pairs:
+        raise ArgumentError("fields: a Match needs at least one field", argument="fields",
+                            factory="Match", value=())
+    for name, _ in pairs:
+        if not isinstance(name, str):
+            raise ArgumentTypeError(f"fields: a field's name is a string, got "
+                                    f"{short_repr(name)}", argument="fields", factory="Match",
+                                    value=fields)
+    return tuple((name, value) for name, value in pairs)
+
+
 class Match(Part):
     """The elements of a list (maps) whose fields all equal the given values."""
 
     __slots__ = ("fields", "field", "value", "single")
 
     def __init__(self, fields: Iterable[tuple[str, Any]]) -> None:
-        self.fields = tuple((str(k), v) for k, v in fields)
-        if not self.fields:
-            raise ArgumentError("fields: a Match needs at least one field", argument="fields",
-                                factory="Match", value=())
+        self.fields = _match_fields(fields)
         # the first field, for the scans that look at it first
         self.field, self.value = self.fields[0]
         self.single = len(self.fields) == 1

@@ -12,6 +12,7 @@ table), pipeline steps, the patch builders and ``as_transform``.
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import inspect
 import re
 import types
@@ -22,7 +23,13 @@ from typing import Any
 import pytest
 
 import combinators
-from combinators import ArgumentError, ArgumentTypeError, TransformError, identity
+from combinators import (
+    ArgumentError,
+    ArgumentTypeError,
+    PathSyntaxError,
+    TransformError,
+    identity,
+)
 from recipes import catalog
 from tests.test_recipes import SAMPLES
 
@@ -71,9 +78,19 @@ COMBINATOR_CASES: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = [
                                                 after=1), ("before", "after")),
     ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, before=1.5),
      ("before",)),
+    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, after={}),
+     ("after",)),
+    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, after={1: "a"}),
+     ("after",)),
+    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, before="name"),
+     ("before",)),
     ("merge_by", lambda: loose.merge_by(3, [{"name": "a"}]), ("target",)),
     ("merge_by", lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=()),
      ("key",)),
+    ("merge_by", lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=5), ("key",)),
+    ("merge_by", lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=("name", 5)),
+     ("key",)),
+    ("merge_by", lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=""), ("key",)),
     ("merge_by", lambda: loose.merge_by("spec.containers", [3]), ("items",)),
     ("merge_by", lambda: loose.merge_by("spec.containers", [{"image": "x"}]), ("items",)),
     ("for_each", lambda: loose.for_each(3, identity), ("target",)),
@@ -112,6 +129,35 @@ def test_combinators_refuse_bad_arguments(factory: str, make: Callable[[], Any],
     check_contract(caught.value, arguments)
 
 
+# the parts of a path, built by hand: each refuses what no path can hold, naming its argument
+PART_CASES: list[tuple[Callable[..., Any], str, Any]] = [
+    (combinators.Key, "name", 5), (combinators.Key, "name", None),
+    (combinators.Index, "index", "0"), (combinators.Index, "index", True),
+    (combinators.Index, "index", 1.5), (combinators.Match, "fields", 5),
+    (combinators.Match, "fields", ()), (combinators.Match, "fields", [(1, "a")]),
+    (combinators.Match, "fields", ["name=a"]), (combinators.Path, "parts", ["spec"]),
+]
+
+
+@pytest.mark.parametrize(("part", "argument", "odd"), PART_CASES,
+                         ids=[f"{case[0].__name__}-{number}"
+                              for number, case in enumerate(PART_CASES)])
+def test_path_parts_refuse_what_no_path_holds(part: Callable[..., Any], argument: str,
+                                              odd: Any) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        part(odd)
+    check_contract(caught.value, (argument,), factory=part.__name__)
+
+
+def test_the_issue_examples_name_the_argument_and_what_was_given() -> None:
+    with pytest.raises(ArgumentTypeError) as caught:
+        loose.merge_by("spec.containers", [{"name": "a"}], key=5)
+    assert str(caught.value) == ("merge_by(): key is a field name or a tuple of them, got 5")
+    with pytest.raises(ArgumentError) as refused:
+        loose.insert_at("spec.containers", {"name": "x"}, after={})
+    assert (refused.value.factory, refused.value.argument) == ("insert_at", "after")
+    assert "Match" not in str(refused.value) and "got {}" in str(refused.value)
+
 # --- recipes: a wrong type for each parameter, derived from the signature -------------------------
 
 def accepts(hint: Any, value: Any) -> bool:
@@ -148,6 +194,106 @@ class Odd:
 
 
 WRONG_TYPES: tuple[Any, ...] = (42, "text", ["text"], Odd())
+
+
+# --- combinators: every argument given values of the wrong type or shape ----------------------------
+
+# a call of each public factory that builds (or reads) fine; the sweep swaps one argument at a time
+SAMPLE_CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
+    "path": (("spec.x",), {}),
+    "compose": ((identity, identity), {}),
+    "chain": ((identity, identity), {}),
+    "fold": ((POD, [identity]), {"conflicts": "last-wins", "labels": None}),
+    "upsert": (("spec.x", {"a": 1}), {}),
+    "replace_at": (("spec.x", 1), {}),
+    "set_default": (("spec.x", 1), {}),
+    "update_at": (("spec.x", str), {"default": 1}),
+    "remove_at": (("spec.x",), {"missing_ok": True}),
+    "append_at": (("spec.xs", 1), {"unique": False}),
+    "prepend_at": (("spec.xs", 1), {"unique": False}),
+    "insert_at": (("spec.containers", {"name": "x"}), {"after": "name=trainer-0",
+                                                       "unique": False}),
+    "merge_by": (("spec.containers", [{"name": "a"}]), {"key": "name"}),
+    "for_each": (("spec.containers[*]", identity), {}),
+    "when": (("spec.x", identity), {"otherwise": identity}),
+    "expect": (("spec.containers[*]",), {"count": "1+"}),
+    "select": ((POD, "spec"), {}),
+    "get_at": ((POD, "spec"), {"default": None}),
+    "exists": ((POD, "spec"), {}),
+}
+
+# values of every kind and odd shape: of the wrong type for most arguments, odd for the rest
+ODD_VALUES: tuple[Any, ...] = (5, -1, 1.5, True, None, "", "x", "[", "*", b"name", (), [], [1],
+                               ("name", 5), {}, {1: 2}, {"a": [1]}, {"a": {"b": 1}}, Odd(),
+                               float("nan"), 10**30)
+# the arguments that are the document: what is no document is refused, not as an argument
+DOCUMENTS = {("fold", "doc"), ("select", "doc"), ("get_at", "doc"), ("exists", "doc")}
+PATHS = {"text", "target", "predicate"}
+
+
+def sweep_cases() -> list[Any]:
+    cases = []
+    for name in SAMPLE_CALLS:
+        signature = inspect.signature(getattr(combinators, name))
+        for parameter in signature.parameters.values():
+            for number, odd in enumerate(ODD_VALUES):
+                cases.append(pytest.param(name, parameter.name, odd,
+                                          id=f"{name}-{parameter.name}-{number}"))
+    return cases
+
+
+def test_every_public_combinator_is_swept() -> None:
+    factories = {name for name in combinators.__all__
+                 if callable(getattr(combinators, name))
+                 and not isinstance(getattr(combinators, name), type)} - {"identity"}
+    assert factories == set(SAMPLE_CALLS)
+
+
+@pytest.mark.parametrize(("name", "parameter", "odd"), sweep_cases())
+def test_combinators_take_or_refuse_every_odd_argument_by_name(name: str, parameter: str,
+                                                               odd: Any) -> None:
+    # Each argument, given any value: the factory builds a transform that applies or
+    # raises a TransformError, or it refuses the value with an ArgumentError naming the
+    # argument. Never a bare TypeError from deep inside.
+    factory = getattr(combinators, name)
+    signature = inspect.signature(factory)
+    args, kwargs = SAMPLE_CALLS[name]
+    arguments = dict(signature.bind(*args, **kwargs).arguments)
+    kind = signature.parameters[parameter].kind
+    arguments[parameter] = (odd,) if kind is inspect.Parameter.VAR_POSITIONAL else odd
+    call_args: list[Any] = []
+    call_kwargs: dict[str, Any] = {}
+    for each in signature.parameters.values():
+        if each.name not in arguments:
+            continue
+        if each.kind is each.VAR_POSITIONAL:
+            call_args.extend(arguments[each.name])
+        elif each.kind is each.KEYWORD_ONLY:
+            call_kwargs[each.name] = arguments[each.name]
+        else:
+            call_args.append(arguments[each.name])
+    try:
+        built = factory(*call_args, **call_kwargs)
+    except ArgumentError as err:
+        if (name, parameter) not in DOCUMENTS:
+            # the argument at fault, or another that it does not fit (items without the
+            # key field) while the message names both
+            assert names_argument(str(err), parameter), str(err)
+            check_contract(err, tuple(signature.parameters))
+        return
+    except PathSyntaxError as err:
+        # a path's text that does not parse: the error points at the character
+        assert parameter in PATHS and isinstance(odd, str), str(err)
+        return
+    except TransformError:
+        if (name, parameter) in DOCUMENTS:
+            return
+        raise
+    if isinstance(built, combinators.Transform):
+        for doc in (POD, {}):
+            with contextlib.suppress(TransformError):
+                for _ in range(3):  # fused from the third application on
+                    built(doc)
 
 
 def wrong_value(hint: Any) -> Any:
