@@ -1,6 +1,8 @@
-"""Scheduling: where a pod may run and how it is queued.
+"""Scheduling: where a pod may run and how its workload is queued.
 
 Every recipe here is idempotent: applying it twice equals applying it once.
+The Kueue recipes act on the workload object, not on its pods (see
+:mod:`transforms.kube.scopes`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from combinators import (
     Path,
     Transform,
     append_at,
+    chain,
     for_each,
     replace_at,
     upsert,
@@ -31,10 +34,12 @@ from recipes._check import (
 )
 from recipes._recipe import recipe
 from recipes._requires import HasLabel, Requiring
+from transforms.kube.scopes import workload_level
 
 __all__ = ("node_selector", "add_toleration", "require_node_affinity", "prefer_node_affinity",
            "spread", "anti_affinity", "priority_class", "scheduler_name", "runtime_class",
-           "kueue_queue", "JOB_LABEL", "toleration_value", "node_expression")
+           "kueue_queue", "JOB_LABEL", "KUEUE_QUEUE", "KUEUE_PRIORITY_CLASS",
+           "toleration_value", "node_expression")
 
 JOB_LABEL = "app.kubernetes.io/instance"
 """The label torchx gives every pod of a job (its app id): the default group of
@@ -342,13 +347,39 @@ def runtime_class(name: str) -> Transform:
     return replace_at("spec.runtimeClassName", name)
 
 
+KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
+KUEUE_PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"
+
+
 @recipe
-def kueue_queue(name: str) -> Transform:
-    """Submit the pod to a Kueue local queue (label ``kueue.x-k8s.io/queue-name``).
+def kueue_queue(name: str, priority_class: str | None = None) -> Transform:
+    """Submit the workload to a Kueue local queue (label ``kueue.x-k8s.io/queue-name``).
+
+    Kueue reads the label on the workload object, so it is set there (see
+    :mod:`transforms.kube.scopes`): on a Job's, a JobSet's, a RayJob's, a
+    PyTorchJob's, a LeaderWorkerSet's or a Deployment's own
+    ``metadata.labels``, in a CronJob's ``spec.jobTemplate.metadata.labels``
+    (which its Jobs get), on the AppWrapper around what it wraps; on the pod
+    itself for a plain pod (a TorchX pod, a ``kind: Pod``, a Flyte pod
+    template). The pod templates of a workload are left as they are.
+    ``priority_class`` names a Kueue WorkloadPriorityClass (label
+    ``kueue.x-k8s.io/priority-class``, set in the same place), which orders
+    the workload in its queue; the pods' own ``priorityClassName``
+    (:func:`priority_class`) is another thing, and left alone.
 
     >>> kueue_queue("team-a")({"metadata": {"labels": {}}})
     {'metadata': {'labels': {'kueue.x-k8s.io/queue-name': 'team-a'}}}
+    >>> from transforms.kube import apply_to_workload
+    >>> job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+    ...        "spec": {"template": {"spec": {"containers": [{"name": "pi"}]}}}}
+    >>> queued = apply_to_workload(kueue_queue("team-a", priority_class="high"), job)
+    >>> queued["metadata"]["labels"], queued["spec"] is job["spec"]
+    ({'kueue.x-k8s.io/queue-name': 'team-a', 'kueue.x-k8s.io/priority-class': 'high'}, True)
     """
-    check_label_value("name", check_text("name", name))
-    return replace_at(Path([Key("metadata"), Key("labels"), Key("kueue.x-k8s.io/queue-name")]),
-                      name)
+    labels = {KUEUE_QUEUE: check_label_value("name", check_text("name", name))}
+    if priority_class is not None:
+        labels[KUEUE_PRIORITY_CLASS] = check_label_value(
+            "priority_class", check_text("priority_class", priority_class))
+    edits = [replace_at(Path([Key("metadata"), Key("labels"), Key(key)]), value)
+             for key, value in labels.items()]
+    return workload_level(chain(*edits))

@@ -1,7 +1,8 @@
 """What podfold knows about Kubernetes: the official pod schema as compact
 tables (one per version), the root kinds, quantities, client objects and
-API-form data (one converter each way), which container is the main one, and
-where each workload kind keeps its pods (the workload API).
+API-form data (one converter each way), which container is the main one,
+where each workload kind keeps its pods (the workload API), and which steps act
+on the workload object rather than on its pods (Kueue's queue label).
 
 Each name is imported from its module when first asked for, so that a program
 that only applies overlays to manifests (``podfold apply``) loads neither the
@@ -39,12 +40,21 @@ if TYPE_CHECKING:
         schema_for,
         suggest_field,
     )
+    from transforms.kube.scopes import (
+        NoWorkloadMetadataError,
+        WorkloadMetadataError,
+        is_workload_level,
+        pod_level,
+        split_levels,
+        workload_level,
+    )
     from transforms.kube.workloads import (
         KINDS,
         PodTemplate,
         SelectionError,
         Selector,
         WorkloadKind,
+        WorkloadMetadata,
         apply_to_documents,
         apply_to_workload,
         check_selection,
@@ -73,6 +83,11 @@ _HOMES = {
     "apply_to_workload": "transforms.kube.workloads",
     "check_selection": "transforms.kube.workloads", "on_workloads": "transforms.kube.workloads",
     "pod_templates": "transforms.kube.workloads", "workload_kind": "transforms.kube.workloads",
+    "WorkloadMetadata": "transforms.kube.workloads",
+    "workload_level": "transforms.kube.scopes", "split_levels": "transforms.kube.scopes",
+    "is_workload_level": "transforms.kube.scopes", "pod_level": "transforms.kube.scopes",
+    "WorkloadMetadataError": "transforms.kube.scopes",
+    "NoWorkloadMetadataError": "transforms.kube.scopes",
 }
 
 __all__ = (
@@ -111,6 +126,13 @@ __all__ = (
     "apply_to_workload",
     "on_workloads",
     "apply_to_documents",
+    "WorkloadMetadata",
+    "workload_level",
+    "split_levels",
+    "is_workload_level",
+    "pod_level",
+    "WorkloadMetadataError",
+    "NoWorkloadMetadataError",
 )
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())

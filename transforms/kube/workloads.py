@@ -34,12 +34,32 @@ from typing import Any
 from pyrsistent import pmap
 
 from combinators.control import for_each
-from combinators.data import Owned, is_map, is_seq, kind_name
+from combinators.data import (
+    MISSING,
+    Owned,
+    delete_key,
+    empty_map,
+    freeze_value,
+    is_map,
+    is_persistent,
+    is_seq,
+    kind_name,
+    rebuild_seq,
+    set_key,
+)
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
 from combinators.paths import All, Index, Key, Part, Path, path
 from combinators.reading import select
-from combinators.transform import Transform, TransformLike, apply_step
+from combinators.transform import (
+    Transform,
+    TransformLike,
+    apply_step,
+    chain,
+    describe_step,
+    identity,
+)
 from transforms.kube.kinds import ClientDictError
+from transforms.kube.scopes import NoWorkloadMetadataError, WorkloadMetadataError, split_levels
 
 __all__ = (
     "SelectionError",
@@ -50,6 +70,7 @@ __all__ = (
     "BY_KEY",
     "Location",
     "WorkloadKind",
+    "WorkloadMetadata",
     "KINDS",
     "workload_kind",
     "PodTemplate",
@@ -87,6 +108,9 @@ class Location:
     role_field: str | None = None
 
 
+_METADATA = path("metadata")
+
+
 @dataclass(frozen=True)
 class WorkloadKind:
     """One entry of the table: a kind, where its templates are, and its API group.
@@ -98,12 +122,24 @@ class WorkloadKind:
     the names of its volume claim templates (a StatefulSet's
     ``volumeClaimTemplates``, a JobSet's ``volumeClaimPolicies``), each of
     which becomes a volume of that name, so a mount may name it.
+
+    ``metadata`` is where the workload keeps the metadata that those who read
+    a workload's labels read (Kueue's queue name): where workload-level steps
+    act (:mod:`transforms.kube.scopes`). It is the object's own ``metadata``
+    by default; a CronJob's ``spec.jobTemplate.metadata``, which its Jobs
+    are made with; inside the template for a Pod and a PodTemplate, whose pods
+    are the workloads. An AppWrapper is the workload of what it wraps (Kueue
+    queues the AppWrapper). ``None``: the kind keeps none, either as a List
+    (each item is a workload of its own) or as a RayCronJob (KubeRay gives the
+    RayJobs it makes none of its labels, and its ``jobTemplate`` holds no
+    metadata): a workload-level step there is refused.
     """
 
     kind: str
     locations: tuple[Location, ...]
     group: str | None = None
     added_volumes: tuple[Path, ...] = ()
+    metadata: Path | None = _METADATA
 
 
 def _at(text: str, role: str | None = None, holds: str = TEMPLATE) -> Location:
@@ -127,7 +163,7 @@ def _kubeflow(kind: str, field_name: str) -> WorkloadKind:
 #: Every kind podfold knows, and where its pods are. Adding a kind is one entry.
 KINDS: tuple[WorkloadKind, ...] = (
     WorkloadKind("Pod", (_at("", holds=POD),)),
-    WorkloadKind("PodTemplate", (_at("template"),)),
+    WorkloadKind("PodTemplate", (_at("template"),), metadata=path("template.metadata")),
     WorkloadKind("Deployment", (_at("spec.template"),)),
     WorkloadKind("StatefulSet", (_at("spec.template"),),
                  added_volumes=(path("spec.volumeClaimTemplates[*].metadata.name"),)),
@@ -135,10 +171,12 @@ KINDS: tuple[WorkloadKind, ...] = (
     WorkloadKind("ReplicaSet", (_at("spec.template"),)),
     WorkloadKind("ReplicationController", (_at("spec.template"),)),
     WorkloadKind("Job", (_at("spec.template"),)),
-    WorkloadKind("CronJob", (_at("spec.jobTemplate.spec.template"),)),
+    # Kueue reads a CronJob's Jobs' labels, which the CronJob copies from its jobTemplate
+    WorkloadKind("CronJob", (_at("spec.jobTemplate.spec.template"),),
+                 metadata=path("spec.jobTemplate.metadata")),
     WorkloadKind("Job", (_each("spec.tasks[*].template", "name"),), group="batch.volcano.sh"),
     WorkloadKind("CronJob", (_each("spec.jobTemplate.spec.tasks[*].template", "name"),),
-                 group="batch.volcano.sh"),
+                 group="batch.volcano.sh", metadata=path("spec.jobTemplate.metadata")),
     WorkloadKind("JobTemplate", (_each("spec.tasks[*].template", "name"),),
                  group="flow.volcano.sh"),
     WorkloadKind("AppWrapper", (
@@ -158,10 +196,11 @@ KINDS: tuple[WorkloadKind, ...] = (
                             _at("spec.submitterPodTemplate", "submitter"))),
     WorkloadKind("RayService", _ray("spec.rayClusterConfig")),
     WorkloadKind("RayCronJob", (*_ray("spec.jobTemplate.rayClusterSpec"),
-                                _at("spec.jobTemplate.submitterPodTemplate", "submitter"))),
+                                _at("spec.jobTemplate.submitterPodTemplate", "submitter")),
+                 metadata=None),
     WorkloadKind("LeaderWorkerSet", (_at("spec.leaderWorkerTemplate.leaderTemplate", "leader"),
                                      _at("spec.leaderWorkerTemplate.workerTemplate", "worker"))),
-    WorkloadKind("List", (_each("items[*]", None, holds=DOCUMENT),)),
+    WorkloadKind("List", (_each("items[*]", None, holds=DOCUMENT),), metadata=None),
 )
 
 _BY_KIND: dict[tuple[str | None, str], WorkloadKind] = {
@@ -196,6 +235,31 @@ def workload_kind(kind: Any, api_version: Any = None) -> WorkloadKind | None:
 
 
 @dataclass(frozen=True)
+class WorkloadMetadata:
+    """The metadata of the workload around some pod templates: where its workload-level
+    steps act (:mod:`transforms.kube.scopes`).
+
+    ``path`` is where it is in the document (``metadata``,
+    ``spec.jobTemplate.metadata``, ``items[2].metadata``), ``None`` where the
+    kind keeps none (:attr:`WorkloadKind.metadata`); ``kind`` and ``name``
+    name the workload.
+    """
+
+    path: Path | None
+    kind: str
+    name: str | None
+
+    def describe(self) -> str:
+        """Where it is, for messages.
+
+        >>> WorkloadMetadata(path("spec.jobTemplate.metadata"), "CronJob", "nightly").describe()
+        'CronJob/nightly metadata (spec.jobTemplate.metadata)'
+        """
+        where = f" ({self.path})" if self.path is not None else ""
+        return f"{self.kind}/{self.name or '(unnamed)'} metadata{where}"
+
+
+@dataclass(frozen=True)
 class PodTemplate:
     """One pod template of a document: where it is, whose it is, and its role there.
 
@@ -205,6 +269,9 @@ class PodTemplate:
     ``"PodTemplateSpec"`` (``"PodSpec"`` only for a client ``V1PodSpec``).
     ``added_volumes`` names the volumes the workload's controller adds to
     the pod (:attr:`WorkloadKind.added_volumes`; see :func:`with_added_volumes`).
+    ``workload_metadata`` is the metadata of the outermost workload around it,
+    where workload-level steps act, or ``None`` where the pod is the workload
+    (a Pod, a PodTemplate): there they act on the template, with the others.
     """
 
     path: Path
@@ -215,6 +282,7 @@ class PodTemplate:
     labels: Mapping[str, str] = field(default_factory=pmap)
     workloads: tuple[tuple[str, str | None], ...] = ()
     added_volumes: tuple[str, ...] = ()
+    workload_metadata: WorkloadMetadata | None = None
 
     def describe(self) -> str:
         """Where the template is, for messages: workloads, role and path.
@@ -280,11 +348,24 @@ def _added_volumes(document: Any, entry: WorkloadKind) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in names if isinstance(name, str)))
 
 
+def _workload_metadata(entry: WorkloadKind, name: str | None, prefix: tuple[Part, ...]
+                       ) -> WorkloadMetadata:
+    where = None if entry.metadata is None else Path((*prefix, *entry.metadata.parts))
+    return WorkloadMetadata(where, entry.kind, name)
+
+
 def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
-             owners: tuple[tuple[str, str | None], ...], out: list[PodTemplate]) -> None:
+             owners: tuple[tuple[str, str | None], ...], out: list[PodTemplate],
+             outer: WorkloadMetadata | None = None) -> None:
     name = _name(document)
     here = owners if entry.kind == "List" else (*owners, (entry.kind, name))
     added = _added_volumes(document, entry)
+    # the outermost workload's (an AppWrapper's, not that of what it wraps); a kind that only
+    # holds documents and keeps no metadata (a List) leaves each of them its own
+    metadata = outer
+    if metadata is None and not (entry.metadata is None and all(
+            location.holds == DOCUMENT for location in entry.locations)):
+        metadata = _workload_metadata(entry, name, prefix)
     for location in entry.locations:
         for parts, value, role in _reach(document, location.path.parts, location):
             if not is_map(value):
@@ -292,10 +373,15 @@ def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
             if location.holds == DOCUMENT:
                 inner = workload_kind(value.get("kind"), value.get("apiVersion"))
                 if inner is not None:
-                    _collect(value, inner, (*prefix, *parts), here, out)
+                    _collect(value, inner, (*prefix, *parts), here, out, metadata)
                 continue
-            out.append(PodTemplate(Path((*prefix, *parts)), entry.kind, name, role,
-                                   location.holds, _labels(value), here, added))
+            where = Path((*prefix, *parts))
+            own = metadata
+            if own is not None and own.path is not None \
+                    and own.path.parts[:len(where.parts)] == where.parts:
+                own = None  # the metadata is the template's: the pod is the workload
+            out.append(PodTemplate(where, entry.kind, name, role, location.holds,
+                                   _labels(value), here, added, own))
 
 
 def pod_templates(document: Any) -> tuple[PodTemplate, ...]:
@@ -675,8 +761,49 @@ def _check_still_a_template(doc: Any, template: PodTemplate) -> None:
                              expected="a map", found=kind_name(value))
 
 
+def _get(doc: Any, parts: tuple[Part, ...]) -> Any:
+    """The value at ``parts`` (keys and indexes), or ``MISSING``."""
+    node = doc
+    for part in parts:
+        if type(part) is Key and is_map(node) and part.name in node:
+            node = node[part.name]
+        elif type(part) is Index and is_seq(node) and 0 <= part.index < len(node):
+            node = node[part.index]
+        else:
+            return MISSING
+    return node
+
+
+def _put(doc: Any, parts: tuple[Part, ...], value: Any, owned: Owned) -> Any:
+    """``doc`` with ``value`` at ``parts`` (removed there where it is ``MISSING``), copied
+    along the path only; a missing map on the way is made, anything else there is refused."""
+    part, rest = parts[0], parts[1:]
+    if type(part) is Index:
+        if not is_seq(doc):
+            raise TypeClashError(f"{kind_name(doc)} where a list was", expected="a list",
+                                 found=kind_name(doc))
+        return rebuild_seq(doc, {part.index: _put(doc[part.index], rest, value, owned)}, (),
+                           owned)
+    assert type(part) is Key
+    if not is_map(doc):
+        raise TypeClashError(f"{kind_name(doc)} where a map was", expected="a map",
+                             found=kind_name(doc))
+    if not rest:
+        if value is MISSING:
+            return delete_key(doc, part.name, owned) if part.name in doc else doc
+        if is_persistent(doc):
+            value = freeze_value(value)
+        return set_key(doc, part.name, value, owned)
+    child = doc.get(part.name)
+    if child is None:
+        if value is MISSING:
+            return doc
+        child = empty_map(is_persistent(doc))
+    return set_key(doc, part.name, _put(child, rest, value, owned), owned)
+
+
 class _OnWorkloads(Transform):
-    __slots__ = ("transform", "select")
+    __slots__ = ("transform", "select", "_workload_steps", "_pod_steps")
     name = "on_workloads"
 
     def __init__(self, transform: TransformLike, select: Selector | None) -> None:
@@ -690,6 +817,9 @@ class _OnWorkloads(Transform):
                                     factory="on_workloads", value=select)
         self.transform = transform
         self.select = select if select else None
+        found, rest = split_levels(transform)
+        self._workload_steps: TransformLike | None = chain(*found) if found else None
+        self._pod_steps = rest
         if self.select is None:
             self._init_params(transform)
         else:
@@ -722,11 +852,59 @@ class _OnWorkloads(Transform):
             hit = targets(doc)
             if hit is not None:  # a transform of whole documents, such as a Deployment patch
                 return self._apply_to_document(doc, owned) if hit else doc
+        if self._workload_steps is None:
+            for template in pod_templates(doc) if templates is None else templates:
+                if self.select is not None and not self.select.matches(template):
+                    continue
+                doc = self._apply_at(template, doc, owned, self.transform)
+            return doc
+        # the pod-level steps on each selected template, then the workload-level ones once
+        # on the metadata of each workload that holds one (a Pod is its own: all in order)
+        workloads: dict[WorkloadMetadata, None] = {}
         for template in pod_templates(doc) if templates is None else templates:
             if self.select is not None and not self.select.matches(template):
                 continue
-            doc = self._apply_at(template, doc, owned)
+            if template.workload_metadata is None:
+                doc = self._apply_at(template, doc, owned, self.transform)
+                continue
+            workloads[template.workload_metadata] = None
+            if self._pod_steps is not identity:
+                doc = self._apply_at(template, doc, owned, self._pod_steps)
+        for metadata in workloads:
+            doc = self._apply_to_metadata(metadata, doc, owned, self._workload_steps)
         return doc
+
+    def _apply_to_metadata(self, metadata: WorkloadMetadata, doc: Any, owned: Owned,
+                           steps: TransformLike) -> Any:
+        if metadata.path is None:
+            raise NoWorkloadMetadataError(
+                f"{metadata.kind}/{metadata.name or '(unnamed)'}: a {metadata.kind} keeps no "
+                f"metadata for the workloads it makes, so the workload-level steps "
+                f"({describe_step(steps)}) have nowhere to act; leave its templates out "
+                f"(--select, Selector) or set them on what it makes",
+                kind=metadata.kind, name=metadata.name)
+        value = _get(doc, metadata.path.parts)
+        view = {} if value is MISSING else {"metadata": value}
+        try:
+            result = apply_step(steps, view, Owned())
+            if result is view:
+                return doc
+            if not is_map(result):
+                raise WorkloadMetadataError(
+                    f"a workload-level step returned {kind_name(result)} where it was given "
+                    f"the workload's metadata, as {{metadata: ...}}", keys=())
+            extra = tuple(str(key) for key in result if key != "metadata")
+            if extra:
+                raise WorkloadMetadataError(
+                    f"a workload-level step may change the workload's metadata only (it is "
+                    f"given {{metadata: ...}}); it wrote {', '.join(extra)} too", keys=extra)
+            new = result.get("metadata", MISSING)
+            if new is value:
+                return doc
+            return _put(doc, metadata.path.parts, new, owned)
+        except TransformError as err:
+            err.with_step(metadata.describe())
+            raise
 
     def _apply_to_document(self, doc: Any, owned: Owned) -> Any:
         if self.select is not None and not any(
@@ -740,12 +918,13 @@ class _OnWorkloads(Transform):
             err.with_step(f"{doc.get('kind')}/{name or '(unnamed)'}")
             raise
 
-    def _apply_at(self, template: PodTemplate, doc: Any, owned: Owned) -> Any:
+    def _apply_at(self, template: PodTemplate, doc: Any, owned: Owned,
+                  transform: TransformLike) -> Any:
         try:
             if not template.path.parts:
-                new = apply_step(self.transform, doc, owned)
+                new = apply_step(transform, doc, owned)
             else:
-                new = apply_step(for_each(template.path, self.transform), doc, owned)
+                new = apply_step(for_each(template.path, transform), doc, owned)
             if new is not doc:
                 _check_still_a_template(new, template)
             return new

@@ -1,0 +1,181 @@
+"""Where a step acts: on the pods, or on the workload object around them.
+
+An overlay is about pods, and the workload API applies it to each pod
+template of a workload. A few settings, though, are read from the workload
+object itself: Kueue reads ``kueue.x-k8s.io/queue-name`` from a Job's, a
+JobSet's or a RayJob's own ``metadata.labels``, and never from its pods'.
+:func:`workload_level` marks a step as such.
+
+- Applied straight to a pod (TorchX's pods, a ``kind: Pod`` document, a Flyte
+  pod template, a client ``V1Pod``) it acts on the pod itself: the pod is the
+  workload.
+- Where the workload API (:func:`~transforms.kube.workloads.apply_to_workload`,
+  :func:`~transforms.kube.workloads.apply_to_documents`, ``podfold apply``)
+  applies an overlay to a workload document, its workload-level steps act
+  once on the workload's metadata, where the kind keeps it
+  (:attr:`~transforms.kube.workloads.WorkloadKind.metadata`: ``metadata``, or
+  a CronJob's ``spec.jobTemplate.metadata``), and the other steps on its
+  selected pod templates, as before.
+
+A workload-level step is given ``{"metadata": <the workload's metadata>}``
+(``{}`` where it has none), so its paths read as they do on a pod; it may
+change that metadata only. :func:`split_levels` finds the workload-level
+steps of an overlay: at its top, in its compositions (a YAML pipeline is
+one) and in the bodies of its recipes. Inside another combinator
+(``for_each``, ``when``) a step acts where that combinator applies it.
+
+>>> from combinators import chain, upsert
+>>> queue = workload_level(upsert("metadata.labels", {"kueue.x-k8s.io/queue-name": "team-a"}))
+>>> queue
+workload_level(upsert('metadata.labels', {'kueue.x-k8s.io/queue-name': 'team-a'}))
+>>> queue({"metadata": {"name": "trainer-0"}, "spec": {}})
+{'metadata': {'name': 'trainer-0', 'labels': {'kueue.x-k8s.io/queue-name': 'team-a'}}, 'spec': {}}
+>>> split_levels(chain(upsert("spec.hostIPC", False), queue))
+((workload_level(upsert('metadata.labels', {'kueue.x-k8s.io/queue-name': 'team-a'})),), upsert('spec.hostIPC', False))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combinators.data import Owned
+from combinators.errors import ArgumentTypeError, TransformError
+from combinators.fusion import Op
+from combinators.limits import short_repr
+from combinators.transform import Compose, Transform, TransformLike, apply_step, chain, identity
+
+__all__ = ("workload_level", "WorkloadLevel", "split_levels", "is_workload_level",
+           "pod_level", "WorkloadMetadataError", "NoWorkloadMetadataError")
+
+
+class WorkloadLevel(Transform):
+    """A step that acts on the workload object, not on its pods (see :func:`workload_level`).
+
+    Applied to a document, it applies ``transform`` to it: to a pod, that is
+    the pod itself. The workload API finds it with :func:`split_levels`.
+    """
+
+    __slots__ = ("transform",)
+    name = "workload_level"
+
+    def __init__(self, transform: TransformLike) -> None:
+        if not callable(transform):
+            raise ArgumentTypeError(f"transform must be a transform or a callable doc -> doc, "
+                                    f"got {short_repr(transform)}", argument="transform",
+                                    factory="workload_level", value=transform)
+        self.transform = transform
+        self._init_params(transform)
+
+    def _apply(self, doc: Any, owned: Owned) -> Any:
+        return apply_step(self.transform, doc, owned)
+
+    def _fusion_ops(self) -> tuple[Op, ...] | None:
+        # on a pod it is its transform, so a chain of recipes applied to pods still fuses
+        return self.transform._fusion_ops() if isinstance(self.transform, Transform) else None
+
+
+def workload_level(transform: TransformLike) -> Transform:
+    """Mark ``transform`` as acting on the workload object around the pods.
+
+    On a pod it is ``transform``; the workload API applies it once to the
+    workload's metadata, given as ``{"metadata": ...}`` (see the module's
+    documentation). Marking a marked step again changes nothing.
+
+    >>> from combinators import replace_at
+    >>> queue = workload_level(replace_at("metadata.labels.team", "ml"))
+    >>> job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+    ...        "spec": {"template": {"spec": {"containers": []}}}}
+    >>> from transforms.kube.workloads import apply_to_workload
+    >>> done = apply_to_workload(queue, job)
+    >>> done["metadata"], done["spec"] is job["spec"]
+    ({'name': 'pi', 'labels': {'team': 'ml'}}, True)
+    >>> workload_level(queue) is queue
+    True
+    """
+    if isinstance(transform, WorkloadLevel):
+        return transform
+    return WorkloadLevel(transform)
+
+
+def _recipe_body(step: TransformLike) -> Transform | None:
+    """The body of a recipe (a named transform that keeps its composed body as
+    ``body``, as :class:`recipes.Recipe` does), else ``None``."""
+    if not isinstance(step, Transform) or isinstance(step, WorkloadLevel):
+        return None
+    body = getattr(step, "body", None)
+    return body if isinstance(body, Transform) else None
+
+
+def split_levels(transform: TransformLike) -> tuple[tuple[TransformLike, ...], TransformLike]:
+    """``(workload-level steps, the pod-level rest)`` of an overlay, each in the order written.
+
+    Without a workload-level step, the rest is ``transform`` itself; where
+    every step is one, the rest is ``identity``. A recipe whose body is all
+    workload-level is one such step, itself (so that errors and blame name
+    it); one whose body mixes both is cut like a composition.
+
+    >>> from combinators import chain, upsert
+    >>> team = upsert("metadata.labels.team", "ml")
+    >>> split_levels(team) == ((), team), split_levels(workload_level(team))
+    (True, ((workload_level(upsert('metadata.labels.team', 'ml')),), identity))
+    """
+    if isinstance(transform, WorkloadLevel):
+        return (transform,), identity
+    if isinstance(transform, Compose):
+        inner = transform.steps
+    else:
+        body = _recipe_body(transform)
+        if body is None:
+            return (), transform
+        found, rest = split_levels(body)
+        if not found:
+            return (), transform
+        return ((transform,), identity) if rest is identity else (found, rest)
+    split = [split_levels(step) for step in inner]
+    if not any(found for found, _ in split):
+        return (), transform
+    found = tuple(step for steps, _ in split for step in steps)
+    return found, chain(*(rest for _, rest in split if rest is not identity))
+
+
+def is_workload_level(step: TransformLike) -> bool:
+    """Whether every step of ``step`` acts on the workload object (and it has one).
+
+    >>> from combinators import upsert
+    >>> is_workload_level(workload_level(upsert("metadata.labels.a", "b"))), \\
+    ...     is_workload_level(upsert("metadata.labels.a", "b"))
+    (True, False)
+    """
+    found, rest = split_levels(step)
+    return bool(found) and rest is identity
+
+
+def pod_level(step: TransformLike) -> TransformLike:
+    """``step`` without its workload-level steps: what it does to a workload's pod templates.
+
+    >>> from combinators import chain, upsert
+    >>> pod_level(chain(workload_level(upsert("metadata.labels.a", "b")), upsert("spec.x", 1)))
+    upsert('spec.x', 1)
+    """
+    return split_levels(step)[1]
+
+
+class WorkloadMetadataError(TransformError, ValueError):
+    """A workload-level step changed more than the workload's metadata; ``keys`` are what else."""
+
+    def __init__(self, message: str, *, keys: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.keys = keys
+
+
+class NoWorkloadMetadataError(TransformError, LookupError):
+    """A workload-level step was to act on a workload whose kind keeps no metadata for the
+    workloads it makes (a RayCronJob's RayJobs get none of its labels).
+
+    ``kind`` and ``name`` name the workload.
+    """
+
+    def __init__(self, message: str, *, kind: str, name: str | None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.name = name
