@@ -248,6 +248,64 @@ def test_base_primary_name_is_inherited() -> None:
     assert [c.name for c in template.pod_spec.containers] == ["main"]
 
 
+def pytorch_train(epochs: int) -> int:
+    """A task's body, decorated where its template is built (a PyTorchJob's master is
+    named ``pytorch``, as the Kubeflow operator requires: flyteorg/flyte#3590)."""
+    return epochs
+
+
+def test_a_base_with_flytekits_default_name_and_no_containers_takes_the_given_name() -> None:
+    # PodTemplate() names its primary "primary" by default; with no container to go by that
+    # name, nothing conflicts with the name a PyTorchJob needs
+    for base in (PodTemplate(), PodTemplate(pod_spec=V1PodSpec(containers=[])),
+                 PodTemplate(labels={"team": "ml"},
+                             pod_spec=V1PodSpec(containers=[], node_selector={"pool": "a"}))):
+        template = pod_template(recipes.working_dir("/workspace"), base=base,
+                                primary_container_name="pytorch")
+        assert template.primary_container_name == "pytorch"
+        assert to_data(template.pod_spec)["containers"] == [
+            {"name": "pytorch", "workingDir": "/workspace"}]
+        assert base.primary_container_name == "primary"  # the base is left as it was
+        assert template.labels == base.labels
+    entity = task(pod_template=pod_template(base=PodTemplate(),
+                                            primary_container_name="pytorch"))(pytorch_train)
+    _, spec, config = serialised_pod(entity)
+    assert config == {"primary_container_name": "pytorch"}
+    assert [container["name"] for container in spec["containers"]] == ["pytorch"]
+
+
+def test_a_base_with_the_default_name_and_only_other_containers_takes_the_given_name() -> None:
+    base = PodTemplate(pod_spec=V1PodSpec(containers=[V1Container(name="proxy",
+                                                                  image="envoy:1.30")]))
+    template = pod_template(base=base, primary_container_name="pytorch")
+    assert [(c.name, c.image) for c in template.pod_spec.containers] == [
+        ("pytorch", None), ("proxy", "envoy:1.30")]
+    base = PodTemplate(pod_spec=V1PodSpec(containers=[V1Container(name="pytorch",
+                                                                  image="torch:2")]))
+    template = pod_template(base=base, primary_container_name="pytorch")
+    assert [(c.name, c.image) for c in template.pod_spec.containers] == [("pytorch", "torch:2")]
+
+
+def test_a_real_conflict_of_primary_names_is_still_refused() -> None:
+    # an explicit other name, with or without its container
+    for base in (PodTemplate(primary_container_name="main"),
+                 PodTemplate(primary_container_name="main",
+                             pod_spec=V1PodSpec(containers=[V1Container(name="main")]))):
+        with pytest.raises(ArgumentError) as caught:
+            pod_template(base=base, primary_container_name="pytorch")
+        assert (caught.value.factory, caught.value.argument) == (
+            "pod_template", "primary_container_name")
+        assert "'main'" in str(caught.value) and "'pytorch'" in str(caught.value)
+    # the default name, held by a container of the base: that container is its primary
+    base = PodTemplate(pod_spec=V1PodSpec(containers=[V1Container(name="primary",
+                                                                  image="trainer:1")]))
+    with pytest.raises(ArgumentError) as caught:
+        pod_template(base=base, primary_container_name="pytorch")
+    message = str(caught.value)
+    assert "primary container is 'primary'" in message and "'pytorch'" in message, message
+    assert "flytekit's default name" in message
+
+
 def test_pod_template_spec_base_keeps_its_labels() -> None:
     base = V1PodTemplateSpec(metadata=V1ObjectMeta(labels={"app": "train"},
                                                    annotations={"a": "1"}),

@@ -145,16 +145,33 @@ def _base_parts(base: Any) -> tuple[dict[str, Any], dict[str, Any], str | None]:
                             value=base)
 
 
-def _primary_name(asked: str | None, declared: str | None) -> str:
+def _primary_name(asked: str | None, declared: str | None, spec: dict[str, Any]) -> str:
+    """The primary container's name: ``asked``, else the one the base ``declared``.
+
+    flytekit names a template's primary container ``primary`` unless told
+    otherwise, and cannot say which it was. So a base that declares that name
+    but holds no container of it has no primary container to keep: it takes
+    the name asked for (a PyTorchJob's master must be named ``pytorch``).
+    """
     if asked is None:
         return declared or DEFAULT_PRIMARY
     name = _check_name(asked)
-    if declared is not None and declared != name:
-        raise ArgumentError(f"the base's primary container is {declared!r}, not {name!r}: "
-                            f"leave primary_container_name out, or rename the base's "
-                            f"container first", argument="primary_container_name",
-                            factory=_FACTORY, value=asked)
-    return name
+    if declared is None or declared == name:
+        return name
+    containers = spec.get("containers") or []
+    held = is_seq(containers) and any(is_map(item) and item.get("name") == declared
+                                      for item in containers)
+    if declared == DEFAULT_PRIMARY and not held:
+        return name
+    if declared == DEFAULT_PRIMARY:
+        why, fix = ("a container of the base has flytekit's default name",
+                    f"rename the base's container {declared!r} first")
+    else:
+        why, fix = ("the base's primary_container_name",
+                    f"build the base with primary_container_name={name!r}")
+    raise ArgumentError(f"the base's primary container is {declared!r} ({why}), not {name!r}: "
+                        f"leave primary_container_name out, or {fix}",
+                        argument="primary_container_name", factory=_FACTORY, value=asked)
 
 
 def _primary_first(spec: dict[str, Any], name: str) -> dict[str, Any]:
@@ -245,7 +262,10 @@ def pod_template(*overlays: OverlayLike, base: Any = None,
     ``V1PodTemplateSpec`` or ``V1PodSpec``, a pod template in API form (or a
     ``kind: PodTemplate`` object), or ``None``; it is left untouched, and
     what it holds is kept. ``primary_container_name`` defaults to the base
-    template's, else ``"primary"``; the primary container is placed first.
+    template's, else ``"primary"``; the primary container is placed first. A
+    base that names another primary container refuses a different name, unless
+    its name is flytekit's default and no container of the base has it (as in
+    ``PodTemplate()``): then the name given is taken, ``pytorch`` for a PyTorchJob.
     With ``validate`` (the default) the result is checked against the
     ``k8s_version`` schema. Any failure is a :class:`~combinators.TransformError`
     naming the overlay (its number and what it is) and the path.
@@ -267,7 +287,7 @@ def pod_template(*overlays: OverlayLike, base: Any = None,
       spec.node_selector: unknown field spec.node_selector; did you mean nodeSelector? [in pod_template() overlay 1 of 1: overlay({'spec': {'node_selector': {'pool': 'a100'}}})]
     """
     metadata, spec, declared = _base_parts(base)
-    primary = MainContainer.named(_primary_name(primary_container_name, declared))
+    primary = MainContainer.named(_primary_name(primary_container_name, declared, spec))
     name = primary.name
     assert name is not None
     steps: list[tuple[str, Transform]] = []
