@@ -2,12 +2,16 @@
 
 A Deployment's pods are in ``spec.template``, a PyTorchJob's in
 ``spec.pytorchReplicaSpecs.<type>.template``, an AppWrapper holds whole
-workloads that hold templates. :data:`KINDS` says so, one entry per kind;
+workloads that hold templates. :data:`KINDS` says so, one entry per kind
+(the table is :mod:`transforms.kube.table`);
 :func:`pod_templates` lists the templates of a document, and
 :func:`apply_to_workload` applies a pod-level overlay to each selected one,
-copying only the paths it changes (an unchanged document comes back as the
-very same object). Documents with no pod (a Service, a ConfigMap, a kind
-the table does not know) pass through untouched.
+and its workload-level steps (:mod:`transforms.kube.scopes`) once to the
+workload's own metadata, copying only the paths it changes (an unchanged
+document comes back as the very same object). Documents with no pod (a
+Service, a ConfigMap, a kind the table does not know) pass through
+untouched; :func:`unreached_pods` (:mod:`transforms.kube.unreached`) says
+which hold pods that no overlay reaches.
 
 >>> import combinators
 >>> job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "mnist"},
@@ -48,7 +52,7 @@ from combinators.data import (
     set_key,
 )
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
-from combinators.paths import All, Index, Key, Part, Path, path
+from combinators.paths import Index, Key, Part, Path
 from combinators.reading import select
 from combinators.transform import (
     Transform,
@@ -60,6 +64,20 @@ from combinators.transform import (
 )
 from transforms.kube.kinds import ClientDictError
 from transforms.kube.scopes import NoWorkloadMetadataError, WorkloadMetadataError, split_levels
+from transforms.kube.table import (
+    BY_KEY,
+    DOCUMENT,
+    KIND_NAMES,
+    KINDS,
+    POD,
+    TEMPLATE,
+    Location,
+    WorkloadKind,
+    document_name,
+    reach,
+    workload_kind,
+)
+from transforms.kube.unreached import Unreached, unreached_pods
 
 __all__ = (
     "SelectionError",
@@ -84,152 +102,6 @@ __all__ = (
     "unreached_pods",
 )
 
-#: What a location holds: a ``PodTemplateSpec``, a whole ``Pod``, or a whole
-#: object of any kind (a workload wrapped in an AppWrapper, an item of a List).
-TEMPLATE, POD, DOCUMENT = "PodTemplateSpec", "Pod", "document"
-
-#: ``role_field`` of a location whose ``[*]`` runs over a map: the key is the role.
-BY_KEY = "<key>"
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where a kind keeps templates: a path with at most one ``[*]``, and how to read the role.
-
-    ``[*]`` runs over a list or over a map's values. The role is ``role``
-    (fixed), or the ``[*]`` element's field ``role_field`` (a list of
-    tasks: ``name``), or its key (``role_field=BY_KEY``: a map of replica
-    types). ``holds`` is :data:`TEMPLATE`, :data:`POD` or :data:`DOCUMENT`.
-    """
-
-    path: Path
-    holds: str = TEMPLATE
-    role: str | None = None
-    role_field: str | None = None
-
-
-_METADATA = path("metadata")
-
-
-@dataclass(frozen=True)
-class WorkloadKind:
-    """One entry of the table: a kind, where its templates are, and its API group.
-
-    ``group`` is set where two projects use one kind name (``Job``:
-    ``batch`` and Volcano's ``batch.volcano.sh``); the entry without a group
-    serves every other group. ``added_volumes`` are the volumes the kind's
-    controller adds to its pods: paths (``[*]`` allowed) in the workload to
-    the names of its volume claim templates (a StatefulSet's
-    ``volumeClaimTemplates``, a JobSet's ``volumeClaimPolicies``), each of
-    which becomes a volume of that name, so a mount may name it.
-
-    ``metadata`` is where the workload keeps the metadata that those who read
-    a workload's labels read (Kueue's queue name): where workload-level steps
-    act (:mod:`transforms.kube.scopes`). It is the object's own ``metadata``
-    by default; a CronJob's ``spec.jobTemplate.metadata``, which its Jobs
-    are made with; inside the template for a Pod and a PodTemplate, whose pods
-    are the workloads. An AppWrapper is the workload of what it wraps (Kueue
-    queues the AppWrapper). ``None``: the kind keeps none, either as a List
-    (each item is a workload of its own) or as a RayCronJob (KubeRay gives the
-    RayJobs it makes none of its labels, and its ``jobTemplate`` holds no
-    metadata): a workload-level step there is refused.
-    """
-
-    kind: str
-    locations: tuple[Location, ...]
-    group: str | None = None
-    added_volumes: tuple[Path, ...] = ()
-    metadata: Path | None = _METADATA
-
-
-def _at(text: str, role: str | None = None, holds: str = TEMPLATE) -> Location:
-    return Location(path(text), holds, role)
-
-
-def _each(text: str, role_field: str | None, holds: str = TEMPLATE) -> Location:
-    return Location(path(text), holds, None, role_field)
-
-
-def _ray(prefix: str) -> tuple[Location, ...]:
-    """A RayCluster spec's templates, wherever the spec is."""
-    return (_at(f"{prefix}.headGroupSpec.template", "head"),
-            _each(f"{prefix}.workerGroupSpecs[*].template", "groupName"))
-
-
-def _kubeflow(kind: str, field_name: str) -> WorkloadKind:
-    return WorkloadKind(kind, (_each(f"spec.{field_name}[*].template", BY_KEY),))
-
-
-#: Every kind podfold knows, and where its pods are. Adding a kind is one entry.
-KINDS: tuple[WorkloadKind, ...] = (
-    WorkloadKind("Pod", (_at("", holds=POD),)),
-    WorkloadKind("PodTemplate", (_at("template"),), metadata=path("template.metadata")),
-    WorkloadKind("Deployment", (_at("spec.template"),)),
-    WorkloadKind("StatefulSet", (_at("spec.template"),),
-                 added_volumes=(path("spec.volumeClaimTemplates[*].metadata.name"),)),
-    WorkloadKind("DaemonSet", (_at("spec.template"),)),
-    WorkloadKind("ReplicaSet", (_at("spec.template"),)),
-    WorkloadKind("ReplicationController", (_at("spec.template"),)),
-    WorkloadKind("Job", (_at("spec.template"),)),
-    # Kueue reads a CronJob's Jobs' labels, which the CronJob copies from its jobTemplate
-    WorkloadKind("CronJob", (_at("spec.jobTemplate.spec.template"),),
-                 metadata=path("spec.jobTemplate.metadata")),
-    WorkloadKind("Job", (_each("spec.tasks[*].template", "name"),), group="batch.volcano.sh"),
-    WorkloadKind("CronJob", (_each("spec.jobTemplate.spec.tasks[*].template", "name"),),
-                 group="batch.volcano.sh", metadata=path("spec.jobTemplate.metadata")),
-    WorkloadKind("JobTemplate", (_each("spec.tasks[*].template", "name"),),
-                 group="flow.volcano.sh"),
-    WorkloadKind("AppWrapper", (
-        _each("spec.resources.GenericItems[*].generictemplate", None, holds=DOCUMENT),
-        _each("spec.components[*].template", None, holds=DOCUMENT))),
-    # JobSet adds a claim's volume to each pod that mounts it (jobset's addVolumes)
-    WorkloadKind("JobSet", (_each("spec.replicatedJobs[*].template.spec.template", "name"),),
-                 added_volumes=(path("spec.volumeClaimPolicies[*].templates[*].metadata.name"),)),
-    _kubeflow("PyTorchJob", "pytorchReplicaSpecs"),
-    _kubeflow("TFJob", "tfReplicaSpecs"),
-    _kubeflow("MPIJob", "mpiReplicaSpecs"),
-    _kubeflow("XGBoostJob", "xgbReplicaSpecs"),
-    _kubeflow("PaddleJob", "paddleReplicaSpecs"),
-    _kubeflow("JAXJob", "jaxReplicaSpecs"),
-    WorkloadKind("RayCluster", _ray("spec")),
-    WorkloadKind("RayJob", (*_ray("spec.rayClusterSpec"),
-                            _at("spec.submitterPodTemplate", "submitter"))),
-    WorkloadKind("RayService", _ray("spec.rayClusterConfig")),
-    WorkloadKind("RayCronJob", (*_ray("spec.jobTemplate.rayClusterSpec"),
-                                _at("spec.jobTemplate.submitterPodTemplate", "submitter")),
-                 metadata=None),
-    WorkloadKind("LeaderWorkerSet", (_at("spec.leaderWorkerTemplate.leaderTemplate", "leader"),
-                                     _at("spec.leaderWorkerTemplate.workerTemplate", "worker"))),
-    WorkloadKind("List", (_each("items[*]", None, holds=DOCUMENT),), metadata=None),
-)
-
-_BY_KIND: dict[tuple[str | None, str], WorkloadKind] = {
-    (entry.group, entry.kind): entry for entry in KINDS}
-_KIND_NAMES: dict[str, str] = {entry.kind.lower(): entry.kind for entry in KINDS
-                               if entry.kind != "List"}
-
-
-def _group(api_version: Any) -> str:
-    if not isinstance(api_version, str) or "/" not in api_version:
-        return ""  # the core group: "v1"
-    return api_version.split("/", 1)[0]
-
-
-def workload_kind(kind: Any, api_version: Any = None) -> WorkloadKind | None:
-    """The table's entry for a kind (and ``apiVersion``, where kinds clash), or ``None``.
-
-    >>> workload_kind("Job", "batch.volcano.sh/v1alpha1").locations[0].path
-    path('spec.tasks[*].template')
-    >>> workload_kind("Job", "batch/v1").locations[0].path
-    path('spec.template')
-    >>> workload_kind("Service", "v1") is None
-    True
-    """
-    if not isinstance(kind, str):
-        return None
-    return _BY_KIND.get((_group(api_version), kind)) or _BY_KIND.get((None, kind))
-
-
 # ---------------------------------------------------------------------------
 # finding templates
 
@@ -252,6 +124,7 @@ class WorkloadMetadata:
     def describe(self) -> str:
         """Where it is, for messages.
 
+        >>> from combinators import path
         >>> WorkloadMetadata(path("spec.jobTemplate.metadata"), "CronJob", "nightly").describe()
         'CronJob/nightly metadata (spec.jobTemplate.metadata)'
         """
@@ -287,6 +160,7 @@ class PodTemplate:
     def describe(self) -> str:
         """Where the template is, for messages: workloads, role and path.
 
+        >>> from combinators import path
         >>> PodTemplate(path("spec.tasks[1].template"), "Job", "mnist", "worker",
         ...             "PodTemplateSpec", workloads=(("Job", "mnist"),)).describe()
         'Job/mnist template worker (spec.tasks[1].template)'
@@ -298,47 +172,12 @@ class PodTemplate:
         return f"{owners} template{role} ({where})"
 
 
-def _name(document: Any) -> str | None:
-    metadata: Any = document.get("metadata") if is_map(document) else None
-    name = metadata.get("name") if is_map(metadata) else None
-    if name is None and is_map(metadata):
-        name = metadata.get("generateName")
-    return name if isinstance(name, str) else None
-
-
 def _labels(template: Any) -> Mapping[str, str]:
     metadata: Any = template.get("metadata") if is_map(template) else None
     labels: Any = metadata.get("labels") if is_map(metadata) else None
     if not is_map(labels):
         return pmap()
     return pmap({str(key): value for key, value in labels.items() if isinstance(value, str)})
-
-
-def _reach(node: Any, parts: tuple[Part, ...], location: Location
-           ) -> Iterable[tuple[tuple[Part, ...], Any, str | None]]:
-    """(concrete parts, value, role) for every value ``parts`` reaches from ``node``."""
-    for index, part in enumerate(parts):
-        if type(part) is All:
-            walked, rest = parts[:index], parts[index + 1:]
-            if is_map(node):
-                for key, element in node.items():
-                    role = key if location.role_field == BY_KEY else location.role
-                    for found, value, _ in _reach(element, rest, location):
-                        yield (*walked, Key(str(key)), *found), value, role
-            elif is_seq(node):
-                for position, element in enumerate(node):
-                    role = location.role
-                    if location.role_field is not None and is_map(element):
-                        named = element.get(location.role_field)
-                        role = named if isinstance(named, str) else None
-                    for found, value, _ in _reach(element, rest, location):
-                        yield (*walked, Index(position), *found), value, role
-            return
-        assert type(part) is Key
-        if not is_map(node) or part.name not in node:
-            return
-        node = node[part.name]
-    yield parts, node, location.role
 
 
 def _added_volumes(document: Any, entry: WorkloadKind) -> tuple[str, ...]:
@@ -357,7 +196,7 @@ def _workload_metadata(entry: WorkloadKind, name: str | None, prefix: tuple[Part
 def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
              owners: tuple[tuple[str, str | None], ...], out: list[PodTemplate],
              outer: WorkloadMetadata | None = None) -> None:
-    name = _name(document)
+    name = document_name(document)
     here = owners if entry.kind == "List" else (*owners, (entry.kind, name))
     added = _added_volumes(document, entry)
     # the outermost workload's (an AppWrapper's, not that of what it wraps); a kind that only
@@ -367,7 +206,7 @@ def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
             location.holds == DOCUMENT for location in entry.locations)):
         metadata = _workload_metadata(entry, name, prefix)
     for location in entry.locations:
-        for parts, value, role in _reach(document, location.path.parts, location):
+        for parts, value, role in reach(document, location.path.parts, location):
             if not is_map(value):
                 continue
             if location.holds == DOCUMENT:
@@ -440,165 +279,6 @@ def with_added_volumes(pod: Any, template: PodTemplate) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# pods out of reach
-
-_WALK_DEPTH = 24
-"""How deep :func:`unreached_pods` looks for containers in a document it cannot place."""
-_WALK_NODES = 20_000
-"""How many maps and lists it visits at most, per document."""
-_PLACES_SHOWN = 3
-
-
-@dataclass(frozen=True)
-class Unreached:
-    """Pods of a document that no overlay (and no check) reaches, and why.
-
-    ``kind`` and ``name`` are the workload's; ``places`` where its containers
-    (or the value that should be a pod template) are; ``reason`` is
-    ``"unknown-kind"`` (a kind the table does not have), ``"not-a-map"``
-    (its template is ``found``, not a map), ``"missing"`` (it has no
-    template), or ``"elsewhere"`` (a known kind, whose containers are not
-    where the table looks); ``looked`` says where the table looks.
-    """
-
-    kind: str | None
-    name: str | None
-    places: tuple[str, ...]
-    reason: str
-    found: str = ""
-    looked: tuple[str, ...] = ()
-    more: int = 0
-
-    def __str__(self) -> str:
-        who = f"{self.kind or '(no kind)'}/{self.name or '(unnamed)'}"
-        shown = ", ".join(self.places) + (f" (and {self.more} more)" if self.more else "")
-        if self.reason == "not-a-map":
-            return (f"{who} has {self.found} at {shown}, where its pod template (a map) "
-                    f"belongs; no overlay or check reaches its pods")
-        if self.reason == "missing":
-            return (f"{who} has no pod template at {shown}; no overlay or check reaches "
-                    f"its pods")
-        if self.reason == "elsewhere":
-            return (f"{who} holds containers at {shown}, not where podfold looks for the "
-                    f"pods of a {self.kind} ({', '.join(self.looked)}); no overlay or check "
-                    f"reaches them")
-        what = f"{self.kind} is not one of the kinds podfold knows" if self.kind \
-            else "it has no kind"
-        return (f"{who} holds containers at {shown}, but {what}, so podfold does not know "
-                f"where its pods are: no overlay or check reaches them (the kinds podfold "
-                f"knows: `podfold apply --help`)")
-
-
-def _pod_like(containers: Any) -> bool:
-    return is_seq(containers) and any(is_map(item) and "image" in item for item in containers)
-
-
-#: Keys that hold one container (a map with an ``image``): Argo's templates, say.
-_ONE_CONTAINER = frozenset(("container", "script"))
-
-
-def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
-    """Where ``value`` holds a ``containers`` list of maps with an ``image``, or one
-    container (``container:`` or ``script:`` with an ``image``, as Argo's templates
-    have): a walk bounded in depth and in the number of nodes visited."""
-    found: list[str] = []
-    stack: list[tuple[Any, tuple[Part, ...]]] = [(value, prefix)]
-    visited = 0
-    while stack and visited < _WALK_NODES:
-        node, where = stack.pop()
-        visited += 1
-        if len(where) - len(prefix) >= _WALK_DEPTH:
-            continue
-        if is_map(node):
-            children: list[tuple[Any, tuple[Part, ...]]] = []
-            for key, item in node.items():
-                if (key == "containers" and _pod_like(item)) or (
-                        key in _ONE_CONTAINER and is_map(item) and isinstance(item.get("image"), str)):
-                    found.append(str(Path((*where, Key(str(key))))))
-                elif is_map(item) or is_seq(item):
-                    children.append((item, (*where, Key(str(key)))))
-            stack.extend(reversed(children))
-        elif is_seq(node):
-            stack.extend((item, (*where, Index(position)))
-                         for position, item in reversed(list(enumerate(node)))
-                         if is_map(item) or is_seq(item))
-    return found
-
-
-def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) -> None:
-    entry = workload_kind(document.get("kind"), document.get("apiVersion"))
-    if entry is not None and len(entry.locations) == 1 and entry.locations[0].holds == TEMPLATE:
-        value = document  # the usual case, a Deployment or a Job: its one template is a map
-        for part in entry.locations[0].path.parts:
-            value = value.get(part.name) if type(part) is Key and is_map(value) else None
-        if is_map(value):
-            return
-    kind = document.get("kind")
-    kind = kind if isinstance(kind, str) else None
-    if entry is None:
-        places = _containers_in(document, prefix)
-        if places:
-            out.append(Unreached(kind, _name(document), tuple(places[:_PLACES_SHOWN]),
-                                 "unknown-kind", more=len(places) - _PLACES_SHOWN
-                                 if len(places) > _PLACES_SHOWN else 0))
-        return
-    reached = False
-    before = len(out)
-    for location in entry.locations:
-        for parts, value, _ in _reach(document, location.path.parts, location):
-            where = str(Path((*prefix, *parts))) or "the top level"
-            if location.holds == DOCUMENT:
-                if is_map(value):
-                    _unreached(value, (*prefix, *parts), out)
-                continue
-            if is_map(value):
-                reached = True
-            else:
-                out.append(Unreached(kind, _name(document), (where,), "not-a-map",
-                                     found=kind_name(value)))
-    if reached or len(out) > before or entry.kind == "List" or any(
-            location.holds == DOCUMENT for location in entry.locations):
-        return
-    looked = tuple(str(Path((*prefix, *location.path.parts))) for location in entry.locations)
-    places = _containers_in(document, prefix)
-    if places:
-        out.append(Unreached(kind, _name(document), tuple(places[:_PLACES_SHOWN]), "elsewhere",
-                             looked=looked, more=max(0, len(places) - _PLACES_SHOWN)))
-    elif len(entry.locations) == 1 and not any(
-            type(part) is All for part in entry.locations[0].path.parts):
-        out.append(Unreached(kind, _name(document), looked, "missing"))
-
-
-def unreached_pods(document: Any) -> tuple[Unreached, ...]:
-    """Pods of ``document`` that :func:`pod_templates` does not find, so that
-    no overlay reaches them: a kind the table does not know that holds
-    containers (a ``containers`` list of maps with an ``image``, or one
-    ``container`` or ``script`` with an ``image``, found by a walk bounded
-    in depth and size), a known kind whose template is missing
-    or not a map, and the same for workloads an AppWrapper or a List holds.
-    A document with no pod in it gives ``()``.
-
-    >>> workflow = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
-    ...     "metadata": {"name": "hello"}, "spec": {"templates": [
-    ...         {"name": "main", "container": {"image": "busybox"}},
-    ...         {"name": "pod", "podSpecPatch": "", "containerSet": {
-    ...             "containers": [{"name": "a", "image": "busybox"}]}}]}}
-    >>> print(*unreached_pods(workflow))
-    Workflow/hello holds containers at spec.templates[0].container, spec.templates[1].containerSet.containers, but Workflow is not one of the kinds podfold knows, so podfold does not know where its pods are: no overlay or check reaches them (the kinds podfold knows: `podfold apply --help`)
-    >>> print(*unreached_pods({"kind": "Deployment", "metadata": {"name": "web"},
-    ...                        "spec": {"template": None}}))
-    Deployment/web has null at spec.template, where its pod template (a map) belongs; no overlay or check reaches its pods
-    >>> unreached_pods({"apiVersion": "v1", "kind": "Service", "spec": {"ports": []}})
-    ()
-    """
-    if not is_map(document):
-        return ()
-    out: list[Unreached] = []
-    _unreached(document, (), out)
-    return tuple(out)
-
-
-# ---------------------------------------------------------------------------
 # selecting templates
 
 
@@ -614,15 +294,15 @@ def _strings(value: Any, argument: str) -> tuple[str, ...]:
 
 
 def _canonical_kind(kind: str) -> str:
-    known = _KIND_NAMES.get(kind.lower())
+    known = KIND_NAMES.get(kind.lower())
     if known is not None:
         return known
     import difflib
 
-    close = difflib.get_close_matches(kind, sorted(_KIND_NAMES.values()), n=3, cutoff=0.6)
+    close = difflib.get_close_matches(kind, sorted(KIND_NAMES.values()), n=3, cutoff=0.6)
     hint = f"; did you mean: {', '.join(close)}?" if close else ""
     raise ArgumentError(f"unknown workload kind {kind!r}{hint}; kinds with pods are: "
-                        f"{', '.join(sorted(_KIND_NAMES.values()))}",
+                        f"{', '.join(sorted(KIND_NAMES.values()))}",
                         argument="kinds", factory="Selector", value=kind)
 
 
@@ -698,6 +378,7 @@ class Selector:
     def matches(self, template: PodTemplate) -> bool:
         """Whether ``template`` is selected.
 
+        >>> from combinators import path
         >>> template = PodTemplate(path("spec.template"), "Deployment", "web", None,
         ...                        "PodTemplateSpec", pmap({"team": "ml"}), (("Deployment", "web"),))
         >>> Selector.parse("kind=Deployment,label:team=ml").matches(template)
@@ -745,6 +426,7 @@ def _check_still_a_template(doc: Any, template: PodTemplate) -> None:
     replaced the whole pod (an empty path, ``merge_patch: null``) with a value
     that is no map.
 
+    >>> from combinators import path
     >>> _check_still_a_template({"spec": {"template": 1}},
     ...                         PodTemplate(path("spec.template"), "Job", "a", None, "PodTemplateSpec"))
     Traceback (most recent call last):
@@ -939,7 +621,7 @@ class _OnWorkloads(Transform):
         if kind in ("PodSpec", "PodTemplateSpec"):
             # a pod fragment: its own (only) template
             data = to_data(obj)
-            template = PodTemplate(Path(), "Pod", _name(data), None, kind, _labels(data))
+            template = PodTemplate(Path(), "Pod", document_name(data), None, kind, _labels(data))
             if self.select is not None and not self.select.matches(template):
                 return obj
             return self.transform(obj)
