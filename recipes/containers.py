@@ -10,7 +10,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from combinators import Key, Match, Path, Transform, append_at, chain, replace_at, upsert
+from combinators import (
+    Key,
+    Match,
+    Path,
+    Transform,
+    append_at,
+    chain,
+    for_each,
+    identity,
+    remove_at,
+    replace_at,
+    upsert,
+    when,
+)
 from recipes._check import (
     bad_type,
     bad_value,
@@ -22,8 +35,10 @@ from recipes._check import (
     check_text,
     merge_kwargs,
 )
+from recipes._clashes import CONTAINER_LISTS, ContainerNameFree
 from recipes._quantity import check_quantity, parse_quantity
 from recipes._recipe import recipe
+from recipes._requires import Requiring
 from recipes._target import ContainerTarget, on_container
 from recipes.env import ConfigMapKey, EnvValue, FieldRef, SecretKey, env_var
 
@@ -39,9 +54,12 @@ def set_env(variables: Mapping[str, Any]) -> Transform:
     """Set env vars by name in a container (paths relative to it): each replaces
     the variable of that name, or is appended; so ``value`` and ``valueFrom``
     never mix and nothing is duplicated."""
-    steps = [replace_at(Path([Key("env"), Match([("name", name)])]), env_var(name, value))
-             for name, value in variables.items()]
-    result = chain(*steps)
+    return _set_env_vars([env_var(name, value) for name, value in variables.items()])
+
+
+def _set_env_vars(variables: Sequence[dict[str, Any]]) -> Transform:
+    result = chain(*(replace_at(Path([Key("env"), Match([("name", variable["name"])])]), variable)
+                     for variable in variables))
     assert isinstance(result, Transform)
     return result
 
@@ -54,9 +72,11 @@ def add_env(variables: Mapping[str, EnvValue] | None = None, /, *,
     Values are text, numbers or booleans (written as text), or a source:
     :class:`~recipes.env.SecretKey`, :class:`~recipes.env.ConfigMapKey`,
     :class:`~recipes.env.FieldRef`, :class:`~recipes.env.ResourceFieldRef`,
-    or a ``valueFrom`` map (the YAML spelling). A variable already there is
-    replaced, never duplicated. Names that are not Python identifiers, and
-    a variable named ``container``, go in the positional map.
+    or a ``valueFrom`` map (the YAML spelling). Names that are not Python
+    identifiers, and a variable named ``container``, go in the positional
+    map. A variable already there, whichever recipe set it, is replaced,
+    never duplicated: env names are one namespace per container (of two,
+    the API server keeps the last), so setting one merges what the recipe says.
 
     >>> pod = {"spec": {"containers": [{"name": "t", "env": [{"name": "NCCL_DEBUG", "value": "WARN"}]}]}}
     >>> add_env(NCCL_DEBUG="INFO", OMP_NUM_THREADS=4)(pod)["spec"]["containers"][0]["env"]
@@ -76,6 +96,9 @@ def add_env_from_secret(name: str, secret: str, key: str, optional: bool = False
                         container: ContainerTarget = None) -> Transform:
     """Set env var ``name`` from ``key`` of a Secret (``env[].valueFrom.secretKeyRef``).
 
+    A variable ``name`` already in the container is replaced, never
+    duplicated: env names are one namespace per container.
+
     >>> pod = {"spec": {"containers": [{"name": "t"}]}}
     >>> add_env_from_secret("HF_TOKEN", "hf", "token")(pod)["spec"]["containers"][0]["env"]
     [{'name': 'HF_TOKEN', 'valueFrom': {'secretKeyRef': {'name': 'hf', 'key': 'token'}}}]
@@ -92,6 +115,9 @@ def add_env_from_config_map(name: str, config_map: str, key: str, optional: bool
                             container: ContainerTarget = None) -> Transform:
     """Set env var ``name`` from ``key`` of a ConfigMap (``env[].valueFrom.configMapKeyRef``).
 
+    A variable ``name`` already in the container is replaced, never
+    duplicated: env names are one namespace per container.
+
     >>> pod = {"spec": {"containers": [{"name": "t"}]}}
     >>> add_env_from_config_map("LEVEL", "settings", "level")(pod)["spec"]["containers"][0]["env"]
     [{'name': 'LEVEL', 'valueFrom': {'configMapKeyRef': {'name': 'settings', 'key': 'level'}}}]
@@ -107,6 +133,9 @@ def add_env_from_config_map(name: str, config_map: str, key: str, optional: bool
 def add_env_from_field(name: str, field_path: str,
                        container: ContainerTarget = None) -> Transform:
     """Set env var ``name`` from a pod field, via the downward API (``env[].valueFrom.fieldRef``).
+
+    A variable ``name`` already in the container is replaced, never
+    duplicated: env names are one namespace per container.
 
     >>> pod = {"spec": {"containers": [{"name": "t"}]}}
     >>> add_env_from_field("POD_IP", "status.podIP")(pod)["spec"]["containers"][0]["env"]
@@ -289,39 +318,89 @@ def _container_spec(name: str, image: str, command: Sequence[str] | None,
 def sidecar(name: str, image: str, command: Sequence[str] | None = None,
             args: Sequence[str] | None = None, env: Mapping[str, EnvValue] | None = None,
             requests: Mapping[str, Any] | None = None, limits: Mapping[str, Any] | None = None,
-            native: bool = False) -> Transform:
+            native: bool = False, replace: bool = False) -> Transform | Requiring:
     """Run a helper container next to the main one (appended to ``spec.containers``).
 
     With ``native=True`` it is a Kubernetes native sidecar instead (1.29+):
     an init container with ``restartPolicy: Always``, started before and
     stopped after the main container, so it never keeps a finished job alive.
-    A container of the same name is replaced, so applying twice adds it once.
+
+    Container names are unique across ``containers``, ``initContainers``
+    and ``ephemeralContainers``. A container of this name where this one
+    goes, running the same image, command and args, is this sidecar: its
+    ``env`` and ``resources`` are merged (by name), so applying twice adds it
+    once. Any other container of this name, in any of the lists, is refused
+    (:class:`~recipes._clashes.NameClashError`) unless ``replace=True``,
+    which replaces it, or moves it to where this one goes.
 
     >>> pod = {"spec": {"containers": [{"name": "trainer-0"}]}}
     >>> sidecar("proxy", "envoy:1.30", args=["--log-level", "warn"])(pod)["spec"]["containers"][1]
     {'name': 'proxy', 'image': 'envoy:1.30', 'args': ['--log-level', 'warn']}
     >>> sidecar("proxy", "envoy:1.30", native=True)(pod)["spec"]["initContainers"]
     [{'name': 'proxy', 'image': 'envoy:1.30', 'restartPolicy': 'Always'}]
+    >>> sidecar("trainer-0", "envoy:1.30")(pod)
+    Traceback (most recent call last):
+      ...
+    recipes._clashes.NameClashError: sidecar() adds container 'trainer-0' to spec.containers, and another container 'trainer-0' is there already (image (none), this one 'envoy:1.30'): give this one another name, or pass replace=True to replace that one (in spec.containers[name=trainer-0])
     """
     spec = _container_spec(name, image, command, args, env, requests, limits)
     if check_bool("native", native):
         spec["restartPolicy"] = "Always"
-    where = "initContainers" if native else "containers"
-    return replace_at(Path([Key("spec"), Key(where), Match([("name", name)])]), spec)
+    return _add_container("sidecar", "initContainers" if native else "containers", spec,
+                          check_bool("replace", replace))
 
 
 @recipe
 def init_container(name: str, image: str, command: Sequence[str] | None = None,
                    args: Sequence[str] | None = None, env: Mapping[str, EnvValue] | None = None,
                    requests: Mapping[str, Any] | None = None,
-                   limits: Mapping[str, Any] | None = None) -> Transform:
+                   limits: Mapping[str, Any] | None = None,
+                   replace: bool = False) -> Transform | Requiring:
     """Run a container to completion before the others start (``spec.initContainers``).
 
-    Init containers run in the order added; one of the same name is replaced.
+    Init containers run in the order added. An init container of this name
+    running the same image, command and args is this one: its ``env`` and
+    ``resources`` are merged (by name), so applying twice adds it once. Any
+    other container of this name (in ``containers``, ``initContainers`` or
+    ``ephemeralContainers``: names are unique across them) is refused
+    (:class:`~recipes._clashes.NameClashError`) unless ``replace=True``,
+    which replaces it, or moves it here.
 
     >>> init_container("fetch", "busybox", command=["sh", "-c", "echo ready"])({"spec": {}})
     {'spec': {'initContainers': [{'name': 'fetch', 'image': 'busybox', 'command': ['sh', '-c', 'echo ready']}]}}
     """
     spec = _container_spec(name, image, command, args, env, requests, limits)
-    return replace_at(Path([Key("spec"), Key("initContainers"), Match([("name", name)])]), spec)
+    return _add_container("init_container", "initContainers", spec,
+                          check_bool("replace", replace))
 
+
+_IDENTITY_FIELDS = ("image", "command", "args", "restartPolicy")
+"""What makes a container the one a recipe adds: the rest (env, resources) it merges."""
+
+
+def _add_container(recipe: str, where: str, spec: dict[str, Any],
+                   replace: bool) -> Transform | Requiring:
+    """Add container ``spec`` to ``spec.<where>``: merged into the same container there,
+    refusing one of its name elsewhere, or (``replace``) replacing whatever holds the name."""
+    name = spec["name"]
+    target = Path([Key("spec"), Key(where), Match([("name", name)])])
+    if replace:
+        others = [remove_at(Path([Key("spec"), Key(field), Match([("name", name)])]))
+                  for field in CONTAINER_LISTS if field != where]
+        replaced = chain(*others, replace_at(target, spec))
+        assert isinstance(replaced, Transform)
+        return replaced
+    merge: list[Transform] = []
+    if "env" in spec:
+        merge.append(_set_env_vars(spec["env"]))
+    if "resources" in spec:
+        merge.append(set_resources(spec["resources"].get("requests", {}),
+                                   spec["resources"].get("limits", {})))
+    into = for_each(target, chain(*merge)) if merge else identity
+    identity_of = tuple((field, _frozen(spec.get(field))) for field in _IDENTITY_FIELDS)
+    return Requiring(when(target, into, otherwise=replace_at(target, spec)),
+                     (ContainerNameFree(recipe, name, where, identity_of),))
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
