@@ -105,7 +105,25 @@ class Default(Marker):
 
 
 class MergeBy(Marker):
-    """Merge list items into the elements with the same key field(s); append the rest."""
+    """Merge list items into the elements with the same key field(s); append the rest.
+
+    An item merges into its element as a partial pod merges into a pod, so the
+    element keeps what the item leaves out: maps merge, tags act on the element's
+    own values, lists append, and a list Kubernetes merges by a key (``env`` by
+    ``name``, ``volumeMounts`` by ``mountPath``, ``ports`` by ``containerPort``
+    and ``protocol``) merges by it, at any depth of the item.
+
+    >>> from transforms import overlay
+    >>> pod = {"spec": {"containers": [{"name": "app", "env": [{"name": "A", "value": "1"}],
+    ...                                 "volumeMounts": [{"name": "v", "mountPath": "/local"}]}]}}
+    >>> new = overlay({"spec": {"containers": MergeBy([{"name": "app",
+    ...     "env": [{"name": "A", "value": "2"}, {"name": "B", "value": "3"}],
+    ...     "volumeMounts": [{"name": "d", "mountPath": "/data"}]}])}})(pod)
+    >>> new["spec"]["containers"][0]["env"]
+    [{'name': 'A', 'value': '2'}, {'name': 'B', 'value': '3'}]
+    >>> [mount["mountPath"] for mount in new["spec"]["containers"][0]["volumeMounts"]]
+    ['/local', '/data']
+    """
 
     __slots__ = ("key",)
     tag = "!merge-by"

@@ -32,13 +32,30 @@ such keys in verbatim); and a tuple always becomes a list (upstream keeps a
 tuple that replaces a scalar or sits inside a new value).
 When the pod itself holds operator keys (a stored, unresolved overlay), the
 last operation on a field wins over them, as upstream resolves the conflict.
-The items of ``!merge-by`` (a :class:`~transforms.forms.markers.MergeBy`) are
-the exception: a tag inside one (``env: !merge-by [...]`` in a container)
-acts on the matched element's own value, once the item's other fields are
-merged into it.
 
 >>> overlay({"spec": {"__put__:volumes": [], "tolerations": []}})({})
 {'spec': {'volumes': [], 'tolerations': []}}
+
+``!merge-by`` (a :class:`~transforms.forms.markers.MergeBy`, podfold's own;
+upstream has no such tag) merges each item into the element with the same key
+by these same rules, so nothing the item leaves out is lost, at any depth: its
+maps merge, its tags act on the element's own values, and its untagged lists
+append, but for one kind: a list Kubernetes merges by a key (a container's
+``env`` by ``name``, ``volumeMounts`` by ``mountPath``, ``ports`` by
+``containerPort`` and ``protocol``, which defaults to ``TCP``) merges by that
+key, as ``kubectl patch --type strategic`` merges it, so an env name already
+there is set, not given twice. An entry of such a list that lacks the key is
+refused where it is written. ``__join__`` keeps upstream's rule: a matched
+item's top-level fields overwrite, lists and maps whole.
+
+>>> pod = {"spec": {"containers": [{"name": "app", "args": ["-v"], "env": [
+...     {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}},
+...     {"name": "NCCL_DEBUG", "value": "WARN"}]}]}}
+>>> debug = overlay({"spec": {"containers": MergeBy([{"name": "app", "args": ["--fast"],
+...     "env": [{"name": "NCCL_DEBUG", "value": "INFO"}, {"name": "LR", "value": "1e-4"}]}])}})
+>>> [app] = debug(pod)["spec"]["containers"]
+>>> app["args"], [(var["name"], var.get("value")) for var in app["env"]]
+(['-v', '--fast'], [('TOKEN', None), ('NCCL_DEBUG', 'INFO'), ('LR', '1e-4')])
 """
 
 from __future__ import annotations
@@ -48,18 +65,21 @@ from typing import Any
 
 from pyrsistent import freeze
 
-from combinators import Path, Transform, append_at, for_each, merge_by, prepend_at
+from combinators import Path, Transform, append_at, prepend_at
 from combinators.data import (
     MISSING,
     REMOVE,
     Owned,
+    Template,
     copy_plain,
     delete_key,
     empty_map,
+    empty_seq,
     extend_seq,
     is_map,
     is_seq,
     kind_name,
+    rebuild_seq,
     set_key,
     strict_equal,
     strict_key,
@@ -67,7 +87,7 @@ from combinators.data import (
 from combinators.editing import PathEdit, persistent_world
 from combinators.errors import ArgumentError, ArgumentTypeError, TypeClashError
 from combinators.limits import short_repr
-from combinators.paths import Key, Match
+from combinators.paths import Index, Key, Match
 from combinators.shape import check_value
 from transforms.forms.markers import (
     Append,
@@ -78,6 +98,7 @@ from transforms.forms.markers import (
     Prepend,
     Remove,
 )
+from transforms.forms.patches._listkeys import NO_META, FieldMeta, field_meta
 from transforms.kube.kinds import check_pod_document
 
 __all__ = ("overlay", "Overlay", "PUT", "JOIN", "DEL", "unwrap_torchx", "field_of")
@@ -85,6 +106,7 @@ __all__ = ("overlay", "Overlay", "PUT", "JOIN", "DEL", "unwrap_torchx", "field_o
 _PUT, _JOIN, _DEL = "__put__:", "__join__:", "__del__:"
 _OPERATORS = (_PUT, _JOIN, _DEL)
 TORCHX_CONTAINER = "__torchx_overlays__"
+_Where = tuple["str | int | _Item", ...]  # keys and item places; a pod path has matched items
 
 
 def PUT(key: str) -> str:
@@ -114,32 +136,36 @@ class _Edit:
 
     __slots__ = ("edit",)
 
-    def __init__(self, edit: PathEdit | _TaggedMerge) -> None:
+    def __init__(self, edit: PathEdit) -> None:
         self.edit = edit
 
 
 def _bad(message: str, value: Any, of_type: bool = False,
-         where: tuple[str, ...] | None = None) -> ArgumentError:
+         where: _Where | None = None) -> ArgumentError:
     """The error for a partial pod :func:`overlay` cannot be built from; ``where`` is
     the place in it, for tools that point at it (a YAML loader gives the line)."""
     kind = ArgumentTypeError if of_type else ArgumentError
     err = kind(message, argument="partial_pod", factory="overlay", value=value)
     if where is not None:
-        err.path = Path(Key(k) for k in where)
+        err.path = _path(where)
     return err
 
 
-def _compile(value: Any, where: tuple[str, ...]) -> Any:
+def _compile(value: Any, where: _Where, in_item: bool = False) -> Any:
     """Check a partial pod, swap the list markers for combinators, and resolve
-    what goes into the pod as it is (see :func:`_materialize`) once, here."""
+    what goes into the pod as it is (see :func:`_materialize`) once, here.
+
+    ``in_item`` says ``value`` lies inside a ``!merge-by`` item, at any depth:
+    there an untagged list the schema gives a merge key merges by it."""
     if isinstance(value, (Append, AppendUnique, Prepend, MergeBy)):
         items = value.value
         if not isinstance(items, list):
             raise _bad(f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}",
                        items, of_type=True, where=where)
-        target = Path(Key(k) for k in where)
         if isinstance(value, MergeBy):
-            return _merge_by(target, items, value.key, where)
+            fields = (value.key,) if isinstance(value.key, str) else tuple(value.key)
+            return _keyed_merge(items, fields, where, implied=False)
+        target = Path(Key(k) for k in where if isinstance(k, str))
         items = _materialize(items)
         if isinstance(value, AppendUnique):
             return _Edit(append_at(target, *items, unique=True))  # type: ignore[arg-type]
@@ -163,72 +189,178 @@ def _compile(value: Any, where: tuple[str, ...]) -> Any:
                 _check_operator(key, where)
                 compiled[key] = _materialize(item)
             else:
-                compiled[key] = _compile(item, (*where, key))
+                compiled[key] = _compile(item, (*where, key), in_item)
         return compiled
     if isinstance(value, tuple):
         return tuple(_materialize(value))
+    if in_item and type(value) is list:
+        meta = _list_meta(where)
+        if meta.merge and meta.keys:
+            return _keyed_merge(value, meta.keys, where, implied=True, meta=meta)
     return _materialize(value)
 
 
-def _merge_by(target: Path, items: list[Any], key: str | tuple[str, ...],
-              where: tuple[str, ...]) -> Any:
-    """``!merge-by``: the items merge into the list's elements by ``key``; a tag inside an
-    item (``env: !merge-by [...]``, ``args: !append [...]``) acts on the element's own
-    value, as it does anywhere in a partial pod, once the item's other fields are merged."""
-    fields = (key,) if isinstance(key, str) else tuple(key)
-    plain_items, tagged = [], []
-    for item in items:
-        plain, marked = _split_tagged(item) if is_map(item) else (item, None)
-        plain_items.append(plain)
-        if marked:
-            if not all(field in item for field in fields):
+def _list_meta(where: _Where) -> FieldMeta:
+    """What the schema says of the pod list at ``where`` in a partial pod (its merge
+    key), read from the table strategic merge reads; ``NO_META`` off the schema."""
+    type_name: str | None = "Pod"
+    for key in where[:-1]:
+        if isinstance(key, str):  # an int is an item's place in a !merge-by list
+            type_name = field_meta(type_name, key).type
+    last = where[-1] if where else None
+    return field_meta(type_name, last) if isinstance(last, str) else NO_META
+
+
+def _keyed_merge(items: list[Any], fields: tuple[str, ...], where: _Where, *, implied: bool,
+                 meta: FieldMeta | None = None) -> _KeyedMerge:
+    """``!merge-by`` (or, with ``implied``, an untagged list with a Kubernetes merge key
+    inside a ``!merge-by`` item): each item, compiled as a partial pod of its own,
+    merges into the element with the same key fields; the others are appended."""
+    if meta is None:
+        meta = _list_meta(where)
+    # a key field the API server defaults (a port's protocol) may be left out, in the
+    # items as in the pod's elements, when the key is the one the schema gives the list
+    defaults = dict(meta.defaults) if meta.keys == fields else {}
+    compiled: list[_Item] = []
+    for number, item in enumerate(items):
+        if not is_map(item):
+            raise _bad(_keyed_text(where, fields, implied, number, f"is {kind_name(item)}"),
+                       item, of_type=True, where=(*where, number) if implied else where)
+        absent = [field for field in fields if (field in item and isinstance(item[field], Marker))
+                  or (field not in item and field not in defaults)]
+        if absent:
+            if not implied and _holds_tags(item):
                 raise _bad(f"!merge-by at {_text(where)}: an item with tags inside names its "
                            f"key field{'s' if len(fields) > 1 else ''} ({', '.join(fields)})",
                            item, where=where)
-            tagged.append((Match((field, item[field]) for field in fields),
-                           Overlay(marked)))
-    edit: Any = merge_by(target, _materialize(plain_items), key=key)  # a PathEdit
-    return _Edit(edit) if not tagged else _Edit(_TaggedMerge(edit, tuple(tagged)))
+            tagged = [field for field in absent if field in item]
+            what = (f"tags its key field {', '.join(tagged)}, which is a plain value" if tagged
+                    else f"has no {', '.join(absent)}")
+            raise _bad(_keyed_text(where, fields, implied, number, f"({short_repr(item)}) {what}",
+                                   defaults), item, where=(*where, number) if implied else where)
+        values = tuple(item[field] if field in item else defaults[field] for field in fields)
+        compiled.append(_Item(fields, values, _compile(item, (*where, number), True)))
+    return _KeyedMerge(fields, defaults, tuple(compiled))
 
 
-def _split_tagged(item: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``item``'s fields without tags, and its tagged fields (found through nested maps)."""
-    plain: dict[str, Any] = {}
-    marked: dict[str, Any] = {}
-    for key, value in item.items():
-        if isinstance(value, Marker) or (isinstance(key, str) and key.startswith(_OPERATORS)):
-            marked[key] = value
-        elif is_map(value):
-            inner_plain, inner_marked = _split_tagged(value)
-            if inner_marked:
-                marked[key] = inner_marked
-                if inner_plain:
-                    plain[key] = inner_plain
-            else:
-                plain[key] = value
+def _keyed_text(where: _Where, fields: tuple[str, ...], implied: bool, number: int,
+                what: str, defaults: dict[str, Any] | None = None) -> str:
+    """What is wrong with item ``number`` of a list merged by ``fields``."""
+    names = ", ".join(fields)
+    if defaults:
+        names += f" ({', '.join(f'{field} defaulting to {value}' for field, value in defaults.items())})"
+    plural = len(fields) > 1
+    if not implied:
+        return (f"!merge-by at {_text(where)}: item {number} {what}; the items are maps that "
+                f"name the key field{'s' if plural else ''} ({names})")
+    field = where[-1]
+    return (f"{_text((*where, number))} {what}; inside a !merge-by item {field} merges by "
+            f"{names}, as Kubernetes merges it, so each entry is a map that names "
+            f"{'them' if plural else 'it'} (write {field}: !append [...] to add entries as "
+            f"they are)")
+
+
+def _holds_tags(value: Any) -> bool:
+    """Whether a map holds a marker or an operator key, at any depth of its maps."""
+    return any(isinstance(item, Marker) or (isinstance(key, str) and key.startswith(_OPERATORS))
+               or (is_map(item) and _holds_tags(item)) for key, item in value.items())
+
+
+class _Item:
+    """An item of a list merged by key: its key values, and the item compiled."""
+
+    __slots__ = ("fields", "values", "identity", "compiled", "_fresh")
+
+    def __init__(self, fields: tuple[str, ...], values: tuple[Any, ...], compiled: Any) -> None:
+        self.fields = fields
+        self.values = values
+        self.identity = strict_key(values[0] if len(values) == 1 else values)
+        self.compiled = compiled
+        self._fresh: Template | None = None
+
+    def template(self) -> Template:
+        """The element the item makes where none matches: merged into nothing once,
+        on first use (thousands of new volumes are copied, not merged one by one)."""
+        if self._fresh is None:
+            self._fresh = Template(_merge_map({}, self.compiled, (self,), False, Owned()),
+                                   private=True)
+        return self._fresh
+
+    def match(self) -> Match:
+        """The path part of the element the item merges into, for messages."""
+        return Match(zip(self.fields, self.values, strict=True))
+
+
+class _KeyedMerge:
+    """A list merged by key fields, each item by the partial-pod rules (see :func:`_keyed_merge`).
+
+    A pod element matches an item when its key fields equal the item's, a left-out
+    field counting as the value the API server defaults it to (a port's ``protocol``
+    is ``TCP``); the first such element is merged into; an item that matches none is
+    appended, and a later item with its key merges into the appended one."""
+
+    __slots__ = ("fields", "defaults", "items")
+
+    def __init__(self, fields: tuple[str, ...], defaults: dict[str, Any],
+                 items: tuple[_Item, ...]) -> None:
+        self.fields = fields
+        self.defaults = defaults
+        self.items = items
+
+    def _identity(self, element: Any) -> Any:
+        values = []
+        for field in self.fields:
+            found = element.get(field, MISSING)
+            if found is MISSING:
+                found = self.defaults.get(field, MISSING)
+                if found is MISSING:
+                    return MISSING
+            values.append(found)
+        return strict_key(values[0] if len(values) == 1 else tuple(values))
+
+    def merge(self, old: Any, where: _Where, persistent: bool, owned: Owned) -> Any:
+        if old is MISSING or old is None:
+            old = empty_seq(persistent)
+        elif not is_seq(old) or isinstance(old, str):
+            raise _clash(where, old, [])
+        positions: dict[Any, int] = {}
+        if len(self.fields) == 1 and not self.defaults:  # the common case, kept short
+            key = self.fields[0]
+            for position, element in enumerate(old):
+                if type(element) is dict or is_map(element):
+                    found = element.get(key, MISSING)
+                    if found is not MISSING:  # strict_key(text) is the text
+                        positions.setdefault(found if type(found) is str else strict_key(found),
+                                             position)
         else:
-            plain[key] = value
-    return plain, marked
+            for position, element in enumerate(old):
+                if is_map(element):
+                    identity = self._identity(element)
+                    if identity is not MISSING:
+                        positions.setdefault(identity, position)
+        changes: dict[int, Any] = {}
+        appended: list[Any] = []
+        size = len(old)
+        for item in self.items:
+            at = positions.get(item.identity)
+            if at is None:
+                positions[item.identity] = size + len(appended)
+                appended.append((item._fresh or item.template()).fresh(persistent))
+            elif at >= size:  # an item appended before, with the same key
+                appended[at - size] = _merge_map(appended[at - size], item.compiled,
+                                                 (*where, item), persistent, owned)
+            else:
+                current = changes.get(at, old[at])
+                merged = _merge_map(current, item.compiled, (*where, item), persistent, owned)
+                if merged is not current:
+                    changes[at] = merged
+        result = rebuild_seq(old, changes, (), owned) if changes else old
+        if appended:
+            result = extend_seq(result, appended, None, owned)
+        return result
 
 
-class _TaggedMerge:
-    """A ``!merge-by`` whose items hold tags: the merge, then each item's tagged fields
-    applied to the elements its key matches (see :func:`_merge_by`)."""
-
-    __slots__ = ("merge", "tagged")
-
-    def __init__(self, merge: Any, tagged: tuple[tuple[Match, Overlay], ...]) -> None:
-        self.merge = merge
-        self.tagged = tagged
-
-    def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
-        new = self.merge.leaf(old, persistent, owned)
-        for match, edit in self.tagged:
-            new = for_each(Path((match,)), edit)(new)
-        return new
-
-
-def _check_operator(key: str, where: tuple[str, ...]) -> None:
+def _check_operator(key: str, where: _Where) -> None:
     """``__put__:`` and ``__del__:`` name the field they are about."""
     if not field_of(key):
         operator = key.rstrip(":")
@@ -236,7 +368,7 @@ def _check_operator(key: str, where: tuple[str, ...]) -> None:
                    f"'{operator}:<field>' ({operator}:volumes, say)", key, where=(*where, key))
 
 
-def _check_join(key: str, items: Any, where: tuple[str, ...]) -> None:
+def _check_join(key: str, items: Any, where: _Where) -> None:
     field, _, on = key[len(_JOIN):].partition(":")
     if not field or not on:
         raise _bad(f"malformed join key {short_repr(key)} at {_text(where)}; "
@@ -297,8 +429,14 @@ def _unique(items: list[Any]) -> list[Any]:
     return kept
 
 
-def _text(where: tuple[str, ...]) -> str:
-    return str(Path(Key(k) for k in where)) or "the top level"
+def _path(where: _Where) -> Path:
+    """A place in a partial pod (keys, an item's index) or in the pod (keys, matches)."""
+    return Path(Key(k) if isinstance(k, str) else Index(k) if isinstance(k, int) else k.match()
+                for k in where)
+
+
+def _text(where: _Where) -> str:
+    return str(_path(where)) or "the top level"
 
 
 class Overlay(Transform):
@@ -356,8 +494,10 @@ def overlay(partial_pod: Any) -> Transform:
     return Overlay(partial_pod)
 
 
-def _fresh(value: Any, where: tuple[str, ...], persistent: bool, owned: Owned) -> Any:
+def _fresh(value: Any, where: _Where, persistent: bool, owned: Owned) -> Any:
     """A new value for a key the pod lacks."""
+    if isinstance(value, _KeyedMerge):
+        return value.merge(MISSING, where, persistent, owned)
     if isinstance(value, _Edit):
         return value.edit.leaf(MISSING, persistent, owned)
     if isinstance(value, Marker):
@@ -370,18 +510,20 @@ def _fresh(value: Any, where: tuple[str, ...], persistent: bool, owned: Owned) -
     return freeze(plain) if persistent else plain
 
 
-def _clash(where: tuple[str, ...], current: Any, value: Any) -> TypeClashError:
+def _clash(where: _Where, current: Any, value: Any) -> TypeClashError:
     found, given = kind_name(current), kind_name(value)
     # the error's own text adds "(in <path>)"
     return TypeClashError(f"type mismatch: the pod has {found}, the overlay {given}",
-                          path=Path(Key(k) for k in where),
+                          path=_path(where),
                           expected=given, found=found)
 
 
-def _merge_value(current: Any, value: Any, where: tuple[str, ...], persistent: bool,
+def _merge_value(current: Any, value: Any, where: _Where, persistent: bool,
                  owned: Owned) -> Any:
     if current is MISSING:
         return _fresh(value, where, persistent, owned)
+    if isinstance(value, _KeyedMerge):
+        return value.merge(current, where, persistent, owned)
     if isinstance(value, _Edit):
         return value.edit.leaf(current, persistent, owned)
     if isinstance(value, Marker):
@@ -447,7 +589,7 @@ def _drop_operator_keys(base: Any, field: str, owned: Owned) -> Any:
     return base
 
 
-def _merge_map(base: Any, ov: dict[str, Any], where: tuple[str, ...], persistent: bool,
+def _merge_map(base: Any, ov: dict[str, Any], where: _Where, persistent: bool,
                owned: Owned) -> Any:
     result = base
     # Upstream lets the last operation on a field win over operator keys the
@@ -485,7 +627,7 @@ def _merge_map(base: Any, ov: dict[str, Any], where: tuple[str, ...], persistent
     return result
 
 
-def _join(base: Any, field: str, on: str, items: list[Any], where: tuple[str, ...],
+def _join(base: Any, field: str, on: str, items: list[Any], where: _Where,
           persistent: bool, owned: Owned) -> Any:
     """Upstream's JOIN: matched items overwrite top-level fields; others append."""
     current = base.get(field, MISSING)
@@ -496,7 +638,7 @@ def _join(base: Any, field: str, on: str, items: list[Any], where: tuple[str, ..
         found = kind_name(current) if not is_seq(current) \
             else "a list with an item that is not a map"
         raise TypeClashError(f"join needs a list of maps; the pod has {found}",
-                             path=Path(Key(k) for k in where),
+                             path=_path(where),
                              expected="a list of maps", found=found)
     # like upstream, the last element with a given key is the one merged into; keys are
     # compared strictly (1 is not True) and may be maps or lists
