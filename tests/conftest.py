@@ -1,5 +1,20 @@
-"""Fixtures shared by the tests that run podfold as a user's project would: in a fresh
-interpreter, outside this checkout, from where it is installed."""
+"""Hypothesis profiles for the whole suite, and fixtures shared by the tests that run podfold
+as a user's project would: in a fresh interpreter, outside this checkout, from where it is
+installed.
+
+Two hypothesis profiles. ``ci``, loaded by default: every run draws the same examples
+(derandomized, no example database), so a run fails only where the code changed, and a
+failure names its example (``print_blob``) for ``@reproduce_failure``. ``fuzz``, chosen by
+hand, draws twenty times as many examples at random and keeps what fails in the local
+example database (``.hypothesis/``), so the next run tries it first::
+
+    python -m pytest tests/test_kit_on_podfold.py --hypothesis-profile=fuzz
+    HYPOTHESIS_PROFILE=fuzz python -m pytest tests/test_kit_on_podfold.py
+
+Tests that set their own ``max_examples`` take it as a share of the profile's
+(``settings.default.max_examples``), so ``fuzz`` multiplies theirs too. Nothing else may
+load a profile: a test that needs other settings says so with ``@settings``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +25,19 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+CI_EXAMPLES = 100
+"""Examples a test draws under the ``ci`` profile (hypothesis' own default)."""
+
+settings.register_profile("ci", max_examples=CI_EXAMPLES, derandomize=True, database=None,
+                          deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fuzz", max_examples=20 * CI_EXAMPLES, derandomize=False,
+                          deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+# the command line's --hypothesis-profile, read after this file, wins over the variable
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PLUGIN_SOURCE = ROOT / "transforms" / "testing" / "_podfold_pytest_plugin"

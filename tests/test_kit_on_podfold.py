@@ -2,19 +2,26 @@
 
 Laws: every recipe and every combinator is pure and idempotent, writes only
 where it says it does, and leaves a valid pod valid: on TorchX's own pods (the
-kit's fixtures and renderer) and on pods of every shape hypothesis draws.
+kit's fixtures and renderer) and on pods of every shape hypothesis draws. The
+one refusal allowed is a recipe's of a name the pod already uses where
+Kubernetes wants it unique, and only where that clash is real (see
+:func:`tests.test_recipe_name_clashes.assert_real_clash`).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import recipes
 from combinators import Transform, append_at, chain, compose, merge_by, upsert
+from combinators.transform import Compose
+from recipes._clashes import NameClashError
+from tests.test_recipe_name_clashes import assert_real_clash, assert_refused_for_a_real_clash
 from transforms.testing import (
     assert_changes,
     assert_idempotent,
@@ -24,7 +31,9 @@ from transforms.testing import (
 from transforms.testing.pods import make_pods, render_pods, sample_app
 from transforms.testing.strategies import RECIPE_ARGUMENTS, combinator_steps, pods, transforms
 
-law_settings = settings(max_examples=50, deadline=None,
+# half the profile's count: 50 examples under the suite's ci profile (tests/conftest.py),
+# 1,000 under fuzz
+law_settings = settings(max_examples=settings.default.max_examples // 2, deadline=None,
                         suppress_health_check=[HealthCheck.too_slow])
 
 GPU_POD, _, PS_POD = render_pods(sample_app())
@@ -88,10 +97,19 @@ def test_every_recipe_has_a_footprint() -> None:
 @pytest.mark.parametrize("name", sorted(recipes.catalog))
 def test_recipe_on_torchx_pods_is_pure_idempotent_valid_and_writes_only_its_fields(
         name: str) -> None:
-    @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    # 8 examples a recipe under the ci profile, 166 under fuzz
+    @settings(max_examples=settings.default.max_examples // 12, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
     @given(RECIPE_ARGUMENTS[name], st.sampled_from([GPU_POD, PS_POD, CPU_POD]))
-    def law(recipe: Transform, pod: dict[str, Any]) -> None:
-        new = assert_idempotent(recipe, assert_pure(recipe, pod))
+    def law(recipe: Any, pod: dict[str, Any]) -> None:
+        before = copy.deepcopy(pod)
+        try:
+            first = assert_pure(recipe, pod)
+        except NameClashError as err:  # CPU_POD mounts a volume at /data, say
+            assert pod == before
+            assert_real_clash(recipe, pod, err)
+            return
+        new = assert_idempotent(recipe, first)
         assert_valid_pod(new)
         assert_changes(recipe, pod, only=FOOTPRINT[name], nothing_ok=True)
 
@@ -119,12 +137,36 @@ def test_combinators_are_pure_idempotent_and_write_only_under_their_path(
         assert_changes(step, pod, only=[where] if where else [], nothing_ok=True)
 
 
+def _chain_law(pod: dict[str, Any], overlay: Any) -> None:
+    before = copy.deepcopy(pod)
+    try:
+        first = assert_pure(overlay, pod)
+    except NameClashError as err:
+        # allowed only for a real clash of names, met by a recipe on the first application;
+        # the law still holds of the chain without that recipe
+        assert pod == before
+        refused = assert_refused_for_a_real_clash(overlay, pod, err)
+        steps = overlay.steps if isinstance(overlay, Compose) else (overlay,)
+        rest = steps[:refused] + steps[refused + 1:]
+        if rest:
+            _chain_law(pod, chain(*rest))
+        return
+    new = assert_idempotent(overlay, first)
+    assert_valid_pod(new)
+
+
+# found at random on one run in three: a regular and a native sidecar of one name, which the
+# API server refuses; the second recipe now refuses it
+@example(pod={"spec": {"containers": [{"name": "trainer-0",
+                                       "image": "ghcr.io/example/trainer:1.0"}]}},
+         overlay=chain(recipes.sidecar("proxy-sidecar", "ghcr.io/example/trainer:1.0"),
+                       recipes.sidecar("proxy-sidecar", "ghcr.io/example/trainer:1.0",
+                                       native=True)))
 @law_settings
 @given(pods(), transforms())
 def test_chains_of_recipes_and_combinators_are_pure_idempotent_and_keep_pods_valid(
         pod: dict[str, Any], overlay: Any) -> None:
-    new = assert_idempotent(overlay, assert_pure(overlay, pod))
-    assert_valid_pod(new)
+    _chain_law(pod, overlay)
 
 
 def test_readme_gpu_pool_on_the_torchx_pod(pod: dict[str, Any]) -> None:
