@@ -20,7 +20,7 @@ import yaml
 from pyrsistent import freeze, thaw
 
 from combinators import TypeClashError
-from transforms import JOIN, MergeBy, OverlayError, Replace, loads_overlay, overlay
+from transforms import JOIN, Append, MergeBy, OverlayError, Replace, loads_overlay, overlay
 from transforms.kube.workloads import apply_to_documents
 
 from .kubectl import kubectl_patch, needs_kubectl
@@ -269,8 +269,11 @@ def test_an_item_that_is_no_map_is_refused_naming_the_place() -> None:
     assert "spec.containers" in str(caught.value) and "a string" in str(caught.value)
 
 
-def test_a_type_clash_inside_a_matched_item_names_the_element() -> None:
+@pytest.mark.parametrize("env", [[ADDED_ENV], MergeBy([ADDED_ENV]), Append([ADDED_ENV])],
+                         ids=["untagged", "merge-by", "append"])
+def test_a_type_clash_inside_a_matched_item_names_the_element(env: Any) -> None:
     pod = {"spec": {"containers": [{"name": "app", "env": {"A": "1"}}]}}
     with pytest.raises(TypeClashError) as caught:
-        overlay({"spec": {"containers": MergeBy([{"name": "app", "env": [ADDED_ENV]}])}})(pod)
+        overlay({"spec": {"containers": MergeBy([{"name": "app", "env": env}])}})(pod)
     assert str(caught.value.path) == "spec.containers[name=app].env"
+    assert "the pod has a map, the overlay a list" in str(caught.value)

@@ -525,6 +525,8 @@ def _merge_value(current: Any, value: Any, where: _Where, persistent: bool,
     if isinstance(value, _KeyedMerge):
         return value.merge(current, where, persistent, owned)
     if isinstance(value, _Edit):
+        if current is not None and (not is_seq(current) or isinstance(current, str)):
+            raise _clash(where, current, [])  # named by the path in the pod, matches included
         return value.edit.leaf(current, persistent, owned)
     if isinstance(value, Marker):
         if isinstance(value, Remove):
