@@ -307,8 +307,9 @@ def test_unreached_pods_is_quiet_where_nothing_is_out_of_reach() -> None:
     ray_job = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"},
                "spec": {"entrypoint": "python x.py", "clusterSelector": {"ray.io/cluster": "c"}}}
     config = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"containers": "image: x"}}
-    # containers with no image are not pod-like: a list of names, say
-    names = {"kind": "Report", "spec": {"containers": [{"name": "a"}]}}
+    # a list of container names is no list of containers (containers with no image are:
+    # tests/test_unreached_pods.py), nor is an empty one
+    names = {"kind": "Report", "spec": {"containers": ["a", "b"], "initContainers": []}}
     assert [unreached_pods(document) for document in (ray_job, config, names, [], "x")] == \
         [()] * 5
 

@@ -90,7 +90,9 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
     A mapping passes when its ``kind`` is ``Pod`` or when it has no ``kind``
     (a ``PodSpec`` or ``PodTemplateSpec``: what a workload's template holds).
     Any other kind raises :class:`WorkloadKindError`, naming it and the way
-    to reach its pods; the snake_case dict of a kubernetes client object's
+    to reach its pods: the workload API for a kind podfold knows, else the
+    overlay applied at a pod template of it (``combinators.for_each``) or a
+    merge patch of the whole document; the snake_case dict of a kubernetes client object's
     ``to_dict()`` (``api_version`` at the top, ``node_selector`` in the spec)
     raises :class:`ClientDictError`, naming the conversion. A client object
     of a workload class (``V1Deployment``) is refused like its kind. A few
@@ -119,8 +121,10 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
     elif not isinstance(document, Mapping):
         model = type(document).__name__
         if hasattr(type(document), "attribute_map") and model not in _CLIENT_PODS:
+            from transforms.kube.table import a_kind
+
             raise WorkloadKindError(
-                f"{overlay}: a pod-level overlay was given a {model} object, not a pod; "
+                f"{overlay}: a pod-level overlay was given {a_kind(model)} object, not a pod; "
                 f"apply it to its pod templates with "
                 f"transforms.kube.apply_to_workload(overlay, document)",
                 kind=model, name=None, overlay=overlay)
@@ -137,9 +141,25 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
         return
     metadata = document.get("metadata")
     name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    raise WorkloadKindError(_refusal(overlay, document, str(kind), name),
+                            kind=str(kind), name=name if isinstance(name, str) else None,
+                            overlay=overlay)
+
+
+def _refusal(overlay: str, document: Mapping[str, Any], kind: str, name: Any) -> str:
+    """What to say to a pod-level overlay given a workload: what works for its kind."""
+    # here, not at the top: only a refusal needs the kind table
+    from transforms.kube.table import a_kind, workload_kind
+    from transforms.kube.unreached import likely_templates
+
     named = f" ({name!r})" if isinstance(name, str) else ""
-    raise WorkloadKindError(
-        f"{overlay}: a pod-level overlay was given a {kind} document{named}, not a pod; "
-        f"its pods are in its templates: apply it with "
-        f"transforms.kube.apply_to_workload(overlay, document) or `podfold apply`",
-        kind=str(kind), name=name if isinstance(name, str) else None, overlay=overlay)
+    given = f"{overlay}: a pod-level overlay was given {a_kind(kind)} document{named}, not a pod"
+    if workload_kind(kind, document.get("apiVersion")) is not None:
+        return (f"{given}; its pods are in its templates: apply it with "
+                f"transforms.kube.apply_to_workload(overlay, document) or `podfold apply`")
+    where = next(iter(likely_templates(document)), "<the path of its pod template>")
+    return (f"{given}, and podfold does not know where {a_kind(kind)} keeps its pods (the "
+            f"kinds it knows: `podfold apply --help`), so the workload API would leave it as "
+            f"it is: apply the overlay to a pod template in it, "
+            f"combinators.for_each({where!r}, overlay)(document), or change the whole "
+            f"document with a merge patch, transforms.merge_patch({{...}})(document)")

@@ -13,9 +13,9 @@ from typing import Any
 
 from combinators.data import is_map, is_seq, kind_name
 from combinators.paths import All, Index, Key, Part, Path
-from transforms.kube.table import DOCUMENT, TEMPLATE, document_name, reach, workload_kind
+from transforms.kube.table import DOCUMENT, TEMPLATE, a_kind, document_name, reach, workload_kind
 
-__all__ = ("Unreached", "unreached_pods")
+__all__ = ("Unreached", "unreached_pods", "likely_templates")
 
 _WALK_DEPTH = 24
 """How deep :func:`unreached_pods` looks for containers in a document it cannot place."""
@@ -54,28 +54,75 @@ class Unreached:
             return (f"{who} has no pod template at {shown}; no overlay or check reaches "
                     f"its pods")
         if self.reason == "elsewhere":
-            return (f"{who} holds containers at {shown}, not where podfold looks for the "
-                    f"pods of a {self.kind} ({', '.join(self.looked)}); no overlay or check "
-                    f"reaches them")
+            return (f"{who} holds containers at {shown}, not where podfold "
+                    f"looks for the pods of {a_kind(self.kind or '')} "
+                    f"({', '.join(self.looked)}); no overlay or check reaches them")
         what = f"{self.kind} is not one of the kinds podfold knows" if self.kind \
             else "it has no kind"
-        return (f"{who} holds containers at {shown}, but {what}, so podfold does not know "
-                f"where its pods are: no overlay or check reaches them (the kinds podfold "
-                f"knows: `podfold apply --help`)")
+        return (f"{who} holds containers at {shown}, but {what}, so podfold "
+                f"does not know where its pods are: no overlay or check reaches them (the "
+                f"kinds podfold knows: `podfold apply --help`)")
 
 
-def _pod_like(containers: Any) -> bool:
-    return is_seq(containers) and any(is_map(item) and "image" in item for item in containers)
-
-
+#: Keys that hold a list of containers (Kubernetes' own, and a Spark driver's sidecars).
+_CONTAINER_LISTS = frozenset(("containers", "initContainers", "ephemeralContainers", "sidecars"))
 #: Keys that hold one container (a map with an ``image``): Argo's templates, say.
 _ONE_CONTAINER = frozenset(("container", "script"))
+_PULL_POLICIES = frozenset(("Always", "IfNotPresent", "Never"))
+
+
+def _named_maps(value: Any, field: str) -> bool:
+    """Whether ``value`` is a non-empty list of maps, each with the string ``field``."""
+    return is_seq(value) and len(value) > 0 and all(
+        is_map(item) and isinstance(item.get(field), str) for item in value)
+
+
+def _container_list(value: Any) -> bool:
+    """A list of containers, image or not (a controller may fill it in): maps with a name
+    or an image."""
+    return is_seq(value) and len(value) > 0 and all(
+        is_map(item) and (isinstance(item.get("name"), str) or isinstance(item.get("image"), str))
+        for item in value)
+
+
+def _signals(node: Any) -> tuple[int, int]:
+    """(strong, weak): what of a container (or of a pod's size) ``node`` has. Strong ones
+    are lists and maps a container has (``env``, ``command``, ``resources``, ...) or a Spark
+    pod's ``cores`` and ``memory``; no ConfigMap's data (all text) has one. Weak ones are
+    text a container has (an ``image``, an ``imagePullPolicy``)."""
+    strong = sum((
+        _named_maps(node.get("env"), "name"),
+        _named_maps(node.get("volumeMounts"), "mountPath"),
+        is_seq(node.get("ports")) and any(is_map(port) and "containerPort" in port
+                                          for port in node.get("ports")),
+        any(is_seq(node.get(key)) and len(node.get(key)) > 0
+            and all(isinstance(item, str) for item in node.get(key))
+            for key in ("command", "args")),
+        is_seq(node.get("envFrom")) and len(node.get("envFrom")) > 0,
+        is_map(node.get("resources")) and any(is_map(node["resources"].get(key))
+                                              for key in ("limits", "requests")),
+        isinstance(node.get("cores"), (int, float)) and not isinstance(node.get("cores"), bool)
+        and isinstance(node.get("memory"), str),
+    ))
+    weak = isinstance(node.get("image"), str) + (node.get("imagePullPolicy") in _PULL_POLICIES
+                                                 if isinstance(node.get("imagePullPolicy"),
+                                                               str) else 0)
+    return strong, weak
+
+
+def _looks_like_a_container(node: Any) -> bool:
+    """A map with a container's fields (or a Spark driver's, an executor's: ``cores``,
+    ``memory``, ``env``): two of them at least, one a list or a map."""
+    strong, weak = _signals(node)
+    return strong >= 1 and strong + weak >= 2
 
 
 def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
-    """Where ``value`` holds a ``containers`` list of maps with an ``image``, or one
-    container (``container:`` or ``script:`` with an ``image``, as Argo's templates
-    have): a walk bounded in depth and in the number of nodes visited."""
+    """Where ``value`` holds what looks like containers: a ``containers`` list (or
+    ``initContainers``, ``sidecars``, ...) of maps with a name or an image, one container
+    (``container:`` or ``script:`` with an ``image``, as Argo's templates have), or a map
+    with a container's fields (a Spark driver: ``cores``, ``memory``, ``env``). A walk
+    bounded in depth and in the number of nodes visited."""
     found: list[str] = []
     stack: list[tuple[Any, tuple[Part, ...]]] = [(value, prefix)]
     visited = 0
@@ -85,10 +132,13 @@ def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
         if len(where) - len(prefix) >= _WALK_DEPTH:
             continue
         if is_map(node):
+            if where != prefix and _looks_like_a_container(node):
+                found.append(str(Path(where)))
             children: list[tuple[Any, tuple[Part, ...]]] = []
             for key, item in node.items():
-                if (key == "containers" and _pod_like(item)) or (
-                        key in _ONE_CONTAINER and is_map(item) and isinstance(item.get("image"), str)):
+                if (key in _CONTAINER_LISTS and _container_list(item)) or (
+                        key in _ONE_CONTAINER and is_map(item)
+                        and isinstance(item.get("image"), str)):
                     found.append(str(Path((*where, Key(str(key))))))
                 elif is_map(item) or is_seq(item):
                     children.append((item, (*where, Key(str(key)))))
@@ -145,13 +195,14 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
 
 
 def unreached_pods(document: Any) -> tuple[Unreached, ...]:
-    """Pods of ``document`` that :func:`pod_templates` does not find, so that
-    no overlay reaches them: a kind the table does not know that holds
-    containers (a ``containers`` list of maps with an ``image``, or one
-    ``container`` or ``script`` with an ``image``, found by a walk bounded
-    in depth and size), a known kind whose template is missing
-    or not a map, and the same for workloads an AppWrapper or a List holds.
-    A document with no pod in it gives ``()``.
+    """Pods of ``document`` that :func:`~transforms.kube.workloads.pod_templates` does not find, so that
+    no overlay reaches them: a kind the table does not know that holds what
+    looks like containers, image or not (a ``containers`` list of named
+    maps, one ``container`` or ``script`` with an ``image``, a map with a
+    container's fields such as a Spark driver's ``cores``, ``memory`` and
+    ``env``; found by a walk bounded in depth and size), a known kind whose
+    template is missing or not a map, and the same for workloads an
+    AppWrapper or a List holds. A document with no pod in it gives ``()``.
 
     >>> workflow = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
     ...     "metadata": {"name": "hello"}, "spec": {"templates": [
@@ -171,3 +222,19 @@ def unreached_pods(document: Any) -> tuple[Unreached, ...]:
     out: list[Unreached] = []
     _unreached(document, (), out)
     return tuple(out)
+
+
+def likely_templates(document: Any) -> tuple[str, ...]:
+    """Where ``document`` seems to keep pod templates: the maps whose ``spec.containers``
+    the walk of :func:`unreached_pods` finds (for a kind podfold does not know, what
+    to apply a pod-level overlay to).
+
+    >>> likely_templates({"kind": "SparkApplication", "spec": {"driver": {"template": {
+    ...     "spec": {"containers": [{"name": "spark-kubernetes-driver"}]}}}}})
+    ('spec.driver.template',)
+    """
+    if not is_map(document):
+        return ()
+    suffix = ".spec.containers"
+    return tuple(place[:-len(suffix)] for place in _containers_in(document, ())
+                 if place.endswith(suffix))

@@ -1,0 +1,340 @@
+"""Never silent about what was not reached.
+
+A document of a kind podfold does not know that holds containers, image or
+not (a Spark operator SparkApplication, whose pods take the application's
+image; a KServe LLMInferenceService, whose template's containers are filled in
+by the controller), is warned about by ``podfold apply``, ``explain`` and
+``validate``; ordinary documents (a ConfigMap, a Service, a CRD, a PVC) are
+not. Overlays that reach no pod template in the whole stream are warned
+about. A pod-level overlay given a document of a kind podfold does not know
+says what works instead, and the way it names works.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import recipes
+from combinators import for_each
+from transforms import merge_patch
+from transforms.kube import WorkloadKindError, apply_to_workload
+from transforms.kube.table import a_kind
+from transforms.kube.unreached import unreached_pods
+
+REPO = Path(__file__).resolve().parent.parent
+PODFOLD = Path(sys.executable).with_name("podfold")
+
+# the Spark operator's spark-pi, with the driver's and executors' settings as its
+# examples write them (no image: the application's spec.image is every pod's)
+SPARK_PI = """\
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: SparkApplication
+metadata:
+  name: spark-pi
+  namespace: default
+spec:
+  type: Scala
+  mode: cluster
+  image: spark:3.5.3
+  mainClass: org.apache.spark.examples.SparkPi
+  mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
+  arguments: ["5000"]
+  sparkVersion: 3.5.3
+  driver:
+    cores: 1
+    memory: 512m
+    serviceAccount: spark-operator-spark
+    env:
+    - name: SPARK_DRIVER_LOG_LEVEL
+      value: INFO
+  executor:
+    instances: 2
+    cores: 1
+    memory: 512m
+    env:
+    - name: SPARK_EXECUTOR_LOG_LEVEL
+      value: INFO
+"""
+
+# the same with pod templates (spark operator 2.1 and later): containers with no image
+SPARK_TEMPLATES = """\
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: SparkApplication
+metadata:
+  name: spark-pi-templates
+spec:
+  type: Scala
+  mode: cluster
+  image: spark:3.5.3
+  mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
+  sparkVersion: 3.5.3
+  driver:
+    template:
+      spec:
+        containers:
+        - name: spark-kubernetes-driver
+          resources:
+            limits:
+              cpu: "1"
+  executor:
+    instances: 1
+    template:
+      spec:
+        containers:
+        - name: spark-kubernetes-executor
+          resources:
+            limits:
+              cpu: "1"
+"""
+
+# KServe's LLMInferenceService: the controller fills in the image of the main container
+LLM_SERVICE = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata:
+  name: facebook-opt-125m-single
+spec:
+  model:
+    uri: hf://facebook/opt-125m
+    name: facebook/opt-125m
+  replicas: 1
+  router:
+    scheduler: {}
+    route: {}
+    gateway: {}
+  template:
+    containers:
+    - name: main
+      env:
+      - name: VLLM_LOGGING_LEVEL
+        value: DEBUG
+"""
+
+ORDINARY = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: trainer-config
+data:
+  image: ghcr.io/example/trainer:1.0
+  imagePullPolicy: Always
+  command: python train.py
+  env: "NCCL_DEBUG=INFO"
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: trainer
+spec:
+  selector:
+    app: trainer
+  ports:
+  - name: http
+    port: 80
+    targetPort: 8080
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 10Gi
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: trainjobs.example.com
+spec:
+  group: example.com
+  names:
+    kind: TrainJob
+    plural: trainjobs
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              image:
+                type: string
+              env:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    value: {type: string}
+              containers:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    image: {type: string}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: guestbook
+spec:
+  project: default
+  source:
+    repoURL: https://github.com/argoproj/argocd-example-apps.git
+    path: guestbook
+    plugin:
+      name: kustomized-helm
+      env:
+      - name: HELM_ARGS
+        value: --set replicas=2
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: guestbook
+"""
+
+
+def documents(text: str) -> list[Any]:
+    return [document for document in yaml.safe_load_all(text) if document is not None]
+
+
+def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+
+
+# ---------------------------------------------------------------- what is found
+
+
+def test_a_spark_application_s_driver_and_executors_are_found() -> None:
+    [found] = unreached_pods(documents(SPARK_PI)[0])
+    assert (found.kind, found.name, found.reason) == ("SparkApplication", "spark-pi",
+                                                     "unknown-kind")
+    assert set(found.places) == {"spec.driver", "spec.executor"}
+
+
+def test_spark_pod_templates_without_an_image_are_found() -> None:
+    [found] = unreached_pods(documents(SPARK_TEMPLATES)[0])
+    assert found.places == ("spec.driver.template.spec.containers",
+                            "spec.executor.template.spec.containers")
+
+
+def test_an_llm_inference_service_s_template_is_found() -> None:
+    [found] = unreached_pods(documents(LLM_SERVICE)[0])
+    assert (found.kind, found.places) == ("LLMInferenceService", ("spec.template.containers",))
+    assert str(found).startswith("LLMInferenceService/facebook-opt-125m-single holds "
+                                 "containers at spec.template.containers, but "
+                                 "LLMInferenceService is not one of the kinds podfold knows")
+
+
+@pytest.mark.parametrize("document", documents(ORDINARY), ids=lambda doc: doc["kind"])
+def test_ordinary_documents_are_not_warned_about(document: Any) -> None:
+    assert unreached_pods(document) == ()
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_validate_warns_of_pods_it_does_not_check(tmp_path: Path) -> None:
+    manifest = tmp_path / "serving.yaml"
+    manifest.write_text(SPARK_TEMPLATES + "---\n" + LLM_SERVICE)
+    result = podfold("validate", str(manifest))
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines()
+                if line.startswith("podfold: warning: ")]
+    assert len(warnings) == 2
+    assert "document 1: SparkApplication/spark-pi-templates holds" in warnings[0]
+    assert "document 2: LLMInferenceService/facebook-opt-125m-single holds" in warnings[1]
+    assert result.stderr.splitlines()[-1] == (
+        "podfold: 0 pod templates in 2 documents: valid; 2 documents hold pods podfold does "
+        "not reach, not checked (named above)")
+
+
+def test_apply_warns_of_each_document_whose_pods_it_does_not_reach(tmp_path: Path) -> None:
+    manifest = tmp_path / "serving.yaml"
+    manifest.write_text(SPARK_PI + "---\n" + LLM_SERVICE)
+    overlay = tmp_path / "gpu.yaml"
+    overlay.write_text("- {recipe: node_selector, labels: {gpu: a100}}\n")
+    result = podfold("apply", "-f", str(overlay), str(manifest))
+    assert result.returncode == 0, result.stderr
+    assert documents(result.stdout) == documents(manifest.read_text())
+    lines = result.stderr.splitlines()
+    assert [line.split(": ")[4].split()[0] for line in lines] == [
+        "SparkApplication/spark-pi", "LLMInferenceService/facebook-opt-125m-single"]
+    assert all("does not know where its pods are" in line for line in lines)
+
+
+def test_apply_to_documents_with_no_pod_says_the_overlays_reached_none(tmp_path: Path) -> None:
+    manifest = tmp_path / "config.yaml"
+    manifest.write_text(ORDINARY)
+    overlay = tmp_path / "gpu.yaml"
+    overlay.write_text("- {recipe: node_selector, labels: {gpu: a100}}\n")
+    result = podfold("apply", "-f", str(overlay), str(manifest))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"podfold: warning: {manifest}: the overlays reach no pod template: none of the 5 "
+        f"documents holds one podfold knows of, so nothing changed"]
+
+
+def test_apply_reaching_templates_says_nothing(tmp_path: Path) -> None:
+    overlay = tmp_path / "gpu.yaml"
+    overlay.write_text("- {recipe: node_selector, labels: {gpu: a100}}\n")
+    result = podfold("apply", "-f", str(overlay),
+                     str(REPO / "tests" / "manifests" / "kubernetes" / "job.yaml"))
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+# ---------------------------------------------------------------- the guard's advice
+
+
+def test_an_unknown_kind_is_refused_saying_what_works() -> None:
+    spark = documents(SPARK_TEMPLATES)[0]
+    overlay = recipes.node_selector(gpu="a100")
+    with pytest.raises(WorkloadKindError) as caught:
+        overlay(spark)
+    message = str(caught.value)
+    assert "podfold does not know where a SparkApplication keeps its pods" in message
+    assert "apply_to_workload" not in message and "`podfold apply`" not in message
+    assert "for_each('spec.driver.template', overlay)" in message
+    assert "merge_patch" in message
+    # and what it names works
+    done = for_each("spec.driver.template", overlay)(spark)
+    assert done["spec"]["driver"]["template"]["spec"]["nodeSelector"] == {"gpu": "a100"}
+    patched = merge_patch({"spec": {"driver": {"template": {"spec": {
+        "nodeSelector": {"gpu": "a100"}}}}}})(spark)
+    assert patched == done
+    # where it said apply_to_workload would do, it would have left the document as it was
+    assert apply_to_workload(overlay, spark) is spark
+
+
+def test_a_known_kind_is_refused_naming_the_workload_api() -> None:
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+           "spec": {"template": {"spec": {"containers": []}}}}
+    with pytest.raises(WorkloadKindError, match=r"apply_to_workload\(overlay, document\)"):
+        recipes.node_selector(gpu="a100")(job)
+
+
+@pytest.mark.parametrize(("kind", "said"), [
+    ("InferenceService", "an InferenceService"), ("AppWrapper", "an AppWrapper"),
+    ("MPIJob", "an MPIJob"), ("LLMInferenceService", "an LLMInferenceService"),
+    ("XGBoostJob", "an XGBoostJob"), ("RayJob", "a RayJob"), ("TFJob", "a TFJob"),
+    ("JAXJob", "a JAXJob"), ("Deployment", "a Deployment"), ("UnknownThing", "an UnknownThing"),
+])
+def test_a_kind_is_named_with_its_article(kind: str, said: str) -> None:
+    assert a_kind(kind) == said
+    with pytest.raises(WorkloadKindError) as caught:
+        recipes.host_ipc(True)({"apiVersion": "x/v1", "kind": kind, "metadata": {"name": "n"}})
+    assert f"given {said} document" in str(caught.value)
