@@ -48,7 +48,14 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     APIs, and the workloads they wrap), JobSet, Kubeflow PyTorchJob, TFJob,
     MPIJob, XGBoostJob, PaddleJob and JAXJob, RayCluster, RayJob, RayService,
     RayCronJob, LeaderWorkerSet, and List. A document of another kind that
-    holds containers is printed unchanged, with a warning naming where they are.
+    holds what looks like containers (image or not) is printed unchanged,
+    with a warning naming where they are; overlays that reach no pod
+    template in the whole stream are warned about too.
+
+    A step that acts on the workload object, not its pods (kueue_queue: Kueue
+    reads the queue on the workload) is applied once to the workload's own
+    metadata (a CronJob's spec.jobTemplate.metadata, the AppWrapper's around
+    what it wraps, the pod's for a Pod), where a selected template is.
 
     Every pod template the overlays change is validated, as podfold
     validate does, against the schema of --k8s-version (default the newest
@@ -73,7 +80,12 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     from combinators import chain
     from transforms.cli.documents import dump_documents, read_documents
     from transforms.cli.located import apply_located
-    from transforms.cli.notices import warn_empty_overlays, warn_unmatched_patches, warn_unreached
+    from transforms.cli.notices import (
+        warn_empty_overlays,
+        warn_reached_nothing,
+        warn_unmatched_patches,
+        warn_unreached,
+    )
     from transforms.kube.workloads import pod_templates
 
     selector = parse_selector(select)
@@ -83,11 +95,12 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     warn_empty_overlays(overlays, steps)
     text, source = read_input(manifests)
     documents = read_documents(text, source)
-    warn_unreached(documents, source)
+    unreached = warn_unreached(documents, source)
     warn_unmatched_patches(overlays, steps, documents)
     templates = [pod_templates(document) for document in documents]  # found once, used twice
     result = apply_located(chain(*steps), documents, select=selector, require_match=True,
                            overlays=overlays, templates=templates)
+    warn_reached_nothing(source, steps, documents, templates, result, unreached)
     checks.documents(documents, result, selector, templates)
     checks.report(source)
     click.echo(dump_documents(result, output), nl=False)

@@ -1,5 +1,5 @@
 """Warnings the commands print on stderr, and what finds them: overlay files with no
-step, pods podfold cannot reach, TorchX macros left as text.
+step, pods podfold cannot reach, overlays that reach no pod, TorchX macros left as text.
 
 A warning never fails a command: it is one line, ``podfold: warning: ...``,
 naming the file (and the document) it is about.
@@ -18,7 +18,7 @@ import click
 from transforms.forms.macros import TORCHX_MACROS, macros_written
 
 __all__ = ("TORCHX_MACROS", "warn", "warn_empty_overlays", "warn_unmatched_patches",
-           "warn_unreached", "macros_written")
+           "warn_unreached", "warn_reached_nothing", "macros_written")
 
 def warn(message: str) -> None:
     """Print ``podfold: warning: message`` on stderr."""
@@ -67,15 +67,39 @@ def _workload_patches(step: Any) -> list[Any]:
     return [step] if matches is not None and matches({}) is not None else []
 
 
-def warn_unreached(documents: Sequence[Any], source: str) -> None:
+def warn_unreached(documents: Sequence[Any], source: str) -> int:
     """Warn for each document that holds pods no overlay reaches (an unknown kind with
-    containers, a template that is missing or not a map):
+    what looks like containers, a template that is missing or not a map):
     :func:`~transforms.kube.workloads.unreached_pods`; and for a stream with no document
-    at all (an empty file, only comments or ``---``), as kubectl does."""
+    at all (an empty file, only comments or ``---``), as kubectl does. Returns how many
+    documents were warned about."""
     from transforms.kube.workloads import unreached_pods
 
     if not documents:
         warn(f"{source}: no documents (the input is empty, or only comments and '---')")
+    warned = 0
     for number, document in enumerate(documents, 1):
-        for unreached in unreached_pods(document):
+        found = unreached_pods(document)
+        warned += bool(found)
+        for unreached in found:
             warn(f"{source}: document {number}: {unreached}")
+    return warned
+
+
+def warn_reached_nothing(source: str, steps: Sequence[Any], documents: Sequence[Any],
+                         templates: Sequence[Sequence[Any]], result: Sequence[Any],
+                         unreached: int = 0) -> None:
+    """Warn where overlays with steps in them met no pod template in the whole stream, and
+    so changed nothing (as a ``--select`` that picks nothing is refused; kubectl has no
+    such case, so it is no error). Where ``unreached`` documents were warned about
+    already (:func:`warn_unreached`: pods no overlay reaches), that said it."""
+    from combinators import identity
+
+    if (unreached or not documents or all(step is identity for step in steps) or any(templates)
+            or any(after is not before for after, before in zip(result, documents,
+                                                                 strict=True))):
+        return
+    count = len(documents)
+    held = (f"none of the {count} documents holds one podfold knows of" if count != 1
+            else "the document holds none podfold knows of")
+    warn(f"{source}: the overlays reach no pod template: {held}, so nothing changed")

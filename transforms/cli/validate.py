@@ -11,11 +11,6 @@ from transforms.cli.options import debug_option, read_input
 
 __all__ = ("validate_command",)
 
-def _joined(prefix: str, path: str) -> str:
-    if not prefix:
-        return path
-    return f"{prefix}.{path}" if path and not path.startswith("[") else f"{prefix}{path}"
-
 
 @click.command("validate")
 @debug_option
@@ -34,19 +29,30 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
     Standard: each violation is an error line, naming the rule. The volumes
     a controller adds to its pods (a StatefulSet's volumeClaimTemplates, a
     JobSet's volumeClaimPolicies) count as the pod's own. A document of a
-    kind podfold does not know that holds containers is warned about on
-    stderr (see podfold apply --help for the kinds podfold knows).
+    kind podfold does not know that holds what looks like containers (image
+    or not) is warned about on stderr, and the summary says it was not
+    checked (see podfold apply --help for the kinds podfold knows).
+
+    FILE is read as kubectl reads it: y, yes, on, n, no, off (any case
+    kubectl takes) written unquoted are booleans. Where one stands for a
+    string (an env value, a label), its line begins with FILE:LINE:COLUMN
+    and says to quote it.
     """
     from combinators import get_at
     from transforms.checks.validation import problems
-    from transforms.cli.documents import read_documents, template_label
+    from transforms.cli.documents import (
+        document_path,
+        read_manifest,
+        template_booleans,
+        template_label,
+    )
     from transforms.cli.notices import warn_unreached
     from transforms.kube.workloads import pod_templates, with_added_volumes
 
     check_k8s_version(k8s_version)  # a usage error, found before any document is read
     text, source = read_input(manifests)
-    documents = read_documents(text, source)
-    warn_unreached(documents, source)
+    documents, booleans = read_manifest(text, source)
+    unreached = warn_unreached(documents, source)
     errors = templates = 0
     for number, document in enumerate(documents, 1):
         for template in pod_templates(document):
@@ -58,15 +64,24 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
                 from transforms.checks.policies import policy_problems
 
                 found += policy_problems(pod, policy, kind=template.root)
+            located = template_booleans(number, template, pod, booleans) if booleans else {}
             for problem in found:
                 errors += problem.severity == "error"
                 prefix = "" if problem.severity == "error" else "warning: "
-                click.echo(f"{source}: {template_label(number, template)}: {prefix}"
-                           f"{_joined(str(template.path), problem.path)}: {problem.message}")
+                boolean = located.get((problem.path, problem.found)) \
+                    if type(problem.found) is bool else None
+                where, note = (source, "") if boolean is None else (
+                    f"{source}:{boolean.line}:{boolean.column}", f"; {boolean.note()}")
+                click.echo(f"{where}: {template_label(number, template)}: {prefix}"
+                           f"{document_path(str(template.path), problem.path)}: {problem.message}"
+                           f"{note}")
     plural = "s" if templates != 1 else ""
     summary = (f"{errors} error{'s' if errors != 1 else ''} in {templates} pod template{plural}"
                if errors else f"{templates} pod template{plural} in {len(documents)} "
                               f"document{'s' if len(documents) != 1 else ''}: valid")
+    if unreached:  # "valid" is about the templates checked: say which were not
+        summary += (f"; {unreached} document{'s hold' if unreached != 1 else ' holds'} pods "
+                    f"podfold does not reach, not checked (named above)")
     click.echo(f"podfold: {summary}", err=True)
     if errors:
         click.get_current_context().exit(1)
