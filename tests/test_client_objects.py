@@ -32,6 +32,7 @@ from combinators import (
     upsert,
 )
 from combinators.documents import adapter_for, document_adapters
+from recipes._clashes import NameClashError
 from tests.test_convert import deserialize, many_fields_pod
 from transforms.kube import to_client, to_data
 from transforms.kube.client import ADAPTER, root_kind
@@ -130,14 +131,15 @@ def test_every_recipe_gives_on_client_objects_what_it_gives_on_dicts(
 
 
 def refused_alike(recipe: Any, obj: Any) -> bool:
-    """Whether ``recipe`` refuses the pod (it keys on a label the pod lacks), as an object
-    with the very error it gives on the dict."""
+    """Whether ``recipe`` refuses the pod (it keys on a label the pod lacks, or would add
+    a name or a mount path the pod uses already), as an object with the very error it
+    gives on the dict."""
     if not getattr(recipe, "requires", ()):
         return False
     try:
         recipe(as_seen(obj))
-    except PathError as err:
-        with pytest.raises(PathError) as caught:
+    except (PathError, NameClashError) as err:
+        with pytest.raises(type(err)) as caught:
             recipe(obj)
         assert str(caught.value) == str(err)
         return True

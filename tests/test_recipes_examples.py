@@ -105,7 +105,7 @@ def test_every_example_is_in_the_idempotence_tests() -> None:
 @pytest.fixture(scope="module")
 def torchx_pods() -> list[dict[str, Any]]:
     """Real TorchX pods: two replicas of a GPU trainer, one CPU-only pod with a mount."""
-    return [*make_pods(replicas=2), *make_pods(gpu=0, mounts={"/data": "datasets"})]
+    return [*make_pods(replicas=2), *make_pods(gpu=0, mounts={"/datasets": "datasets"})]
 
 
 # applying an example twice gives what applying it once gives
