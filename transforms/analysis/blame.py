@@ -18,12 +18,20 @@ a field inside it, or a field it lies in).
 ...     print(found)
 spec.nodeSelector: (absent) -> {'pool': 'b'}  <- gpu.yaml:3: step 2: set spec.nodeSelector.pool to b
 spec.restartPolicy: (absent) -> 'Never'  <- gpu.yaml:4: step 3: set spec.restartPolicy to Never where absent
+>>> text = '''
+... - {op: upsert, path: "spec.volumes[name=dshm]", value: {emptyDir: {}}}
+... - {op: upsert, path: "spec.volumes[name=creds]", value: {secret: {secretName: c}}}
+... '''
+>>> for found in blame({"spec": {}}, yaml_steps(text, "volumes.yaml")):
+...     print(found.change.path, "<-", found.origin.source, found.origin.line)
+spec.volumes[name=dshm] <- volumes.yaml 2
+spec.volumes[name=creds] <- volumes.yaml 3
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +40,7 @@ import yaml
 from combinators import Path, Transform, chain
 from combinators.paths import Key, Match
 from combinators.transform import TransformLike, describe_step
-from transforms.analysis.explanation import Change, changes_between
+from transforms.analysis.provenance import Blame, Origin, Writers
 from transforms.forms import kinds
 from transforms.forms.catalog import Catalog
 from transforms.forms.kinds.named import composed_steps
@@ -42,26 +50,7 @@ from transforms.io.loading import OverlayLoader, loads_overlay, overlay_loader, 
 from transforms.io.normalize import as_transform
 from transforms.io.safe_yaml import decode
 
-__all__ = ("Origin", "Step", "Blame", "blame", "steps_of", "yaml_steps", "load_steps")
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a step comes from: ``source`` (file or URI) and ``line`` where
-    known, ``step`` (which step of the overlay, in words) and ``inner`` (which
-    step of a recipe's body or of a nested composition), each ``""`` where none."""
-
-    source: str | None = None
-    line: int | None = None
-    step: str = ""
-    inner: str = ""
-
-    def __str__(self) -> str:
-        where = ""
-        if self.source is not None:
-            where = self.source if self.line is None else f"{self.source}:{self.line}"
-        words = " > ".join(part for part in (self.step, self.inner) if part)
-        return ": ".join(part for part in (where, words) if part) or "(unknown)"
+__all__ = ("Origin", "Step", "Blame", "blame", "writers", "steps_of", "yaml_steps", "load_steps")
 
 
 @dataclass(frozen=True)
@@ -83,19 +72,6 @@ class Step:
         found = _deepest(self.node, where)
         return Origin(self.origin.source, found.start_mark.line + 1, self.origin.step,
                       self.origin.inner)
-
-
-@dataclass(frozen=True)
-class Blame:
-    """A change and the origin of the step that wrote it (``None``: no step
-    changed that field on its own, which only a step that changes a field
-    and a later one that changes it back can leave)."""
-
-    change: Change
-    origin: Origin | None
-
-    def __str__(self) -> str:
-        return f"{self.change}  <- {self.origin if self.origin is not None else '(no one step)'}"
 
 
 def _deepest(node: Any, where: Path) -> Any:
@@ -214,14 +190,36 @@ def load_steps(uri: str | os.PathLike[str], catalog: Catalog | None = None,
     return yaml_steps(decode(read_source(source), source), source, catalog, kind)
 
 
-def _overlaps(a: Path, b: Path) -> bool:
-    shorter = min(len(a.parts), len(b.parts))
-    return a.parts[:shorter] == b.parts[:shorter]
+def _states(pod: Any, steps: Iterable[Step]) -> Iterator[Any]:
+    """``pod``, then what each of ``steps`` made of it, one at a time."""
+    current = pod
+    yield current
+    for step in steps:
+        transform = step.transform if isinstance(step.transform, Transform) \
+            else chain(step.transform)
+        current = transform(current)
+        yield current
+
+
+def writers(pod: Any, steps: Iterable[Step]) -> Writers:
+    """The walk of ``steps`` over ``pod``, applied in order, one by one: ask it which
+    steps wrote a path (:meth:`~transforms.analysis.provenance.Writers.at`), or for
+    every change with its writers (what :func:`blame` gives).
+
+    >>> from combinators import upsert, chain
+    >>> walk = writers({"spec": {}}, steps_of(chain(upsert("spec.nodeSelector", {"pool": "a"}),
+    ...                                             upsert("spec.nodeSelector.zone", "z1"))))
+    >>> [(str(found.change.path), found.step) for found in walk.at("spec.nodeSelector")]
+    [('spec.nodeSelector.pool', 1), ('spec.nodeSelector.zone', 2)]
+    """
+    applied = list(steps)
+    return Writers(_states(pod, applied), applied)
 
 
 def blame(pod: Any, steps: Iterable[Step]) -> list[Blame]:
     """Every change ``steps`` make to ``pod``, each with the origin of the last
-    step that changed it. The steps are applied in order, one by one.
+    step that changed it; a change several steps wrote parts of comes as those
+    parts, each with its step. The steps are applied in order, one by one.
 
     >>> from combinators import upsert, chain
     >>> team = chain(upsert("metadata.labels.team", "ml"), upsert("spec.hostIPC", True),
@@ -231,24 +229,4 @@ def blame(pod: Any, steps: Iterable[Step]) -> list[Blame]:
     spec.hostIPC <- step 2: set spec.hostIPC to true
     metadata <- step 3: set metadata.labels.team to ai
     """
-    current = pod
-    written: list[tuple[Path, int]] = []
-    applied = list(steps)
-    for number, step in enumerate(applied):
-        transform = step.transform if isinstance(step.transform, Transform) \
-            else chain(step.transform)
-        new = transform(current)
-        if new is not current:
-            written += [(change.path, number) for change in changes_between(current, new)]
-        current = new
-    found: list[Blame] = []
-    for change in changes_between(pod, current):
-        last = next(((where, number) for where, number in reversed(written)
-                     if _overlaps(where, change.path)), None)
-        if last is None:
-            found.append(Blame(change, None))
-            continue
-        where, number = last
-        deeper = where if len(where.parts) > len(change.path.parts) else change.path
-        found.append(Blame(change, applied[number].origin_of(deeper)))
-    return found
+    return writers(pod, steps).changes()

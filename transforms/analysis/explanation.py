@@ -22,18 +22,19 @@ spec.nodeSelector: (absent) -> {'gpu': 'a100'}
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 from combinators import MISSING, Path
 from combinators.data import copy_plain, is_map, is_seq, strict_equal
-from combinators.paths import Index, Key, Match
+from combinators.paths import Index, Key, Match, Part
 from transforms.forms import kinds
 from transforms.forms.catalog import Catalog
 from transforms.forms.kinds.named import composed_steps
 from transforms.io.normalize import as_transform
 
-__all__ = ("Change", "Explanation", "explain", "changes_between", "describe")
+__all__ = ("Change", "Explanation", "explain", "changes_between", "describe", "element_name")
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,10 @@ def explain(transform: Any, pod: Any, catalog: Catalog | None = None) -> Explana
                        diff=_unified(pod, after))
 
 
-def changes_between(before: Any, after: Any) -> list[Change]:
-    """The changes from ``before`` to ``after``, in document order.
+def changes_between(before: Any, after: Any, *, at: Path | None = None) -> list[Change]:
+    """The changes from ``before`` to ``after``, in document order; ``at`` is where the
+    two lie in a pod (their changes' paths start with it, and it names the lists
+    in them: ``volumeMounts`` by ``mountPath``, see :func:`element_name`).
 
     Subtrees the two share (the very same objects) are not read: copy-on-write
     keeps them, so they did not change.
@@ -103,9 +106,13 @@ def changes_between(before: Any, after: Any) -> list[Change]:
     >>> spec = {"containers": [{"name": "c"}]}
     >>> changes_between({"spec": spec}, {"spec": spec, "metadata": {}})
     [Change(path=path('metadata'), before=MISSING, after={})]
+    >>> from combinators import path
+    >>> [str(change.path) for change in changes_between(
+    ...     [], [{"name": "d", "mountPath": "/d"}], at=path("spec.containers[0].volumeMounts"))]
+    ['spec.containers[0].volumeMounts[mountPath=/d]']
     """
     changes: list[Change] = []
-    _compare(_api_form(before), _api_form(after), Path(), changes)
+    _compare(_api_form(before), _api_form(after), Path() if at is None else at, changes)
     return changes
 
 
@@ -133,66 +140,143 @@ def _unified(before: Any, after: Any) -> str:
 
 
 def _compare(before: Any, after: Any, where: Path, out: list[Change]) -> None:
+    _walk(before, after, where.parts, out)
+
+
+_Parts = tuple[Part, ...]
+"""A path as its parts: a ``Path`` is built (and rendered) only for a change found."""
+
+
+def _walk(before: Any, after: Any, where: _Parts, out: list[Change]) -> None:
     if before is after:
         return  # shared, so untouched: copy-on-write keeps what it does not change
     if is_map(before) and is_map(after):
         for key, old in before.items():
             new = after.get(key, MISSING)
             if new is MISSING:
-                out.append(Change(where.child(Key(str(key))), old, MISSING))
-            else:
-                _compare(old, new, where.child(Key(str(key))), out)
+                out.append(Change(Path((*where, Key(str(key)))), old, MISSING))
+            elif new is not old:
+                _walk(old, new, (*where, Key(str(key))), out)
         for key, new in after.items():
             if key not in before:
-                out.append(Change(where.child(Key(str(key))), MISSING, new))
+                out.append(Change(Path((*where, Key(str(key)))), MISSING, new))
         return
     if is_seq(before) and is_seq(after):
         _compare_lists(before, after, where, out)
         return
     if not strict_equal(before, after):
-        out.append(Change(where, before, after))
+        out.append(Change(Path(where), before, after))
 
 
-def _names(seq: Any) -> list[Any] | None:
-    """The ``name`` of every element, if every element is a map with a distinct one."""
-    names = [element.get("name", MISSING) if is_map(element) else MISSING for element in seq]
-    if MISSING in names or not all(isinstance(n, (str, int)) for n in names):
+_BY_NAME: tuple[tuple[str, bool], ...] = (("name", False),)
+
+
+@functools.cache
+def _merge_keys() -> dict[str, tuple[tuple[str, bool], ...]]:
+    """The merge key of each list of a pod, by the list's field name, as the bundled
+    schema gives it: each key field, and whether an element may leave it out (the API
+    server defaults it: a port's ``protocol``). A name two lists give different keys is left out."""
+    from transforms.kube.schema import schema_for
+
+    schema = schema_for()
+    found: dict[str, set[tuple[tuple[str, bool], ...]]] = {}
+    for type_ in schema.types.values():
+        for name, field_ in type_.fields.items():
+            keys = field_.list_map_keys or ((field_.merge_key,) if field_.merge_key else ())
+            element = field_.item.ref if field_.kind == "list" and field_.item is not None \
+                else None
+            if not keys or element is None:
+                continue
+            fields = schema.types[element].fields
+            found.setdefault(name, set()).add(tuple(
+                (key, key in fields and fields[key].default is not None) for key in keys))
+    return {name: next(iter(keys)) for name, keys in found.items() if len(keys) == 1}
+
+
+def _keys_of(where: _Parts | str | None) -> tuple[tuple[str, bool], ...]:
+    """The key fields of the list at ``where`` (its parts, or its field's name)."""
+    if not isinstance(where, str):
+        last = where[-1] if where else None
+        where = last.name if isinstance(last, Key) else None
+    return _BY_NAME if where is None else _merge_keys().get(where, _BY_NAME)
+
+
+def _identity(element: Any, keys: tuple[tuple[str, bool], ...]) -> tuple[tuple[str, Any], ...] | None:
+    if not is_map(element):
         return None
-    return names if len(set(names)) == len(names) else None
+    fields = []
+    for key, optional in keys:
+        value = element.get(key, MISSING)
+        if value is MISSING and optional:
+            continue
+        if type(value) not in (str, int):  # not bool: True would equal 1 as a key
+            return None
+        fields.append((key, value))
+    return tuple(fields) or None
 
 
-def _compare_lists(before: Any, after: Any, where: Path, out: list[Change]) -> None:
-    old_names, new_names = _names(before), _names(after)
-    if old_names is not None and new_names is not None and (old_names or new_names):
-        kept_old = [name for name in old_names if name in new_names]
-        kept_new = [name for name in new_names if name in old_names]
+def element_name(where: Path | str | None, element: Any) -> Match | None:
+    """The selector that names ``element`` of the list at ``where`` (its path, or its
+    field's name) in a change's path: its Kubernetes merge key (``volumeMounts`` by
+    ``mountPath``, ``ports`` by ``containerPort`` and ``protocol``, ``containers``,
+    ``volumes`` and ``env`` by ``name``), ``name`` for a list the schema gives none;
+    ``None`` for an element that lacks the key, or is no map.
+
+    >>> from combinators import path
+    >>> element_name(path("spec.containers[name=c].volumeMounts"),
+    ...              {"name": "dshm", "mountPath": "/dev/shm"}).text()
+    '[mountPath=/dev/shm]'
+    >>> element_name("ports", {"containerPort": 80}).text()
+    '[containerPort=80]'
+    >>> element_name("tolerations", {"key": "gpu"}) is None
+    True
+    """
+    identity = _identity(element, _keys_of(where.parts if isinstance(where, Path) else where))
+    return None if identity is None else Match(identity)
+
+
+def _identities(seq: Any, keys: tuple[tuple[str, bool], ...]) -> list[Any] | None:
+    """The identity of every element, if every element has a distinct one."""
+    found = [_identity(element, keys) for element in seq]
+    if any(identity is None for identity in found):
+        return None
+    return found if len(set(found)) == len(found) else None
+
+
+def _compare_lists(before: Any, after: Any, where: _Parts, out: list[Change]) -> None:
+    keys = _keys_of(where)
+    old_ids, new_ids = _identities(before, keys), _identities(after, keys)
+    if old_ids is not None and new_ids is not None and (old_ids or new_ids):
+        old_set, new_set = set(old_ids), set(new_ids)
+        kept_old = [identity for identity in old_ids if identity in new_set]
+        kept_new = [identity for identity in new_ids if identity in old_set]
         if kept_old != kept_new:  # reordered: one change of the whole list
-            out.append(Change(where, before, after))
+            out.append(Change(Path(where), before, after))
             return
-        # the same order: element by element, by name
-        new_by_name = dict(zip(new_names, after, strict=True))
-        for name, old in zip(old_names, before, strict=True):
-            selector = where.child(Match((("name", name),)))
-            if name in new_by_name:
-                _compare(old, new_by_name[name], selector, out)
-            else:
-                out.append(Change(selector, old, MISSING))
-        for name, new in zip(new_names, after, strict=True):
-            if name not in old_names:
-                out.append(Change(where.child(Match((("name", name),))), MISSING, new))
+        # the same order: element by element, by identity
+        new_by_id = dict(zip(new_ids, after, strict=True))
+        for identity, old in zip(old_ids, before, strict=True):
+            if identity not in new_set:
+                out.append(Change(Path((*where, Match(identity))), old, MISSING))
+            elif new_by_id[identity] is not old:
+                _walk(old, new_by_id[identity], (*where, Match(identity)), out)
+        for identity, new in zip(new_ids, after, strict=True):
+            if identity not in old_set:
+                out.append(Change(Path((*where, Match(identity))), MISSING, new))
         return
     shared = min(len(before), len(after))
     common = _common_prefix(before, after)
     if common == shared or len(before) == len(after):
         # appended, dropped at the end, or changed in place: by index
         for index in range(shared):
-            _compare(before[index], after[index], where.child(Index(index)), out)
+            if before[index] is not after[index]:
+                _walk(before[index], after[index], (*where, Index(index)), out)
         for index in range(shared, len(before)):
-            out.append(Change(where.child(Index(index)), before[index], MISSING))
+            out.append(Change(Path((*where, Index(index))), before[index], MISSING))
         for index in range(shared, len(after)):
-            out.append(Change(where.child(Index(index)), MISSING, after[index]))
+            out.append(Change(Path((*where, Index(index))), MISSING, after[index]))
         return
-    out.append(Change(where, before, after))
+    out.append(Change(Path(where), before, after))
 
 
 def _common_prefix(before: Any, after: Any) -> int:

@@ -106,33 +106,30 @@ def _outside(change: Change, prefixes: list[Path], before: Any, after: Any) -> l
         new = {} if is_map(old) else []
     if not (is_map(old) and is_map(new)) and not (is_seq(old) and is_seq(new)):
         return [change]
-    inner = between(old, new)
+    inner = changes_between(old, new, at=change.path)
     if not inner:
         return [change]  # an empty map or list created or removed: the change is the key
     left: list[Change] = []
     for item in inner:
-        deeper = Change(change.path + item.path, item.before, item.after)
-        left.extend(_outside(deeper, prefixes, before, after))
+        left.extend(_outside(item, prefixes, before, after))
     return left
 
 
 def last_change(states: Sequence[Any], where: str) -> int | None:
     """The index of the last of ``states`` (a document, then what each step made of
-    it) that differs from the one before at ``where`` (a path, as a problem names
-    it), or ``None``: which step wrote what a check found. Asked only for a finding.
+    it) that wrote what is at ``where`` (a path, as a problem names it), or ``None``:
+    which step wrote what a check found. Asked only for a finding; the walk is
+    :class:`~transforms.analysis.provenance.Writers`, which names every writer.
 
     >>> last_change([{}, {"a": 1}, {"a": 1, "b": 2}], "a"), last_change([{}, {}], "a")
     (1, None)
     """
-    from combinators import TransformError, select
+    from combinators import TransformError
+    from transforms.analysis.provenance import Writers
 
     try:
         at = path(where)
     except TransformError:
         return None
-    found = None
-    for index in range(1, len(states)):
-        if states[index] is not states[index - 1] and \
-                select(states[index - 1], at) != select(states[index], at):
-            found = index
-    return found
+    found = Writers(states).last(at)
+    return None if found is None else found.step

@@ -132,6 +132,13 @@ def _text(label: Label) -> str:
     return label if isinstance(label, str) else label()
 
 
+def _label(origin: Any) -> str:
+    """``FILE:LINE`` of an overlay step's origin (the file alone where no line is known)."""
+    if origin is None or origin.source is None:
+        return str(origin) if origin is not None else "(unknown)"
+    return origin.source if origin.line is None else f"{origin.source}:{origin.line}"
+
+
 def _joined(prefix: str, path: str) -> str:
     if not prefix:
         return path
@@ -156,20 +163,41 @@ class TemplateChecks:
     findings: Findings = field(default_factory=Findings)
     macros: dict[str, str] = field(default_factory=dict)
     file_steps: dict[str, Any] = field(default_factory=dict)  # each file's finest steps, read once
+    last_walk: Any = None  # the last provenance walk, and the pod and files it was of
 
-    def _written_at(self, pod: Any, uri: str, where: Any) -> str | None:
-        """:func:`~transforms.torchx.origins.written_at`, each overlay file read once a run."""
+    def _file_steps(self, index: int) -> list[Any]:
+        """The finest steps of the ``index``-th overlay file, each file read once a run (one
+        whole step where its steps cannot be told: the transform loaded from it)."""
         from combinators import TransformError
-        from transforms.analysis.blame import load_steps
-        from transforms.torchx.origins import written_at
+        from transforms.analysis.blame import Origin, Step, load_steps
 
+        uri = self.uris[index]
         if uri not in self.file_steps:
             try:
                 self.file_steps[uri] = load_steps(uri)
             except TransformError:
                 self.file_steps[uri] = None
-        steps = self.file_steps[uri]
-        return None if steps is None else written_at(pod, uri, where, steps)
+        found = self.file_steps[uri]
+        return found if found is not None else [Step(self.steps[index], Origin(uri))]
+
+    def _writers(self, pod: Any, files: range | None = None) -> Any:
+        """The provenance walk of the overlay files' steps (``files``: which, by index;
+        all by default) over ``pod``, or ``None`` where a step fails on it. The last
+        walk is kept: a template's findings ask about the same pod in turn."""
+        from combinators import TransformError
+        from transforms.analysis.blame import writers
+
+        files = range(len(self.uris)) if files is None else files
+        key = (id(pod), files.start, files.stop)
+        if self.last_walk is not None and self.last_walk[0] == key \
+                and self.last_walk[1] is pod:
+            return self.last_walk[2]
+        try:
+            walk = writers(pod, [step for index in files for step in self._file_steps(index)])
+        except TransformError:
+            walk = None
+        self.last_walk = (key, pod, walk)
+        return walk
 
     @classmethod
     def build(cls, policy: str | None, allow: Sequence[str], deny: Sequence[str],
@@ -302,23 +330,28 @@ class TemplateChecks:
                     self.changed(label, template, before, after)
 
     def _by(self, pod: Any, where: str) -> str:
-        """`` (written by FILE:LINE)``: the last overlay that changed what is at
-        ``where`` (a path of the pod, as a problem names it) when applied to
-        ``pod``; ``''`` where none can be told. Asked only for a finding."""
+        """`` (written by FILE:LINE)``: the overlay steps that wrote what is at ``where``
+        (a path of the pod, as a problem names it) when applied to ``pod``, each with
+        the part it wrote where they are several (``FILE:LINE at PATH, ...``); ``''``
+        where none can be told. Asked only for a finding."""
         from combinators import TransformError, path
-        from transforms.analysis.footprint import last_change
 
-        states = [pod]  # the pod, then what each overlay file made of it
-        for step in self.steps:
-            try:
-                states.append(step(states[-1]))
-            except TransformError:
-                return ""
-        index = last_change(states, where)
-        if index is None:
+        try:
+            at = path(where)
+        except TransformError:
             return ""
-        uri = self.uris[index - 1]
-        return f" (written by {self._written_at(states[index - 1], uri, path(where)) or uri})"
+        walk = self._writers(pod)
+        found = [] if walk is None else walk.at(at)
+        parts: dict[str, list[str]] = {}
+        for item in found:
+            parts.setdefault(_label(item.origin), []).append(str(item.change.path))
+        if len(parts) <= 1:
+            return "".join(f" (written by {label})" for label in parts)
+        named = []
+        for label, paths in parts.items():
+            more = f" and {len(paths) - 1} more" if len(paths) > 1 else ""
+            named.append(f"{label} at {paths[0]}{more}")
+        return f" (written by {', '.join(named)})"
 
     def _conflicts(self, pod: Any) -> list[Any]:
         from combinators.conflicts import ConflictError, checked_fold
@@ -335,11 +368,20 @@ class TemplateChecks:
         return []
 
     def _located(self, pod: Any, labels: list[str], label: str, where: Any) -> str:
-        from combinators import chain
+        """``FILE:LINE`` of the step of the file ``label`` names that last wrote ``where``
+        (a conflict's path), applied after the files before it; ``label`` where none can be told."""
+        from combinators import TransformError, chain
 
         index = labels.index(label)
-        before = chain(*self.steps[:index])(pod)
-        return self._written_at(before, self.uris[index], where) or label
+        try:
+            before = chain(*self.steps[:index])(pod)
+        except TransformError:
+            return label
+        walk = self._writers(before, range(index, index + 1))
+        found = None if walk is None else walk.last(where)
+        if found is None or found.origin is None or found.origin.line is None:
+            return label
+        return _label(found.origin)
 
     def report(self, source: str) -> None:
         """Print the warnings, then the problems and violations, and exit 1 if there
