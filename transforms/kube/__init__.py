@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         on_workloads,
         pod_templates,
         workload_kind,
+        workloads_of,
     )
 
 _HOMES = {
@@ -83,7 +84,7 @@ _HOMES = {
     "apply_to_workload": "transforms.kube.workloads",
     "check_selection": "transforms.kube.workloads", "on_workloads": "transforms.kube.workloads",
     "pod_templates": "transforms.kube.workloads", "workload_kind": "transforms.kube.workloads",
-    "WorkloadMetadata": "transforms.kube.workloads",
+    "WorkloadMetadata": "transforms.kube.workloads", "workloads_of": "transforms.kube.workloads",
     "workload_level": "transforms.kube.scopes", "split_levels": "transforms.kube.scopes",
     "is_workload_level": "transforms.kube.scopes", "pod_level": "transforms.kube.scopes",
     "WorkloadMetadataError": "transforms.kube.scopes",
@@ -127,6 +128,7 @@ __all__ = (
     "on_workloads",
     "apply_to_documents",
     "WorkloadMetadata",
+    "workloads_of",
     "workload_level",
     "split_levels",
     "is_workload_level",

@@ -89,6 +89,7 @@ __all__ = (
     "Location",
     "WorkloadKind",
     "WorkloadMetadata",
+    "workloads_of",
     "KINDS",
     "workload_kind",
     "PodTemplate",
@@ -484,6 +485,23 @@ def _put(doc: Any, parts: tuple[Part, ...], value: Any, owned: Owned) -> Any:
     return set_key(doc, part.name, _put(child, rest, value, owned), owned)
 
 
+def workloads_of(templates: Iterable[PodTemplate], select: Selector | None = None
+                 ) -> tuple[WorkloadMetadata, ...]:
+    """The metadata of the workloads around the ``templates`` that ``select`` picks, each
+    once, in document order: where workload-level steps act. A Pod, its own workload, has
+    none.
+
+    >>> cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"},
+    ...         "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}}}
+    >>> [metadata.describe() for metadata in workloads_of(pod_templates(cron))]
+    ['CronJob/nightly metadata (spec.jobTemplate.metadata)']
+    """
+    return tuple(dict.fromkeys(
+        template.workload_metadata for template in templates
+        if template.workload_metadata is not None
+        and (select is None or select.matches(template))))
+
+
 class _OnWorkloads(Transform):
     __slots__ = ("transform", "select", "_workload_steps", "_pod_steps")
     name = "on_workloads"
@@ -542,17 +560,15 @@ class _OnWorkloads(Transform):
             return doc
         # the pod-level steps on each selected template, then the workload-level ones once
         # on the metadata of each workload that holds one (a Pod is its own: all in order)
-        workloads: dict[WorkloadMetadata, None] = {}
-        for template in pod_templates(doc) if templates is None else templates:
+        found = pod_templates(doc) if templates is None else templates
+        for template in found:
             if self.select is not None and not self.select.matches(template):
                 continue
             if template.workload_metadata is None:
                 doc = self._apply_at(template, doc, owned, self.transform)
-                continue
-            workloads[template.workload_metadata] = None
-            if self._pod_steps is not identity:
+            elif self._pod_steps is not identity:
                 doc = self._apply_at(template, doc, owned, self._pod_steps)
-        for metadata in workloads:
+        for metadata in workloads_of(found, self.select):
             doc = self._apply_to_metadata(metadata, doc, owned, self._workload_steps)
         return doc
 
