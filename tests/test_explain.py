@@ -89,6 +89,29 @@ def test_changes_name_list_elements_by_name() -> None:
     assert isinstance(explanation.changes[0].path, Path)
 
 
+def test_changes_name_list_elements_by_their_kubernetes_merge_key() -> None:
+    # volumeMounts merge by mountPath (two mounts may share a volume), ports by
+    # containerPort and protocol (protocol may be left out: it defaults to TCP)
+    pod = {"spec": {"containers": [{"name": "t", "volumeMounts": [
+        {"name": "data", "mountPath": "/a"}], "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}
+    transform = chain(
+        append_at("spec.containers[name=t].volumeMounts", {"name": "data", "mountPath": "/b"}),
+        append_at("spec.containers[name=t].ports", {"containerPort": 81}),
+        upsert("spec.containers[name=t].volumeMounts[mountPath=/a].readOnly", True))
+    assert paths_of(explain(transform, pod)) == [
+        "spec.containers[name=t].volumeMounts[mountPath=/a].readOnly",
+        "spec.containers[name=t].volumeMounts[mountPath=/b]",
+        "spec.containers[name=t].ports[containerPort=81]"]
+    for change in explain(transform, pod).changes:  # each path reaches what changed
+        assert select(explain(transform, pod).after, change.path) == [change.after]
+
+
+def test_a_list_some_of_whose_elements_lack_the_key_uses_indexes() -> None:
+    pod = {"spec": {"containers": [{"name": "t", "volumeMounts": [{"name": "a", "mountPath": "/a"}]}]}}
+    explanation = explain(append_at("spec.containers[name=t].volumeMounts", {"name": "b"}), pod)
+    assert paths_of(explanation) == ["spec.containers[name=t].volumeMounts[1]"]
+
+
 def test_changes_of_unnamed_lists_use_indexes() -> None:
     explanation = explain(chain(append_at("spec.tolerations", {"key": "b"}),
                                 append_at("spec.containers[name=trainer].args", "--fast")),
