@@ -351,3 +351,47 @@ def test_explain_and_the_kit_read_a_client_object_as_its_api_form() -> None:
     assert assert_changes(overlay, pod, only=["spec.volumes", "spec.containers[*].volumeMounts"])
     with pytest.raises(AssertionError, match=r"changes outside spec\.volumes"):
         assert_changes(overlay, pod, only=["spec.volumes"])
+
+
+def test_the_diff_of_20000_containers_stays_within_budget() -> None:
+    from tests.test_growth import run_bounded
+
+    # a pod of 20,000 containers, each given two lines: difflib alone took minutes
+    assert run_bounded("""
+        from transforms.analysis.explanation import unified_diff
+        before, after = [], []
+        for i in range(N):
+            before += [f"- name: c{i}\\n", "  image: t:1\\n"]
+            after += [f"- name: c{i}\\n", "  image: t:1\\n", "  env:\\n", "  - {name: A}\\n"]
+        lines = list(unified_diff(before, after))
+        print(sum(line.startswith("+") for line in lines[2:]),
+              sum(line.startswith("-") for line in lines[2:]))
+    """).split() == ["40000", "0"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from("abcdef"), max_size=12), st.lists(st.sampled_from("abcxyz"), max_size=12))
+def test_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) -> None:
+    # the lines a hunk keeps and removes are the before side; kept and added, the after side
+    from transforms.analysis.explanation import unified_diff
+
+    old, new = [f"{x}\n" for x in before], [f"{x}\n" for x in after]
+    lines = list(unified_diff(old, new))
+    assert bool(lines) == (old != new)
+    rebuilt_old: list[str] = []
+    rebuilt_new: list[str] = []
+    done = 0
+    for line in lines[2:]:
+        if line.startswith("@@"):
+            start, _, length = line.split()[1][1:].partition(",")
+            first = int(start) - 1 if length != "0" else int(start)
+            rebuilt_old += old[done:first]
+            rebuilt_new += old[done:first]
+            done = first
+        elif line[0] in " -":
+            rebuilt_old.append(line[1:])
+            rebuilt_new += [line[1:]] if line[0] == " " else []
+            done += 1
+        else:
+            rebuilt_new.append(line[1:])
+    assert rebuilt_old + old[done:] == old and rebuilt_new + old[done:] == new

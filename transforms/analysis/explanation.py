@@ -21,8 +21,10 @@ spec.nodeSelector: (absent) -> {'gpu': 'a100'}
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import functools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +36,8 @@ from transforms.forms.catalog import Catalog
 from transforms.forms.kinds.named import composed_steps
 from transforms.io.normalize import as_transform
 
-__all__ = ("Change", "Explanation", "explain", "changes_between", "describe", "element_name")
+__all__ = ("Change", "Explanation", "explain", "changes_between", "describe", "element_name",
+           "unified_diff")
 
 
 @dataclass(frozen=True)
@@ -135,8 +138,119 @@ def _yaml_lines(doc: Any) -> list[str]:
 def _unified(before: Any, after: Any) -> str:
     if before is after:
         return ""
-    return "".join(difflib.unified_diff(_yaml_lines(before), _yaml_lines(after),
-                                        fromfile="before", tofile="after"))
+    return "".join(unified_diff(_yaml_lines(before), _yaml_lines(after)))
+
+
+def unified_diff(before: Sequence[str], after: Sequence[str], fromfile: str = "before",
+                 tofile: str = "after", context: int = 3) -> Iterator[str]:
+    """The lines of a unified diff of two lists of lines, as :func:`difflib.unified_diff`
+    writes them; its cost grows with the length of the lines, not their square.
+
+    Lines that occur once on each side and in the same order are matched first
+    (as patience diff matches them: a container's ``- name: trainer-7``), and
+    difflib matches the lines between them; difflib alone compares each run of
+    unmatched lines with the whole rest of the text, which took seconds on a pod
+    of a few thousand containers.
+
+    >>> print("".join(unified_diff(["a\\n", "b\\n"], ["a\\n", "c\\n"])), end="")
+    --- before
+    +++ after
+    @@ -1,2 +1,2 @@
+     a
+    -b
+    +c
+    """
+    started = False
+    for group in _Anchored(before, after).get_grouped_opcodes(context):
+        if not started:
+            started = True
+            yield f"--- {fromfile}\n"
+            yield f"+++ {tofile}\n"
+        first, last = group[0], group[-1]
+        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                yield from (" " + line for line in before[i1:i2])
+                continue
+            if tag in ("replace", "delete"):
+                yield from ("-" + line for line in before[i1:i2])
+            if tag in ("replace", "insert"):
+                yield from ("+" + line for line in after[j1:j2])
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's range as a unified diff writes it (difflib's own rule)."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"
+
+
+class _Anchored(difflib.SequenceMatcher[str]):
+    """A matcher whose blocks are anchored on the lines unique to each side first."""
+
+    def __init__(self, before: Sequence[str], after: Sequence[str]) -> None:
+        super().__init__(None, before, after)
+        self._sides = (before, after)
+        self._blocks: list[difflib.Match] | None = None
+
+    def get_matching_blocks(self) -> list[difflib.Match]:
+        if self._blocks is None:
+            self._blocks = _matching_blocks(*self._sides)
+        return self._blocks
+
+
+def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[difflib.Match]:
+    blocks: list[tuple[int, int, int]] = []
+    start_a = start_b = 0
+    for anchor_a, anchor_b in (*_anchors(a, b), (len(a), len(b))):
+        if anchor_a > start_a and anchor_b > start_b:  # difflib between two anchors
+            between = difflib.SequenceMatcher(None, a[start_a:anchor_a], b[start_b:anchor_b])
+            blocks += [(start_a + i, start_b + j, size)
+                       for i, j, size in between.get_matching_blocks() if size]
+        if anchor_a < len(a):
+            blocks.append((anchor_a, anchor_b, 1))
+        start_a, start_b = anchor_a + 1, anchor_b + 1
+    merged: list[tuple[int, int, int]] = []
+    for i, j, size in blocks:
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + size)
+        else:
+            merged.append((i, j, size))
+    return [difflib.Match(*block) for block in (*merged, (len(a), len(b), 0))]
+
+
+def _anchors(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """The pairs of positions of lines that occur once in ``a`` and once in ``b``, the
+    longest run of them in the same order on both sides (patience sorting)."""
+    counts: dict[str, list[int]] = {}
+    for index, line in enumerate(a):
+        counts.setdefault(line, [0, 0, index])[0] += 1
+    for index, line in enumerate(b):
+        found = counts.get(line)
+        if found is not None:
+            found[1] += 1
+            if found[1] == 1:
+                found.append(index)
+    pairs = sorted((found[2], found[3]) for found in counts.values()
+                   if found[0] == 1 and found[1] == 1)
+    tops: list[int] = []  # the smallest last b-position of an increasing run of each length
+    ends: list[int] = []  # the pair that ends it
+    previous: list[int] = []
+    for number, (_, position) in enumerate(pairs):
+        length = bisect.bisect_left(tops, position)
+        if length == len(tops):
+            tops.append(position)
+            ends.append(number)
+        else:
+            tops[length], ends[length] = position, number
+        previous.append(ends[length - 1] if length else -1)
+    run: list[tuple[int, int]] = []
+    number = ends[-1] if ends else -1
+    while number >= 0:
+        run.append(pairs[number])
+        number = previous[number]
+    return run[::-1]
 
 
 def _compare(before: Any, after: Any, where: Path, out: list[Change]) -> None:

@@ -74,12 +74,10 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     stderr after the diffs, and a problem or a violation makes the exit code 1.
     Warnings are those of podfold apply.
     """
-    import difflib
-
     from combinators import chain, get_at
     from transforms.analysis.blame import blame as blame_of
     from transforms.analysis.blame import load_steps
-    from transforms.analysis.explanation import changes_between
+    from transforms.analysis.explanation import changes_between, unified_diff
     from transforms.cli.documents import read_documents, template_label
     from transforms.cli.located import apply_located
     from transforms.cli.notices import warn_empty_overlays, warn_unmatched_patches, warn_unreached
@@ -121,8 +119,7 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
             count = len(changes)
             click.echo(click.style(f"# {label}: {count} change{'s' if count != 1 else ''}",
                                    bold=True), color=echo_color)
-            lines = difflib.unified_diff(_yaml_lines(before), _yaml_lines(after),
-                                         fromfile="before", tofile="after")
+            lines = unified_diff(_yaml_lines(before), _yaml_lines(after))
             click.echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
             if blame:
                 click.echo("# blame:")
