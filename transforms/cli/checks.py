@@ -17,8 +17,12 @@ every pod template ``podfold apply`` and ``podfold explain`` change.
   checks nothing, the last file has the last word.
 
 Every finding of every document and template is listed, one line each, on
-stderr; any violation (a conflict only with ``error``) fails the command with
-exit code 1 and prints no documents.
+stderr, with the overlay line that wrote what it found (``(written by
+FILE:LINE)``; where several steps wrote parts of it, as two files that each
+add a volume, each with its part: ``(written by shm.yaml:1 at
+spec.volumes[name=dshm], secret.yaml:3 at spec.volumes[name=creds])``); any
+violation (a conflict only with ``error``) fails the command with exit code 1
+and prints no documents.
 
 >>> from transforms.cli.checks import split_paths
 >>> split_paths(("spec.hostNetwork;spec.hostPID", "spec.containers[*].securityContext"))

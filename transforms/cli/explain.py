@@ -67,7 +67,10 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     A unified diff of each pod template's YAML; templates that do not change
     are left out. With --blame, each changed field is listed with the step
     that wrote it last: 'a100.yaml:5: partial pod', or 'a100.yaml:10:
-    document 2, step 1: recipe shm_size('16Gi') > its step 3 of 3: ...'.
+    document 2, step 1: recipe shm_size('16Gi') > its step 3 of 3: ...';
+    a field several steps wrote parts of is listed by part, each with its
+    step: 'spec.volumes[name=dshm]' and 'spec.volumes[name=creds]' where two
+    files each added one volume.
     Each changed template is validated as podfold apply validates it (unless
     --no-validate), and with --policy, --allow, --deny or --conflicts each
     selected template is checked as for podfold apply: findings are listed on
