@@ -85,7 +85,7 @@ from combinators.data import (
     strict_key,
 )
 from combinators.editing import PathEdit, persistent_world
-from combinators.errors import ArgumentError, ArgumentTypeError, TypeClashError
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
 from combinators.limits import short_repr
 from combinators.paths import Index, Key, Match
 from combinators.shape import check_value
@@ -109,19 +109,44 @@ TORCHX_CONTAINER = "__torchx_overlays__"
 _Where = tuple["str | int | _Item", ...]  # keys and item places; a pod path has matched items
 
 
+def _operator_key(factory: str, argument: str, value: Any) -> str:
+    """``value`` checked as the field name an operator key carries (``PUT("volumes")``):
+    a non-empty string without ``:``, which the key's own syntax uses."""
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{argument} must be a field name (a string), got "
+                                f"{short_repr(value)}", argument=argument, factory=factory,
+                                value=value)
+    if not value or ":" in value:
+        raise ArgumentError(f"{argument} must be a field name without ':', got {value!r}",
+                            argument=argument, factory=factory, value=value)
+    return value
+
+
 def PUT(key: str) -> str:
-    """The operator key that replaces ``key``'s value: ``PUT("volumes")``."""
-    return _PUT + key
+    """The operator key that replaces ``key``'s value: ``PUT("volumes")``.
+
+    >>> PUT("volumes")
+    '__put__:volumes'
+    >>> PUT(5)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentTypeError: PUT(): key must be a field name (a string), got 5
+    """
+    return _PUT + _operator_key("PUT", "key", key)
 
 
 def JOIN(key: str, *, on: str) -> str:
-    """The operator key that merges list items by a field: ``JOIN("env", on="name")``."""
-    return f"{_JOIN}{key}:{on}"
+    """The operator key that merges list items by a field: ``JOIN("env", on="name")``.
+
+    >>> JOIN("env", on="name")
+    '__join__:env:name'
+    """
+    return f"{_JOIN}{_operator_key('JOIN', 'key', key)}:{_operator_key('JOIN', 'on', on)}"
 
 
 def DEL(key: str) -> str:
     """The operator key that removes ``key``: ``{DEL("nodeSelector"): None}``."""
-    return _DEL + key
+    return _DEL + _operator_key("DEL", "key", key)
 
 
 def unwrap_torchx(value: Any) -> Any:
@@ -499,7 +524,7 @@ def _fresh(value: Any, where: _Where, persistent: bool, owned: Owned) -> Any:
     if isinstance(value, _KeyedMerge):
         return value.merge(MISSING, where, persistent, owned)
     if isinstance(value, _Edit):
-        return value.edit.leaf(MISSING, persistent, owned)
+        return _leaf(value, MISSING, where, persistent, owned)
     if isinstance(value, Marker):
         if isinstance(value, Remove):
             return REMOVE
@@ -508,6 +533,17 @@ def _fresh(value: Any, where: _Where, persistent: bool, owned: Owned) -> Any:
         return _merge_map(empty_map(persistent), value, where, persistent, owned)
     plain = copy_plain(value)  # compiled values are plain already: tuples became lists
     return freeze(plain) if persistent else plain
+
+
+def _leaf(value: _Edit, current: Any, where: _Where, persistent: bool, owned: Owned) -> Any:
+    """The tag's edit applied to ``current``; an error it raises without a place is
+    given the tag's place in the pod (matched items included)."""
+    try:
+        return value.edit.leaf(current, persistent, owned)
+    except TransformError as err:
+        if getattr(err, "path", None) is None:
+            err.path = _path(where)
+        raise
 
 
 def _clash(where: _Where, current: Any, value: Any) -> TypeClashError:
@@ -527,7 +563,7 @@ def _merge_value(current: Any, value: Any, where: _Where, persistent: bool,
     if isinstance(value, _Edit):
         if current is not None and (not is_seq(current) or isinstance(current, str)):
             raise _clash(where, current, [])  # named by the path in the pod, matches included
-        return value.edit.leaf(current, persistent, owned)
+        return _leaf(value, current, where, persistent, owned)
     if isinstance(value, Marker):
         if isinstance(value, Remove):
             return REMOVE
