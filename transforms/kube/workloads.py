@@ -190,7 +190,9 @@ def _added_volumes(document: Any, entry: WorkloadKind) -> tuple[str, ...]:
 
 def _workload_metadata(entry: WorkloadKind, name: str | None, prefix: tuple[Part, ...]
                        ) -> WorkloadMetadata:
-    where = None if entry.metadata is None else Path((*prefix, *entry.metadata.parts))
+    where = entry.metadata
+    if where is not None and prefix:
+        where = Path((*prefix, *where.parts))
     return WorkloadMetadata(where, entry.kind, name)
 
 
@@ -218,6 +220,7 @@ def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
             where = Path((*prefix, *parts))
             own = metadata
             if own is not None and own.path is not None \
+                    and len(own.path.parts) > len(where.parts) \
                     and own.path.parts[:len(where.parts)] == where.parts:
                 own = None  # the metadata is the template's: the pod is the workload
             out.append(PodTemplate(where, entry.kind, name, role, location.holds,
