@@ -494,3 +494,15 @@ def test_an_app_torchx_s_renderer_refuses_is_a_launch_error(runner: Runner) -> N
                       cfg={"queue": "q"})
     assert isinstance(caught.value, ComponentValidationException)  # torchx run prints it short
     assert isinstance(caught.value.__cause__, AttributeError)
+
+
+def test_a_conflict_on_a_mount_names_the_lines_of_both_files(tmp_path: Path) -> None:
+    # conflicts name a mount by its volume's name, the diff by its mountPath: one walk
+    # answers both, so neither file loses its line
+    first = written(tmp_path, "a.yaml", "- op: upsert\n  path: spec.containers[0]."
+                    "volumeMounts[name=dshm].readOnly\n  value: true\n")
+    second = written(tmp_path, "b.yaml", "# writable after all\n- op: upsert\n  path: "
+                     "spec.containers[0].volumeMounts[name=dshm].readOnly\n  value: false\n")
+    message = failed_briefly(dry_run("kubernetes_overlay",
+                                     f"conflicts=error,overlays={first};{second}"))
+    assert f"{first}:1 wrote True, then {second}:2 wrote False" in message, message

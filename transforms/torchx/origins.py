@@ -12,14 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from combinators import Path, Transform, chain
+from combinators import Path
 
 __all__ = ("written_at", "unique_labels")
-
-
-def _overlaps(a: Path, b: Path) -> bool:
-    shorter = min(len(a.parts), len(b.parts))
-    return a.parts[:shorter] == b.parts[:shorter]
 
 
 def written_at(pod: Any, uri: str, where: Path, steps: Any = None) -> str | None:
@@ -28,7 +23,10 @@ def written_at(pod: Any, uri: str, where: Path, steps: Any = None) -> str | None
     step did (or the file cannot be read again).
 
     A partial pod's line is the line of the deepest key along ``where``, a
-    pipeline step's the line of the step.
+    pipeline step's the line of the step. ``where`` may name a list element
+    by any selector (``volumeMounts[name=dshm]``, as a conflict names it);
+    the walk is :func:`transforms.analysis.blame.writers`, the one
+    ``podfold explain --blame`` uses.
 
     >>> import tempfile, os
     >>> from combinators import path
@@ -40,27 +38,17 @@ def written_at(pod: Any, uri: str, where: Path, steps: Any = None) -> str | None
     >>> os.unlink(handle.name)
     """
     from combinators import TransformError
-    from transforms.analysis.blame import load_steps
-    from transforms.analysis.explanation import changes_between
+    from transforms.analysis.blame import load_steps, writers
 
     if steps is None:  # the file's finest steps, read anew; a caller asking often gives them
         try:
             steps = load_steps(uri)
         except TransformError:
             return None
-    current = pod
-    found = None
-    for step in steps:
-        transform = step.transform if isinstance(step.transform, Transform) \
-            else chain(step.transform)
-        new = transform(current)
-        if new is not current and any(_overlaps(change.path, where)
-                                      for change in changes_between(current, new)):
-            found = step.origin_of(where)
-        current = new
-    if found is None or found.line is None:
+    found = writers(pod, steps).last(where)
+    if found is None or found.origin is None or found.origin.line is None:
         return None
-    return f"{found.source}:{found.line}"
+    return f"{found.origin.source}:{found.origin.line}"
 
 
 def unique_labels(labels: list[str]) -> list[str]:
