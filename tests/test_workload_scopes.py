@@ -13,6 +13,7 @@ each comes back as published.
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +35,8 @@ from transforms.kube.scopes import (
     split_levels,
     workload_level,
 )
+
+from .kubectl import KUBECTL, needs_kubectl
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFESTS = REPO / "tests" / "manifests"
@@ -294,3 +297,22 @@ def test_podfold_apply_puts_the_queue_where_kueue_reads_it(tmp_path: Path, name:
     assert get_at(first, label_path(where, QUEUE)) == "team-a"
     assert first == apply_to_documents(loads_overlay(overlay.read_text()),
                                        documents_of(name))[0]
+
+
+# ---------------------------------------------------------------- against kubectl
+
+
+@needs_kubectl
+@pytest.mark.parametrize(("name", "where"), [(name, where) for name, where in WHERE_KUEUE_READS
+                                             if where == "metadata.labels"])
+def test_the_label_is_where_kubectl_label_puts_it_on_the_workload(tmp_path: Path, name: str,
+                                                                   where: str) -> None:
+    # kubectl label sets a label on the object itself: where Kueue reads it
+    workload = unqueued(name)[0]
+    manifest = tmp_path / "workload.json"
+    manifest.write_text(json.dumps(workload))
+    assert KUBECTL is not None
+    done = subprocess.run([KUBECTL, "label", "--local", "-f", str(manifest),
+                           f"{QUEUE}=team-a", "-o", "json"], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert apply_to_workload(recipes.kueue_queue("team-a"), workload) == json.loads(done.stdout)
