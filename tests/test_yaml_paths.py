@@ -34,7 +34,14 @@ from transforms.errors import OverlayError
 from transforms.io import loading, plain, safe_yaml, streams
 from transforms.io.loading import loads_overlay
 from transforms.io.quoting import quote_foreign_scalars
-from transforms.io.safe_yaml import CStrictLoader, StrictLoader, load_documents
+from transforms.io.safe_yaml import (
+    CManifestLoader,
+    CStrictLoader,
+    ManifestLoader,
+    StrictLoader,
+    load_documents,
+    load_manifest,
+)
 from transforms.io.streams import dump_stream
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -61,12 +68,17 @@ def _read_overlay(text: str) -> Any:
     return loads_overlay(text, "o.yaml", kind=None)
 
 
+def _read_as_kubectl(text: str) -> Any:
+    return load_manifest(text, "m.yaml")  # the documents and the plain booleans, with places
+
+
 # ---------------------------------------------------------------- reading
 
 # pieces of YAML, joined at random: structure, quoting, anchors, tags (podfold's too)
 PIECES = [*"ab1-:[]{},'\"\n #&*!|>?%@`~.", "  ", "- ", ": ", "\n  ", "\n- ", "&x ", "*x",
           "!x ", "!!str ", "!!int ", "!append ", "!merge-by:a,b ", "---\n", "...\n", "\\",
-          "0x1", "1.5", "null", "true", "<<: ", "2024-01-02", "key", "\n    ", "é", "\U0001F600"]
+          "0x1", "1.5", "null", "true", "<<: ", "2024-01-02", "key", "\n    ", "é", "\U0001F600",
+          "y", "N", "on", "Off"]
 # where libyaml reads what PyYAML's parser refuses (see test_where_libyaml_reads_more)
 KNOWN = re.compile(r"\t|[|>][-+0-9]*#|![^\s!]*!")
 
@@ -79,7 +91,7 @@ def test_libyaml_and_pure_python_read_alike(monkeypatch: pytest.MonkeyPatch, tex
     monkeypatch.setattr(safe_yaml, "LIBYAML", True)
     if KNOWN.search(text):
         return
-    for read in (_read_manifest, _read_overlay):
+    for read in (_read_manifest, _read_overlay, _read_as_kubectl):
         assert _outcome(read, text, True) == _outcome(read, text, False), (read, text)
 
 
@@ -226,10 +238,11 @@ def test_each_class_of_characters_is_the_complement_of_what_it_allows(found: Any
 # ---------------------------------------------------------------- plain documents
 
 KEYS = st.sampled_from(["a", "name", "1", "true", "null", "0x1F", "1.5", "2024-01-02", "é",
-                        "~", "", "<<x", "a b"])
+                        "~", "", "<<x", "a b", "y", "Off"])
 SCALARS = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
            | st.sampled_from(["x", "", "1", "true", "null", "~", "0o17", "1_000", "2024-01-02",
-                              "12:30:00", ".inf", "-.nan", "a: b", "multi\nline\n", "é"]))
+                              "12:30:00", ".inf", "-.nan", "a: b", "multi\nline\n", "é", "y",
+                              "N", "yes", "Off"]))
 DATA = st.recursive(SCALARS, lambda children: st.lists(children, max_size=3)
                     | st.dictionaries(KEYS, children, max_size=3), max_leaves=12)
 
@@ -243,12 +256,14 @@ def _ordered(data: Any) -> Any:
     return data
 
 
-@pytest.mark.parametrize("loader", [StrictLoader, CStrictLoader], ids=["pure", "libyaml"])
+@pytest.mark.parametrize("loader", [StrictLoader, CStrictLoader, ManifestLoader, CManifestLoader],
+                         ids=["pure", "libyaml", "manifest-pure", "manifest-libyaml"])
 @EXAMPLES
 @given(data=DATA, flow=st.booleans())
 def test_a_plain_document_is_built_as_the_constructor_builds_it(loader: Any, data: Any,
                                                                 flow: bool) -> None:
-    # plain.build(node) == the strict constructor's document, key order included
+    # plain.build(node) == the strict constructor's document, key order included (with
+    # kubectl's booleans too: y, N, ... PyYAML's dumper writes plain, read as booleans)
     text = yaml.safe_dump(data, default_flow_style=flow, sort_keys=False, allow_unicode=True)
     node = loader(text).get_single_node()
     assert plain.is_plain(node, text, None)

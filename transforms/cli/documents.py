@@ -1,9 +1,10 @@
 """Streams of Kubernetes documents in and out: YAML (or JSON) as kubectl reads and writes it.
 
-Reading is safe and strict (:func:`transforms.io.safe_yaml.load_documents`, on
+Reading is safe and strict (:func:`transforms.io.safe_yaml.load_manifest`, on
 libyaml where PyYAML has it) and keeps what a manifest holds as plain data: key
-order, and timestamps as the strings they were written as (kubectl and the API
-server read them so). Empty documents (a stray ``---``) are skipped, as kubectl
+order, timestamps as the strings they were written as, and YAML 1.1's booleans
+(``y``, ``n``, ``yes``, ``off``, ...) written plain as booleans: as kubectl and the
+API server read them. Empty documents (a stray ``---``) are skipped, as kubectl
 skips them. Writing (:func:`transforms.io.streams.dump_stream`) keeps key order
 and writes multi-line strings as ``|`` blocks.
 
@@ -26,11 +27,15 @@ data:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from combinators import TransformError
 
-__all__ = ("ManifestError", "read_documents", "dump_documents", "template_label", "FORMATS")
+if TYPE_CHECKING:
+    from transforms.io.booleans import PlainBoolean
+
+__all__ = ("ManifestError", "read_documents", "read_manifest", "dump_documents",
+           "template_label", "template_booleans", "boolean_warnings", "document_path", "FORMATS")
 
 FORMATS = ("yaml", "json")
 """The output formats: a YAML stream, or JSON (one object, or a ``List`` of several)."""
@@ -56,7 +61,8 @@ class ManifestError(TransformError, ValueError):
 
 
 def read_documents(text: str, source: str) -> list[Any]:
-    """The documents of a YAML (or JSON) stream, empty ones left out.
+    """The documents of a YAML (or JSON) stream, empty ones left out
+    (:func:`read_manifest`'s documents).
 
     A syntax error is a :class:`ManifestError` naming ``source``, line and column;
     so is a document that is not a map (an object has a kind, a name, ...).
@@ -70,12 +76,27 @@ def read_documents(text: str, source: str) -> list[Any]:
       ...
     transforms.cli.documents.ManifestError: pods.yaml: document 2 is a list, not a map (a Kubernetes object such as 'kind: Pod'); a list of objects is written 'kind: List' with 'items:', or as documents separated by '---'
     """
+    return read_manifest(text, source)[0]
+
+
+def read_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]]:
+    """The documents of a YAML (or JSON) stream, as :func:`read_documents` reads them,
+    and each of YAML 1.1's booleans (``y``, ``yes``, ``on``, ...) written plain in them,
+    which kubectl reads as booleans and so they are read
+    (:class:`~transforms.io.booleans.PlainBoolean`: where, as what).
+
+    >>> documents, found = read_manifest("kind: Pod\\nspec: {hostNetwork: y}\\n", "pod.yaml")
+    >>> documents
+    [{'kind': 'Pod', 'spec': {'hostNetwork': True}}]
+    >>> [(boolean.document, boolean.keys, boolean.line) for boolean in found]
+    [(1, ('spec', 'hostNetwork'), 2)]
+    """
     from combinators.data import is_map, kind_name
     from transforms.errors import OverlayError
-    from transforms.io.safe_yaml import load_documents
+    from transforms.io.safe_yaml import load_manifest
 
     try:
-        documents = load_documents(text, source)
+        documents, found = load_manifest(text, source)
     except OverlayError as err:  # read as strictly as overlays: duplicate keys, tags, depth
         raise ManifestError(err.message, source=source, line=err.line,
                             column=err.column) from None
@@ -85,7 +106,7 @@ def read_documents(text: str, source: str) -> list[Any]:
                     "documents separated by '---'") if isinstance(document, list) else ""
             raise ManifestError(f"document {number} is {kind_name(document)}, not a map (a "
                                 f"Kubernetes object such as 'kind: Pod'){hint}", source=source)
-    return documents
+    return documents, found
 
 
 def dump_documents(documents: Sequence[Any], output: str = "yaml") -> str:
@@ -129,3 +150,95 @@ def template_label(number: int, template: Any) -> str:
     'document 2: PyTorchJob/mnist template Worker (spec.pytorchReplicaSpecs.Worker.template)'
     """
     return f"document {number}: {template.describe()}"
+
+
+def template_booleans(number: int, template: Any, pod: Any,
+                      booleans: Sequence[PlainBoolean]) -> dict[tuple[str, bool], PlainBoolean]:
+    """The plain booleans of document ``number`` (from 1) inside ``template``, whose value
+    is ``pod``, by the path and value a validation problem of ``pod`` names: a value by
+    its own path, a key by its map's (:func:`~transforms.checks.problems.render`'s paths).
+
+    >>> from transforms.io.booleans import PlainBoolean
+    >>> from transforms.kube.workloads import pod_templates
+    >>> pod = {"kind": "Pod", "spec": {"containers": [{"name": "c", "env": [
+    ...        {"name": "A", "value": True}]}]}}
+    >>> found = PlainBoolean(1, ("spec", "containers", 0, "env", 0, "value"), "y", True, 9, 14)
+    >>> template_booleans(1, pod_templates(pod)[0], pod, [found])
+    {('spec.containers[name=c].env[name=A].value', True): PlainBoolean(document=1, keys=('spec', 'containers', 0, 'env', 0, 'value'), text='y', value=True, line=9, column=14, is_key=False)}
+    """
+    from combinators.paths import Index, Key
+    from transforms.checks.problems import render
+
+    prefix: list[Any] = []
+    for part in template.path.parts:
+        if not isinstance(part, (Key, Index)):
+            return {}
+        prefix.append(part.name if isinstance(part, Key) else part.index)
+    located: dict[tuple[str, bool], PlainBoolean] = {}
+    for boolean in booleans:
+        keys = boolean.keys
+        if boolean.document != number or list(keys[:len(prefix)]) != prefix:
+            continue
+        inner = keys[len(prefix):]
+        if not inner:
+            continue  # the template itself is a boolean: no field of a pod to name
+        trail: Any = (None, None)
+        for key in inner[:-1]:
+            trail = (trail, key)
+        path = render(pod, (trail, inner[-1], "", None, "error"), "schema").path
+        located[(path, boolean.value)] = boolean
+    return located
+
+
+def boolean_warnings(documents: Sequence[Any], booleans: Sequence[PlainBoolean], source: str,
+                     k8s_version: str | None = None) -> list[str]:
+    """A line for each of YAML 1.1's booleans written plain where a pod template's
+    schema wants no boolean (a string: an env value, a label, an annotation), naming
+    the file, line and column, the template and the path, and how to quote it: kubectl
+    reads it as the boolean, which the API server refuses there (``podfold validate``
+    reports these as errors; this is for commands that do not check a manifest's own
+    problems, to warn of them).
+
+    >>> text = "kind: Pod\\nmetadata:\\n  name: p\\n  labels: {debug: n}\\nspec:\\n  hostNetwork: y\\n  containers: [{name: c, image: x}]\\n"
+    >>> documents, found = read_manifest(text, "pod.yaml")
+    >>> for line in boolean_warnings(documents, found, "pod.yaml"):
+    ...     print(line)
+    pod.yaml:4:19: document 1: Pod/p template (the document itself): metadata.labels.debug: expected string, found boolean False; n, written plain, is the boolean false to kubectl (YAML 1.1): quote it ('n') if a string is meant
+    """
+    from combinators import get_at
+    from transforms.checks.validation import problems
+    from transforms.kube.workloads import pod_templates, with_added_volumes
+
+    lines: list[str] = []
+    numbers = sorted({boolean.document for boolean in booleans})
+    for number in numbers:
+        document = documents[number - 1]
+        for template in pod_templates(document):
+            pod = get_at(document, template.path) if template.path.parts else document
+            pod = with_added_volumes(pod, template)
+            located = template_booleans(number, template, pod, booleans)
+            if not located:
+                continue
+            for problem in problems(pod, kind=template.root, k8s_version=k8s_version):
+                boolean = located.get((problem.path, problem.found)) \
+                    if type(problem.found) is bool else None
+                if boolean is not None:
+                    lines.append(f"{source}:{boolean.line}:{boolean.column}: "
+                                 f"{template_label(number, template)}: "
+                                 f"{document_path(str(template.path), problem.path)}: "
+                                 f"{problem.message}; {boolean.note()}")
+    return lines
+
+
+def document_path(prefix: str, path: str) -> str:
+    """``path`` (of a template's problem) from the top of the document the template is
+    at ``prefix`` of (both in podfold's path grammar).
+
+    >>> document_path("spec.template", "spec.containers[0].image"), document_path("items[0]", "[1]")
+    ('spec.template.spec.containers[0].image', 'items[0][1]')
+    >>> document_path("", "spec.hostNetwork")
+    'spec.hostNetwork'
+    """
+    if not prefix:
+        return path
+    return f"{prefix}.{path}" if path and not path.startswith("[") else f"{prefix}{path}"

@@ -94,7 +94,7 @@ _NOT_TEXT = {f"tag:yaml.org,2002:{name}": word for name, word in (
 
 
 def _check_keys(loader: Any, node: yaml.MappingNode) -> None:
-    """Refuse a key YAML reads as no string (``off:``, ``y:``, ``1.0:``), where it is
+    """Refuse a key YAML reads as no string (``off:``, ``yes:``, ``1.0:``), where it is
     written: a pod's keys are strings, and the key as read (``False``) is not what was
     written."""
     for key, _ in node.value:
@@ -272,19 +272,15 @@ def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
         try:
             for node in nodes:
                 check_graph(node, MAX_NODES)
-                steps.extend(_document(loader, node, source, document, kind, catalog))
+                steps.extend(_document(loader, node, source, document, kind, catalog, text))
                 document += 1
         except yaml.MarkedYAMLError as err:  # in the document being read
-            raise _yaml_error(err, source, document) from None
+            raise yaml_error(err, source, document, text) from None
         except yaml.YAMLError as err:  # pragma: no cover - every YAML error we meet is marked
             raise OverlayError(str(err), source=source) from None
         return steps
 
     return chain(*read_stream(text, read, overlay_loader(), OverlayLoader))
-
-
-def _yaml_error(err: yaml.MarkedYAMLError, source: str, step: int | None) -> OverlayError:
-    return yaml_error(err, source, step)
 
 
 _PATCHES = ("strategic_merge", "merge_patch", "json_patch")
@@ -317,7 +313,7 @@ def _check(step: Any, kind: str | None) -> None:
 
 
 def _document(loader: Any, node: yaml.Node, source: str, index: int,
-              kind: str | None, catalog: Catalog | None) -> list[Any]:
+              kind: str | None, catalog: Catalog | None, text: str) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
         if node.tag != _SEQ:  # a tag on the pipeline's own list is read, not dropped
             raise _error(f"a pipeline (the document's list of steps) takes no tag, found "
@@ -327,7 +323,7 @@ def _document(loader: Any, node: yaml.Node, source: str, index: int,
             try:
                 step = loader.construct_object(step_node, deep=True)
             except yaml.MarkedYAMLError as err:  # a refused tag, in this step
-                raise _yaml_error(err, source, number) from None
+                raise yaml_error(err, source, number, text) from None
             try:
                 built_step = build_step(step, catalog)
                 _check(built_step, kind)

@@ -44,13 +44,24 @@ _Scalar, _Mapping, _Sequence = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceN
 
 
 def duplicate_key(key: Any, first: yaml.Node, again: yaml.Node) -> yaml.MarkedYAMLError:
-    """The refusal of ``key`` written again at ``again``, naming where it was ``first``."""
+    """The refusal of ``key`` written again at ``again``, naming where it was ``first`` (and,
+    for a boolean, how it was written there where that differs: ``on`` and ``y`` are both
+    ``True``).
+
+    >>> print(duplicate_key(True, yaml.compose("on"), yaml.compose("yes")).problem)
+    duplicate key True (first at line 1, column 1, written 'on': both are read as True)
+    """
     text = repr(key)
     shown = text if len(text) <= 60 else text[:57] + "..."
     mark = first.start_mark
+    written = first.value if isinstance(first, yaml.ScalarNode) else None
+    differs = (f", written {written!r}: both are read as {shown}"
+               if isinstance(key, bool) and isinstance(written, str)
+               and isinstance(again, yaml.ScalarNode)
+               and written != again.value and len(written) <= 60 else "")
     return yaml.constructor.ConstructorError(
         None, None, f"duplicate key {shown} (first at line {mark.line + 1}, column "
-        f"{mark.column + 1})", again.start_mark)
+        f"{mark.column + 1}{differs})", again.start_mark)
 
 
 def is_plain(node: yaml.Node, text: str, max_nodes: int | None) -> bool:

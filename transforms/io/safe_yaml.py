@@ -16,7 +16,14 @@ kubectl holds it to, and to bounds that keep the work small:
   not UTF-8 are refused with the line and column where they are;
 * only what JSON carries is built: ``!!binary``, ``!!set``, ``!!omap`` and
   ``!!pairs`` are refused in place, and a date or time (``2024-01-02``)
-  stays the text it was written as, as Kubernetes reads it.
+  stays the text it was written as, as Kubernetes reads it;
+* an implicit key longer than YAML's 1,024 characters is refused at once,
+  where it begins, and a refusal where a template was left unrendered
+  (``{{ .Values.x }}``) names the template (:mod:`transforms.io.refusals`).
+
+A manifest (:func:`load_manifest`) is read with kubectl's booleans: ``y`` and
+``n`` written plain are booleans there, as YAML 1.1 and kubectl have them
+(:mod:`transforms.io.booleans`); an overlay keeps PyYAML's reading.
 
 Where PyYAML has libyaml (:data:`LIBYAML`), text is parsed by libyaml
 (:class:`CStrictLoader`), several times faster than by the pure-Python
@@ -45,10 +52,13 @@ import yaml
 
 from combinators.limits import MAX_DEPTH
 from transforms.errors import OverlayError
+from transforms.io.booleans import PlainBoolean, plain_booleans, read_booleans_as_kubectl
 from transforms.io.plain import build, duplicate_key, is_plain
+from transforms.io.refusals import long_key, template_hint
 
 __all__ = ("MAX_DEPTH", "MAX_NODES", "LIBYAML", "StrictLoader", "CStrictLoader", "strict_loader",
-           "check_graph", "check_text", "decode", "load_documents", "read_stream", "yaml_error")
+           "ManifestLoader", "CManifestLoader", "manifest_loader", "check_graph", "check_text",
+           "decode", "load_documents", "load_manifest", "read_stream", "yaml_error")
 
 MAX_NODES = 100_000
 """The most YAML nodes an overlay document may expand to, counting each alias as what it stands for."""
@@ -204,6 +214,33 @@ def strict_loader() -> Any:
     return CStrictLoader if LIBYAML else StrictLoader
 
 
+class ManifestLoader(StrictLoader):
+    """:class:`StrictLoader` reading the booleans kubectl reads (``y``, ``n``, ...; see
+    :mod:`transforms.io.booleans`): what a manifest is read with.
+
+    >>> yaml.load("[y, N, 'y', yes]", Loader=ManifestLoader)
+    [True, False, 'y', True]
+    """
+
+
+class CManifestLoader(CStrictLoader):
+    """:class:`ManifestLoader` on libyaml (:class:`CStrictLoader`)."""
+
+
+read_booleans_as_kubectl(ManifestLoader)
+read_booleans_as_kubectl(CManifestLoader)
+
+
+def manifest_loader() -> Any:
+    """The loader class :func:`load_manifest` reads with: :class:`CManifestLoader` where
+    :data:`LIBYAML` holds, else :class:`ManifestLoader`.
+
+    >>> manifest_loader() is (CManifestLoader if LIBYAML else ManifestLoader)
+    True
+    """
+    return CManifestLoader if LIBYAML else ManifestLoader
+
+
 def check_graph(node: yaml.Node, max_nodes: int | None = MAX_NODES) -> None:
     """Refuse a composed document that contains itself (an alias inside its own anchor),
     nests deeper than :data:`MAX_DEPTH` or expands to more than ``max_nodes`` nodes,
@@ -347,9 +384,24 @@ def decode(data: bytes, source: str) -> str:
                            source=source, line=line, column=column) from None
 
 
-def yaml_error(err: yaml.YAMLError, source: str, step: int | None = None) -> OverlayError:
-    """The :class:`OverlayError` of a PyYAML error, placed at its mark (file, line, column)."""
+def yaml_error(err: yaml.YAMLError, source: str, step: int | None = None,
+               text: str | None = None) -> OverlayError:
+    """The :class:`OverlayError` of a PyYAML error, placed at its mark (file, line, column);
+    given the ``text`` refused, a template left unrendered where the parser stopped is
+    named as the likely cause, where it is (:func:`~transforms.io.refusals.template_hint`).
+
+    >>> text = "spec:\\n  {{- if .Values.gpu }}\\n  nodeSelector: {gpu: a100}\\n  {{- end }}\\n"
+    >>> print(load_documents(text, "chart.yaml"))
+    Traceback (most recent call last):
+      ...
+    transforms.errors.OverlayError: chart.yaml:2:3: looks like an unrendered Helm template ('{{- if .Values.gpu }}'): render it with `helm template` first (YAML refused it at line 2, column 5: expected the node content, but found '-')
+    """
     if isinstance(err, yaml.MarkedYAMLError):
+        hint = template_hint(text, err) if text is not None else None
+        if hint is not None:
+            message, hint_line, hint_column = hint
+            return OverlayError(message, source=source, line=hint_line, column=hint_column,
+                                step=step)
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
@@ -373,10 +425,34 @@ def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> l
     >>> load_documents("a: &x [1]\\nb: *x\\nt: 2024-01-02T03:04:05Z\\n", "m.yaml")
     [{'a': [1], 'b': [1], 't': '2024-01-02T03:04:05Z'}]
     """
+    return _load(text, source, max_nodes, strict_loader(), StrictLoader, None)
+
+
+def load_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]]:
+    """The documents of a manifest stream, read as :func:`load_documents` reads them but
+    with kubectl's booleans (:class:`ManifestLoader`), and each of YAML 1.1's booleans
+    written plain in them (:func:`~transforms.io.booleans.plain_booleans`).
+
+    >>> documents, found = load_manifest("env:\\n- {name: A, value: y}\\n- {name: B, value: 'n'}\\n", "m.yaml")
+    >>> documents
+    [{'env': [{'name': 'A', 'value': True}, {'name': 'B', 'value': 'n'}]}]
+    >>> [(boolean.keys, boolean.text, boolean.line, boolean.column) for boolean in found]
+    [(('env', 0, 'value'), 'y', 2, 20)]
+    """
+    found: list[PlainBoolean] = []
+    return _load(text, source, None, manifest_loader(), ManifestLoader, found), found
+
+
+def _load(text: str, source: str, max_nodes: int | None, loader_class: Any, pure: Any,
+          found: list[PlainBoolean] | None) -> list[Any]:
+    """The documents of ``text`` (see :func:`load_documents`); where ``found`` is given,
+    the plain booleans of YAML 1.1 a loader noted reading (``yaml11_read``) go into it."""
     check_text(text, source)
 
     def read(loader: Any, nodes: Iterator[yaml.Node]) -> list[Any]:
         documents: list[Any] = []
+        if found is not None:
+            found.clear()  # what libyaml's pass found, where PyYAML's reads it all again
         try:
             for node in nodes:
                 if is_plain(node, text, max_nodes):  # most are: built in one pass
@@ -387,11 +463,14 @@ def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> l
                     document = loader.construct_document(node)
                 if document is not None:
                     documents.append(document)
+                    if found is not None and loader.yaml11_read:
+                        found.extend(plain_booleans(loader, node, document, len(documents)))
+                        loader.yaml11_read = False
         except yaml.YAMLError as err:
-            raise yaml_error(err, source) from None
+            raise yaml_error(err, source, text=text) from None
         return documents
 
-    return read_stream(text, read, strict_loader(), StrictLoader)
+    return read_stream(text, read, loader_class, pure)
 
 
 T = TypeVar("T")
@@ -422,29 +501,52 @@ def read_stream(text: str, read: Callable[[Any, Iterator[yaml.Node]], T], loader
     """
     first = loader(text)
     try:
-        return read(first, _composed(first, refusable=loader is not pure))
+        return read(first, _composed(first, text, refusable=loader is not pure))
     except _Refused:
         pass  # read it all again, below, on PyYAML's parser
     finally:
         first.dispose()
     second = pure(text)
     try:
-        return read(second, _composed(second, refusable=False))
+        return read(second, _composed(second, text, refusable=False))
     finally:
         second.dispose()
 
 
-def _composed(loader: Any, refusable: bool) -> Iterator[yaml.Node]:
+def _composed(loader: Any, text: str, refusable: bool) -> Iterator[yaml.Node]:
     while True:
         try:
             if not loader.check_node():
                 return
             node = loader.get_node()
-        except yaml.YAMLError as err:
+        except yaml.MarkedYAMLError as err:
+            # libyaml counts marks from after a byte-order mark, PyYAML from before it
+            offset = 1 if refusable and text.startswith("\ufeff") else 0
+            too_long = long_key(text, err, offset, lambda changed: _first_error(
+                type(loader), changed))
+            if too_long is not None:
+                raise too_long from None  # said at once: PyYAML's parser takes seconds on it
+            if refusable:
+                raise _Refused() from err
+            raise
+        except yaml.YAMLError as err:  # pragma: no cover - every parser error is marked
             if refusable:
                 raise _Refused() from err
             raise
         yield node
+
+
+def _first_error(loader_class: Any, text: str) -> yaml.MarkedYAMLError | None:
+    """Where ``loader_class``'s parser first refuses ``text`` (its events, nothing built)."""
+    loader = loader_class(text)
+    try:
+        while loader.check_event():
+            loader.get_event()
+    except yaml.MarkedYAMLError as err:
+        return err
+    finally:
+        loader.dispose()
+    return None
 
 
 def _count(node: yaml.Node) -> int:
