@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from kubernetes.client import V1Job, V1JobSpec, V1ObjectMeta, V1PodSpec, V1PodTemplateSpec
 
 import recipes
@@ -35,6 +37,7 @@ from transforms.kube.scopes import (
     split_levels,
     workload_level,
 )
+from transforms.testing import strategies
 
 from .kubectl import KUBECTL, needs_kubectl
 
@@ -316,3 +319,47 @@ def test_the_label_is_where_kubectl_label_puts_it_on_the_workload(tmp_path: Path
                            f"{QUEUE}=team-a", "-o", "json"], capture_output=True, text=True,
                           timeout=60, check=True)
     assert apply_to_workload(recipes.kueue_queue("team-a"), workload) == json.loads(done.stdout)
+
+
+# ---------------------------------------------------------------- laws
+
+
+def _outcome(function: Any, value: Any) -> Any:
+    try:
+        return function(value)
+    except TransformError as err:
+        return type(err)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(overlay=strategies.transforms(max_steps=3), pod=strategies.pods(),
+       queue=st.sampled_from(["team-a", "batch"]))
+def test_law_workload_steps_write_the_workload_pod_steps_each_template(overlay: Any, pod: Any,
+                                                                        queue: str) -> None:
+    # apply_to_workload(chain(t, kueue_queue(q)), job) writes t's pod-level steps into each
+    # template as t writes a pod, and its workload-level ones into the job's own metadata
+    template = {key: value for key, value in pod.items() if key in ("metadata", "spec")}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+           "spec": {"template": template}}
+    combined = chain(overlay, recipes.kueue_queue(queue))
+    done = _outcome(lambda document: apply_to_workload(combined, document), job)
+    expected = _outcome(pod_level(combined), template)
+    if isinstance(done, type) or isinstance(expected, type):
+        assert done == expected
+        return
+    assert done["spec"]["template"] == expected
+    workload_part = chain(*split_levels(combined)[0])
+    assert {"metadata": done["metadata"]} == workload_part({"metadata": job["metadata"]})
+    assert done["metadata"]["labels"][QUEUE] == queue
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(overlay=strategies.transforms(max_steps=3), pod=strategies.pods(),
+       queue=st.sampled_from(["team-a", "batch"]))
+def test_law_on_a_pod_the_overlay_is_applied_as_written(overlay: Any, pod: Any,
+                                                        queue: str) -> None:
+    # apply_to_workload(o, pod) == o(pod): a Pod is its own workload, its steps keep their order
+    document = {"apiVersion": "v1", "kind": "Pod", **pod}
+    combined = chain(recipes.kueue_queue(queue), overlay)
+    assert _outcome(lambda doc: apply_to_workload(combined, doc), document) == \
+        _outcome(combined, document)
