@@ -102,7 +102,7 @@ def long_key(text: str, err: yaml.MarkedYAMLError, offset: int,
     if span is None:
         return None
     start, colon, line, column = span
-    if colon - start <= KEY_LIMIT or any(char in text[start:colon] for char in _BREAKS):
+    if colon - start <= KEY_LIMIT or any(text.find(char, start, colon) != -1 for char in _BREAKS):
         return None
     again = first_error(text[:start] + "k" + text[colon:])
     if again is not None:
