@@ -62,6 +62,35 @@ spec:
       value: INFO
 """
 
+# spark-pi as the Spark operator's examples publish it: no env, no pull policy
+SPARK_PI_AS_PUBLISHED = """\
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: SparkApplication
+metadata:
+  name: spark-pi
+  namespace: default
+spec:
+  type: Scala
+  mode: cluster
+  image: spark:3.5.3
+  mainClass: org.apache.spark.examples.SparkPi
+  mainApplicationFile: local:///opt/spark/examples/jars/spark-examples_2.12-3.5.3.jar
+  arguments: ["5000"]
+  sparkVersion: 3.5.3
+  driver:
+    labels:
+      version: 3.5.3
+    cores: 1
+    memory: 512m
+    serviceAccount: spark-operator-spark
+  executor:
+    labels:
+      version: 3.5.3
+    instances: 1
+    cores: 1
+    memory: 512m
+"""
+
 # the same with pod templates (spark operator 2.1 and later): containers with no image
 SPARK_TEMPLATES = """\
 apiVersion: sparkoperator.k8s.io/v1beta2
@@ -224,6 +253,12 @@ def test_a_spark_application_s_driver_and_executors_are_found() -> None:
     assert (found.kind, found.name, found.reason) == ("SparkApplication", "spark-pi",
                                                      "unknown-kind")
     assert set(found.places) == {"spec.driver", "spec.executor"}
+
+
+def test_spark_pi_as_published_is_found_by_its_driver() -> None:
+    # the executor has its size only (cores, memory): no field of a container to tell it by
+    [found] = unreached_pods(documents(SPARK_PI_AS_PUBLISHED)[0])
+    assert (found.kind, found.places) == ("SparkApplication", ("spec.driver",))
 
 
 def test_spark_pod_templates_without_an_image_are_found() -> None:

@@ -89,7 +89,7 @@ def _signals(node: Any) -> tuple[int, int]:
     """(strong, weak): what of a container (or of a pod's size) ``node`` has. Strong ones
     are lists and maps a container has (``env``, ``command``, ``resources``, ...) or a Spark
     pod's ``cores`` and ``memory``; no ConfigMap's data (all text) has one. Weak ones are
-    text a container has (an ``image``, an ``imagePullPolicy``)."""
+    text a container or a pod has (an ``image``, an ``imagePullPolicy``, a service account)."""
     strong = sum((
         _named_maps(node.get("env"), "name"),
         _named_maps(node.get("volumeMounts"), "mountPath"),
@@ -104,9 +104,11 @@ def _signals(node: Any) -> tuple[int, int]:
         isinstance(node.get("cores"), (int, float)) and not isinstance(node.get("cores"), bool)
         and isinstance(node.get("memory"), str),
     ))
-    weak = isinstance(node.get("image"), str) + (node.get("imagePullPolicy") in _PULL_POLICIES
-                                                 if isinstance(node.get("imagePullPolicy"),
-                                                               str) else 0)
+    pull = node.get("imagePullPolicy")
+    weak = sum((isinstance(node.get("image"), str),
+                isinstance(pull, str) and pull in _PULL_POLICIES,
+                isinstance(node.get("serviceAccount"), str)
+                or isinstance(node.get("serviceAccountName"), str)))
     return strong, weak
 
 
