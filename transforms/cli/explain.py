@@ -65,7 +65,8 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     """Show what the overlays would change in FILE, per document and pod template.
 
     A unified diff of each pod template's YAML; templates that do not change
-    are left out. With --blame, each changed field is listed with the step
+    are left out. A step that acts on the workload object (kueue_queue) shows
+    as a diff of the workload's metadata, where it is written. With --blame, each changed field is listed with the step
     that wrote it last: 'a100.yaml:5: partial pod', or 'a100.yaml:10:
     document 2, step 1: recipe shm_size('16Gi') > its step 3 of 3: ...';
     a field several steps wrote parts of is listed by part, each with its
@@ -77,14 +78,15 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     stderr after the diffs, and a problem or a violation makes the exit code 1.
     Warnings are those of podfold apply.
     """
-    from combinators import chain, get_at
+    from combinators import chain, exists, get_at
     from transforms.analysis.blame import blame as blame_of
     from transforms.analysis.blame import load_steps
     from transforms.analysis.explanation import changes_between, unified_diff
     from transforms.cli.documents import read_documents, template_label
     from transforms.cli.located import apply_located
     from transforms.cli.notices import warn_empty_overlays, warn_unmatched_patches, warn_unreached
-    from transforms.kube.workloads import pod_templates
+    from transforms.kube.scopes import is_workload_level
+    from transforms.kube.workloads import pod_templates, workloads_of
 
     selector = parse_selector(select)
     each = load_each(overlays)
@@ -100,10 +102,32 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     result = apply_located(transform, documents, select=selector, require_match=True,
                            overlays=overlays)
     echo_color = {"auto": None, "always": True, "never": False}[color]
-    changed = total = 0
+
+    def show(label: str, before: Any, after: Any, blamed: list[Any]) -> bool:
+        """Print the diff of ``before`` and ``after`` (and its blame); whether they differ."""
+        changes = changes_between(before, after) if before is not after else []
+        if not changes:
+            return False
+        count = len(changes)
+        click.echo(click.style(f"# {label}: {count} change{'s' if count != 1 else ''}",
+                               bold=True), color=echo_color)
+        lines = unified_diff(_yaml_lines(before), _yaml_lines(after))
+        click.echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
+        if blame:
+            click.echo("# blame:")
+            for found in blame_of(before, blamed):
+                origin = found.origin if found.origin is not None else "(no one step)"
+                click.echo(f"#   {found.change.path or '(the pod)'}  <- {origin}")
+        return True
+
+    # a workload-level step (kueue_queue) acts on the workload's metadata, not on its pods
+    workload_steps = [step for step in steps if is_workload_level(step.transform)]
+    pod_steps = [step for step in steps if not is_workload_level(step.transform)]
+    changed = total = workloads = 0
     for number, (document, after_document) in enumerate(zip(documents, result, strict=True),
                                                          1):
-        for template in pod_templates(document):
+        templates = pod_templates(document)
+        for template in templates:
             before = get_at(document, template.path) if template.path.parts else document
             after = get_at(after_document, template.path) if template.path.parts \
                 else after_document
@@ -113,22 +137,19 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
                 continue
             total += 1
             checks.template(label, template, before, after)
-            if before is after:
+            blamed = steps if template.workload_metadata is None else pod_steps
+            changed += show(label, before, after, blamed)
+        for metadata in workloads_of(templates, selector):
+            if metadata.path is None:
                 continue
-            changes = changes_between(before, after)
-            if not changes:
-                continue
-            changed += 1
-            count = len(changes)
-            click.echo(click.style(f"# {label}: {count} change{'s' if count != 1 else ''}",
-                                   bold=True), color=echo_color)
-            lines = unified_diff(_yaml_lines(before), _yaml_lines(after))
-            click.echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
-            if blame:
-                click.echo("# blame:")
-                for found in blame_of(before, steps):
-                    origin = found.origin if found.origin is not None else "(no one step)"
-                    click.echo(f"#   {found.change.path or '(the pod)'}  <- {origin}")
+            before = {"metadata": get_at(document, metadata.path)} \
+                if exists(document, metadata.path) else {}
+            after = {"metadata": get_at(after_document, metadata.path)} \
+                if exists(after_document, metadata.path) else {}
+            workloads += show(f"document {number}: {metadata.describe()}", before, after,
+                              workload_steps)
     click.echo(f"# {changed} of {total} pod template{'s' if total != 1 else ''} "
-               f"in {len(documents)} document{'s' if len(documents) != 1 else ''} change")
+               f"in {len(documents)} document{'s' if len(documents) != 1 else ''} change"
+               + (f"; the metadata of {workloads} workload{'s' if workloads != 1 else ''} "
+                  f"changes" if workloads else ""))
     checks.report(source)
