@@ -4,8 +4,15 @@ Newer TorchX applies ``role.metadata["kubernetes"]`` itself while it renders
 each pod (``torchx.specs.overlays``). podfold's scheduler hands TorchX the
 roles without that key and folds every overlay itself, so a role written
 for upstream renders as upstream renders it, once, and podfold's own
-overlays and launch-time overlays come after. Nightly's scheduler also
-asks the API server to dry-run the job unless ``validate_spec=False``.
+overlays and launch-time overlays come after.
+
+Nightly's own scheduler asks the API server to dry-run the job inside every
+dry run unless ``validate_spec=False``, before any overlay is applied. podfold's
+asks it about the folded job, and by default only when the job is submitted:
+``torchx run --dryrun`` stays offline, as on TorchX 0.7.0, and
+``validate_spec=true`` asks under ``--dryrun`` too. These tests talk to a
+stand-in API server on a local port (:mod:`tests.apiserver`) and run the
+README's main command through this environment's ``torchx``, with no cluster.
 
 What upstream does with ``JOIN("containers", on="name")`` on a role of two
 replicas (checked against torchx-nightly 2026.10.26): TorchX names each
@@ -28,13 +35,21 @@ failure instead of a skip.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.metadata
 import json
 import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+
+from tests.apiserver import ApiServer, api_server
 
 
 def _nightly_version() -> str | None:
@@ -56,7 +71,7 @@ pytestmark = [
 
 if NIGHTLY is not None:
     from kubernetes.client import ApiClient
-    from torchx import specs
+    from torchx import plugins, specs
     from torchx.runner import Runner
     from torchx.schedulers import get_scheduler_factories
     from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
@@ -73,6 +88,11 @@ if NIGHTLY is not None:
     )
 
 OFFLINE = {"queue": "default", "validate_spec": False}
+"""What upstream's ``kubernetes`` scheduler needs to dry-run offline; podfold's needs the
+queue only."""
+QUEUE = {"queue": "default"}
+REPO = Path(__file__).resolve().parent.parent
+A100_POOL = {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"}
 
 
 @pytest.fixture
@@ -129,20 +149,19 @@ def test_nightly_still_has_what_podfold_builds_on() -> None:
     assert issubclass(KubernetesOverlayScheduler, KubernetesScheduler)
     assert callable(KubernetesScheduler._submit_dryrun)
     assert KubernetesJob.__dataclass_fields__.keys() >= {"resource", "images_to_push"}
+    for name in ("_api_client", "_custom_objects_api", "schedule"):
+        assert callable(getattr(KubernetesScheduler, name)), name
+    assert "validate_spec" in KubernetesScheduler._opts_type().__dataclass_fields__
     options = create_kubernetes_overlay("test").run_opts()
     for name in ("overlays", "validate", "k8s_version", "validate_spec", "queue"):
         assert options.get(name) is not None, name
 
 
-def test_offline_dry_runs_need_validate_spec_false(runner: Any) -> None:
-    app = specs.AppDef("job", roles=[podfold_role()])
-    with pytest.raises(Exception):  # noqa: B017 - whatever the client fails with, offline
-        runner.dryrun(app, "kubernetes_overlay", cfg={"queue": "default"})
 
 
 def test_an_upstream_role_renders_as_upstream_renders_it_once(runner: Any) -> None:
     app = specs.AppDef("job", roles=[upstream_role()])
-    ours = pods(runner.dryrun(copy.deepcopy(app), "kubernetes_overlay", cfg=OFFLINE))
+    ours = pods(runner.dryrun(copy.deepcopy(app), "kubernetes_overlay", cfg=QUEUE))
     theirs = pods(runner.dryrun(copy.deepcopy(app), "kubernetes", cfg=OFFLINE))
     assert ours == theirs
     assert sorted(ours) == ["ps-0", "ps-1"]
@@ -164,13 +183,13 @@ def test_upstream_join_by_container_name_gives_replica_1_a_container_without_ima
     assert phantom == {"name": "ps-0", "workingDir": "/w"}  # appended: no image, no command
     # podfold folds the overlay the same way, and its validation stops the dry run
     with pytest.raises(FoldError) as caught:
-        runner.dryrun(copy.deepcopy(app), "kubernetes_overlay", cfg=OFFLINE)
+        runner.dryrun(copy.deepcopy(app), "kubernetes_overlay", cfg=QUEUE)
     assert (caught.value.role, caught.value.replica) == ("ps", 1)
     assert "spec.containers[name=ps-0].image: a container of a pod needs an image" in \
         str(caught.value)
     # without the validation, podfold renders what upstream renders
     unchecked = pods(runner.dryrun(copy.deepcopy(app), "kubernetes_overlay",
-                                   cfg={**OFFLINE, "validate": False}))
+                                   cfg={**QUEUE, "validate": False}))
     assert unchecked == theirs
 
 
@@ -180,7 +199,7 @@ def test_both_kinds_of_role_and_launch_overlays_together(runner: Any, tmp_path: 
     app = specs.AppDef("job", roles=[podfold_role(), upstream_role()])
     before = copy.deepcopy(app)
     found = pods(runner.dryrun(app, "kubernetes_overlay",
-                               cfg={**OFFLINE, "overlays": [str(launch)]}))
+                               cfg={**QUEUE, "overlays": [str(launch)]}))
     assert sorted(found) == ["ps-0", "ps-1", "trainer-0", "trainer-1"]
     for name, pod in found.items():
         keys = [t["key"] for t in pod["spec"]["tolerations"]]
@@ -200,7 +219,7 @@ def test_both_kinds_of_role_and_launch_overlays_together(runner: Any, tmp_path: 
 def test_fold_errors_stop_the_dry_run(runner: Any) -> None:
     role = with_overlays(podfold_role(), {"spec": {"node_selector": {"gpu": "a100"}}})
     with pytest.raises(FoldError, match="did you mean nodeSelector"):
-        runner.dryrun(specs.AppDef("job", roles=[role]), "kubernetes_overlay", cfg=OFFLINE)
+        runner.dryrun(specs.AppDef("job", roles=[role]), "kubernetes_overlay", cfg=QUEUE)
 
 
 def test_the_mcad_overlay_scheduler_says_it_needs_mcad() -> None:
@@ -213,3 +232,202 @@ def test_the_mcad_overlay_scheduler_says_it_needs_mcad() -> None:
 def test_nightly_keeps_its_builtin_schedulers() -> None:
     names = set(get_scheduler_factories())
     assert names >= {"local_cwd", "local_docker", "slurm", "kubernetes"}
+
+
+# --- asking the API server: about the folded job, at submission ----------------------------
+
+@pytest.fixture
+def server() -> Iterator[ApiServer]:
+    with api_server() as running:
+        yield running
+
+
+def against(server: ApiServer) -> Any:
+    """A runner whose ``kubernetes_overlay`` talks to ``server``."""
+    def factory(session_name: str, **kwargs: Any) -> Any:
+        return create_kubernetes_overlay(session_name, client=server.client())
+    return Runner("test", scheduler_factories={"kubernetes_overlay": factory})
+
+
+def a100_app() -> Any:
+    return specs.AppDef("job", roles=[podfold_role()])
+
+
+A100_CFG = {**QUEUE, "overlays": [str(REPO / "examples" / "a100.yaml")]}
+
+
+def task_pods(resource: Any) -> list[Any]:
+    return [task["template"] for task in resource["spec"]["tasks"]]
+
+
+@pytest.mark.parametrize(("validate_spec", "asked"), [({}, False),
+                                                       ({"validate_spec": False}, False),
+                                                       ({"validate_spec": True}, True)])
+def test_a_dry_run_asks_the_api_server_only_when_validate_spec_is_true(
+        server: ApiServer, validate_spec: dict[str, bool], asked: bool) -> None:
+    with against(server) as runner:
+        info = runner.dryrun(a100_app(), "kubernetes_overlay", cfg={**A100_CFG, **validate_spec})
+    if not asked:
+        assert server.requests == []
+        return
+    (request,) = server.requests
+    assert request.dry_run and request.path.endswith("/namespaces/default/jobs")
+    assert request.body == ApiClient().sanitize_for_serialization(info.request.resource)
+    assert all(pod["spec"]["nodeSelector"] == A100_POOL for pod in task_pods(request.body))
+
+
+def test_a_submit_has_the_api_server_dry_run_the_folded_job_first(server: ApiServer) -> None:
+    with against(server) as runner:
+        runner.run(a100_app(), "kubernetes_overlay", cfg=A100_CFG)
+    checked, created = server.posts()
+    assert (checked.dry_run, created.dry_run) == (True, False)
+    assert checked.body == created.body
+    for pod in task_pods(checked.body):  # the overlays' pods, not TorchX's
+        assert pod["spec"]["nodeSelector"] == A100_POOL
+        assert [t["key"] for t in pod["spec"]["tolerations"]] == ["gpu", "nvidia.com/gpu"]
+
+
+def test_validate_spec_false_submits_without_asking_first(server: ApiServer) -> None:
+    with against(server) as runner:
+        runner.run(a100_app(), "kubernetes_overlay", cfg={**A100_CFG, "validate_spec": False})
+    (created,) = server.posts()
+    assert not created.dry_run
+
+
+def test_the_api_server_refusing_the_dry_run_stops_the_submit() -> None:
+    with (api_server(status=422, message="spec.tasks[0].template: Invalid value") as refusing,
+          against(refusing) as runner, pytest.raises(LaunchError) as caught):
+        runner.run(a100_app(), "kubernetes_overlay", cfg=A100_CFG)
+    assert [request.dry_run for request in refusing.posts()] == [True]  # nothing created
+    assert str(caught.value) == (
+        f"the Kubernetes API server at {refusing.host} refused to dry-run the job: "
+        "422 Unprocessable Entity: spec.tasks[0].template: Invalid value")
+
+
+def test_a_pod_name_over_63_characters_is_refused_before_the_api_server_is_asked(
+        server: ApiServer) -> None:
+    app = specs.AppDef("a-rather-long-application-name-for-a-job", roles=[
+        dataclasses.replace(podfold_role(), name="a-long-role-name")])
+    with against(server) as runner, pytest.raises(LaunchError) as caught:
+        runner.run(app, "kubernetes_overlay", cfg=QUEUE)
+    assert server.requests == []
+    text = str(caught.value)
+    assert text.startswith("the pod name 'a-rather-long-application-name-for-a-job-")
+    assert "-a-long-role-name-0-0' is " in text and "characters, more than the 63" in text
+    # offline, nothing is asked, and the dry run prints the job
+    with against(server) as runner:
+        runner.dryrun(app, "kubernetes_overlay", cfg=QUEUE)
+
+
+# --- the README's main command, through this environment's torchx -------------------------
+
+def readme_main_command() -> list[str]:
+    """The README's main command, word for word: the ``torchx run`` that ends its set-up line."""
+    for line in (REPO / "README.md").read_text().splitlines():
+        if "pip install" in line and "&& torchx run " in line:
+            return shlex.split(line.rsplit(" && ", 1)[1])
+    raise AssertionError("the README's set-up has no line that runs torchx")
+
+
+def cli(words: list[str], home: Path, kubeconfig: Path | None = None,
+        ) -> subprocess.CompletedProcess[str]:
+    """``words`` run with this environment's script ``words[0]`` (``torchx``, ``podfold``),
+    from the repository's root, with no cluster (no kubeconfig, not in a pod) unless
+    ``kubeconfig`` names one."""
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith("KUBERNETES_SERVICE")}
+    env.update(HOME=str(home), KUBECONFIG=str(kubeconfig or home / "no-kubeconfig"))
+    program = Path(sys.executable).with_name(words[0])
+    return subprocess.run([str(program), *words[1:]], cwd=REPO, capture_output=True,
+                          text=True, timeout=180, check=False, env=env)
+
+
+def assert_a100_job(job: Any) -> None:
+    assert (job["apiVersion"], job["kind"]) == ("batch.volcano.sh/v1alpha1", "Job")
+    found = task_pods(job)
+    assert sorted(pod["metadata"]["labels"]["torchx.pytorch.org/role-name"]
+                  for pod in found) == ["ps", "trainer", "trainer"]
+    for pod in found:
+        spec = pod["spec"]
+        assert spec["nodeSelector"] == A100_POOL
+        assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} \
+            in spec["tolerations"]
+        (dshm,) = [volume for volume in spec["volumes"] if volume["name"] == "dshm"]
+        assert dshm["emptyDir"] == {"medium": "Memory", "sizeLimit": "16Gi"}
+        env = {e["name"]: e.get("value") for e in spec["containers"][0]["env"]}
+        assert env["NCCL_DEBUG"] == "INFO"
+
+
+def test_the_readmes_main_command_prints_the_folded_job_offline(tmp_path: Path) -> None:
+    words = readme_main_command()
+    assert words[:2] == ["torchx", "run"] and "--dryrun" in words
+    done = cli(words, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "kube config" not in done.stderr  # no cluster was even looked for
+    assert_a100_job(yaml.safe_load(done.stdout.split("=== SCHEDULER REQUEST ===", 1)[1]))
+
+
+def test_the_readmes_main_command_submitting_without_a_cluster_fails_in_one_short_line(
+        tmp_path: Path) -> None:
+    words = [word for word in readme_main_command() if word != "--dryrun"]
+    done = cli(words, tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if "Kubernetes" in line]
+    assert "no Kubernetes cluster to submit the job to: failed to load kube config: " in line
+    assert "KUBECONFIG" in line and "--dryrun" in line  # what to do
+    assert len(line) < 300
+    assert len(done.stderr.splitlines()) <= 5, done.stderr  # TorchX's own lines and this one
+
+
+def test_validate_spec_true_under_dryrun_without_a_cluster_fails_in_one_short_line(
+        tmp_path: Path) -> None:
+    words = readme_main_command()
+    cfg = words.index("-cfg") + 1
+    words[cfg] += ",validate_spec=true"
+    done = cli(words, tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if "Kubernetes" in line]
+    assert "no Kubernetes cluster to dry-run the job on (validate_spec=true): failed to " \
+        "load kube config: " in line
+    assert "=== SCHEDULER REQUEST ===" not in done.stdout
+
+
+def test_the_readmes_main_command_submits_through_a_kubeconfig(
+        tmp_path: Path, server: ApiServer) -> None:
+    words = [word for word in readme_main_command() if word != "--dryrun"]
+    done = cli(words, tmp_path, kubeconfig=server.kubeconfig(tmp_path))
+    assert done.returncode == 0, done.stderr
+    checked, created = server.posts()
+    assert (checked.dry_run, created.dry_run, checked.body) == (True, False, created.body)
+    assert_a100_job(created.body)
+    assert f"kubernetes_overlay://torchx/default:{created.body['metadata']['name']}" \
+        in done.stdout
+
+
+def test_podfold_render_prints_the_folded_job_offline(tmp_path: Path) -> None:
+    done = cli(["podfold", "render", "--queue", "default", "-f", "examples/a100.yaml",
+                "examples/trainer.py:trainer"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "kube config" not in done.stderr
+    assert_a100_job(yaml.safe_load(done.stdout))
+
+
+def test_runopts_says_when_validate_spec_asks(tmp_path: Path) -> None:
+    done = cli(["torchx", "runopts", "kubernetes_overlay"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    listed = done.stdout.split("validate_spec=VALIDATE_SPEC ", 1)[1].splitlines()
+    assert listed[0] == "(bool, None)"
+    assert "unset: when the job is submitted, not under --dryrun" in listed[1]
+
+
+def test_podfolds_schedulers_are_found_through_torchxs_plugin_registry() -> None:
+    # entry points, which nightly still reads (and reads first): a torchx_plugins
+    # registration beside them would be a collision it warns of on every command
+    registry = plugins.PluginRegistry()
+    found = registry.get(plugins.PluginType.SCHEDULER)
+    assert isinstance(found["kubernetes_overlay"]("test"), KubernetesOverlayScheduler)
+    assert registry.load_errors(plugins.PluginType.SCHEDULER) == []
+    assert "kubernetes_overlay" in get_scheduler_factories()

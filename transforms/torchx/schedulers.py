@@ -30,12 +30,26 @@ TorchX's own scheduler is handed the roles without ``metadata["kubernetes"]``:
 podfold alone reads it, so where TorchX applies overlays itself (newer
 releases) nothing is applied twice. Where TorchX has no MCAD scheduler (newer
 releases), ``kubernetes_mcad_overlay`` says so when it is created.
+
+**The API server.** A dry run renders and folds, offline, on every TorchX.
+Newer TorchX has the run option ``validate_spec``: its own scheduler asks the
+API server to dry-run the job inside every dry run, before any overlay is
+applied, so ``--dryrun`` needs a cluster there. ``kubernetes_overlay`` asks
+about the folded job, and when: unset (the default), once the job is submitted,
+before anything is pushed or created; ``validate_spec=true``, under
+``--dryrun`` too; ``false``, never. Where there is no cluster to talk to (no
+kubeconfig, not in a pod), the API server cannot be reached or refuses the job,
+the error is a :class:`~transforms.torchx.errors.LaunchError` in one line
+naming the server and its reason.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import json
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import yaml
@@ -118,6 +132,151 @@ def _dry_run(render: Callable[[AppDef, Any], AppDryRunInfo[Any]], app: AppDef, c
                          _request_yaml)
 
 
+VALIDATE_SPEC = "validate_spec"
+"""Newer TorchX's run option: ask the API server to dry-run the job."""
+
+_VOLCANO_JOBS = ("batch.volcano.sh", "v1alpha1", "jobs")
+"""Where the API server keeps Volcano Jobs: group, version, plural."""
+
+_HOSTNAME_LIMIT = 63
+"""A pod's hostname is a DNS label; Volcano names each pod, and sets its hostname,
+``JOB-TASK-INDEX``."""
+
+
+def _offline(cfg: Any) -> Any:
+    """``cfg`` with TorchX's own ``validate_spec`` off, where TorchX has it: TorchX
+    renders only, and podfold asks the API server about the folded job. A ``cfg``
+    without it (TorchX 0.7.0) is returned as it is.
+
+    >>> _offline({"queue": "default", "validate_spec": None})
+    {'queue': 'default', 'validate_spec': False}
+    >>> cfg = {"queue": "default"}
+    >>> _offline(cfg) is cfg
+    True
+    """
+    if dataclasses.is_dataclass(cfg) and not isinstance(cfg, type):
+        if any(field.name == VALIDATE_SPEC for field in dataclasses.fields(cfg)):
+            return dataclasses.replace(cfg, **{VALIDATE_SPEC: False})
+        return cfg
+    if isinstance(cfg, Mapping) and VALIDATE_SPEC in cfg:
+        return {**cfg, VALIDATE_SPEC: False}
+    return cfg
+
+
+def _cfg_of(info: AppDryRunInfo[Any]) -> Mapping[str, Any]:
+    """The run configuration a dry run kept (``cfg`` in newer TorchX, ``_cfg`` in 0.7.0)."""
+    cfg = getattr(info, "cfg", None)
+    return cfg if isinstance(cfg, Mapping) else getattr(info, "_cfg", None) or {}
+
+
+def _cluster(scheduler: KubernetesScheduler, purpose: str, what_to_do: str) -> str:
+    """The address of the API server ``scheduler`` talks to, or a :class:`LaunchError`
+    saying why there is none, before anything is sent: ``purpose`` (``submit the job
+    to``) and ``what_to_do`` complete the message. TorchX warns that it found no
+    kubeconfig and goes on with a client that has no address; the warning is the cause,
+    so it goes into the one line instead of before it."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        client = scheduler._api_client()
+    host = getattr(getattr(client, "configuration", None), "host", None)
+    if host == "":
+        reasons = [str(found.message) for found in caught
+                   if str(found.message).startswith("failed to load kube config")]
+        reason = reasons[0] if reasons else "the client has no API server address"
+        raise LaunchError(f"no Kubernetes cluster to {purpose}: {reason} ({what_to_do})")
+    for found in caught:  # not the cause of anything: shown as TorchX showed them
+        warnings.warn_explicit(found.message, found.category, found.filename, found.lineno)
+    return str(host)
+
+
+@contextmanager
+def _asking(host: str, purpose: str, resource: Mapping[str, Any],
+            controller: str) -> Iterator[None]:
+    """The API server at ``host`` failing to ``purpose`` (``create the job``) as one
+    :class:`LaunchError`: unreachable, or refusing with its status and message; a
+    resource it does not know names the ``controller`` (Volcano) that brings it."""
+    from kubernetes.client.rest import ApiException
+    from urllib3.exceptions import HTTPError  # type: ignore[import-untyped,unused-ignore]
+
+    try:
+        yield
+    except ApiException as err:
+        raise _refusal(err, host, purpose, resource, controller) from err
+    except HTTPError as err:  # the client's own transport: not a push to a registry
+        reason = str(getattr(err, "reason", None) or err).rsplit(">: ", 1)[-1]
+        raise LaunchError(f"cannot reach the Kubernetes API server at {host} to {purpose}: "
+                          f"{reason}") from err
+    except ValueError as err:  # TorchX's word for a refusal (409: the job exists)
+        if not isinstance(err.__cause__, ApiException):
+            raise
+        raise LaunchError(f"the Kubernetes API server at {host} refused to {purpose}: "
+                          f"{err}") from err
+
+
+def _refusal(err: Any, host: str, purpose: str, resource: Mapping[str, Any],
+             controller: str) -> LaunchError:
+    """The API server's refusal ``err`` (an ``ApiException``) in one line: its status,
+    reason and message (from the Status object it answered with)."""
+    try:
+        status = json.loads(err.body)
+    except (TypeError, ValueError):
+        status = {}
+    status = status if isinstance(status, dict) else {}
+    message = str(status.get("message") or "").replace("\n", " ").strip()
+    text = (f"the Kubernetes API server at {host} refused to {purpose}: {err.status} "
+            f"{err.reason}{': ' + message if message else ''}")
+    details = status.get("details")
+    if err.status == 404 and not (isinstance(details, dict) and details.get("name")):
+        text += (f" (is {controller} installed? the cluster has no "
+                 f"{resource.get('apiVersion')} {resource.get('kind')})")
+    return LaunchError(text)
+
+
+def _check_pod_names(resource: Mapping[str, Any]) -> None:
+    """Refuse a Volcano Job one of whose pods would have a name too long for its hostname
+    (the API server takes the Job, and Volcano then fails to make the pod).
+
+    >>> _check_pod_names({"metadata": {"name": "job-" + "x" * 50},
+    ...                   "spec": {"tasks": [{"name": "trainer-0", "replicas": 1}]}})
+    Traceback (most recent call last):
+      ...
+    transforms.torchx.errors.LaunchError: the pod name 'job-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx-trainer-0-0' is 66 characters, more than the 63 a pod's hostname may have: shorten the app's name or the role's
+    """
+    job = resource["metadata"]["name"]
+    names = [f"{job}-{task['name']}-{task.get('replicas', 1) - 1}"
+             for task in resource["spec"]["tasks"]]
+    too_long = [name for name in names if len(name) > _HOSTNAME_LIMIT]
+    if too_long:
+        more = f" (and {len(too_long) - 1} more)" if len(too_long) > 1 else ""
+        raise LaunchError(f"the pod name {too_long[0]!r} is {len(too_long[0])} characters, "
+                          f"more than the {_HOSTNAME_LIMIT} a pod's hostname may have{more}: "
+                          f"shorten the app's name or the role's")
+
+
+def _server_dry_run(scheduler: KubernetesScheduler, host: str, resource: Mapping[str, Any],
+                    namespace: str) -> None:
+    """Ask the API server at ``host`` to dry-run creating the Volcano Job ``resource``
+    (nothing is created), after checking its pods' names."""
+    _check_pod_names(resource)
+    group, version, plural = _VOLCANO_JOBS
+    with _asking(host, "dry-run the job", resource, "Volcano"):
+        scheduler._custom_objects_api().create_namespaced_custom_object(
+            group=group, version=version, namespace=namespace, plural=plural,
+            body=sanitize_for_serialization(resource), dry_run="All")
+
+
+def _submit(scheduler: KubernetesScheduler, info: AppDryRunInfo[Any],
+            schedule: Callable[[AppDryRunInfo[Any]], str], controller: str,
+            before: Callable[[str], None] = lambda host: None) -> str:
+    """Submit the dry run's folded job with TorchX's ``schedule``, once there is an API
+    server to submit it to, and ``before`` (given its address) has passed."""
+    host = _cluster(scheduler, "submit the job to", "point KUBECONFIG at a cluster's "
+                    "kubeconfig, or add --dryrun to print the job without submitting it")
+    before(host)
+    with _asking(host, "create the job", info.request.resource, controller):
+        return schedule(info)
+
+
 def _request_yaml(request: Any) -> str:
     """What TorchX prints of a request (``yaml.dump`` of its resource), but for the
     strings kubectl would read as numbers or booleans (``1e-4``, ``y``): quoted."""
@@ -139,10 +298,35 @@ class KubernetesOverlayScheduler(KubernetesScheduler):
     """TorchX's Volcano scheduler, with each role's overlays folded over its pods."""
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[KubernetesJob]:
-        return _dry_run(super()._submit_dryrun, app, cfg, fold_volcano_job, KubernetesJob)
+        render = super()._submit_dryrun
+        info = _dry_run(lambda bare, given: render(bare, _offline(given)), app, cfg,
+                        fold_volcano_job, KubernetesJob)
+        if cfg.get(VALIDATE_SPEC) is True:  # asked for: under --dryrun too
+            host = _cluster(self, f"dry-run the job on ({VALIDATE_SPEC}=true)",
+                            f"point KUBECONFIG at a cluster's kubeconfig, or leave "
+                            f"{VALIDATE_SPEC} unset for a dry run without one")
+            _server_dry_run(self, host, info.request.resource,
+                            cfg.get("namespace") or "default")
+        return info
+
+    def schedule(self, dryrun_info: AppDryRunInfo[KubernetesJob]) -> str:
+        cfg = _cfg_of(dryrun_info)
+
+        def dry_run_unless_told(host: str) -> None:  # true: the dry run asked already
+            if VALIDATE_SPEC in cfg and cfg[VALIDATE_SPEC] is None:
+                _server_dry_run(self, host, dryrun_info.request.resource,
+                                cfg.get("namespace") or "default")
+
+        return _submit(self, dryrun_info, super().schedule, "Volcano", dry_run_unless_told)
 
     def _run_opts(self) -> runopts:
-        return add_options(super()._run_opts(), "kubernetes_overlay")
+        opts = add_options(super()._run_opts(), "kubernetes_overlay")
+        if opts.get(VALIDATE_SPEC) is not None:  # newer TorchX: podfold decides when
+            opts.add(VALIDATE_SPEC, type_=bool, default=None,
+                     help="ask the Kubernetes API server to dry-run the folded job: unset: "
+                          "when the job is submitted, not under --dryrun (which needs no "
+                          "cluster); true: under --dryrun too; false: never")
+        return opts
 
 
 class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesScheduler):  # type: ignore[misc]
@@ -156,6 +340,9 @@ class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesSchedu
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[Any]:
         return _dry_run(super()._submit_dryrun, app, cfg, fold_app_wrapper, KubernetesMCADJob)
+
+    def schedule(self, dryrun_info: AppDryRunInfo[Any]) -> str:
+        return _submit(self, dryrun_info, super().schedule, "MCAD")
 
     def run_opts(self) -> runopts:
         # TorchX's MCAD scheduler builds its options in run_opts, not _run_opts
