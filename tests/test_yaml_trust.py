@@ -492,3 +492,18 @@ def test_a_template_quoted_or_within_text_is_read_as_the_text() -> None:
     with pytest.raises(ManifestError) as caught:
         read_documents(broken, "argo.yaml")
     assert "template" not in str(caught.value)
+
+
+def test_apply_warns_of_a_plain_boolean_where_a_string_is_wanted(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # the manifest's own problem: apply does not fail for it, but says it, at file:line
+    text = _pod(env="    - {name: A, value: y}\n", spec="  hostNetwork: y\n")
+    manifest, overlay = tmp_path / "pod.yaml", tmp_path / "pool.yaml"
+    manifest.write_text(text)
+    overlay.write_text("spec:\n  nodeSelector: {pool: a100}\n")
+    code, _, err = _podfold(capsys, "apply", "-f", str(overlay), str(manifest))
+    assert code == 0, err
+    line, column = _where(text, "y}")
+    [warning] = err.strip().splitlines()
+    assert warning.startswith(f"podfold: warning: {manifest}:{line}:{column}: ")
+    assert "spec.containers[name=c].env[name=A].value" in warning and "quote it ('y')" in warning

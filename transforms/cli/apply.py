@@ -68,7 +68,10 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     template is checked once overlaid; each violation is listed on stderr
     the same way, and fails the command the same way.
 
-    Also warned about on stderr: an overlay file with no step, and a TorchX
+    Also warned about on stderr: a YAML 1.1 boolean written plain (y, n,
+    yes, on, ...) where the manifest wants a string (kubectl reads it as the
+    boolean, which the API server refuses: quote it), an overlay file with
+    no step, and a TorchX
     macro (${replica_id}, ${app_id}, ...) an overlay writes, which only the
     TorchX fold substitutes: apply leaves it as text.
 
@@ -78,9 +81,10 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     podfold apply -f team.yaml --policy restricted --deny 'spec.hostNetwork' job.yaml
     """
     from combinators import chain
-    from transforms.cli.documents import dump_documents, read_documents
+    from transforms.cli.documents import boolean_warnings, dump_documents, read_manifest
     from transforms.cli.located import apply_located
     from transforms.cli.notices import (
+        warn,
         warn_empty_overlays,
         warn_reached_nothing,
         warn_unmatched_patches,
@@ -94,7 +98,9 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
                                   validate=not no_validate, k8s_version=k8s_version)
     warn_empty_overlays(overlays, steps)
     text, source = read_input(manifests)
-    documents = read_documents(text, source)
+    documents, booleans = read_manifest(text, source)
+    for line in boolean_warnings(documents, booleans, source, k8s_version):
+        warn(line)  # the manifest's own problem, not the overlays': said, not failed
     unreached = warn_unreached(documents, source)
     warn_unmatched_patches(overlays, steps, documents)
     templates = [pod_templates(document) for document in documents]  # found once, used twice
