@@ -15,9 +15,9 @@ valid arguments. State your own laws with them:
 ...     assert_pure(overlay, pod)
 >>> test_overlays_are_pure()
 
-Names the transforms give to what they add (sidecars, volumes) come from
-pools :func:`pods` never draws from, so an overlay meets no name clash it
-did not ask for.
+Names the transforms give to what they add (sidecars, volumes, mount paths)
+come from pools :func:`pods` never draws from (:data:`RESERVED_NAMES`,
+:data:`MOUNT_PATHS`), so an overlay meets no name clash it did not ask for.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from transforms.forms.catalog import recipe_catalog
 
 __all__ = ("dns_labels", "env_names", "label_maps", "tolerations", "volumes", "containers",
            "pods", "recipe_calls", "combinator_steps", "transforms", "RECIPE_ARGUMENTS",
-           "RESERVED_NAMES")
+           "RESERVED_NAMES", "MOUNT_PATHS")
 
 T = TypeVar("T")
 
@@ -90,12 +90,25 @@ def label_maps(min_size: int = 0, max_size: int = 3) -> st.SearchStrategy[dict[s
 
 @st.composite
 def tolerations(draw: st.DrawFn) -> dict[str, Any]:
-    """A toleration: ``Exists`` without a value, or ``Equal`` with one; maybe an effect."""
-    toleration: dict[str, Any] = {"key": draw(label_keys)}
+    """A toleration: ``Exists`` without a value, now and then without a key too (it
+    tolerates every taint), or ``Equal`` with a value, the operator sometimes left out
+    (it defaults to ``Equal``); maybe an effect.
+
+    >>> from hypothesis import find, settings
+    >>> find(tolerations(), lambda toleration: "key" not in toleration,
+    ...      settings=settings(derandomize=True, database=None))
+    {'operator': 'Exists'}
+    """
+    toleration: dict[str, Any] = {}
     if draw(st.booleans()):
+        if draw(st.integers(0, 5)) < 5:
+            toleration["key"] = draw(label_keys)
         toleration["operator"] = "Exists"
     else:
-        toleration.update(operator="Equal", value=draw(label_values))
+        toleration["key"] = draw(label_keys)
+        if draw(st.booleans()):
+            toleration["operator"] = "Equal"
+        toleration["value"] = draw(label_values)
     effect = draw(st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "NoExecute"]))
     if effect is not None:
         toleration["effect"] = effect
@@ -144,11 +157,32 @@ def _resources(draw: st.DrawFn) -> dict[str, Any]:
     return resources
 
 
+_FIELD_PATHS = st.sampled_from(["metadata.name", "metadata.namespace", "spec.nodeName",
+                                "status.podIP"])
+
+
+@st.composite
+def _env_vars(draw: st.DrawFn, name: str) -> dict[str, Any]:
+    """An env var named ``name``: mostly a value; else none (it is empty), or one taken
+    from a secret, a config map or a field of the pod, which have no ``value``."""
+    kind = draw(st.integers(0, 9))
+    if kind < 6:
+        return {"name": name, "value": draw(_texts)}
+    if kind == 6:
+        return {"name": name}
+    if kind == 9:
+        return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": draw(_FIELD_PATHS)}}}
+    reference = "secretKeyRef" if kind == 7 else "configMapKeyRef"
+    return {"name": name, "valueFrom": {reference: {"name": draw(dns_labels),
+                                                    "key": draw(_label_names)}}}
+
+
 @st.composite
 def containers(draw: st.DrawFn, name: str | None = None,
                volume_names: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A container: name, image, maybe command and args, env, ports, resources and
-    volumeMounts of some of ``volume_names`` (at distinct paths)."""
+    """A container: name, image, maybe command and args, env (values, or from secrets,
+    config maps and fields), ports (with or without names), resources and volumeMounts of
+    some of ``volume_names`` (at distinct paths)."""
     container: dict[str, Any] = {"name": name if name is not None else draw(dns_labels),
                                  "image": draw(_images)}
     if draw(st.booleans()):
@@ -157,21 +191,25 @@ def containers(draw: st.DrawFn, name: str | None = None,
         container["args"] = draw(st.lists(_texts, max_size=3))
     env = draw(st.lists(env_names, max_size=4, unique=True))
     if env:
-        container["env"] = [{"name": key, "value": draw(_texts)} for key in env]
+        container["env"] = [draw(_env_vars(key)) for key in env]
     ports = draw(st.lists(st.integers(1, 65535), max_size=2, unique=True))
     if ports:
         port_names = draw(st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True),
                                    min_size=len(ports), max_size=len(ports), unique=True))
-        container["ports"] = [{"containerPort": port, "name": port_name,
-                               "protocol": draw(st.sampled_from(["TCP", "UDP"]))}
-                              for port, port_name in zip(ports, port_names, strict=True)]
+        container["ports"] = []
+        for port, port_name in zip(ports, port_names, strict=True):
+            entry: dict[str, Any] = {"containerPort": port}
+            # both optional: a port needs no name, and its protocol defaults to TCP
+            _optional(draw, entry, "name", st.just(port_name))
+            _optional(draw, entry, "protocol", st.sampled_from(["TCP", "UDP"]))
+            container["ports"].append(entry)
     resources = draw(_resources())
     if resources:
         container["resources"] = resources
     mounted = draw(st.lists(st.sampled_from(volume_names), unique=True)) if volume_names else []
     if mounted:
-        mount_paths = draw(st.lists(_paths, min_size=len(mounted), max_size=len(mounted),
-                                    unique=True))
+        mount_paths = draw(st.lists(_paths.filter(lambda text: text not in MOUNT_PATHS),
+                                    min_size=len(mounted), max_size=len(mounted), unique=True))
         container["volumeMounts"] = [
             {"name": volume, "mountPath": mount_path, "readOnly": draw(st.booleans())}
             for volume, mount_path in zip(mounted, mount_paths, strict=True)]
@@ -253,7 +291,10 @@ _gpu_calls = st.sampled_from([(gpu_type, provider)
 _qualified = st.sampled_from(["nvidia.com/gpu", "dedicated", "example.com/pool",
                               "node.kubernetes.io/unreachable"])
 _zones = st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
-_mount_paths = st.sampled_from(["/data", "/ckpt", "/secrets/extra", "/etc/extra", "/scratch"])
+MOUNT_PATHS = ("/data", "/ckpt", "/secrets/extra", "/etc/extra", "/scratch")
+"""Where the storage recipes :func:`transforms` draws mount their volumes; :func:`pods`
+mounts nothing there."""
+_mount_paths = st.sampled_from(MOUNT_PATHS)
 _env_values = st.one_of(_texts, st.integers(-10, 10**6), st.booleans(),
                         st.builds(lambda name, key: {"secretKeyRef": {"name": name, "key": key}},
                                   dns_labels, dns_labels))
@@ -336,8 +377,9 @@ RECIPE_ARGUMENTS: Mapping[str, st.SearchStrategy[Transform]] = {
     "image_pull_secret": _call("image_pull_secret", dns_labels),
     "host_network": _call("host_network", st.booleans()),
     "host_ipc": _call("host_ipc", st.booleans()),
+    # not "None": the pod then needs a dnsConfig, which the recipe does not write
     "dns_policy": _call("dns_policy", st.sampled_from(["ClusterFirst", "Default",
-                                                      "ClusterFirstWithHostNet", "None"])),
+                                                      "ClusterFirstWithHostNet"])),
     "termination_grace_period": _call("termination_grace_period", st.integers(0, 3600)),
     "active_deadline": _call("active_deadline", st.integers(1, 86_400)),
 }
@@ -391,13 +433,38 @@ def combinator_steps() -> st.SearchStrategy[Transform]:
     )
 
 
+_ADDS_CONTAINER = frozenset({"sidecar", "init_container"})
+_ADDS_VOLUME = frozenset({"mount_pvc", "mount_secret", "mount_config_map", "mount_empty_dir",
+                          "mount_host_path"})
+
+
+def _claims(step: Transform) -> list[tuple[str, Any]]:
+    """The names ``step`` adds that Kubernetes wants unique: a container's, a volume's, a
+    mount path (read from the call, as :data:`RECIPE_ARGUMENTS` makes it)."""
+    args, kwargs = step.params
+    if step.name in _ADDS_CONTAINER:
+        return [("container", args[0])]
+    if step.name in _ADDS_VOLUME:
+        volume = args[0] if step.name == "mount_empty_dir" else kwargs["volume"]
+        return [("volume", volume), ("mount path", args[1])]
+    return []
+
+
+def _no_name_twice(steps: list[Transform]) -> bool:
+    claims = [claim for step in steps for claim in _claims(step)]
+    return len(claims) == len(set(claims))
+
+
 def transforms(max_steps: int = 4) -> st.SearchStrategy[Any]:
     """Chains of 1 to ``max_steps`` steps, each a catalog recipe or a combinator step.
 
     Every step is idempotent on its own and never fails on a pod of
-    :func:`pods`; a chain of them need not be idempotent (a ``when`` that reads
-    what a later step writes acts on the second application), so a law over
-    chains asks of each step, not of the chain.
+    :func:`pods`; no two steps of a chain add a container, a volume or a mount
+    path of one name (a recipe refuses a name used for something else), so a
+    chain applies to every pod of :func:`pods` too. A chain need not be
+    idempotent (a ``when`` that reads what a later step writes acts on the
+    second application), so a law over chains asks of each step, not of the
+    chain.
 
     >>> from hypothesis import given, settings
     >>> @settings(max_examples=20)
@@ -407,4 +474,5 @@ def transforms(max_steps: int = 4) -> st.SearchStrategy[Any]:
     >>> check()
     """
     step = st.one_of(recipe_calls(), combinator_steps())
-    return st.lists(step, min_size=1, max_size=max_steps).map(lambda steps: chain(*steps))
+    return st.lists(step, min_size=1, max_size=max_steps).filter(_no_name_twice).map(
+        lambda steps: chain(*steps))
