@@ -14,7 +14,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from torchx import specs
 
 import recipes
@@ -186,14 +186,20 @@ def test_assert_pure_fails_on_a_mutating_transform_with_the_diff(pod: dict[str, 
     assert "+    gpu: a100" in message and "--- before" in message
 
 
-def test_a_mutating_plain_function_cannot_hurt_the_caller(pod: dict[str, Any]) -> None:
-    # plain functions are given a copy: the caller's pod is untouched, assert_pure passes
+def test_a_mutating_plain_function_fails_assert_pure_and_cannot_hurt_the_caller(
+        pod: dict[str, Any]) -> None:
+    # the fold gives a plain function a copy, so the caller's pod is untouched; assert_pure
+    # calls the function as written and fails, since elsewhere it edits what it is given
     def mutate(pod: Any) -> Any:
         pod["spec"]["nodeSelector"]["gpu"] = "a100"
         return pod
 
-    out = assert_pure(mutate, pod)
+    out = chain(mutate)(pod)
     assert out["spec"]["nodeSelector"]["gpu"] == "a100"
+    assert "gpu" not in pod["spec"]["nodeSelector"]
+    with pytest.raises(AssertionError, match=r"^not pure: .*mutate mutated its input at "
+                                             r"spec\.nodeSelector\.gpu: added 'a100'\n"):
+        assert_pure(mutate, pod)
     assert "gpu" not in pod["spec"]["nodeSelector"]
 
 
@@ -412,3 +418,16 @@ def test_pod_factory_options_that_do_not_fit_say_which(pod_factory: Any, options
     with pytest.raises(ArgumentTypeError) as caught:
         pod_factory(**options)
     assert str(caught.value).startswith(said)
+
+
+def test_transforms_apply_to_every_drawn_pod() -> None:
+    # a chain adds no name twice (a container, a volume, a mount path), nor one a drawn pod
+    # has: the recipes refuse a name used for something else, and a law stated with these
+    # strategies is about the user's overlay, not about a clash the strategies made
+    @settings(max_examples=100, database=None, deadline=None, derandomize=True,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(pods(), transforms(max_steps=8))
+    def applies(pod: dict[str, Any], overlay: Any) -> None:
+        overlay(pod)
+
+    applies()

@@ -34,9 +34,10 @@ import pprint
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from combinators import Path, Transform
-from combinators.data import strict_equal
-from transforms.analysis.explanation import explain
+from combinators import MISSING, Path, Transform, TransformError, get_at
+from combinators.data import is_map, is_seq, strict_equal
+from combinators.transform import Compose, call_foreign, call_step, describe_step
+from transforms.analysis.explanation import Change, explain
 from transforms.analysis.footprint import between, outside
 from transforms.io.normalize import as_transform
 
@@ -73,21 +74,56 @@ def _constant(value: Any, _: Any) -> Any:
     return value
 
 
-def _as_callable(transform: Any) -> Callable[[Any], Any]:
+def _as_callable(transform: Any) -> Transform:
     return as_transform(transform)
 
 
 def assert_pure(transform: Any, pod: Any) -> Any:
-    """Check that ``transform`` leaves ``pod`` alone and hands out nothing it keeps; return its output.
+    """Check that ``transform`` changes nothing it is given and hands out nothing it keeps;
+    return its output.
 
-    Three checks: ``pod`` deep-equals a deep copy taken before the call; no
+    A plain function (``transform`` itself, or a step of a chain or a list)
+    is checked as written: it is called, unguarded, twice, each time on a
+    deep copy of the pod it would be given, and fails if a call edits its
+    argument in place (a key added, removed or changed, a list element
+    appended, a map or list replaced by an equal new one, keys reordered) or
+    edits the argument or the output of the call before it. The message
+    names the function, the first path it changed and how. Applied as an
+    overlay, a function is given a copy, so the caller's pod is safe either
+    way; but wherever else the function is called, it edits what it gets.
+    An output that shares unchanged parts with the input is fine: podfold's
+    own transforms share them.
+
+    >>> def nccl_debug(pod):
+    ...     pod["spec"]["containers"][0]["env"].append({"name": "NCCL_DEBUG", "value": "INFO"})
+    ...     return pod
+    >>> assert_pure(nccl_debug, {"spec": {"containers": [{"name": "main", "env": []}]}})
+    Traceback (most recent call last):
+      ...
+    AssertionError: not pure: nccl_debug mutated its input at spec.containers[name=main].env[name=NCCL_DEBUG]: appended {'name': 'NCCL_DEBUG', 'value': 'INFO'}
+    1 change:
+      spec.containers[name=main].env[name=NCCL_DEBUG]: (absent) -> {'name': 'NCCL_DEBUG', 'value': 'INFO'}
+    <BLANKLINE>
+    --- before
+    +++ after
+    @@ -1,4 +1,6 @@
+     spec:
+       containers:
+       - name: main
+    -    env: []
+    +    env:
+    +    - name: NCCL_DEBUG
+    +      value: INFO
+
+    Then ``transform`` is checked as it is applied, with four checks:
+    ``pod`` deep-equals a deep copy taken before the call, and still does
+    after the next application, which leaves the first output alone too; no
     map or list of the output is one the transform holds in its own values
     (parameters, closures, defaults); and after every map and list of one
     output is changed, another application to an equal pod gives what the
-    first one gave. ``transform`` may be any overlay form. A plain function
-    is always given a copy (its edits never reach the caller), so what this
-    catches in practice is a hand-written :class:`~combinators.Transform`
-    that edits what it is given:
+    first one gave. ``transform`` may be any overlay form; what the first
+    check catches is a hand-written :class:`~combinators.Transform` that
+    edits what it is given:
 
     >>> from combinators import Transform
     >>> class Label(Transform):
@@ -113,13 +149,25 @@ def assert_pure(transform: Any, pod: Any) -> Any:
     """
     apply = _as_callable(transform)
     before = copy.deepcopy(pod)
+    _check_functions_as_written(apply, before)
     first = apply(pod)
     if not strict_equal(pod, before):
         raise AssertionError("not pure: the transform changed its input (before: the input "
                              "as given, after: the input after the call)\n"
                              + describe_difference(before, pod))
     _check_nothing_shared(transform, pod, first)
+    kept = copy.deepcopy(first)
     out = apply(copy.deepcopy(before))
+    if not strict_equal(pod, before):
+        raise AssertionError("not pure: the transform changed, on its next application, the "
+                             "input of the previous one (before: the input as given, after: "
+                             "the input after the next application)\n"
+                             + describe_difference(before, pod))
+    if not strict_equal(first, kept):
+        raise AssertionError("not pure: the transform changed, on its next application, the "
+                             "output of the previous one (before: the output as returned, "
+                             "after: the output after the next application)\n"
+                             + describe_difference(kept, first))
     snapshot = copy.deepcopy(out)
     if not strict_equal(snapshot, first):
         raise AssertionError("not pure: two applications to equal pods gave different pods "
@@ -135,9 +183,127 @@ def assert_pure(transform: Any, pod: Any) -> Any:
     return first
 
 
-def _check_nothing_shared(transform: Any, pod: Any, output: Any) -> None:
+def _is_function(step: Any) -> bool:
+    return callable(step) and not isinstance(step, Transform)
+
+
+def _check_functions_as_written(transform: Transform, pod: Any) -> None:
+    """Each plain function of ``transform`` (a chain's steps, or the lone step a function
+    becomes) called unguarded on what it is given there; ``pod`` is left as it was."""
+    steps = transform.steps if isinstance(transform, Compose) else (transform,)
+    last = max((number for number, step in enumerate(steps) if _is_function(step)), default=-1)
+    doc = copy.deepcopy(pod) if last > 0 else pod  # the steps before it may write in place
+    for number, step in enumerate(steps[:last + 1]):
+        if _is_function(step):
+            _check_function(step, doc)
+        if number < last:
+            doc = call_step(step, doc) if _is_function(step) else step(doc)
+
+
+def _check_function(fn: Callable[[Any], Any], doc: Any) -> None:
+    """Call ``fn`` three times, each on its own deep copy of ``doc``: no call may edit its
+    argument, nor what an earlier call was given or gave back; the output may hold none of
+    ``fn``'s own maps and lists, and changing it may not change the next output."""
+    label = describe_step(fn)
+    first_in = copy.deepcopy(doc)
+    first_layout = _layout(first_in)
+    first_out = call_foreign(fn, first_in)
+    _check_same(doc, first_in, first_layout, f"{label} mutated its input")
+    if not (is_map(first_out) or is_seq(first_out)):
+        return  # no document: the application says so, naming the function
+    _check_nothing_shared(fn, first_in, first_out, label)
+    kept_out = copy.deepcopy(first_out)
+    out_layout = _layout(first_out)
+    second_in = copy.deepcopy(doc)
+    second_layout = _layout(second_in)
+    second_out = call_foreign(fn, second_in)
+    _check_same(doc, first_in, first_layout,
+                f"{label} mutated, on its next call, the input of its previous call")
+    _check_same(kept_out, first_out, out_layout,
+                f"{label} mutated, on its next call, the output of its previous call")
+    _check_same(doc, second_in, second_layout, f"{label} mutated its input on its second call")
+    if not strict_equal(second_out, kept_out):
+        return  # two outputs for equal pods: the application says so
+    _vandalise(second_out)
+    third_out = call_foreign(fn, copy.deepcopy(doc))
+    if not strict_equal(third_out, kept_out):
+        raise AssertionError(f"not pure: after one output of {label} was changed, its next "
+                             "call returned a different pod, so it hands out objects it keeps "
+                             "(before: its first output, after: the next one)\n"
+                             + describe_difference(kept_out, third_out))
+
+
+def _check_same(expected: Any, found: Any, layout: dict[tuple[Any, ...], Any],
+                what: str) -> None:
+    """Fail with ``what``, the first path where ``found`` is not ``expected`` and how, then
+    every change: a change of value, or one of the maps and lists themselves (replaced,
+    reordered) that ``layout``, taken of ``found`` before, records."""
+    if not strict_equal(expected, found):
+        found_changes = between(expected, found)
+        if found_changes:
+            first, more = found_changes[0], len(found_changes) - 1
+            extra = f" (and {more} more change{'s' if more != 1 else ''})" if more else ""
+            raise AssertionError(f"not pure: {what} at {first.path}: {_how(first, found)}"
+                                 f"{extra}\n" + describe_difference(expected, found))
+        raise AssertionError(f"not pure: {what}\n" + describe_difference(expected, found))
+    now = _layout(found)
+    for parts, (identity, shape) in layout.items():
+        where = Path().child(*parts)
+        current = now.get(parts)
+        if current is None:  # pragma: no cover - an equal document has every place
+            continue
+        if current[0] != identity:
+            kind = "map" if isinstance(shape, tuple) else "list"
+            raise AssertionError(f"not pure: {what} at {where or 'the root'}: replaced the "
+                                 f"{kind} with an equal new one")
+        if current[1] != shape:
+            raise AssertionError(f"not pure: {what} at {where or 'the root'}: reordered the "
+                                 f"keys ({', '.join(map(str, shape))} -> "
+                                 f"{', '.join(map(str, current[1]))})")
+
+
+def _how(change: Change, after: Any) -> str:
+    """What ``change`` did, in words: appended, inserted, added, removed or changed."""
+    if change.before is MISSING:
+        parts = change.path.parts
+        if parts and parts[-1].is_list_part():
+            try:
+                items = get_at(after, change.path.prefix(len(parts) - 1), None)
+            except TransformError:  # pragma: no cover - a change's path is in the document
+                items = None
+            appended = is_seq(items) and len(items) > 0 and items[-1] is change.after
+            return f"{'appended' if appended else 'inserted'} {_short(change.after)}"
+        return f"added {_short(change.after)}"
+    if change.after is MISSING:
+        return f"removed {_short(change.before)}"
+    return f"changed {_short(change.before)} to {_short(change.after)}"
+
+
+def _layout(doc: Any) -> dict[tuple[Any, ...], Any]:
+    """Where each map and list of ``doc`` is: its identity, and its keys (a map) or its
+    length (a list), in document order."""
+    found: dict[tuple[Any, ...], Any] = {}
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), doc)]
+    seen: set[int] = set()
+    while stack:
+        parts, value = stack.pop()
+        if (type(value) is not dict and type(value) is not list) or id(value) in seen:
+            continue
+        seen.add(id(value))
+        if type(value) is dict:
+            found[parts] = (id(value), tuple(value))
+            stack.extend(((*parts, key), item) for key, item in reversed(value.items()))
+        else:
+            found[parts] = (id(value), len(value))
+            stack.extend(((*parts, index), item)
+                         for index, item in reversed(list(enumerate(value))))
+    return found
+
+
+def _check_nothing_shared(transform: Any, pod: Any, output: Any,
+                          label: str = "the transform") -> None:
     owned: dict[int, str] = {}
-    _collect_owned(transform, "the transform", owned, set())
+    _collect_owned(transform, label, owned, set())
     for item_id in _container_ids(pod):
         owned.pop(item_id, None)  # the caller's own objects, given to the transform
     if not owned:
@@ -147,7 +313,7 @@ def _check_nothing_shared(transform: Any, pod: Any, output: Any) -> None:
         if held is not None:
             raise AssertionError(
                 f"not pure: the output's {where or 'root'} is the very object held by "
-                f"{held}; changing the output would change the transform\n"
+                f"{held}; changing the output would change what it holds\n"
                 f"  shared value: {_short(value)}")
 
 
@@ -238,6 +404,9 @@ def _vandalise(doc: Any) -> None:
 def assert_idempotent(transform: Any, pod: Any) -> Any:
     """Check that applying ``transform`` twice gives what applying it once gives; return that.
 
+    The first output is compared as it was before the second application, so
+    a transform that appends to what it is given, in place, fails too.
+
     >>> from combinators import append_at
     >>> assert_idempotent(append_at("spec.tolerations", {"key": "gpu"}, unique=True),
     ...                   {"spec": {}})
@@ -245,11 +414,12 @@ def assert_idempotent(transform: Any, pod: Any) -> Any:
     """
     apply = _as_callable(transform)
     once = apply(pod)
+    kept = copy.deepcopy(once)  # a transform writing in place would change ``once`` too
     twice = apply(once)
-    if not strict_equal(once, twice):
+    if not strict_equal(kept, twice):
         raise AssertionError("not idempotent: a second application changed the pod "
                              "(before: applied once, after: applied twice)\n"
-                             + describe_difference(once, twice))
+                             + describe_difference(kept, twice))
     return once
 
 
@@ -291,7 +461,8 @@ def assert_changes(transform: Any, pod: Any, only: Iterable[Path | str] | Path |
     ``only`` holds paths in podfold's grammar; list elements may be selected
     by ``[*]``, an index or ``[field=value]``. Changing nothing fails too,
     unless ``nothing_ok``: an overlay whose selector matches nothing is
-    usually a bug.
+    usually a bug. The changes are those from ``pod`` as it was given, also
+    where the transform writes into it in place.
 
     >>> from combinators import chain, upsert
     >>> pod = {"spec": {"containers": [{"name": "trainer-0", "image": "t:1"}]}}
@@ -322,7 +493,10 @@ def assert_changes(transform: Any, pod: Any, only: Iterable[Path | str] | Path |
     +    gpu: a100
     """
     allowed = [only] if isinstance(only, (str, Path)) else list(only)  # one path, or several
+    before = copy.deepcopy(pod)
     after = _as_callable(transform)(pod)
+    if not strict_equal(pod, before):
+        pod = before  # written in place: the changes are those from the pod as it was given
     found = between(pod, after)
     if not found and not nothing_ok:
         raise AssertionError("the transform changed nothing (pass nothing_ok=True if that "
