@@ -17,6 +17,7 @@ True
 """
 
 from recipes._catalog import catalog
+from recipes._clashes import NameClashError
 from recipes._quantity import parse_quantity
 from recipes._recipe import Recipe
 from recipes._table import markdown_table
@@ -72,6 +73,7 @@ __all__ = (
     "catalog",
     "markdown_table",
     "Recipe",
+    "NameClashError",
     "parse_quantity",
     "SecretKey",
     "ConfigMapKey",

@@ -32,7 +32,6 @@ from combinators import (
     upsert,
 )
 from combinators.documents import adapter_for, document_adapters
-from recipes._clashes import NameClashError
 from tests.test_convert import deserialize, many_fields_pod
 from transforms.kube import to_client, to_data
 from transforms.kube.client import ADAPTER, root_kind
@@ -138,7 +137,7 @@ def refused_alike(recipe: Any, obj: Any) -> bool:
         return False
     try:
         recipe(as_seen(obj))
-    except (PathError, NameClashError) as err:
+    except (PathError, recipes.NameClashError) as err:
         with pytest.raises(type(err)) as caught:
             recipe(obj)
         assert str(caught.value) == str(err)
