@@ -82,8 +82,9 @@ class _ForEach(PathEdit):
             # its path is relative to ``old``: the walk up adds the way to ``old``
             err.relative, err.trail = True, ()
             raise
-        if persistent and new is not old and not isinstance(self.transform, Transform):
-            return freeze_value(new)  # a plain function may build plain values
+        if persistent and new is not old and type(new) in (dict, list):
+            # a plain function (alone, or a step of a composition) may build plain values
+            return freeze_value(new)
         return new
 
     def _apply_slow(self, doc: Any, owned: Owned) -> Any:
@@ -114,6 +115,20 @@ def for_each(target: PathLike, transform: TransformLike) -> Transform:
     [{'name': 'a', 'args': ['--fast']}, {'name': 'b', 'args': ['-v', '--fast']}]
     >>> for_each("spec.initContainers[*]", append_at("args", "--fast"))(pod) is pod
     True
+
+    A plain function (alone, or a step of ``transform``) is given a copy of
+    each value and returns one of its kind: a map for a map (a container
+    stays a container), a list for a list, a scalar for a scalar; a null may
+    become anything. Anything else is a
+    :class:`~combinators.errors.StepError` naming the function, the place and
+    what it returned (``update_at`` is the one to change a value's kind):
+
+    >>> for_each("spec.containers[*].args[*]", str.upper)(pod)["spec"]["containers"][1]
+    {'name': 'b', 'args': ['-V']}
+    >>> for_each("spec.containers[*]", lambda container: None)(pod)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.StepError: <lambda> returned null where it was given a map; for_each's function returns a map for a map, a list for a list, a scalar for a scalar (in spec.containers[0])
     """
     return _ForEach(target, transform)
 
@@ -151,14 +166,19 @@ class _When(Transform):
                                     value=predicate)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
+        return apply_step(self._chosen(doc, owned), doc, owned)
+
+    def _apply_inside(self, value: Any, owned: Owned) -> Any:
+        return apply_step(self._chosen(value, owned), value, owned, document=False)
+
+    def _chosen(self, doc: Any, owned: Owned) -> TransformLike:
         test = self._test
         if isinstance(test, Path):
             holds = exists(doc, test)
         else:
             owned.forget()  # the predicate is the caller's code and may keep the document
             holds = call_foreign(test, guarded_copy(doc))  # and may change what it gets
-        chosen = self.then if holds else self.otherwise
-        return apply_step(chosen, doc, owned)
+        return self.then if holds else self.otherwise
 
 
 def when(predicate: Predicate, transform: TransformLike,

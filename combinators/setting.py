@@ -210,7 +210,9 @@ class _Update(PathEdit):
 def update_at(target: PathLike, fn: Callable[[Any], Any], default: Any = MISSING) -> Transform:
     """Replace the value at ``target`` with ``fn(value)``.
 
-    ``fn`` must not mutate its argument. Where ``target`` leads nowhere, a
+    ``fn`` is given a copy of the value (so may keep it, or change it) and may
+    return a value of any kind; the document gets podfold's own copy of what
+    it returns, never ``fn``'s value itself. Where ``target`` leads nowhere, a
     :class:`~combinators.errors.PathError` names the near misses, unless a
     ``default`` is given: then ``fn(default)`` is set and missing parents are
     created. With ``[*]`` or a match selector, ``fn`` runs on every match.

@@ -19,11 +19,14 @@ combinators.errors.ArgumentError: upsert(): value.labels is a cycle: value.label
 
 A function of the caller's is given a copy of the document
 (:func:`guarded_copy`), so what it does to its argument never reaches the
-caller's document, and :func:`value_problem` finds what it returned that
-JSON cannot carry.
+caller's document; :func:`settle` takes what it returned as podfold's own
+(sharing the input's unchanged parts, copying the rest, changing nothing the
+function holds) and finds what JSON cannot carry in it.
 """
 
 from __future__ import annotations
+
+from itertools import islice
 
 from combinators.data import MISSING, is_map, is_persistent, is_seq, strict_equal
 from combinators.errors import ArgumentError, ArgumentTypeError, NestingError
@@ -358,7 +361,13 @@ def _copy(value: Any, depth: int) -> Any:
                 new_list[position] = _copy(item, depth)
         return new_list
     if cls is not tuple and isinstance(value, tuple):
-        return value  # a named tuple: immutable, kept
+        # a named tuple: immutable, kept, unless it holds maps or lists, which are copied
+        if not any(isinstance(item, _CONTAINERS) and not is_persistent(item) for item in value):
+            return value
+        items = [_copy(item, depth) if isinstance(item, _CONTAINERS)
+                 and not is_persistent(item) else item for item in value]
+        make = getattr(cls, "_make", None)
+        return make(items) if callable(make) else tuple(items)
     items = [_copy(item, depth) if isinstance(item, _CONTAINERS)
              and not is_persistent(item) else item
              for item in (value.values() if isinstance(value, dict) else value)]
@@ -368,21 +377,26 @@ def _copy(value: Any, depth: int) -> Any:
 
 
 def settle(new: Any, old: Any) -> Any:
-    """What a function returned (``new``) for ``old``, sharing what it left unchanged.
+    """What a function returned (``new``) for ``old``: podfold's own, sharing what it left unchanged.
 
     Where a part of ``new`` equals the part of ``old`` at the same place, the
     part of ``old`` takes its place (so unchanged parts are shared, and an
     unchanged whole is ``old`` itself); only the parts that differ are
     checked, and a part JSON cannot carry raises :class:`Problem` (its
-    ``parts`` say where). Maps and lists of ``new`` that are plain are
-    updated in place: the function gave them up when it returned them.
+    ``parts`` say where). ``new`` is left as it was, and what comes back holds
+    none of its maps and lists: where it differs from ``old`` the maps and
+    lists are new ones, so the function may keep what it returned, and change
+    it later, without reaching the result (nor the result the function's value).
 
     >>> old = {"spec": {"a": [1, 2]}, "metadata": {"name": "x"}}
     >>> settle({"spec": {"a": [1, 2]}, "metadata": {"name": "x"}}, old) is old
     True
-    >>> new = settle({"spec": {"a": [1, 2]}, "metadata": {"name": "y"}}, old)
-    >>> new["spec"] is old["spec"], new["metadata"]["name"]
-    (True, 'y')
+    >>> returned = {"spec": {"a": [1, 2]}, "metadata": {"name": "y"}}
+    >>> new = settle(returned, old)
+    >>> new["spec"] is old["spec"], new["metadata"]["name"], returned["spec"] is old["spec"]
+    (True, 'y', False)
+    >>> new is returned, new["metadata"] is returned["metadata"]
+    (False, False)
     """
     trail: list[Any] = []
     try:
@@ -407,45 +421,59 @@ def _settle(new: Any, old: Any, trail: list[Any]) -> Any:
         _walk(new, trail, len(trail), ())  # finite, or refused
         return new
     if kind is dict and type(old) is dict:
-        changed = len(new) != len(old)
+        # built only once a part differs: until then every part so far is old's
+        merged: dict[Any, Any] | None = None if len(new) == len(old) else {}
+        alike = 0
         for key, item in new.items():
-            if type(key) is not str and not isinstance(key, str):
-                raise Problem(_parts(trail), f"has a key that is not a string: "
-                                             f"{short_repr(key, 60)} ({type(key).__name__})",
-                              "type")
             before = old.get(key, MISSING)
-            if item is before:
-                continue
-            trail.append(key)
-            if before is MISSING:
-                changed = True
-                _walk(item, trail, len(trail), ())
-            else:
-                kept = _settle(item, before, trail)
-                if kept is before:
-                    new[key] = before
+            if item is not before:
+                if before is MISSING:
+                    # a key of old's is the caller's, not the function's doing
+                    if type(key) is not str and not isinstance(key, str):
+                        raise Problem(_parts(trail), f"has a key that is not a string: "
+                                                     f"{short_repr(key, 60)} "
+                                                     f"({type(key).__name__})", "type")
+                    trail.append(key)
+                    value = _fresh(item, trail)
                 else:
-                    changed = True
-            trail.pop()
-        return new if changed else old
+                    trail.append(key)
+                    value = _settle(item, before, trail)
+                trail.pop()
+                if value is not before:
+                    if merged is None:
+                        merged = {earlier: old[earlier] for earlier in islice(new, alike)}
+                    merged[key] = value
+                    continue
+            if merged is None:
+                alike += 1
+            else:
+                merged[key] = before
+        return old if merged is None else merged
     if kind is list and type(old) is list:
-        changed = len(new) != len(old)
+        size = len(old)
+        result: list[Any] | None = None if len(new) == size else []
         for position, item in enumerate(new):
-            before = old[position] if position < len(old) else MISSING
-            if item is before:
-                continue
-            trail.append(position)
-            if before is MISSING:
-                _walk(item, trail, len(trail), ())
-            else:
-                kept = _settle(item, before, trail)
-                if kept is before:
-                    new[position] = before
-                else:
-                    changed = True
-            trail.pop()
-        return new if changed else old
+            before = old[position] if position < size else MISSING
+            if item is not before:
+                trail.append(position)
+                value = _fresh(item, trail) if before is MISSING else _settle(item, before, trail)
+                trail.pop()
+                if value is not before:
+                    if result is None:
+                        result = old[:position]
+                    result.append(value)
+                    continue
+            if result is not None:
+                result.append(before)
+        return old if result is None else result
     if (is_map(new) or is_seq(new)) and strict_equal(new, old):
         return old  # persistent values, tuples: equal as a whole, or checked as a whole
-    _walk(new, trail, len(trail), ())
-    return new
+    return _fresh(new, trail)
+
+
+def _fresh(value: Any, trail: list[Any]) -> Any:
+    """``value``, with nothing of ``old`` to share: checked, and its maps and lists copied."""
+    _walk(value, trail, len(trail), ())
+    if type(value) in _OK or not isinstance(value, _CONTAINERS) or is_persistent(value):
+        return value
+    return _copy(value, 0)  # _walk has bounded its depth

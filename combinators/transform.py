@@ -64,7 +64,8 @@ else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold", "apply_step",
-           "call_foreign", "call_step", "settled", "describe_step", "CONFLICT_MODES")
+           "call_foreign", "call_step", "settled", "same_kind", "describe_step",
+           "CONFLICT_MODES")
 
 _PLAIN = (dict, list)
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -103,6 +104,11 @@ class Transform:
 
     def _apply(self, doc: Any, owned: Owned) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _apply_inside(self, value: Any, owned: Owned) -> Any:
+        """:meth:`_apply` to a value inside a document (what ``for_each`` reached): a
+        plain function among the steps returns a value of its kind (see :func:`same_kind`)."""
+        return self._apply(value, owned)
 
     def _fast_parts(self) -> tuple[Any, Any, Callable[[Any, Owned], Any]]:
         """(compiled fast path, its leaf, how to apply otherwise); see :class:`Compose`."""
@@ -246,12 +252,10 @@ def apply_step(step: TransformLike, doc: Any, owned: Owned, document: bool = Tru
     created before it may be changed in place afterwards: ``owned`` forgets
     everything first. ``document`` is false where the step is given a value
     inside a document (as :func:`~combinators.for_each` gives it), which
-    may become any value.
+    a plain function replaces with one of its kind (:func:`same_kind`).
     """
     if isinstance(step, Transform):
-        if not document and isinstance(step, Compose):
-            return step._run(doc, owned, False)
-        return step._apply(doc, owned)
+        return step._apply(doc, owned) if document else step._apply_inside(doc, owned)
     owned.forget()
     return call_step(step, doc, document=document)
 
@@ -264,9 +268,13 @@ def call_step(fn: Callable[[Any], Any], doc: Any, *, document: bool = True) -> A
       deeper than :data:`~combinators.limits.MAX_DEPTH` levels, or containing
       itself, is refused, naming where);
     - what it raises comes out as a :class:`StepError` naming it;
-    - where ``doc`` is a map (and a ``document``) it must return a map, and what it returns may
-      hold only what JSON can carry: otherwise a :class:`StepError` names it
-      and the place.
+    - where ``doc`` is a map (and a ``document``) it must return a map; given a value
+      inside a document (not a ``document``), a value of the same kind
+      (:func:`same_kind`); what it returns may hold only what JSON can carry:
+      otherwise a :class:`StepError` names it and the place;
+    - what it returns is left as it was, and the result holds none of its maps
+      and lists (nor any of its argument's): the function may keep either and
+      change it later (see :func:`settled`).
 
     >>> def rename(pod):
     ...     pod["metadata"]["name"] = "x"
@@ -280,14 +288,44 @@ def call_step(fn: Callable[[Any], Any], doc: Any, *, document: bool = True) -> A
     combinators.errors.StepError: <lambda> returned a string ('a pod') where the document was a map; a step returns the new document
     """
     result = call_foreign(fn, guarded_copy(doc))
-    if document and is_map(doc) and not is_map(result):
-        raise StepError(f"{describe_step(fn)} returned {kind_name(result)} where the document "
-                        f"was a map; a step returns the new document", cause=None)
+    if document:
+        if is_map(doc) and not is_map(result):
+            raise StepError(f"{describe_step(fn)} returned {kind_name(result)} where the "
+                            f"document was a map; a step returns the new document", cause=None)
+    elif not same_kind(result, doc):
+        raise StepError(f"{describe_step(fn)} returned {kind_name(result)} where it was given "
+                        f"{kind_name(doc)}; for_each's function returns a map for a map, a list "
+                        f"for a list, a scalar for a scalar", cause=None)
     return settled(fn, result, doc)
 
 
+def same_kind(value: Any, given: Any) -> bool:
+    """Whether ``value`` may replace ``given`` inside a document: a map for a map, a list
+    for a list, a scalar (not null) for a scalar; anything for null.
+
+    A null stands for nothing there, so a function may fill it in; null where
+    something was, or a container where a scalar was, is refused (a
+    container where a map was would be a pod, a container, a template lost).
+
+    >>> same_kind({"name": "a"}, {}), same_kind(None, {}), same_kind(["x"], {})
+    (True, False, False)
+    >>> same_kind(3, "three"), same_kind({"a": 1}, None), same_kind(None, "x")
+    (True, True, False)
+    """
+    if given is None:
+        return True
+    if value is None:
+        return False
+    if is_map(given):
+        return is_map(value)
+    if is_seq(given):
+        return is_seq(value)
+    return not is_map(value) and not is_seq(value)
+
+
 def settled(fn: Callable[..., Any], result: Any, given: Any, what: str = "a document") -> Any:
-    """``result`` of ``fn`` sharing what it left of ``given`` unchanged, the rest checked.
+    """``result`` of ``fn`` as podfold's own: what it left of ``given`` unchanged is
+    ``given``'s, the rest checked and copied; ``result`` itself is not changed.
 
     What JSON cannot carry in what changed is a :class:`StepError` naming
     ``fn`` and the place (see :func:`~combinators.shape.settle`).
@@ -414,6 +452,9 @@ class Compose(Transform):
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         return self._run(doc, owned, True)
+
+    def _apply_inside(self, value: Any, owned: Owned) -> Any:
+        return self._run(value, owned, False)
 
     def _run(self, doc: Any, owned: Owned, document: bool) -> Any:
         """Apply the steps; ``document``: see :func:`apply_step`."""

@@ -8,7 +8,11 @@ a ``when`` predicate, an ``expect`` count) is code podfold does not control:
 - a step that returns anything but a map where the document was a map, or a
   value JSON cannot carry, is a ``StepError`` naming it (and the place);
 - it is given a copy, so editing its argument in place never changes the
-  caller's document; what it leaves unchanged is shared again.
+  caller's document; what it leaves unchanged is shared again;
+- what ``for_each`` applies returns a value of the kind it was given (a map
+  for a map: a container stays a container); ``update_at``'s may return any.
+
+What it is given and returns stay its own: tests/test_function_ownership.py.
 """
 
 from __future__ import annotations
@@ -164,11 +168,16 @@ def test_what_a_function_leaves_unchanged_is_shared_with_the_input() -> None:
     assert result["metadata"]["labels"] is pod["metadata"]["labels"]
 
 
-def test_for_each_may_map_a_value_to_any_value() -> None:
-    # for_each gives a function a value inside the document, not a document
+def test_for_each_maps_a_value_to_one_of_its_kind_and_update_at_to_any() -> None:
+    # for_each gives a function a value inside the document: a map stays a map, and so on
     pod = _pod()
-    new = for_each("spec.nodeSelector", lambda selector: [selector])(pod)
-    assert new["spec"]["nodeSelector"] == [{"pool": "a"}]
+    with pytest.raises(StepError, match=r"returned a list where it was given a map; .* "
+                                        r"\(in spec.nodeSelector\)"):
+        for_each("spec.nodeSelector", lambda selector: [selector])(pod)
+    assert for_each("spec.nodeSelector", lambda selector: {"was": selector})(pod)["spec"][
+        "nodeSelector"] == {"was": {"pool": "a"}}
+    assert update_at("spec.nodeSelector", lambda selector: [selector])(pod)["spec"][
+        "nodeSelector"] == [{"pool": "a"}]
 
 
 def test_when_predicates_and_expect_counts_are_guarded() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -28,6 +28,7 @@ from combinators import (
     Match,
     Path,
     PathError,
+    StepError,
     TransformError,
     TypeClashError,
     append_at,
@@ -326,18 +327,32 @@ def _count_ok(count: Any, found: int) -> bool:
     return bool(count(found))
 
 
+def _o_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping):
+        return "map"
+    return "list" if isinstance(value, (list, tuple)) else "scalar"
+
+
 def oracle(step: Any, doc: Any, touched: list[tuple[Any, ...]] | None = None,
-           loc: tuple[Any, ...] = ()) -> Any:
-    """What ``step`` does to ``doc``, by the documented semantics; edits ``doc`` in place."""
+           loc: tuple[Any, ...] = (), inside: bool = False) -> Any:
+    """What ``step`` does to ``doc``, by the documented semantics; edits ``doc`` in place.
+
+    ``inside``: ``doc`` is a value for_each reached, which a plain function must
+    replace with one of its kind (anything for null)."""
     touched = [] if touched is None else touched
     if not isinstance(step, Transform):
         touched.append(loc)
-        return step(doc)
+        new = step(doc)
+        if inside and doc is not None and _o_kind(new) != _o_kind(doc):
+            raise StepError("oracle: a value of another kind")
+        return new
     if step is identity:
         return doc
     if isinstance(step, Compose):
         for inner in step.steps:
-            doc = oracle(inner, doc, touched, loc)
+            doc = oracle(inner, doc, touched, loc, inside)
         return doc
     args, kwargs = step.params
     name = step.name
@@ -387,7 +402,7 @@ def oracle(step: Any, doc: Any, touched: list[tuple[Any, ...]] | None = None,
     elif name == "for_each":
         inner = args[1]
         missing = SKIP
-        leaf = lambda old, loc: oracle(inner, old, touched, loc)  # noqa: E731
+        leaf = lambda old, loc: oracle(inner, old, touched, loc, True)  # noqa: E731
     else:  # pragma: no cover - a combinator this oracle does not know
         raise AssertionError(f"no oracle for {name}")
     return Edit(target, leaf, missing, missing, touched, name != "for_each").run(doc, loc)
@@ -397,9 +412,9 @@ def outcome(fn: Callable[[], Any]) -> tuple[str, Any]:
     """``("ok", shape of the result)`` or ``("error", the TransformError class)``."""
     try:
         return "ok", shape(fn())
-    except (PathError, TypeClashError, ExpectationError) as err:
-        return "error", next(cls for cls in (PathError, TypeClashError, ExpectationError)
-                             if isinstance(err, cls))
+    except (PathError, TypeClashError, ExpectationError, StepError) as err:
+        return "error", next(cls for cls in (PathError, TypeClashError, ExpectationError,
+                                             StepError) if isinstance(err, cls))
 
 
 # ---------------------------------------------------------------------------
