@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+import recipes
 from combinators import (
     ArgumentTypeError,
     Transform,
@@ -17,6 +19,7 @@ from combinators import (
     for_each,
     identity,
     remove_at,
+    replace_at,
     update_at,
     upsert,
     when,
@@ -36,11 +39,14 @@ from transforms import (
     overlay,
     strategic_merge,
 )
+from transforms.errors import OverlayError
 from transforms.forms import kinds
 from transforms.forms.catalog import recipe_catalog
 from transforms.forms.kinds import KINDS, STEP_KEYS, kind_of, may_write_macros, writes
 from transforms.forms.markers import AppendUnique
 from transforms.forms.pipeline import OPS, STEP_KINDS
+from transforms.kube import apply_to_workload
+from transforms.kube.scopes import workload_level
 
 EXAMPLES = [(kind, example()) for kind in KINDS for example in kind.examples]
 BUILDABLE = [(kind, step) for kind, step in EXAMPLES if kind.build is not None]
@@ -96,7 +102,7 @@ def test_each_op_name_and_alias_leads_to_one_kind() -> None:
 
 def test_the_step_keys_come_from_the_kinds() -> None:
     assert STEP_KINDS == STEP_KEYS == ("op", "recipe", "overlay", "json_patch", "merge_patch",
-                                       "strategic")
+                                       "strategic", "workload_level")
     for key in STEP_KEYS[1:]:
         assert [kind.name for kind in KINDS if kind.key == key] != []
         assert len([kind for kind in KINDS if kind.key == key]) == 1
@@ -268,3 +274,99 @@ def test_the_catalog_given_is_the_one_used(tmp_path: Path) -> None:
     assert build_step({"recipe": "team", "name": "ml"}, CATALOG) == Team("ml")
     with pytest.raises(LookupError, match="no recipe catalog is installed"):
         build_step({"recipe": "team", "name": "ml"}, {})
+
+
+# ---------------------------------------------------------------- a step on the workload object
+
+QUEUE_LABEL = 'metadata.labels["kueue.x-k8s.io/queue-name"]'
+PRIORITY_LABEL = 'metadata.labels["kueue.x-k8s.io/priority-class"]'
+
+
+def test_a_workload_level_step_is_its_own_kind() -> None:
+    step = workload_level(upsert("metadata.labels", {"team": "ml"}))
+    assert kind_of(step, {}).name == "workload_level"
+    assert kind_of(recipes.kueue_queue("team-a").body, {}).name == "workload_level"
+
+
+def test_a_workload_level_step_is_described_as_on_the_workload_object() -> None:
+    step = workload_level(chain(replace_at(QUEUE_LABEL, "team-a"),
+                                replace_at(PRIORITY_LABEL, "high")))
+    assert describe(chain(upsert("spec.hostIPC", False), step), {}) == (
+        "1. set spec.hostIPC to false\n"
+        f"2. on the workload object: replace {QUEUE_LABEL} with team-a; "
+        f"then replace {PRIORITY_LABEL} with high")
+    # kueue_queue's body, which explain --blame names as the recipe's step
+    assert kinds.phrase(recipes.kueue_queue("team-a").body, {}) == \
+        f"on the workload object: replace {QUEUE_LABEL} with team-a"
+
+
+@pytest.mark.parametrize("step", [
+    workload_level(upsert("metadata.labels", {"team": "ml"})),
+    workload_level(chain(replace_at(QUEUE_LABEL, "team-a"), replace_at(PRIORITY_LABEL, "high"))),
+    workload_level(identity),
+    chain(recipes.add_env(NCCL_DEBUG="INFO"), recipes.kueue_queue("team-a").body,
+          upsert("spec.hostIPC", False)),
+    when("metadata.labels.old", workload_level(remove_at("metadata.labels.old"))),
+    recipes.kueue_queue("team-a", priority_class="high").body,
+], ids=repr)
+def test_law_load_dump_load_for_workload_level_steps(step: Any) -> None:
+    # loads_overlay(dump_overlay(t)) == t
+    text = dump_overlay(step)
+    assert "workload_level:" in text
+    assert loads_overlay(text) == step
+
+
+def test_a_workload_level_step_from_yaml_acts_on_the_workload_object() -> None:
+    overlay_text = ("- {recipe: add_env, NCCL_DEBUG: INFO}\n"
+                    "- workload_level:\n"
+                    "  - {op: upsert, path: metadata.annotations, value: {owner: team-a}}\n"
+                    "  - {op: remove_at, path: metadata.labels.old}\n")
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": "pi", "labels": {"old": "x"}},
+           "spec": {"template": {"spec": {"containers": [{"name": "pi", "image": "perl"}]}}}}
+    done = apply_to_workload(loads_overlay(overlay_text), job)
+    assert done["metadata"] == {"name": "pi", "labels": {}, "annotations": {"owner": "team-a"}}
+    assert done["spec"]["template"]["spec"]["containers"][0]["env"] == \
+        [{"name": "NCCL_DEBUG", "value": "INFO"}]
+    assert "metadata" not in done["spec"]["template"]
+
+
+@pytest.mark.parametrize(("text", "argument", "message"), [
+    ("- workload_level: 5\n", "workload_level", "holds a step map"),
+    ("- workload_level: {op: upsert, path: metadata.labels, value: {a: b}}\n  select: x\n",
+     "select", "takes no select"),
+])
+def test_a_bad_workload_level_step_is_refused_naming_it(text: str, argument: str,
+                                                         message: str) -> None:
+    with pytest.raises(ArgumentTypeError, match=message) as caught:
+        kinds.build(yaml.safe_load(text)[0], {})
+    assert caught.value.argument == argument
+    with pytest.raises(OverlayError, match=f"<string>:\\d+:\\d+: step 1: .*{message}"):
+        loads_overlay(text)
+
+
+def test_a_workload_level_function_cannot_be_written() -> None:
+    with pytest.raises(ArgumentTypeError, match="cannot be written as YAML: it is a Python "
+                                                "function"):
+        dump_overlay(workload_level(_label_everything))
+
+
+def _label_everything(doc: Any) -> Any:
+    return {**doc, "metadata": {**doc.get("metadata", {}), "labels": {"all": "yes"}}}
+
+
+@pytest.mark.parametrize(("step", "macros"), [
+    (workload_level(upsert("metadata.labels.rank", "${replica_id}")), True),
+    (workload_level(upsert("metadata.labels.team", "ml")), False),
+    (recipes.kueue_queue("team-a"), False),  # the recipe's body says what it writes
+    (workload_level(_label_everything), True),  # runs the caller's code
+])
+def test_what_a_workload_level_step_may_write(step: Any, macros: bool) -> None:
+    assert may_write_macros(step) is macros
+
+
+def test_a_workload_level_step_writes_what_its_steps_write() -> None:
+    step = workload_level(chain(replace_at(QUEUE_LABEL, "team-a"),
+                                replace_at(PRIORITY_LABEL, "high")))
+    assert writes(step) == frozenset({"team-a", "high"})
+    assert writes(recipes.kueue_queue("team-a")) == frozenset({"team-a"})

@@ -302,6 +302,21 @@ def test_podfold_apply_puts_the_queue_where_kueue_reads_it(tmp_path: Path, name:
                                        documents_of(name))[0]
 
 
+def test_podfold_explain_blame_says_the_queue_is_set_on_the_workload_object(
+        tmp_path: Path) -> None:
+    overlay = tmp_path / "queue.yaml"
+    overlay.write_text("- {recipe: kueue_queue, name: team-a}\n")
+    result = podfold("explain", "--blame", "--color", "never", "-f", str(overlay),
+                     str(MANIFESTS / "kubernetes" / "job.yaml"))
+    assert (result.returncode, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    blame = lines[lines.index("# blame:") + 1:-1]
+    assert blame == [f"#   metadata.labels  <- {overlay}:1: step 1: recipe kueue_queue('team-a') "
+                     f"> its step 1 of 1: on the workload object: replace "
+                     f'metadata.labels["{QUEUE}"] with team-a']
+    assert "workload_level(" not in result.stdout
+
+
 # ---------------------------------------------------------------- against kubectl
 
 

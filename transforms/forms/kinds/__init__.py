@@ -1,5 +1,6 @@
 """Step kinds: each kind of step (each combinator, each patch format, a
-recipe, a partial pod, a composition, a plain function) says once how it is
+recipe, a partial pod, a step on the workload object, a composition, a plain
+function) says once how it is
 built from YAML, written back, put in words, and what it may write.
 
 :mod:`~transforms.forms.pipeline` builds with it, :mod:`~transforms.io.dumping`

@@ -30,6 +30,7 @@ from combinators.transform import TransformLike
 from transforms.errors import UnknownNameError
 from transforms.forms.catalog import resolve_catalog
 from transforms.forms.kinds.base import Catalog, StepKind, Written
+from transforms.forms.kinds.levels import WORKLOAD_LEVEL_KIND
 from transforms.forms.kinds.named import COMPOSITION_KIND, FUNCTION_KIND, OTHER_KIND, RECIPE_KIND
 from transforms.forms.kinds.ops import OP_KINDS
 from transforms.forms.kinds.partials import OVERLAY_KIND
@@ -39,7 +40,7 @@ __all__ = ("KINDS", "STEP_KEYS", "OPS", "kind_of", "yaml_kind", "build", "dump",
            "writes", "may_write_macros")
 
 KINDS: tuple[StepKind, ...] = (*OP_KINDS, RECIPE_KIND, OVERLAY_KIND, *PATCH_KINDS,
-                               COMPOSITION_KIND, FUNCTION_KIND, OTHER_KIND)
+                               WORKLOAD_LEVEL_KIND, COMPOSITION_KIND, FUNCTION_KIND, OTHER_KIND)
 """Every step kind, once."""
 
 STEP_KEYS: tuple[str, ...] = tuple(dict.fromkeys(kind.key for kind in KINDS if kind.key))
