@@ -15,7 +15,7 @@ spaces, quotes, words such as ``true``) and match values that need quoting
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -64,6 +64,9 @@ __all__ = (
     "wrap_in_list",
     "tag_value",
     "same_value",
+    "mark_map",
+    "extend_list",
+    "KIND_KEEPING",
 )
 
 KEYS = ("a", "b", "name", "env", "value", "x.y", "sidecar.istio.io/inject", "true",
@@ -213,6 +216,23 @@ def tag_value(value: Any) -> Any:
 FUNCTIONS: tuple[Callable[[Any], Any], ...] = (same_value, wrap_in_list, tag_value)
 
 
+def mark_map(value: Any) -> Any:
+    """A pure function for ``for_each`` that keeps the kind: a map gets one more key."""
+    return {**value, "marked": True} if isinstance(value, Mapping) else value
+
+
+def extend_list(value: Any) -> Any:
+    """A pure function for ``for_each`` that keeps the kind: a list gets one more item."""
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [*value, "extended"]
+    return value
+
+
+KIND_KEEPING: tuple[Callable[[Any], Any], ...] = (same_value, mark_map, extend_list)
+"""What ``for_each`` is given most often: its function returns the kind it was given
+(a function that changes it is refused, which the others draw)."""
+
+
 @cache
 def _map_values() -> st.SearchStrategy[dict[str, Any]]:
     return st.dictionaries(st.sampled_from(KEYS), json_values(6), max_size=3)
@@ -296,6 +316,8 @@ def transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1, kind: str | None =
     if kind == "when_fn":
         inner = draw(plain_transforms_for(doc, 0))
         return when(has_many_keys, inner, draw(st.just(identity) | st.just(inner)))
+    if draw(st.integers(0, 3)):
+        fn = draw(st.sampled_from(KIND_KEEPING))
     return for_each(target, fn)
 
 

@@ -524,7 +524,7 @@ def test_plain_documents_keep_key_order_and_new_keys_go_last() -> None:
     assert list(doc) == ["z", "a", "m"] and list(doc["a"]) == ["y", "b"]
 
 
-_NAMESPACE = {**vars(combinators), **{fn.__name__: fn for fn in doc_strategies.FUNCTIONS},
+_NAMESPACE = {**vars(combinators), **{fn.__name__: fn for fn in (*doc_strategies.FUNCTIONS, *doc_strategies.KIND_KEEPING)},
               "has_many_keys": doc_strategies.has_many_keys}
 
 
