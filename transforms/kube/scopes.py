@@ -24,6 +24,20 @@ steps of an overlay: at its top, in its compositions (a YAML pipeline is
 one) and in the bodies of its recipes. Inside another combinator
 (``for_each``, ``when``) a step acts where that combinator applies it.
 
+A third kind of step acts on whole documents: a strategic merge patch that
+names its kind and name (``kind: Deployment``, ``metadata: {name: web}``, as
+kustomize writes one). Such a step says which documents it is for with
+``matches_document(doc)`` (``None`` where it is for pods);
+:func:`is_document_level` tells one, and :func:`split_at_documents` cuts an
+overlay at each, so the workload API applies every step in the order
+written, each where it acts: a whole-document step to the documents it
+names, and each run of steps between two of them as above (its pod-level
+steps at the templates, its workload-level steps on the metadata; they
+touch different parts of a document, so their order within the run does
+not matter, and a Pod, its own workload, gets them as written). A step
+after a patch sees what the patch made: a container, or a template, it
+added.
+
 >>> from combinators import chain, upsert
 >>> queue = workload_level(upsert("metadata.labels", {"kueue.x-k8s.io/queue-name": "team-a"}))
 >>> queue
@@ -45,7 +59,8 @@ from combinators.limits import short_repr
 from combinators.transform import Compose, Transform, TransformLike, apply_step, chain, identity
 
 __all__ = ("workload_level", "WorkloadLevel", "split_levels", "is_workload_level",
-           "pod_level", "WorkloadMetadataError", "NoWorkloadMetadataError")
+           "pod_level", "is_document_level", "split_at_documents", "WorkloadMetadataError",
+           "NoWorkloadMetadataError")
 
 
 class WorkloadLevel(Transform):
@@ -158,6 +173,77 @@ def pod_level(step: TransformLike) -> TransformLike:
     upsert('spec.x', 1)
     """
     return split_levels(step)[1]
+
+
+def is_document_level(step: TransformLike) -> bool:
+    """Whether ``step`` acts on whole documents: it has ``matches_document(doc)``, which
+    says which documents it is for (a strategic merge patch naming its kind, as kustomize
+    writes one), and that gives ``None`` only for a step meant for pods.
+
+    >>> for_web, for_pods = (lambda doc: doc), (lambda doc: doc)
+    >>> for_web.matches_document = lambda doc: doc.get("metadata", {}).get("name") == "web"
+    >>> for_pods.matches_document = lambda doc: None
+    >>> is_document_level(for_web), is_document_level(for_pods)
+    (True, False)
+    """
+    matches = getattr(step, "matches_document", None)
+    # asked about no document at all: one meant for pods says None whatever it is given
+    return callable(matches) and matches({}) is not None
+
+
+def _cut(step: TransformLike) -> list[TransformLike] | None:
+    """The finest steps of ``step`` where it holds a whole-document step (in a
+    composition, a recipe's body), else ``None``."""
+    if is_document_level(step):
+        return [step]
+    if isinstance(step, Compose):
+        inner = step.steps
+    else:
+        body = _recipe_body(step)
+        if body is None:
+            return None
+        inner = (body,)
+    cuts = [_cut(each) for each in inner]
+    if all(cut is None for cut in cuts):
+        return None
+    return [piece for each, cut in zip(inner, cuts, strict=True)
+            for piece in (cut if cut is not None else [each])]
+
+
+def split_at_documents(transform: TransformLike) -> tuple[TransformLike, ...]:
+    """An overlay cut at its whole-document steps (:func:`is_document_level`), in the order
+    written: each such step alone, and the steps between two of them chained.
+
+    Without one, ``(transform,)`` itself. Compositions are cut, and a
+    recipe's body where it holds one; inside another combinator a step acts
+    where that combinator applies it.
+
+    >>> from combinators import chain, upsert
+    >>> web = lambda doc: doc
+    >>> web.matches_document = lambda doc: doc.get("metadata", {}).get("name") == "web"
+    >>> [is_document_level(piece) for piece in split_at_documents(
+    ...     chain(upsert("spec.hostIPC", False), web, upsert("spec.hostPID", False)))]
+    [False, True, False]
+    >>> plain = upsert("spec.hostIPC", False)
+    >>> split_at_documents(plain)[0] is plain
+    True
+    """
+    pieces = _cut(transform)
+    if pieces is None:
+        return (transform,)
+    found: list[TransformLike] = []
+    run: list[TransformLike] = []
+    for piece in pieces:
+        if is_document_level(piece):
+            if run:
+                found.append(chain(*run))
+                run = []
+            found.append(piece)
+        else:
+            run.append(piece)
+    if run:
+        found.append(chain(*run))
+    return tuple(found)
 
 
 class WorkloadMetadataError(TransformError, ValueError):

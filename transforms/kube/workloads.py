@@ -63,7 +63,13 @@ from combinators.transform import (
     identity,
 )
 from transforms.kube.kinds import ClientDictError
-from transforms.kube.scopes import NoWorkloadMetadataError, WorkloadMetadataError, split_levels
+from transforms.kube.scopes import (
+    NoWorkloadMetadataError,
+    WorkloadMetadataError,
+    is_document_level,
+    split_at_documents,
+    split_levels,
+)
 from transforms.kube.table import (
     BY_KEY,
     DOCUMENT,
@@ -468,6 +474,9 @@ def _put(doc: Any, parts: tuple[Part, ...], value: Any, owned: Owned) -> Any:
         if not is_seq(doc):
             raise TypeClashError(f"{kind_name(doc)} where a list was", expected="a list",
                                  found=kind_name(doc))
+        if not rest:  # an item of a List, replaced whole
+            item = freeze_value(value) if is_persistent(doc) else value
+            return rebuild_seq(doc, {part.index: item}, (), owned)
         return rebuild_seq(doc, {part.index: _put(doc[part.index], rest, value, owned)}, (),
                            owned)
     assert type(part) is Key
@@ -505,8 +514,49 @@ def workloads_of(templates: Iterable[PodTemplate], select: Selector | None = Non
         and (select is None or select.matches(template))))
 
 
+@dataclass(frozen=True)
+class _Run:
+    """The steps of an overlay between two whole-document steps: ``steps`` as written
+    (a Pod, its own workload, gets them so), its workload-level steps (``None`` without)
+    and the pod-level rest (:func:`~transforms.kube.scopes.split_levels`)."""
+
+    steps: TransformLike
+    workload_steps: TransformLike | None
+    pod_steps: TransformLike
+
+    @classmethod
+    def of(cls, steps: TransformLike) -> _Run:
+        found, rest = split_levels(steps)
+        return cls(steps, chain(*found) if found else None, rest)
+
+
+class _Picked:
+    """Which templates of one document the selector picks: decided on the document as
+    given, so a patch that relabels a template does not change what the steps after it
+    reach; a template a patch adds is picked as it is found."""
+
+    __slots__ = ("select", "given", "_chosen")
+
+    def __init__(self, select: Selector | None, given: tuple[PodTemplate, ...]) -> None:
+        self.select = select
+        self.given = given
+        self._chosen: dict[Path, bool] | None = None
+
+    def __call__(self, template: PodTemplate, moved: bool) -> bool:
+        """Whether ``template`` is picked; ``moved``: a whole-document step changed the
+        document since it was given."""
+        if self.select is None:
+            return True
+        if not moved:
+            return self.select.matches(template)
+        if self._chosen is None:
+            self._chosen = {each.path: self.select.matches(each) for each in self.given}
+        chosen = self._chosen.get(template.path)
+        return self.select.matches(template) if chosen is None else chosen
+
+
 class _OnWorkloads(Transform):
-    __slots__ = ("transform", "select", "_workload_steps", "_pod_steps")
+    __slots__ = ("transform", "select", "_pieces")
     name = "on_workloads"
 
     def __init__(self, transform: TransformLike, select: Selector | None) -> None:
@@ -520,9 +570,10 @@ class _OnWorkloads(Transform):
                                     factory="on_workloads", value=select)
         self.transform = transform
         self.select = select if select else None
-        found, rest = split_levels(transform)
-        self._workload_steps: TransformLike | None = chain(*found) if found else None
-        self._pod_steps = rest
+        # in the order written: each whole-document step alone, the runs of steps between
+        self._pieces: tuple[TransformLike | _Run, ...] = tuple(
+            piece if is_document_level(piece) else _Run.of(piece)
+            for piece in split_at_documents(transform))
         if self.select is None:
             self._init_params(transform)
         else:
@@ -550,29 +601,39 @@ class _OnWorkloads(Transform):
                 "on_workloads: given a kubernetes client object's to_dict() output (snake_case "
                 "key 'api_version'); pass the client object itself, or its API form "
                 "(transforms.kube.to_data(obj))", key="api_version", overlay="on_workloads")
-        targets = getattr(self.transform, "matches_document", None)
-        if targets is not None:
-            hit = targets(doc)
-            if hit is not None:  # a transform of whole documents, such as a Deployment patch
-                return self._apply_to_document(doc, owned) if hit else doc
-        if self._workload_steps is None:
-            for template in pod_templates(doc) if templates is None else templates:
-                if self.select is not None and not self.select.matches(template):
-                    continue
-                doc = self._apply_at(template, doc, owned, self.transform)
+        found = pod_templates(doc) if templates is None else templates
+        pieces = self._pieces
+        if len(pieces) == 1 and type(pieces[0]) is _Run:  # no whole-document step
+            select = self.select
+            return self._apply_run(pieces[0], doc, owned, found if select is None else [
+                template for template in found if select.matches(template)])
+        picked = _Picked(self.select, found)
+        moved = False
+        for piece in pieces:
+            if isinstance(piece, _Run):
+                doc = self._apply_run(piece, doc, owned,
+                                      [template for template in found if picked(template, moved)])
+                continue
+            new = self._apply_to_documents(piece, doc, owned, found, picked, moved)
+            if new is not doc:  # it may have added a template, or taken one away
+                doc, found, moved = new, pod_templates(new), True
+        return doc
+
+    def _apply_run(self, run: _Run, doc: Any, owned: Owned,
+                   selected: Sequence[PodTemplate]) -> Any:
+        if run.workload_steps is None:
+            for template in selected:
+                doc = self._apply_at(template, doc, owned, run.steps)
             return doc
         # the pod-level steps on each selected template, then the workload-level ones once
         # on the metadata of each workload that holds one (a Pod is its own: all in order)
-        found = pod_templates(doc) if templates is None else templates
-        for template in found:
-            if self.select is not None and not self.select.matches(template):
-                continue
+        for template in selected:
             if template.workload_metadata is None:
-                doc = self._apply_at(template, doc, owned, self.transform)
-            elif self._pod_steps is not identity:
-                doc = self._apply_at(template, doc, owned, self._pod_steps)
-        for metadata in workloads_of(found, self.select):
-            doc = self._apply_to_metadata(metadata, doc, owned, self._workload_steps)
+                doc = self._apply_at(template, doc, owned, run.steps)
+            elif run.pod_steps is not identity:
+                doc = self._apply_at(template, doc, owned, run.pod_steps)
+        for metadata in workloads_of(selected):
+            doc = self._apply_to_metadata(metadata, doc, owned, run.workload_steps)
         return doc
 
     def _apply_to_metadata(self, metadata: WorkloadMetadata, doc: Any, owned: Owned,
@@ -607,16 +668,38 @@ class _OnWorkloads(Transform):
             err.with_step(metadata.describe())
             raise
 
-    def _apply_to_document(self, doc: Any, owned: Owned) -> Any:
-        if self.select is not None and not any(
-                self.select.matches(template) for template in pod_templates(doc)):
+    def _apply_to_documents(self, step: Any, doc: Any, owned: Owned,
+                            found: tuple[PodTemplate, ...], picked: _Picked,
+                            moved: bool) -> Any:
+        """A whole-document step on ``doc`` where it is for it, or on each item of a List it
+        is for (kubectl and kustomize read a List as its items), where the selector picks
+        one of its templates; any other document as it is."""
+        if step.matches_document(doc):
+            if self.select is None or any(picked(template, moved) for template in found):
+                return self._apply_to_document(step, doc, owned)
             return doc
+        entry = workload_kind(doc.get("kind"), doc.get("apiVersion"))
+        items = doc.get("items")
+        if entry is None or entry.kind != "List" or not is_seq(items):
+            return doc
+        for index, item in enumerate(items):
+            if not is_map(item) or not step.matches_document(item):
+                continue
+            where = (Key("items"), Index(index))
+            if self.select is not None and not any(
+                    picked(template, moved) for template in found
+                    if template.path.parts[:2] == where):
+                continue
+            new = self._apply_to_document(step, item, owned)
+            if new is not item:
+                doc = _put(doc, where, new, owned)
+        return doc
+
+    def _apply_to_document(self, step: Any, doc: Any, owned: Owned) -> Any:
         try:
-            return apply_step(self.transform, doc, owned)
+            return apply_step(step, doc, owned)
         except TransformError as err:
-            metadata = doc.get("metadata")
-            name = metadata.get("name") if is_map(metadata) else None
-            err.with_step(f"{doc.get('kind')}/{name or '(unnamed)'}")
+            err.with_step(f"{doc.get('kind')}/{document_name(doc) or '(unnamed)'}")
             raise
 
     def _apply_at(self, template: PodTemplate, doc: Any, owned: Owned,
@@ -643,7 +726,11 @@ class _OnWorkloads(Transform):
             template = PodTemplate(Path(), "Pod", document_name(data), None, kind, _labels(data))
             if self.select is not None and not self.select.matches(template):
                 return obj
-            return self.transform(obj)
+            pieces = self._pieces
+            if len(pieces) == 1 and type(pieces[0]) is _Run:
+                return self.transform(obj)
+            # no whole document: what is for documents passes it by
+            return chain(*(piece.steps for piece in pieces if isinstance(piece, _Run)))(obj)
         data = to_data(obj)
         if "kind" not in data:  # built without kind (as client objects often are): its class's
             data = {"kind": kind, **data}
@@ -678,11 +765,19 @@ def apply_to_workload(transform: TransformLike, document: Any, *,
 
     A Pod is its own template. A transform of whole workload documents (a
     strategic patch with ``kind: Deployment``, whose ``matches_document(doc)``
-    says which documents it is for) applies to the documents it targets,
-    where ``select`` selects one of their templates, and leaves the others
-    as they are. Only the paths that change are copied, the
-    input is never changed, and where nothing changes the very same object
-    comes back. A kubernetes client object (``V1Deployment``, ``V1Job``,
+    says which documents it is for) applies to the documents it targets (and
+    to the items of a ``List`` it targets, as kubectl reads a List), where
+    ``select`` selects one of their templates, and leaves the others as they
+    are. An overlay may chain such steps with pod-level ones (``chain(patch,
+    gpu)``, ``podfold apply -f patch.yaml -f gpu.yaml``): every step applies
+    in the order written, each where it acts (see
+    :mod:`transforms.kube.scopes`), so a step after a patch sees what the
+    patch made (a container, a template it added) and the step written last
+    wins a field both set. ``select`` picks templates on ``document`` as
+    given; a template a patch adds is picked as the patch leaves it.
+
+    Only the paths that change are copied, the input is never changed, and
+    where nothing changes the very same object comes back. A kubernetes client object (``V1Deployment``, ``V1Job``,
     ``V1Pod``) comes back as the same type. A ``TransformError`` from a
     template names the workload, the role and the path.
 
