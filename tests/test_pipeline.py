@@ -100,7 +100,8 @@ def test_every_op_and_step_kind_is_covered() -> None:
     assert set(OPS) - {"update_at"} <= {
         "upsert", "replace_at", "set_default", "remove_at", "append_at", "prepend_at",
         "insert_at", "merge_by", "for_each", "when", "expect"}
-    assert STEP_KINDS == ("op", "recipe", "overlay", "json_patch", "merge_patch", "strategic")
+    assert STEP_KINDS == ("op", "recipe", "overlay", "json_patch", "merge_patch", "strategic",
+                          "workload_level")
 
 
 def test_steps_apply_in_order() -> None:
