@@ -37,6 +37,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import importlib.metadata
+import importlib.util
 import json
 import os
 import shlex
@@ -50,6 +51,7 @@ import pytest
 import yaml
 
 from tests.apiserver import ApiServer, api_server
+from tests.test_torchx_builtins import TORCHX_070
 
 
 def _nightly_version() -> str | None:
@@ -73,7 +75,7 @@ if NIGHTLY is not None:
     from kubernetes.client import ApiClient
     from torchx import plugins, specs
     from torchx.runner import Runner
-    from torchx.schedulers import get_scheduler_factories
+    from torchx.schedulers import get_default_scheduler_name, get_scheduler_factories
     from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
     from torchx.specs.overlays import JOIN, set_overlay
 
@@ -222,10 +224,12 @@ def test_fold_errors_stop_the_dry_run(runner: Any) -> None:
         runner.dryrun(specs.AppDef("job", roles=[role]), "kubernetes_overlay", cfg=QUEUE)
 
 
-def test_the_mcad_overlay_scheduler_says_it_needs_mcad() -> None:
-    # podfold's own error (one short line under podfold render), not an internal one
-    with pytest.raises(LaunchError, match="kubernetes_mcad") as caught:
-        create_kubernetes_mcad_overlay("test")
+def test_the_mcad_overlay_scheduler_says_it_needs_mcad(runner: Any) -> None:
+    # podfold's own error (one short line under podfold render), not an internal one; the
+    # factory gives a scheduler (torchx runopts lists it), which refuses to render
+    scheduler = create_kubernetes_mcad_overlay("test")
+    with pytest.raises(LaunchError, match="needs TorchX's kubernetes_mcad scheduler") as caught:
+        scheduler.submit_dryrun(specs.AppDef("job", roles=[podfold_role()]), {})
     assert isinstance(caught.value, TransformError)
 
 
@@ -431,3 +435,78 @@ def test_podfolds_schedulers_are_found_through_torchxs_plugin_registry() -> None
     assert isinstance(found["kubernetes_overlay"]("test"), KubernetesOverlayScheduler)
     assert registry.load_errors(plugins.PluginType.SCHEDULER) == []
     assert "kubernetes_overlay" in get_scheduler_factories()
+
+
+# --- TorchX 0.7.0's built-ins, registered again by podfold, on a TorchX that lacks some -----
+
+LACKING = (*[name for name, module in TORCHX_070.items()
+             if importlib.util.find_spec(module) is None],
+           *(["kubernetes_mcad_overlay"] if importlib.util.find_spec(
+               TORCHX_070["kubernetes_mcad"]) is None else []))
+"""The schedulers podfold registers (for TorchX 0.7.0) that this TorchX does not have."""
+
+
+def why_not(name: str) -> str:
+    """The start of the line that says why this TorchX cannot run ``name``."""
+    if name == "kubernetes_mcad_overlay":
+        return (f"kubernetes_mcad_overlay needs TorchX's kubernetes_mcad scheduler, which "
+                f"this TorchX (version {NIGHTLY}) does not have")
+    return (f"this TorchX (version {NIGHTLY}) has no {name} scheduler; podfold registers it "
+            f"for TorchX 0.7.0, which drops its built-ins when a package adds a scheduler")
+
+
+def test_nightly_lacks_some_of_torchx_070s_schedulers() -> None:
+    # what the tests below are about: without it they would check nothing
+    assert "kubernetes_mcad" in LACKING and "kubernetes_mcad_overlay" in LACKING
+    assert set(LACKING) < {*TORCHX_070, "kubernetes_mcad_overlay"}
+
+
+def test_runopts_says_in_one_line_which_schedulers_this_torchx_lacks(tmp_path: Path) -> None:
+    done = cli(["torchx", "runopts"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "No module named" not in done.stdout
+    lines = done.stdout.splitlines()
+    for name in LACKING:
+        at = lines.index(f"{name}:")
+        assert lines[at + 1].startswith(f"    {why_not(name)}"), lines[at + 1]
+        assert lines[at + 2] == "", name
+
+
+@pytest.mark.parametrize("name", LACKING)
+def test_running_a_scheduler_this_torchx_lacks_fails_in_one_short_line(
+        name: str, tmp_path: Path) -> None:
+    # a run option too: this TorchX refuses a key the scheduler lacks before the run starts
+    done = cli(["torchx", "run", "--scheduler", name, "--dryrun", "-cfg", "queue=default",
+                "utils.echo", "--msg", "hi"], tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if why_not(name) in line]
+    assert line.strip().startswith(why_not(name)), line
+    assert len(done.stderr.splitlines()) <= 6, done.stderr
+
+
+def test_torchx_run_without_a_scheduler_runs_or_names_the_default_in_one_line(
+        tmp_path: Path) -> None:
+    # the default is the first registered name, a scheduler of TorchX 0.7.0 nightly may lack
+    default = get_default_scheduler_name()
+    dry_run = cli(["torchx", "run", "--dryrun", "utils.echo", "--msg", "hi"], tmp_path)
+    assert "Traceback" not in dry_run.stderr
+    if default not in LACKING:
+        assert dry_run.returncode == 0, dry_run.stderr
+        return
+    submitted = cli(["torchx", "run", "utils.echo", "--msg", "hi"], tmp_path)  # nothing to run
+    for done in (dry_run, submitted):
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+        (line,) = [line for line in done.stderr.splitlines() if why_not(default) in line]
+        assert line.strip().startswith(why_not(default)), line
+        assert "--scheduler" in line and ".torchxconfig" in line  # what to do instead
+
+
+def test_local_cwd_really_runs_on_nightly(tmp_path: Path) -> None:
+    done = cli(["torchx", "run", "--scheduler", "local_cwd", "--workspace", "", "-cfg",
+                f"log_dir={tmp_path}", "utils.echo", "--msg", "hi-from-nightly"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    (log,) = tmp_path.glob("torchx/echo-*/echo/0/stdout.log")
+    assert log.read_text().strip() == "hi-from-nightly"

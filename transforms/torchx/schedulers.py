@@ -29,7 +29,9 @@ and replica.
 TorchX's own scheduler is handed the roles without ``metadata["kubernetes"]``:
 podfold alone reads it, so where TorchX applies overlays itself (newer
 releases) nothing is applied twice. Where TorchX has no MCAD scheduler (newer
-releases), ``kubernetes_mcad_overlay`` says so when it is created.
+releases), ``kubernetes_mcad_overlay`` is a stand-in
+(:class:`~transforms.torchx.unavailable.UnavailableScheduler`) that says so in one
+line when it is used, and under ``torchx runopts``.
 
 **The API server.** A dry run renders and folds, offline, on every TorchX.
 Newer TorchX has the run option ``validate_spec``: its own scheduler asks the
@@ -52,6 +54,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+import torchx
 import yaml
 from torchx.schedulers.api import AppDryRunInfo
 from torchx.schedulers.kubernetes_scheduler import (
@@ -68,6 +71,7 @@ from transforms.torchx.errors import LaunchError, RunOptionError
 from transforms.torchx.folding import FoldSettings, fold_app_wrapper, fold_volcano_job
 from transforms.torchx.options import add_options, fold_settings
 from transforms.torchx.roles import METADATA_KEY
+from transforms.torchx.unavailable import SchedulerUnavailableError, UnavailableScheduler
 
 try:  # TorchX releases after 0.7.0 have no MCAD scheduler
     from torchx.schedulers.kubernetes_mcad_scheduler import (
@@ -334,8 +338,8 @@ class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesSchedu
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if _MCAD_MISSING is not None:  # the user's TorchX, not a bug: a short message
-            raise LaunchError("kubernetes_mcad_overlay needs TorchX's kubernetes_mcad "
-                              f"scheduler, which this TorchX lacks: {_MCAD_MISSING}")
+            raise SchedulerUnavailableError(_mcad_missing(), scheduler="kubernetes_mcad_overlay",
+                                            torchx_version=torchx.__version__)
         super().__init__(*args, **kwargs)
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[Any]:
@@ -357,9 +361,20 @@ def create_kubernetes_overlay(session_name: str, client: Any = None,
                                       docker_client=docker_client)
 
 
+def _mcad_missing() -> str:
+    """Why ``kubernetes_mcad_overlay`` cannot run on this TorchX."""
+    return ("kubernetes_mcad_overlay needs TorchX's kubernetes_mcad scheduler, which this "
+            f"TorchX (version {torchx.__version__}) does not have (TorchX 0.7.0 has it)")
+
+
 def create_kubernetes_mcad_overlay(session_name: str, client: Any = None,
                                    docker_client: Any = None, **kwargs: Any,
-                                   ) -> KubernetesMCADOverlayScheduler:
-    """The factory TorchX calls for ``--scheduler kubernetes_mcad_overlay``."""
+                                   ) -> KubernetesMCADOverlayScheduler | UnavailableScheduler:
+    """The factory TorchX calls for ``--scheduler kubernetes_mcad_overlay``; where this
+    TorchX has no MCAD scheduler, a stand-in that says so when it is used (TorchX's CLI
+    prints an error raised here as a traceback)."""
+    if _MCAD_MISSING is not None:
+        return UnavailableScheduler("kubernetes_mcad_overlay", session_name, _mcad_missing(),
+                                    _MCAD_MISSING)
     return KubernetesMCADOverlayScheduler(session_name=session_name, client=client,
                                           docker_client=docker_client)
