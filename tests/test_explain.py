@@ -369,9 +369,7 @@ def test_the_diff_of_20000_containers_stays_within_budget() -> None:
     """).split() == ["40000", "0"]
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from("abcdef"), max_size=12), st.lists(st.sampled_from("abcxyz"), max_size=12))
-def test_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) -> None:
+def _assert_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) -> None:
     # the lines a hunk keeps and removes are the before side; kept and added, the after side
     from transforms.analysis.explanation import unified_diff
 
@@ -395,3 +393,33 @@ def test_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) -> No
         else:
             rebuilt_new.append(line[1:])
     assert rebuilt_old + old[done:] == old and rebuilt_new + old[done:] == new
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from("abcdef"), max_size=12), st.lists(st.sampled_from("abcxyz"), max_size=12))
+def test_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) -> None:
+    _assert_the_diff_rebuilds_both_sides(before, after)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from("abcdef"), max_size=12), st.lists(st.sampled_from("abcxyz"), max_size=12))
+def test_the_diff_of_long_runs_rebuilds_both_sides(before: list[str], after: list[str]) -> None:
+    # every run of more than one line on each side is anchored (on its unique lines, else on
+    # each line's n-th occurrence), as runs too long for difflib are on a large pod
+    from transforms.analysis import explanation
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(explanation, "_SMALL_GAP", 1)
+        _assert_the_diff_rebuilds_both_sides(before, after)
+
+
+def test_a_long_run_of_repeated_lines_is_diffed_line_by_line() -> None:
+    # tolerations in pairs of one key: no line occurs once, so no line anchors the run;
+    # each line's n-th occurrence on each side does, and only the added lines are told
+    from transforms.analysis.explanation import unified_diff
+
+    before = [line for i in range(1_000) for line in (f"- key: k{i // 2}\n", "  operator: Exists\n")]
+    after = [line for i in range(1_000) for line in (f"- key: k{i // 2}\n", "  operator: Exists\n",
+                                                     "  effect: NoSchedule\n")]
+    lines = list(unified_diff(before, after))[2:]
+    assert [line for line in lines if line[0] in "+-"] == ["+  effect: NoSchedule\n"] * 1_000

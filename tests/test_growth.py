@@ -1,10 +1,18 @@
-"""Growth: list operations on 20,000 items finish within a time and memory budget.
+"""Growth: list operations on 20,000 items finish within a time and memory budget; explain,
+blame and the command line's ``(written by FILE:LINE)`` grow with the pod, not its square.
 
-Each case runs in a child process whose address space is capped
+Each list operation runs in a child process whose address space is capped
 (``RLIMIT_AS``) and which is killed when its time is up, so a regression
 to quadratic work (20,000 items took tens of seconds, some minutes) fails
 the test instead of hanging CI. ``benchmarks/bench_growth.py`` measures the
 growth itself, from 1,000 to 100,000 items.
+
+Explain and blame are held to a count, not a clock: the Python functions (and
+builtins) a run calls on a pod of ``n`` containers and on one of ``4 n``, in
+this process. Linear work calls about 4x as many, n log n about 5x, quadratic
+work 16x; the count does not depend on the machine's speed or load.
+``benchmarks/bench_explain_growth.py`` times the same paths from 1,000 to
+8,000 containers.
 """
 
 from __future__ import annotations
@@ -12,7 +20,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -127,3 +138,204 @@ def test_the_budget_catches_quadratic_work() -> None:
 def test_the_budget_catches_a_memory_blowup() -> None:
     with pytest.raises(AssertionError, match="MemoryError"):
         run_bounded("blob = [0] * (4 * 2**30 // 8)")
+
+
+# ---------------------------------------------------------------- growth by count
+
+GROWTH = 6.0
+"""4x the containers may call at most this many times as many functions (n log n: about 5x)."""
+
+SMALL = 300  # containers; the larger pod has four times as many
+
+
+def python_calls(run: Callable[[], object]) -> int:
+    """How many Python functions and builtins ``run()`` calls: its work, counted."""
+    count = 0
+
+    def tally(frame: FrameType, event: str, arg: object) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(tally)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def assert_grows_linearly(case: Callable[[int], Callable[[], object]]) -> None:
+    """``case(n)`` makes the run on ``n`` containers (what it builds is not counted);
+    the run on ``4 SMALL`` may call at most ``GROWTH`` times as many functions as on ``SMALL``."""
+    case(5)()  # imports, the schema, caches: paid once, by neither count
+    small, large = (python_calls(case(n)) for n in (SMALL, 4 * SMALL))
+    assert large <= GROWTH * small, (
+        f"{4 * SMALL} containers called {large:,} functions, {large / small:.1f}x the "
+        f"{small:,} of {SMALL}: more than {GROWTH:.0f}x, work that grows faster than the pod")
+
+
+def containers_pod(n: int) -> dict[str, Any]:
+    """A Pod of ``n`` containers, each with env entries and a volume mount; every other
+    one runs the image ``old:1``."""
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+            "spec": {"containers": [
+                {"name": f"c{i}", "image": "old:1" if i % 2 else "new:1",
+                 "env": [{"name": "RANK", "value": str(i)}, {"name": "WORLD", "value": str(n)}],
+                 "volumeMounts": [{"name": "data", "mountPath": "/data"}]} for i in range(n)],
+                     "volumes": [{"name": "data", "emptyDir": {}}]}}
+
+
+DEFAULTS = """\
+- op: for_each
+  path: spec.containers[*]
+  transform: {op: set_default, path: imagePullPolicy, value: IfNotPresent}
+- {recipe: add_env, NCCL_DEBUG: INFO}
+"""
+SHM = "- {recipe: shm_size, size: 16Gi}\n"
+SECURED = """\
+- op: for_each
+  path: spec.containers[*]
+  transform: {op: upsert, path: securityContext, value: {runAsNonRoot: true}}
+"""
+PRUNED = "- {op: remove_at, path: 'spec.containers[image=old:1]'}\n"
+
+
+def test_the_count_catches_quadratic_work() -> None:
+    # the harness itself: a scan of the whole list for each element is caught, one pass is not
+    def same(a: int, b: int) -> bool:
+        return a == b
+
+    def scans(n: int) -> Callable[[], object]:
+        return lambda: [next(j for j in range(n) if same(i, j)) for i in range(n)]
+
+    def passes(n: int) -> Callable[[], object]:
+        return lambda: [same(i, i) for i in range(n) for _ in range(3)]
+
+    with pytest.raises(AssertionError, match="grows faster than the pod"):
+        assert_grows_linearly(scans)
+    assert_grows_linearly(passes)
+
+
+def test_explain_of_every_container_grows_with_the_pod() -> None:
+    from combinators import for_each, set_default
+    from transforms import explain
+
+    def case(n: int) -> Callable[[], object]:
+        pod = containers_pod(n)
+        overlay = for_each("spec.containers[*]", set_default("imagePullPolicy", "IfNotPresent"))
+
+        def run() -> None:
+            found = explain(overlay, pod)
+            added = sum(line.startswith("+") and line.endswith(" imagePullPolicy: IfNotPresent")
+                        for line in found.diff.splitlines())
+            assert len(found.changes) == n and added == n
+        return run
+
+    assert_grows_linearly(case)
+
+
+def test_the_diff_of_lines_that_repeat_grows_with_the_pod() -> None:
+    # tolerations in pairs of one key: no line occurs once, so none anchors the diff;
+    # difflib alone compared every line of the run with every other
+    from combinators import for_each, upsert
+    from transforms import explain
+
+    def case(n: int) -> Callable[[], object]:
+        pod = {"spec": {"containers": [{"name": "c", "image": "t:1"}],
+                        "tolerations": [{"key": f"k{i // 2}", "operator": "Exists"}
+                                        for i in range(n)]}}
+        overlay = for_each("spec.tolerations[*]", upsert("effect", "NoSchedule"))
+
+        def run() -> None:
+            lines = explain(overlay, pod).diff.splitlines()[2:]
+            assert [line for line in lines if line[0] in "+-"] == ["+    effect: NoSchedule"] * n
+        return run
+
+    assert_grows_linearly(case)
+
+
+@pytest.mark.parametrize("files", [(DEFAULTS, SHM), (PRUNED,), (DEFAULTS, PRUNED, SECURED)],
+                         ids=["defaults and shm", "a removal", "three files"])
+def test_blame_of_overlay_files_grows_with_the_pod(files: tuple[str, ...]) -> None:
+    from transforms.analysis.blame import blame, yaml_steps
+
+    steps = [step for number, text in enumerate(files, 1)
+             for step in yaml_steps(text, f"o{number}.yaml")]
+
+    def case(n: int) -> Callable[[], object]:
+        pod = containers_pod(n)
+        return lambda: len(blame(pod, steps)) >= n // 2 or pytest.fail("too few changes")
+
+    assert_grows_linearly(case)
+
+
+@pytest.mark.parametrize("files", [(DEFAULTS, SECURED), (PRUNED,)],
+                         ids=["every container written", "half the containers removed"])
+def test_written_by_lookups_grow_with_the_pod(files: tuple[str, ...]) -> None:
+    # what (written by FILE:LINE) asks, once per finding: who wrote each container
+    from transforms.analysis.blame import writers, yaml_steps
+
+    steps = [step for number, text in enumerate(files, 1)
+             for step in yaml_steps(text, f"o{number}.yaml")]
+
+    def case(n: int) -> Callable[[], object]:
+        pod = containers_pod(n)
+        where = [f"spec.containers[name=c{i}]" for i in range(n)]
+
+        def run() -> None:
+            walk = writers(pod, steps)
+            found = [walk.at(place) for place in where]
+            assert sum(bool(item) for item in found) >= n // 2
+        return run
+
+    assert_grows_linearly(case)
+
+
+def _podfold(folder: Path, *args: str) -> Any:
+    from click.testing import CliRunner
+
+    from transforms.cli import podfold
+
+    return CliRunner().invoke(podfold, [arg.format(folder=folder) for arg in args])
+
+
+def _files(folder: Path, n: int, **texts: str) -> Path:
+    import yaml
+
+    place = folder / str(n)
+    place.mkdir()
+    (place / "pod.yaml").write_text(yaml.safe_dump(containers_pod(n)))
+    for name, text in texts.items():
+        (place / f"{name}.yaml").write_text(text)
+    return place
+
+
+def test_explain_blame_command_grows_with_the_pod(tmp_path: Path) -> None:
+    def case(n: int) -> Callable[[], object]:
+        folder = _files(tmp_path, n, defaults=DEFAULTS, shm=SHM)
+
+        def run() -> None:
+            done = _podfold(folder, "explain", "--blame", "-f", "{folder}/defaults.yaml",
+                            "-f", "{folder}/shm.yaml", "{folder}/pod.yaml")
+            assert done.exit_code == 0, done.output
+            assert done.output.count("<- ") >= n
+        return run
+
+    assert_grows_linearly(case)
+
+
+def test_apply_naming_the_line_of_a_validation_problem_grows_with_the_pod(
+        tmp_path: Path) -> None:
+    bad = "- {op: upsert, path: 'spec.containers[name=c0].imagePullPolicy', value: Sometimes}\n"
+
+    def case(n: int) -> Callable[[], object]:
+        folder = _files(tmp_path, n, defaults=DEFAULTS, bad=bad)
+
+        def run() -> None:
+            done = _podfold(folder, "apply", "-f", "{folder}/defaults.yaml", "-f",
+                            "{folder}/bad.yaml", "{folder}/pod.yaml")
+            assert done.exit_code == 1 and "(written by" in done.output, done.output
+        return run
+
+    assert_grows_linearly(case)

@@ -146,11 +146,14 @@ def unified_diff(before: Sequence[str], after: Sequence[str], fromfile: str = "b
     """The lines of a unified diff of two lists of lines, as :func:`difflib.unified_diff`
     writes them; its cost grows with the length of the lines, not their square.
 
-    Lines that occur once on each side and in the same order are matched first
-    (as patience diff matches them: a container's ``- name: trainer-7``), and
-    difflib matches the lines between them; difflib alone compares each run of
-    unmatched lines with the whole rest of the text, which took seconds on a pod
-    of a few thousand containers.
+    Two short texts are matched by difflib. In longer ones, lines that occur once
+    on each side and in the same order are matched first (as patience diff
+    matches them: a container's ``- name: trainer-7``), and difflib matches the
+    short runs of lines between them; a long run is matched the same way on the
+    lines unique within it, or where none is (tolerations in pairs of one key) on
+    each line's first, second, ... occurrence on each side. difflib alone
+    compares each run of unmatched lines with the whole rest of the text, which
+    took seconds on a pod of a few thousand containers.
 
     >>> print("".join(unified_diff(["a\\n", "b\\n"], ["a\\n", "c\\n"])), end="")
     --- before
@@ -200,19 +203,37 @@ class _Anchored(difflib.SequenceMatcher[str]):
         return self._blocks
 
 
+_SMALL_GAP = 250_000
+"""The most pairs of lines (lines before times lines after) difflib compares in one run
+between anchors: its cost grows with that product where lines repeat."""
+
+
 def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[difflib.Match]:
     blocks: list[tuple[int, int, int]] = []
-    start_a = start_b = 0
-    for anchor_a, anchor_b in (*_anchors(a, b), (len(a), len(b))):
-        if anchor_a > start_a and anchor_b > start_b:  # difflib between two anchors
-            between = difflib.SequenceMatcher(None, a[start_a:anchor_a], b[start_b:anchor_b])
-            blocks += [(start_a + i, start_b + j, size)
+    ranges = [(0, len(a), 0, len(b))]  # runs of lines still to match, each on both sides
+    while ranges:
+        a_start, a_stop, b_start, b_stop = ranges.pop()
+        if a_start == a_stop or b_start == b_stop:
+            continue
+        old, new = a[a_start:a_stop], b[b_start:b_stop]
+        if len(old) * len(new) <= _SMALL_GAP:
+            between = difflib.SequenceMatcher(None, old, new)
+            blocks += [(a_start + i, b_start + j, size)
                        for i, j, size in between.get_matching_blocks() if size]
-        if anchor_a < len(a):
-            blocks.append((anchor_a, anchor_b, 1))
-        start_a, start_b = anchor_a + 1, anchor_b + 1
+            continue
+        # a long run: anchored on its own unique lines, as patience diff recurses, else
+        # (no line unique in it) on the n-th time a line occurs on each side; nothing in
+        # common, nothing matches
+        anchors = _anchors(old, new) or _longest_run(_occurrences(old, new))
+        start_a, start_b = a_start, b_start
+        for anchor_a, anchor_b in anchors:
+            blocks.append((a_start + anchor_a, b_start + anchor_b, 1))
+            ranges.append((start_a, a_start + anchor_a, start_b, b_start + anchor_b))
+            start_a, start_b = a_start + anchor_a + 1, b_start + anchor_b + 1
+        if anchors:
+            ranges.append((start_a, a_stop, start_b, b_stop))
     merged: list[tuple[int, int, int]] = []
-    for i, j, size in blocks:
+    for i, j, size in sorted(blocks):
         if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
             merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + size)
         else:
@@ -232,8 +253,30 @@ def _anchors(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
             found[1] += 1
             if found[1] == 1:
                 found.append(index)
-    pairs = sorted((found[2], found[3]) for found in counts.values()
-                   if found[0] == 1 and found[1] == 1)
+    return _longest_run(sorted((found[2], found[3]) for found in counts.values()
+                               if found[0] == 1 and found[1] == 1))
+
+
+def _occurrences(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """The pairs of positions of each line's first occurrence in ``a`` and in ``b``, its
+    second in each, and so on, in the order of ``a``."""
+    where: dict[str, list[int]] = {}
+    for index, line in enumerate(b):
+        where.setdefault(line, []).append(index)
+    seen: dict[str, int] = {}
+    pairs = []
+    for index, line in enumerate(a):
+        found = where.get(line)
+        count = seen.get(line, 0)
+        if found is not None and count < len(found):
+            pairs.append((index, found[count]))
+            seen[line] = count + 1
+    return pairs
+
+
+def _longest_run(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of ``pairs`` (in increasing first positions) whose second positions
+    increase too (patience sorting: n log n)."""
     tops: list[int] = []  # the smallest last b-position of an increasing run of each length
     ends: list[int] = []  # the pair that ends it
     previous: list[int] = []

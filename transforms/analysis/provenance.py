@@ -140,6 +140,7 @@ class Writers:
                                                            dict[Match, list[int]], bool]] = {}
         self._owners_of: dict[tuple[int, int, int], dict[int, Path | None]] = {}
         self._aligned: dict[tuple[int, int], bool] = {}
+        self._by_field: dict[tuple[int, str], tuple[Any, dict[tuple[type, Any], list[int]]]] = {}
 
     def _record(self, where: Path, step: int) -> None:
         node = self._root
@@ -239,10 +240,32 @@ class Writers:
             index = part.index + len(seq) if part.index < 0 else part.index
             return [index] if 0 <= index < len(seq) else []
         if isinstance(part, Match):
-            found = self._names(seq, at)[1].get(part)
-            return found if found is not None else \
-                [index for index, element in enumerate(seq) if part.matches(element)]
+            return self._matching(seq, part)
         return list(range(len(seq))) if isinstance(part, All) else []
+
+    def _matching(self, seq: Any, part: Match) -> list[int]:
+        """The positions of the elements of ``seq`` that ``part`` matches, from an index of
+        the list by the part's first field, made once per list and field: a scan of the
+        list for each question (a finding on each of n containers, n containers removed)
+        was n² work."""
+        key = (id(seq), part.field)
+        cached = self._by_field.get(key)
+        if cached is None or cached[0] is not seq:
+            index: dict[tuple[type, Any], list[int]] = {}
+            for position, element in enumerate(seq):
+                if type(element) is not dict and not hasattr(element, "keys"):
+                    continue
+                value = element.get(part.field, MISSING)
+                try:  # by type too, as a match compares: True is not 1
+                    index.setdefault((type(value), value), []).append(position)
+                except TypeError:
+                    continue  # a map or a list, which no selector's value equals
+            cached = self._by_field[key] = (seq, index)
+        try:
+            found = cached[1].get((type(part.value), part.value), [])
+        except TypeError:  # a selector's value that is a map or a list: each element compared
+            found = list(range(len(seq)))
+        return [position for position in found if part.matches(seq[position])]
 
     def _element(self, original: Any, at: _Parts, part: Part) -> Any:
         if not is_seq(original):
