@@ -146,6 +146,50 @@ def test_a_merge_key_may_be_overridden() -> None:
     assert document["spec"] == {"a": 2, "c": 3}
 
 
+MERGED_TAGS = ["!nonsense", "!replace", "!!python/object/apply:os.system",
+               "!<tag:yaml.org,2002:python/object/new:dict>"]
+
+
+@pytest.mark.parametrize("tag", MERGED_TAGS)
+@pytest.mark.parametrize("form", ["map", "list", "tagged list"])
+@pytest.mark.parametrize("reader", [loads_overlay, _manifest], ids=["overlay", "manifest"])
+def test_a_tag_on_what_a_merge_key_merges_is_refused(reader: Any, tag: str, form: str) -> None:
+    # PyYAML merges the map's keys and drops its tag unread: hostIPC was set, exit 0
+    value = {"map": f"{tag} {{hostIPC: true}}", "list": f"[{tag} {{hostIPC: true}}]",
+             "tagged list": f"{tag} [{{hostIPC: true}}]"}[form]
+    text = f"spec:\n  <<: {value}\n"
+    with pytest.raises(OverlayError) as caught:
+        reader(text)
+    err = caught.value
+    shown = tag.removeprefix("!<").removesuffix(">").replace("!!", "tag:yaml.org,2002:")
+    what = "list" if form == "tagged list" else "map"
+    assert (err.line, err.column) == (2, 7 + (form == "list"))
+    assert err.message.startswith(f"the tag {shown!r} on a {what} a merge key ('<<') merges is "
+                                  f"refused"), err.message
+
+
+def test_a_tag_reached_through_an_alias_is_refused_where_it_is_merged() -> None:
+    # the anchor is defined inside a merge, so the tagged map is only ever merged
+    text = "kind: Pod\nbase: {<<: &b !!map {hostIPC: true}}\nspec: {<<: *b}\n"
+    assert _manifest(text)[0]["spec"] == {"hostIPC": True}
+    with pytest.raises(OverlayError, match="the tag '!frob' on a map a merge key") as caught:
+        _manifest(text.replace("!!map", "!frob"))
+    assert (caught.value.line, caught.value.column) == (2, 12)  # the anchored map
+
+
+@pytest.mark.parametrize("reader", [loads_overlay, _manifest], ids=["overlay", "manifest"])
+def test_a_merge_with_yaml_own_tags_is_read(reader: Any) -> None:
+    text = "spec:\n  <<: !!map {hostname: h}\n  subdomain: s\n"
+    empty: dict[str, Any] = {}
+    read = reader(text)
+    spec = read(empty)["spec"] if reader is loads_overlay else read[0]["spec"]
+    assert spec == {"hostname": "h", "subdomain": "s"}
+    text = "spec:\n  <<: !!seq [!!map {hostname: h}]\n"
+    read = reader(text)
+    spec = read(empty)["spec"] if reader is loads_overlay else read[0]["spec"]
+    assert spec == {"hostname": "h"}
+
+
 def test_the_strict_loader_refuses_duplicates_with_pyyaml_marks() -> None:
     with pytest.raises(yaml.constructor.ConstructorError) as caught:
         yaml.load("a: 1\nb: {c: 1, c: 2}\n", Loader=StrictLoader)

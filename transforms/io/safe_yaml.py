@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import yaml
 
@@ -64,6 +64,7 @@ MAX_NODES = 100_000
 """The most YAML nodes an overlay document may expand to, counting each alias as what it stands for."""
 
 _MERGE = "tag:yaml.org,2002:merge"
+_MAP_TAG, _SEQ_TAG = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
 _DEPTH = f"nests deeper than {MAX_DEPTH} levels of maps and lists; refused"
 # what YAML forbids in a stream (PyYAML's own test), and the line breaks its marks count
 # (written as the characters it refuses, not as the complement of those it allows:
@@ -88,6 +89,32 @@ def _check_duplicates(loader: Any, node: yaml.Node) -> None:
             continue
         if first is not key_node:
             raise duplicate_key(key, first, key_node)
+
+
+def _check_merged(node: yaml.MappingNode) -> None:
+    """Refuse a tag on what a merge key (``<<``) merges: PyYAML merges a map's keys and
+    drops its tag unread (``<<: !!python/object/apply:os.system {hostIPC: true}``
+    merged ``hostIPC``), where every tag podfold does not read is to be refused."""
+    for key_node, value_node in node.value:
+        if key_node.tag != _MERGE:
+            continue
+        merged = [value_node]
+        if isinstance(value_node, yaml.SequenceNode):  # <<: [*a, *b]
+            if value_node.tag != _SEQ_TAG:
+                _refuse_merged_tag(value_node, "list")
+            merged = value_node.value
+        for item in merged:
+            if isinstance(item, yaml.MappingNode) and item.tag != _MAP_TAG:
+                _refuse_merged_tag(item, "map")
+
+
+def _refuse_merged_tag(node: yaml.Node, what: str) -> NoReturn:
+    python = (" (Python object tags are never run)"
+              if node.tag.startswith("tag:yaml.org,2002:python/") else "")
+    raise yaml.constructor.ConstructorError(
+        None, None, f"the tag {node.tag!r} on a {what} a merge key ('<<') merges is refused: "
+        f"what '<<' merges takes no tag, its keys are merged as written{python}",
+        node.start_mark)
 
 
 class StrictLoader(yaml.SafeLoader):
@@ -126,6 +153,10 @@ class StrictLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         _check_duplicates(self, node)
         return super().construct_mapping(node, deep=deep)
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        _check_merged(node)
+        super().flatten_mapping(node)
 
 
 def _not_json(loader: Any, node: yaml.Node) -> Any:
@@ -199,6 +230,10 @@ class CStrictLoader(_CSafeLoader):  # type: ignore[misc]
         _check_duplicates(self, node)
         result: dict[Any, Any] = super().construct_mapping(node, deep=deep)
         return result
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        _check_merged(node)
+        super().flatten_mapping(node)
 
 
 _strict_constructors(CStrictLoader)
