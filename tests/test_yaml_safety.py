@@ -18,7 +18,7 @@ from tests.budget import within
 from tests.yaml_paths import yaml_path  # noqa: F401  (the fixture: libyaml, then pure Python)
 from transforms.errors import OverlayError
 from transforms.io import load_overlay, loads_overlay
-from transforms.io.safe_yaml import MAX_NODES, StrictLoader, load_documents
+from transforms.io.safe_yaml import MAX_NODES, StrictLoader, check_graph, load_documents
 
 # every test twice: on libyaml, then on pure Python (tests/yaml_paths.py)
 pytestmark = pytest.mark.usefixtures("yaml_path")
@@ -110,6 +110,40 @@ def test_alias_bombs_stay_refused() -> None:
 def test_a_manifest_may_write_out_many_nodes_but_aliases_add_few() -> None:
     items = "items:\n" + "".join(f"- {{name: n{n}, v: [1, 2]}}\n" for n in range(MAX_NODES // 4))
     assert len(_manifest(items)[0]["items"]) == MAX_NODES // 4
+
+
+def _fan_out(levels: int, name: str = "a") -> str:
+    """An annotations map whose aliases expand to 9 ** ``levels`` scalars and a few lists
+    more, in a few hundred bytes."""
+    lines = [f"    {name}0: &{name}0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"    {name}{n}: &{name}{n} [" + ", ".join([f"*{name}{n - 1}"] * 9) + "]"
+              for n in range(1, levels + 1)]
+    return "metadata:\n  annotations:\n" + "\n".join(lines) + "\n"
+
+
+def test_the_node_bound_is_the_whole_files() -> None:
+    # one document of about 75,000 nodes is within the bound; twenty of them, in a file of
+    # 6 KB, are not: the documents count together, for an overlay as for a manifest
+    one = _fan_out(4)
+    size = check_graph(yaml.compose(one))
+    assert 70_000 < size < MAX_NODES
+    assert loads_overlay(one) is not None and len(_manifest(one)) == 1
+    text = "---\n".join([one] * 20)
+    assert len(text) < 8_000
+    for reader in (loads_overlay, _manifest):
+        _, line, column, message = _where(reader, text)
+        assert (line, column) == (one.count("\n") + 2, 1), reader  # the second document
+        assert message.startswith("with the documents before it, the stream expands to more "
+                                  f"than {MAX_NODES} nodes"), message
+
+
+def test_load_documents_bounds_the_whole_stream_when_asked() -> None:
+    # ten plain documents of 21 nodes: 210 in all
+    text = "---\n".join(["spec: {" + ", ".join(f"k{n}: v" for n in range(9)) + "}\n"] * 10)
+    assert len(load_documents(text, "m.yaml", max_nodes=210)) == 10
+    with pytest.raises(OverlayError, match="the stream expands to more than 209 nodes") as caught:
+        load_documents(text, "m.yaml", max_nodes=209)
+    assert caught.value.line == 1 + 9 * 2  # the tenth document
 
 
 # ---------------------------------------------------------------- duplicate keys

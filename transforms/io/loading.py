@@ -23,10 +23,12 @@ Tags in a partial pod:
 Loading is safe and strict (:mod:`transforms.io.safe_yaml`): the loader
 derives from PyYAML's safe loader (libyaml's ``yaml.CSafeLoader`` where PyYAML
 has it, :func:`overlay_loader`), refuses every other tag (on a pipeline's
-own list too), a key written twice in one map, nesting deeper than
-:data:`~combinators.limits.MAX_DEPTH` levels, documents whose aliases would
-expand past a bound (the "billion laughs"), and text YAML cannot carry (a
-NUL byte, bytes that are not UTF-8), each with the file, line and column.
+own list too, and on what a merge key ``<<`` merges), a key written twice in
+one map, nesting deeper than :data:`~combinators.limits.MAX_DEPTH` levels, a
+file whose documents together would expand past :data:`MAX_NODES` nodes,
+aliases counted as what they stand for (the "billion laughs"), and text YAML
+cannot carry (a NUL byte, bytes that are not UTF-8), each with the file, line
+and column.
 
 >>> t = loads_overlay('''
 ... spec:
@@ -268,10 +270,10 @@ def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
 
     def read(loader: Any, nodes: Iterator[yaml.Node]) -> list[Any]:
         steps: list[Any] = []
-        document = 0
+        document = expanded = 0
         try:
-            for node in nodes:
-                check_graph(node, MAX_NODES)
+            for node in nodes:  # the bound is the file's: all its documents together
+                expanded += check_graph(node, MAX_NODES, before=expanded)
                 steps.extend(_document(loader, node, source, document, kind, catalog, text))
                 document += 1
         except yaml.MarkedYAMLError as err:  # in the document being read

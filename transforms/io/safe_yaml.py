@@ -10,8 +10,10 @@ kubectl holds it to, and to bounds that keep the work small:
   alias stands for; the pure-Python composer is stopped at that depth, long
   before a ``RecursionError``, and what libyaml composes is checked before it
   is built;
-* a document expands to at most :data:`MAX_NODES` nodes, aliases counted as
-  what they stand for (the "billion laughs");
+* an overlay file expands to at most :data:`MAX_NODES` nodes, all its documents
+  together, aliases counted as what they stand for (the "billion laughs"); in a
+  manifest stream, which may be large, aliases may add at most as many nodes
+  to what the text writes out, all its documents together;
 * a NUL byte, another control character, a lone surrogate or bytes that are
   not UTF-8 are refused with the line and column where they are;
 * only what JSON carries is built: ``!!binary``, ``!!set``, ``!!omap`` and
@@ -61,7 +63,8 @@ __all__ = ("MAX_DEPTH", "MAX_NODES", "LIBYAML", "StrictLoader", "CStrictLoader",
            "decode", "load_documents", "load_manifest", "read_stream", "yaml_error")
 
 MAX_NODES = 100_000
-"""The most YAML nodes an overlay document may expand to, counting each alias as what it stands for."""
+"""The most YAML nodes an overlay file may expand to, all its documents together, counting each
+alias as what it stands for (and the most the aliases of a manifest stream may add)."""
 
 _MERGE = "tag:yaml.org,2002:merge"
 _MAP_TAG, _SEQ_TAG = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
@@ -276,20 +279,28 @@ def manifest_loader() -> Any:
     return CManifestLoader if LIBYAML else ManifestLoader
 
 
-def check_graph(node: yaml.Node, max_nodes: int | None = MAX_NODES) -> None:
+def check_graph(node: yaml.Node, max_nodes: int | None = MAX_NODES, *, before: int = 0) -> int:
     """Refuse a composed document that contains itself (an alias inside its own anchor),
     nests deeper than :data:`MAX_DEPTH` or expands to more than ``max_nodes`` nodes,
-    aliases counted as what they stand for.
+    aliases counted as what they stand for, together with the ``before`` nodes the
+    documents before it in the stream expanded to; else return how many it expands to.
 
     Walks each node once, without recursion. Raises
     ``yaml.composer.ComposerError`` marked where the document goes too deep,
     or at its start when it is too large.
 
+    >>> check_graph(yaml.compose("a: &x [1, 2]\\nb: [*x, *x]"))
+    13
     >>> try:
     ...     check_graph(yaml.compose("a: &x [1, 2]\\nb: [*x, *x]"), max_nodes=8)
     ... except yaml.MarkedYAMLError as err:
     ...     print(err.problem)
     the document expands to more than 8 nodes (aliases counted as what they stand for); refused
+    >>> try:
+    ...     check_graph(yaml.compose("[1, 2]"), max_nodes=8, before=6)
+    ... except yaml.MarkedYAMLError as err:
+    ...     print(err.problem)
+    with the documents before it, the stream expands to more than 8 nodes (aliases counted as what they stand for); refused
     """
     sizes: dict[int, tuple[int, int]] = {}  # id(node): (expanded size, levels of nesting)
     open_nodes: set[int] = set()  # entered, not yet summed: met again, a node holds itself
@@ -317,10 +328,12 @@ def check_graph(node: yaml.Node, max_nodes: int | None = MAX_NODES) -> None:
     size, height = sizes[id(node)]
     if height > MAX_DEPTH:
         raise yaml.composer.ComposerError(None, None, _DEPTH, _too_deep(node, sizes).start_mark)
-    if max_nodes is not None and size > max_nodes:
+    if max_nodes is not None and before + size > max_nodes:
+        whole = "with the documents before it, the stream" if before else "the document"
         raise yaml.composer.ComposerError(
-            None, None, f"the document expands to more than {max_nodes} nodes (aliases "
+            None, None, f"{whole} expands to more than {max_nodes} nodes (aliases "
             f"counted as what they stand for); refused", node.start_mark)
+    return size
 
 
 def _is_collection(node: yaml.Node) -> bool:
@@ -453,9 +466,11 @@ def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> l
     empty documents (a stray ``---``) left out, as kubectl leaves them.
 
     Each document is checked before it is built: depth (:data:`MAX_DEPTH`) and,
-    when ``max_nodes`` is given, size. Aliases in a manifest may add at most
-    :data:`MAX_NODES` nodes to what the document writes out. Every refusal
-    is an :class:`OverlayError` naming ``source``, line and column.
+    when ``max_nodes`` is given, the size of the whole stream so far, aliases
+    counted as what they stand for. Without it, the aliases of a stream may add
+    at most :data:`MAX_NODES` nodes to what its text writes out, all documents
+    together. Every refusal is an :class:`OverlayError` naming ``source``, line
+    and column.
 
     >>> load_documents("a: &x [1]\\nb: *x\\nt: 2024-01-02T03:04:05Z\\n", "m.yaml")
     [{'a': [1], 'b': [1], 't': '2024-01-02T03:04:05Z'}]
@@ -488,13 +503,16 @@ def _load(text: str, source: str, max_nodes: int | None, loader_class: Any, pure
         documents: list[Any] = []
         if found is not None:
             found.clear()  # what libyaml's pass found, where PyYAML's reads it all again
+        expanded = added = 0  # the stream's nodes so far; those its aliases added
         try:
             for node in nodes:
-                if is_plain(node, text, max_nodes):  # most are: built in one pass
+                if max_nodes is not None:  # a bound on the whole stream, aliases expanded
+                    expanded += check_graph(node, max_nodes, before=expanded)
+                if is_plain(node, text, None):  # most are: built in one pass
                     document = build(loader, node)
                 else:
-                    check_graph(node, max_nodes if max_nodes is not None
-                                else MAX_NODES + _count(node))
+                    if max_nodes is None:
+                        added += _added(node, added)
                     document = loader.construct_document(node)
                 if document is not None:
                     documents.append(document)
@@ -582,6 +600,19 @@ def _first_error(loader_class: Any, text: str) -> yaml.MarkedYAMLError | None:
     finally:
         loader.dispose()
     return None
+
+
+def _added(node: yaml.Node, before: int) -> int:
+    """How many nodes the aliases of the composed document ``node`` add to what its text
+    writes out; refused where, with the ``before`` those of the stream's earlier
+    documents added, that is more than :data:`MAX_NODES` (depth and cycles checked too)."""
+    added = check_graph(node, None) - _count(node)
+    if before + added > MAX_NODES:
+        whole = "with the documents before it, the stream" if before else "the document"
+        raise yaml.composer.ComposerError(
+            None, None, f"{whole} expands to more than {MAX_NODES} nodes besides those it "
+            f"writes out (aliases counted as what they stand for); refused", node.start_mark)
+    return added
 
 
 def _count(node: yaml.Node) -> int:
