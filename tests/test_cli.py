@@ -70,6 +70,10 @@ def test_top_level_help_names_every_command_and_the_exit_codes() -> None:
     text = podfold("--help").stdout
     assert all(name in text for name in COMMANDS)
     assert "0 success, 1 a validation or overlay failure, 2 a usage error" in text
+    # what a script sees where the output cannot be written (tests/test_output_faults.py)
+    assert "Output that cannot be written whole (a full disk, a closed stdout) fails with 1" \
+        in " ".join(text.split())
+    assert "by SIGPIPE, as it ends any writer (141 in a shell)" in " ".join(text.split())
 
 
 def test_help_does_not_import_torchx_or_kubernetes() -> None:

@@ -14,6 +14,7 @@ from transforms.cli.options import (
     overlay_option,
     parse_selector,
     read_input,
+    require_documents,
     select_option,
 )
 
@@ -39,7 +40,10 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     selector picks, and prints every document, in order, as YAML (or JSON
     with -o json). Documents with no pod pass through unchanged; a --select
     that picks no template at all is an error listing the templates present.
-    An error while an overlay applies names its file and line.
+    An error while an overlay applies names its file and line. A stream
+    with no document (an empty file: 'podfold apply ... job.yaml >
+    job.yaml' empties job.yaml before podfold reads it) is an error, as
+    for 'kubectl apply', and so is output that cannot be written whole.
 
     \b
     The kinds podfold knows, and so where their pods are: Pod, PodTemplate,
@@ -90,6 +94,7 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
         warn_unmatched_patches,
         warn_unreached,
     )
+    from transforms.cli.output import echo
     from transforms.kube.workloads import pod_templates
 
     selector = parse_selector(select)
@@ -99,6 +104,7 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     warn_empty_overlays(overlays, steps)
     text, source = read_input(manifests)
     documents, booleans = read_manifest(text, source)
+    require_documents(documents, source, manifests, "apply the overlays to")
     for line in boolean_warnings(documents, booleans, source, k8s_version):
         warn(line)  # the manifest's own problem, not the overlays': said, not failed
     unreached = warn_unreached(documents, source)
@@ -109,4 +115,4 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     warn_reached_nothing(source, steps, documents, templates, result, unreached)
     checks.documents(documents, result, selector, templates)
     checks.report(source)
-    click.echo(dump_documents(result, output), nl=False)
+    echo(dump_documents(result, output), nl=False)

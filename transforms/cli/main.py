@@ -1,17 +1,26 @@
 """The ``podfold`` group: its commands, ``--debug``, and the one place errors become exit codes.
 
 Exit codes: 0 success; 1 a validation or overlay failure (any
-:class:`~combinators.TransformError`); 2 a usage error (click's own). An
-error is one line on stderr, ``podfold: error: ...``; ``--debug`` adds the
-traceback. Importing this module imports click and the commands' small
-modules only: each command imports what it needs (TorchX, the workload
-tables) when it runs, so ``podfold --help`` stays fast.
+:class:`~combinators.TransformError`), and output that could not be written
+whole (a full disk, a file too large, a closed stdout:
+:class:`~transforms.cli.output.OutputError`); 2 a usage error (click's own).
+An error is one line on stderr, ``podfold: error: ...``; ``--debug`` adds the
+traceback. Where the reader of stdout goes away first (``podfold apply ... |
+head``), podfold ends silently as any writer ``head`` leaves does, by
+``SIGPIPE`` (exit status 141 in a shell), where there is one.
+
+Importing this module imports click and the commands' small modules only:
+each command imports what it needs (TorchX, the workload tables) when it
+runs, so ``podfold --help`` stays fast.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import click
@@ -20,15 +29,19 @@ from combinators import TransformError
 from transforms.cli.apply import apply_command
 from transforms.cli.explain import explain_command
 from transforms.cli.options import debug_option
+from transforms.cli.output import OutputError, discard_stdout, flush_stdout
 from transforms.cli.recipes import recipes_command
 from transforms.cli.render import render_command
 from transforms.cli.validate import validate_command
 
-__all__ = ("podfold", "main", "one_line", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE")
+__all__ = ("podfold", "main", "one_line", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE",
+           "EXIT_BROKEN_PIPE")
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 128 + 13
+"""What a shell reports for a writer ended by ``SIGPIPE`` (``yes | head``; signal 13)."""
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,6 +52,9 @@ def podfold() -> None:
 
     \b
     Exit codes: 0 success, 1 a validation or overlay failure, 2 a usage error.
+    Output that cannot be written whole (a full disk, a closed stdout) fails
+    with 1 and one line on stderr; a reader that stops early ('| head') ends
+    podfold silently by SIGPIPE, as it ends any writer (141 in a shell).
     """
 
 
@@ -75,26 +91,61 @@ def main(args: Sequence[str] | None = None) -> NoReturn:
         # without standalone mode, click returns what ctx.exit() was given
         code = podfold.main(args=list(args) if args is not None else None, prog_name="podfold",
                             obj=settings, standalone_mode=False)
+        _exit(code if isinstance(code, int) else EXIT_OK, settings)
     except click.exceptions.Exit as done:
-        sys.exit(done.exit_code)
+        _exit(done.exit_code, settings)
     except click.ClickException as err:  # a usage error: 2, with click's own message
-        err.show()
-        sys.exit(err.exit_code)
+        _say(err.show)
+        _exit(err.exit_code, settings)
     except click.exceptions.Abort:
-        click.echo("podfold: aborted", err=True)
-        sys.exit(EXIT_FAILED)
+        _say(lambda: click.echo("podfold: aborted", err=True))
+        _exit(EXIT_FAILED, settings)
+    except OutputError as err:
+        _output_failed(err, settings)
     except TransformError as err:
-        if settings["debug"]:
-            _print_traceback()
-        click.echo(f"podfold: error: {one_line(err)}", err=True)
-        sys.exit(EXIT_FAILED)
-    except BrokenPipeError:  # the reader went away (podfold apply ... | head)
-        sys.stderr.close()
-        sys.exit(EXIT_FAILED)
+        _failed(err, settings, "error")
     except Exception as err:  # a bug of podfold's or of a library's: say so, briefly
-        if settings["debug"]:
-            _print_traceback()
-        click.echo(f"podfold: internal error: {type(err).__name__}: {one_line(err)} "
-                   f"(run with --debug for the traceback)", err=True)
-        sys.exit(EXIT_FAILED)
-    sys.exit(code if isinstance(code, int) else EXIT_OK)
+        _failed(err, settings, "internal error")
+
+
+def _failed(err: BaseException, settings: dict[str, Any], kind: str) -> NoReturn:
+    if settings["debug"]:
+        _say(_print_traceback)
+    line = f"podfold: {kind}: " + (one_line(err) if isinstance(err, TransformError) else
+                                   f"{type(err).__name__}: {one_line(err)} "
+                                   f"(run with --debug for the traceback)")
+    _say(lambda: click.echo(line, err=True))
+    _exit(EXIT_FAILED, settings)
+
+
+def _output_failed(err: OutputError, settings: dict[str, Any]) -> NoReturn:
+    """End after a write of the output failed: what is left in stdout's buffers is
+    dropped, not written again on the way out; a reader that went away ends podfold
+    as it ends ``head``'s writer, by ``SIGPIPE``, silently."""
+    discard_stdout()
+    if not err.broken_pipe:
+        _failed(err, settings, "error")
+    _say(sys.stderr.flush)
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGPIPE)
+    sys.exit(EXIT_BROKEN_PIPE)  # where there is no SIGPIPE: its status, as a shell gives it
+
+
+def _exit(code: int, settings: dict[str, Any]) -> NoReturn:
+    """Exit with ``code`` once stdout is flushed: output still buffered is written now,
+    where its failure is an error like any other, not Python's final flush (exit 120)."""
+    try:
+        flush_stdout()
+    except OutputError as err:
+        if code == EXIT_OK or err.broken_pipe:
+            _output_failed(err, settings)
+        # the command failed already, and said why: the output it leaves is not the news
+        discard_stdout()
+    sys.exit(code)
+
+
+def _say(write: Callable[[], object]) -> None:
+    """Write on stderr, where a stderr that cannot be written to is no second error."""
+    with contextlib.suppress(OSError, ValueError):
+        write()

@@ -1,4 +1,5 @@
-"""What the commands share: ``--debug``, ``-f OVERLAY``, ``--select``, ``-o``, reading a stream."""
+"""What the commands share: ``--debug``, ``-f OVERLAY``, ``--select``, ``-o``, reading a stream,
+and refusing one with no document."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from typing import Any, TypeVar
 
 import click
 
-from transforms.cli.documents import FORMATS
+from transforms.cli.documents import FORMATS, ManifestError
 
 __all__ = ("debug_option", "overlay_option", "select_option", "output_option",
-           "read_input", "load_overlays", "load_each", "parse_selector")
+           "read_input", "load_overlays", "load_each", "parse_selector", "NoDocumentsError",
+           "require_documents")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -93,3 +95,45 @@ def parse_selector(select: Sequence[str]) -> Any:
         return Selector.parse(",".join(item for item in select if item))
     except ArgumentError as err:
         raise click.BadParameter(str(err), param_hint="'--select'") from None
+
+
+class NoDocumentsError(ManifestError):
+    """A stream with no document at all (empty, or only comments and ``---``) given to a
+    command whose output or verdict is about its documents: ``source`` names it."""
+
+
+def require_documents(documents: Sequence[Any], source: str, stream: Any, purpose: str) -> None:
+    """Refuse a stream with no document, as kubectl refuses one ("no objects passed to
+    apply"): a :class:`NoDocumentsError` saying there is ``nothing to {purpose}``, and,
+    where the stream is the very file stdout writes to (``podfold apply -f o.yaml
+    job.yaml > job.yaml``: the shell emptied it before podfold started), that too.
+
+    >>> require_documents([{"kind": "Pod"}], "pod.yaml", None, "validate")
+    >>> require_documents([], "job.yaml", None, "validate")
+    Traceback (most recent call last):
+      ...
+    transforms.cli.options.NoDocumentsError: job.yaml: no documents (the input is empty, or only comments and '---'): nothing to validate
+    """
+    if documents:
+        return
+    message = f"no documents (the input is empty, or only comments and '---'): nothing to {purpose}"
+    if _is_stdout(stream):
+        message += (f"; {source} is the file stdout writes to, so the shell emptied it before "
+                    f"podfold started: write the output to another file")
+    raise NoDocumentsError(message, source=source)
+
+
+def _is_stdout(stream: Any) -> bool:
+    """Whether ``stream`` reads the regular file that stdout writes to (through a
+    descriptor of its own: with stdout closed, the stream may have been given its 1)."""
+    import os
+    import stat
+    import sys
+
+    try:
+        descriptor, stdout = stream.fileno(), sys.stdout.fileno()
+        read, written = os.fstat(descriptor), os.fstat(stdout)
+    except (AttributeError, OSError, ValueError):  # no descriptor (a test's stream), or no stdout
+        return False
+    return descriptor != stdout and stat.S_ISREG(read.st_mode) \
+        and (read.st_dev, read.st_ino) == (written.st_dev, written.st_ino)

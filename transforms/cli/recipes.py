@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from transforms.cli.options import debug_option
+from transforms.cli.output import echo
 
 __all__ = ("recipes_command", "summary_of", "signature_of")
 
@@ -72,7 +73,7 @@ def recipes_command(name: str | None) -> None:
     if name is None:
         width = max((len(recipe) for recipe in catalog), default=0)
         for recipe in sorted(catalog):
-            click.echo(f"{recipe:<{width}}  {summary_of(catalog[recipe])}".rstrip())
+            echo(f"{recipe:<{width}}  {summary_of(catalog[recipe])}".rstrip())
         return
     factory = catalog.get(name)
     if factory is None:
@@ -80,10 +81,10 @@ def recipes_command(name: str | None) -> None:
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise click.BadParameter(f"no recipe named {name!r}{hint} (podfold recipes lists them)",
                                  param_hint="'NAME'")
-    click.echo(signature_of(name, factory))
-    click.echo()
+    echo(signature_of(name, factory))
+    echo()
     step = yaml_call(name, factory)
     if step is not None:
-        click.echo(f"in YAML: {step}")
-        click.echo()
-    click.echo(inspect.getdoc(factory) or "(no description)")
+        echo(f"in YAML: {step}")
+        echo()
+    echo(inspect.getdoc(factory) or "(no description)")

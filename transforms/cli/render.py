@@ -19,6 +19,7 @@ import click
 
 from combinators import TransformError
 from transforms.cli.options import debug_option, output_option
+from transforms.cli.output import echo
 
 __all__ = ("render_command", "RenderError", "SCHEDULERS")
 
@@ -144,9 +145,9 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
         from kubernetes.client import ApiClient
 
         resource = ApiClient().sanitize_for_serialization(info.request.resource)
-        click.echo(json.dumps(resource, indent=2))
+        echo(json.dumps(resource, indent=2))
     else:
-        click.echo(str(info), nl=False)
+        echo(str(info), nl=False)
 
 
 def _apply_torchxconfig(scheduler: str, cfg: dict[str, Any]) -> None:

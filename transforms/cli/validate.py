@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from transforms.cli.checks import check_k8s_version, k8s_version_option, policy_option
-from transforms.cli.options import debug_option, read_input
+from transforms.cli.options import debug_option, read_input, require_documents
 
 __all__ = ("validate_command",)
 
@@ -36,7 +36,8 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
     FILE is read as kubectl reads it: y, yes, on, n, no, off (any case
     kubectl takes) written unquoted are booleans. Where one stands for a
     string (an env value, a label), its line begins with FILE:LINE:COLUMN
-    and says to quote it.
+    and says to quote it. A FILE with no document (empty, or only comments)
+    is an error: there is nothing to find valid.
     """
     from combinators import get_at
     from transforms.checks.validation import problems
@@ -47,11 +48,13 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
         template_label,
     )
     from transforms.cli.notices import warn_unreached
+    from transforms.cli.output import echo
     from transforms.kube.workloads import pod_templates, with_added_volumes
 
     check_k8s_version(k8s_version)  # a usage error, found before any document is read
     text, source = read_input(manifests)
     documents, booleans = read_manifest(text, source)
+    require_documents(documents, source, manifests, "validate")
     unreached = warn_unreached(documents, source)
     errors = templates = 0
     for number, document in enumerate(documents, 1):
@@ -72,9 +75,9 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
                     if type(problem.found) is bool else None
                 where, note = (source, "") if boolean is None else (
                     f"{source}:{boolean.line}:{boolean.column}", f"; {boolean.note()}")
-                click.echo(f"{where}: {template_label(number, template)}: {prefix}"
-                           f"{document_path(str(template.path), problem.path)}: {problem.message}"
-                           f"{note}")
+                echo(f"{where}: {template_label(number, template)}: {prefix}"
+                     f"{document_path(str(template.path), problem.path)}: {problem.message}"
+                     f"{note}")
     plural = "s" if templates != 1 else ""
     summary = (f"{errors} error{'s' if errors != 1 else ''} in {templates} pod template{plural}"
                if errors else f"{templates} pod template{plural} in {len(documents)} "
