@@ -223,11 +223,20 @@ def test_an_overlay_that_deletes_the_pod_is_refused(tmp_path: Path) -> None:
            f"(written by {overlay}:1)" in result.stderr
 
 
-def test_a_stream_with_no_document_is_warned_about(tmp_path: Path) -> None:
+def test_a_stream_with_no_document_is_an_error_where_output_would_replace_it(
+        tmp_path: Path) -> None:
+    # as kubectl apply's "no objects passed to apply": `apply -f o.yaml job.yaml > job.yaml`
+    # has the shell empty job.yaml first, and must not report success
     manifest = tmp_path / "empty.yaml"
     manifest.write_text("---\n# nothing here\n---\n")
-    for command in (("apply", "-f", str(A100)), ("validate",)):
+    for command, what in ((("apply", "-f", str(A100)), "apply the overlays to"),
+                          (("validate",), "validate")):
         result = podfold(*command, str(manifest))
-        assert result.returncode == 0
-        assert f"podfold: warning: {manifest}: no documents (the input is empty, or only " \
-               "comments and '---')" in result.stderr
+        assert result.returncode == 1
+        assert result.stdout == ""
+        assert f"podfold: error: {manifest}: no documents (the input is empty, or only " \
+               f"comments and '---'): nothing to {what}" in result.stderr
+    # explain writes no stream back: it says so and succeeds, as kubectl diff does
+    result = podfold("explain", "-f", str(A100), str(manifest))
+    assert result.returncode == 0
+    assert f"podfold: warning: {manifest}: no documents" in result.stderr
