@@ -34,7 +34,7 @@ from combinators import TransformError
 if TYPE_CHECKING:
     from transforms.io.booleans import PlainBoolean
 
-__all__ = ("ManifestError", "read_documents", "read_manifest", "dump_documents",
+__all__ = ("ManifestError", "read_input", "read_documents", "read_manifest", "dump_documents",
            "template_label", "template_booleans", "boolean_warnings", "document_path", "FORMATS")
 
 FORMATS = ("yaml", "json")
@@ -58,6 +58,39 @@ class ManifestError(TransformError, ValueError):
     def __str__(self) -> str:
         where = self.source if self.line is None else f"{self.source}:{self.line}:{self.column}"
         return f"{where}: {TransformError.__str__(self)}"
+
+
+def read_input(stream: Any) -> tuple[str, str]:
+    """The text of a manifest stream (a ``click.File`` argument, standard input) and the
+    name to give it in errors, read within bounds (:func:`~transforms.io.sources.read_open`:
+    no device but ``/dev/null`` and a terminal, at most ``PODFOLD_MAX_MANIFEST_BYTES``).
+
+    Whatever stops the read (an ``OSError``, a device, too many bytes, bytes that
+    are not UTF-8) is a :class:`ManifestError` naming the stream, on one line.
+
+    >>> import io
+    >>> read_input(io.BytesIO(b"kind: Pod\\n"))
+    ('kind: Pod\\n', '<stdin>')
+    >>> bad = io.BytesIO(b"kind: Pod\\nmetadata: {name: caf\\xe9}\\n")
+    >>> bad.name = "pod.yaml"
+    >>> read_input(bad)
+    Traceback (most recent call last):
+      ...
+    transforms.cli.documents.ManifestError: pod.yaml:2:21: the file is not UTF-8: byte 0xe9 (byte 30 of the file) cannot be read (invalid continuation byte)
+    """
+    from transforms.errors import OverlayError
+    from transforms.io.safe_yaml import decode
+    from transforms.io.sources import read_open
+
+    name = getattr(stream, "name", "-")
+    source = "<stdin>" if name in ("-", "<stdin>") else str(name)
+    try:
+        data = read_open(stream, source, "manifest")
+        return (data if isinstance(data, str) else decode(data, source)), source
+    except OverlayError as err:
+        # the source the error names: the stream, or the setting that bounds it
+        raise ManifestError(err.message, source=err.source, line=err.line,
+                            column=err.column) from err
 
 
 def read_documents(text: str, source: str) -> list[Any]:

@@ -28,7 +28,9 @@ one map, nesting deeper than :data:`~combinators.limits.MAX_DEPTH` levels, a
 file whose documents together would expand past :data:`MAX_NODES` nodes,
 aliases counted as what they stand for (the "billion laughs"), and text YAML
 cannot carry (a NUL byte, bytes that are not UTF-8), each with the file, line
-and column.
+and column. A file is read within bounds (:mod:`transforms.io.sources`): no
+device, at most ``PODFOLD_MAX_OVERLAY_BYTES``, a URI within
+``PODFOLD_READ_TIMEOUT`` seconds.
 
 >>> t = loads_overlay('''
 ... spec:
@@ -47,7 +49,7 @@ from typing import Any
 
 import yaml
 
-from combinators import ArgumentError, Transform, TransformError, chain
+from combinators import ArgumentError, ArgumentTypeError, Transform, TransformError, chain
 from combinators.editing import PathEdit
 from combinators.limits import short_repr
 from combinators.paths import Index, Key
@@ -265,7 +267,20 @@ def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
     ``catalog`` maps the names of ``recipe`` steps to factories (the
     installed catalogs by default). Every error is an
     :class:`~transforms.errors.OverlayError` with the line and column.
+
+    >>> loads_overlay(b"spec: {}")
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentTypeError: loads_overlay(): text must be YAML text (a str), got bytes: b'spec: {}'; decode it first, or give load_overlay its file
     """
+    if not isinstance(text, str):
+        hint = ("; decode it first, or give load_overlay its file"
+                if isinstance(text, (bytes, bytearray)) else "")
+        raise ArgumentTypeError(f"text must be YAML text (a str), got {_kind_of(text)}{hint}",
+                                argument="text", factory="loads_overlay", value=text)
+    if not isinstance(source, str):
+        raise ArgumentTypeError(f"source must be a str naming the text, got {_kind_of(source)}",
+                                argument="source", factory="loads_overlay", value=source)
     check_text(text, source)
 
     def read(loader: Any, nodes: Iterator[yaml.Node]) -> list[Any]:
@@ -422,14 +437,32 @@ def load_overlay(uri: str | os.PathLike[str], kind: str | None = "Pod",
     Errors are :class:`~transforms.errors.OverlayError` carrying the file,
     line and column, and the step's index (a file that cannot be read names
     the file); field names and recipes are checked as :func:`loads_overlay` does.
+    The file is read within bounds (:func:`read_source`): no device, at most
+    ``PODFOLD_MAX_OVERLAY_BYTES``, a URI within ``PODFOLD_READ_TIMEOUT`` seconds.
+
+    >>> load_overlay(5)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentTypeError: load_overlay(): uri must be a path or a URI (a str or an os.PathLike), got int: 5
     """
-    source = os.fspath(uri)
-    return loads_overlay(decode(read_source(source), source), source=source, kind=kind,
+    path = uri if isinstance(uri, str) else os.fspath(uri) if isinstance(uri, os.PathLike) \
+        else None
+    if not isinstance(path, str):
+        raise ArgumentTypeError(f"uri must be a path or a URI (a str or an os.PathLike), got "
+                                f"{_kind_of(uri)}", argument="uri", factory="load_overlay",
+                                value=uri)
+    return loads_overlay(decode(read_source(path), path), source=path, kind=kind,
                          catalog=catalog)
 
 
+def _kind_of(value: Any) -> str:
+    return f"{type(value).__name__}: {short_repr(value)}"
+
+
 def read_source(source: str) -> bytes:
-    """The bytes of the overlay at ``source``, a path or any fsspec URI.
+    """The bytes of the overlay at ``source``, a path or any fsspec URI, read within an
+    overlay's bounds (:func:`transforms.io.sources.read_source`: no device, at most
+    ``PODFOLD_MAX_OVERLAY_BYTES``, a URI within ``PODFOLD_READ_TIMEOUT`` seconds).
 
     Whatever stops the read is an :class:`~transforms.errors.OverlayError`
     naming ``source`` and saying why on one line: the exception's class and
@@ -440,43 +473,6 @@ def read_source(source: str) -> bytes:
       ...
     transforms.errors.OverlayError: memory://podfold-doc/absent.yaml: cannot read the overlay: FileNotFoundError
     """
-    try:
-        return _read(source)
-    except Exception as err:
-        # each filesystem fails its own way: no such file (OSError), an unknown
-        # protocol (ValueError), a driver not installed (ImportError), no
-        # credentials (botocore's NoCredentialsError), a host that does not
-        # resolve (aiohttp's errors, as the cause of a FileNotFoundError), ...
-        raise OverlayError(f"cannot read the overlay: {_why(err, source)}",
-                           source=source) from err
+    from transforms.io import sources
 
-
-def _why(err: BaseException, source: str) -> str:
-    """``err`` and its causes as ``Class: message`` on one line, each message said
-    once (``source``, which the error names, is not said again)."""
-    said: list[str] = [source]
-    parts: list[str] = []
-    current: BaseException | None = err
-    while current is not None and len(parts) < 4:
-        text = " ".join(str(current).split())
-        bare = text.split("] ", 1)[-1] if text.startswith("[Errno ") else text
-        new = bool(bare) and not any(bare in earlier for earlier in said)
-        if new or not parts:
-            parts.append(f"{type(current).__name__}: {text}" if new else type(current).__name__)
-            said.append(text)
-        current = current.__cause__ or (None if current.__suppress_context__
-                                        else current.__context__)
-    return "; from ".join(parts)
-
-
-def _read(source: str) -> bytes:
-    """The bytes at ``source``: a local path read directly, as fsspec reads it (``~``
-    expanded, errors naming the absolute path), any other URI through fsspec."""
-    if "://" not in source and "::" not in source:
-        with open(os.path.abspath(os.path.expanduser(source)), "rb") as handle:
-            return handle.read()
-    import fsspec  # here, not at the top: importing fsspec costs more than reading a file
-
-    with fsspec.open(source, "rb") as handle:
-        data: bytes = handle.read()
-    return data
+    return sources.read_source(source, "overlay")

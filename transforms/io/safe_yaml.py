@@ -420,6 +420,10 @@ def decode(data: bytes, source: str) -> str:
     Traceback (most recent call last):
       ...
     transforms.errors.OverlayError: a.yaml:2:10: the file is not UTF-8: byte 0xe9 (byte 14 of the file) cannot be read (invalid continuation byte)
+    >>> decode("kind: Pod\\n".encode("utf-16"), "u16.yaml")
+    Traceback (most recent call last):
+      ...
+    transforms.errors.OverlayError: u16.yaml:1:1: the file is not UTF-8: byte 0xff (byte 0 of the file) cannot be read (invalid start byte); it begins as UTF-16 does: write it as UTF-8 (PowerShell 5 writes UTF-16: use 'Out-File -Encoding utf8')
     """
     try:
         return data.decode("utf-8")
@@ -427,8 +431,11 @@ def decode(data: bytes, source: str) -> str:
         line_start = data.rfind(b"\n", 0, err.start) + 1
         line = data.count(b"\n", 0, err.start) + 1
         column = len(data[line_start:err.start].decode("utf-8", "replace")) + 1
+        utf16 = ("; it begins as UTF-16 does: write it as UTF-8 (PowerShell 5 writes UTF-16: "
+                 "use 'Out-File -Encoding utf8')"
+                 if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "")
         raise OverlayError(f"the file is not UTF-8: byte 0x{data[err.start]:02x} (byte "
-                           f"{err.start} of the file) cannot be read ({err.reason})",
+                           f"{err.start} of the file) cannot be read ({err.reason}){utf16}",
                            source=source, line=line, column=column) from None
 
 
