@@ -204,13 +204,17 @@ def test_a_policy_violation_names_the_overlay_line_that_wrote_it(tmp_path: Path)
                      f"host-namespaces) (written by {overlay}:2)"]
 
 
-def test_a_manifest_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
+def test_a_manifest_that_is_not_utf8_is_a_bad_input_as_an_overlay_is(tmp_path: Path) -> None:
+    # one rule for every input: a file podfold cannot read is exit 1, not a usage error
     manifest = tmp_path / "u16.yaml"
     manifest.write_bytes("apiVersion: v1\nkind: Pod\n".encode("utf-16"))
     result = podfold("apply", "-f", str(A100), str(manifest))
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert f"{manifest} is not UTF-8: byte 0xff (byte 0 of the file) cannot be read" \
-        in result.stderr
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{manifest}:1:1: the file is not UTF-8: byte 0xff (byte 0 of the file) cannot be " \
+           "read (invalid start byte); it begins as UTF-16 does" in result.stderr
+    overlay = tmp_path / "o16.yaml"
+    overlay.write_bytes("spec: {hostIPC: true}\n".encode("utf-16"))
+    assert podfold("apply", "-f", str(overlay), str(DEPLOYMENT)).returncode == 1
 
 
 def test_an_overlay_that_deletes_the_pod_is_refused(tmp_path: Path) -> None:

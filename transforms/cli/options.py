@@ -55,16 +55,12 @@ def output_option(command: F) -> F:
 
 
 def read_input(stream: Any) -> tuple[str, str]:
-    """The text of a ``click.File`` argument and the name to give it in errors."""
-    name = getattr(stream, "name", "-")
-    source = "<stdin>" if name in ("-", "<stdin>") else str(name)
-    try:
-        return stream.read(), source
-    except UnicodeDecodeError as err:
-        raise click.BadParameter(
-            f"{source} is not UTF-8: byte 0x{err.object[err.start]:02x} (byte {err.start} of "
-            f"the file) cannot be read; write the file as UTF-8 (PowerShell 5 writes UTF-16: "
-            f"use 'Out-File -Encoding utf8')", param_hint="'[FILE|-]'") from None
+    """The text of a ``click.File`` argument and the name to give it in errors, read
+    within the bounds :func:`transforms.cli.documents.read_input` keeps (a device, a
+    source over the size limit, a file that is not UTF-8: one line, exit 1)."""
+    from transforms.cli import documents
+
+    return documents.read_input(stream)
 
 
 def load_overlays(overlays: Sequence[str]) -> Any:
