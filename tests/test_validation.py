@@ -95,7 +95,7 @@ def base_pod() -> Pod:
             }],
             "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}}],
             "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists",
-                             "effect": "NoSchedule", "tolerationSeconds": 300}],
+                             "effect": "NoExecute", "tolerationSeconds": 300}],
             "nodeSelector": {"node.kubernetes.io/instance-type": "p4d.24xlarge"},
             "restartPolicy": "Never",
         },
@@ -350,7 +350,10 @@ def test_container_names_are_unique_across_containers_and_init_containers() -> N
 
 def test_duplicate_names_in_one_list_are_shown_by_index() -> None:
     pod = _with(lambda p: p["spec"]["containers"].append(dict(_container(p))))
-    assert [p.path for p in problems(pod)] == ["spec.containers[1].name"]
+    assert [(p.path, p.severity) for p in problems(pod)] == [
+        ("spec.containers[1].name", "error"),
+        # the copy declares the same port again: the API server warns of it
+        ("spec.containers[1].ports[name=c10d].containerPort", "warning")]
 
 
 def test_volume_names_are_unique() -> None:
@@ -384,7 +387,8 @@ def test_requests_do_not_exceed_limits(request_: Any, limit: Any, ok: bool) -> N
      "requests[\"example.com/foo\"]", "request 1 for example.com/foo needs a limit, equal to it"),
     ({"limits": {"amd.com/gpu": "500m"}},
      "limits[\"amd.com/gpu\"]", "500m of amd.com/gpu is not a whole number"),
-    ({"requests": {"hugepages-2Mi": "100Mi"}, "limits": {"hugepages-2Mi": "200Mi"}},
+    ({"requests": {"hugepages-2Mi": "100Mi", "memory": "1Gi"},
+      "limits": {"hugepages-2Mi": "200Mi", "memory": "1Gi"}},
      "requests.hugepages-2Mi", "must equal its limit 200Mi (huge pages cannot be overcommitted)"),
 ])
 def test_extended_resources_and_huge_pages_are_not_overcommitted(
@@ -400,7 +404,8 @@ def test_extended_resources_and_huge_pages_are_not_overcommitted(
     {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": 1}},
     {"limits": {"nvidia.com/gpu": "2"}},  # the request defaults to the limit
     {"requests": {"cpu": "1", "kubernetes.io/foo": "1"}},  # native, may be overcommitted
-    {"requests": {"hugepages-1Gi": "2Gi"}, "limits": {"hugepages-1Gi": "2048Mi"}},
+    # huge pages go with cpu or memory
+    {"requests": {"hugepages-1Gi": "2Gi"}, "limits": {"hugepages-1Gi": "2048Mi", "cpu": "1"}},
 ])
 def test_extended_resources_that_match_their_limits_pass(resources: dict[str, Any]) -> None:
     assert problems(_with(lambda p: _container(p).update(resources=resources))) == []
@@ -408,7 +413,7 @@ def test_extended_resources_that_match_their_limits_pass(resources: dict[str, An
 
 def test_reference_rules_are_modules_with_an_id_each() -> None:
     ids = [module.ID for module in rules.RULES]
-    assert len(set(ids)) == len(ids) == 6
+    assert len(set(ids)) == len(ids) == 17
     for module in rules.RULES:
         assert module.DESCRIPTION and callable(module.check)
         assert rules.rule(module.ID) is module

@@ -11,8 +11,11 @@ Two kinds of checks, both in one call to :func:`problems`:
   container names are unique across containers, initContainers and
   ephemeralContainers; volume names are unique; every container has an
   image; no resource request exceeds its limit (``"1Gi"`` equals
-  ``"1024Mi"``); an env name set twice in one container is a *warning*: the
-  API server accepts it (the last value wins) and only warns, so we do too.
+  ``"1024Mi"``); and the API server's own checks the schema cannot express:
+  DNS-1123 names, one volume per mount path, port names and numbers, env
+  names and sources, one handler per probe, resource names, tolerations,
+  labels, DNS settings. Where the API server accepts and only warns (an env
+  name set twice, a containerPort declared twice), the problem is a *warning*.
 
 >>> pod = {"spec": {"containers": [{"name": "trainer", "image": "x",
 ...        "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}]}],
@@ -100,7 +103,7 @@ def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> 
             found.append(Problem("spec", "a pod needs a spec, with its containers; found "
                                  + ("none" if pod.get("spec") is None else "no map"),
                                  pod.get("spec")))
-        found += references_of(pod, kind)
+        found += references_of(pod, kind, schema.version)
     return found
 
 

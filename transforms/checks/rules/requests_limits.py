@@ -26,6 +26,7 @@ resource in a fraction of a unit.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from transforms.checks.problems import Raw, Trail
@@ -75,22 +76,39 @@ def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> No
                             f"cannot be overcommitted)", request, "error"))
             continue
         try:
-            wanted, limit = quantity_value(request), quantity_value(limit_text)
-        except QuantityRangeError:
+            order = _order(request, limit_text)
+        except TypeError:  # a request or limit that is no scalar: the schema check's
             continue
-        if wanted is None or limit is None:
+        if order is None:
             continue
-        if fixed and wanted != limit:
+        if fixed and order != 0:
             out.append(((here, "requests"), resource,
                         f"request {request} for {resource} must equal its limit {limit_text} "
                         f"({fixed} cannot be overcommitted)", request, "error"))
-        elif wanted > limit:
+        elif order > 0:
             out.append(((here, "requests"), resource,
                         f"request {request} for {resource} exceeds its limit {limit_text}",
                         request, "error"))
 
 
 _NONE: Any = object()  # no limit for the resource
+
+
+@lru_cache(maxsize=4096)
+def _order(request: Any, limit: Any) -> int | None:
+    """-1, 0 or 1 as ``request`` is below, equal to or above ``limit`` by value; ``None`` when
+    either is no quantity, or one out of range (the schema check's to report).
+
+    Pods repeat a handful of request and limit pairs: each is compared once (comparing
+    the exact values they stand for is most of what this rule costs).
+    """
+    try:
+        wanted, limit_value = quantity_value(request), quantity_value(limit)
+    except QuantityRangeError:
+        return None
+    if wanted is None or limit_value is None:
+        return None
+    return (wanted > limit_value) - (wanted < limit_value)
 
 
 def _fixed(resource: Any) -> str:

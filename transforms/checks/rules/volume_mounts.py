@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from transforms.checks.problems import Raw
 from transforms.checks.rules._spec import Spec
 
@@ -19,22 +21,30 @@ DESCRIPTION = "volume mounts and devices name a volume of the pod"
 _MOUNT_LISTS = ("volumeMounts", "volumeDevices")
 
 
+_NAME = itemgetter("name")
+
+
 def check(pod: Spec, out: list[Raw]) -> None:
     """Report every mount or device whose ``name`` is no volume's, naming the volumes."""
     known: frozenset[str] | None = None
     for here, _, container in pod.containers:
         for mounts_field in _MOUNT_LISTS:
             mounts = container.get(mounts_field)
-            if type(mounts) is not list:
+            if type(mounts) is not list or not mounts:
                 continue
+            if known is None:
+                known = frozenset(pod.volume_names)
+            try:  # the usual case, settled at once: every mount names a volume
+                if known.issuperset(map(_NAME, mounts)):
+                    continue
+            except (KeyError, TypeError):  # a mount without a name, or no map: look closely
+                pass
             for index, mount in enumerate(mounts):
                 if type(mount) is not dict:
                     continue
                 volume = mount.get("name")
                 if type(volume) is not str:
                     continue
-                if known is None:
-                    known = frozenset(pod.volume_names)
                 if volume not in known:
                     present = ", ".join(pod.volume_names) or "(none)"
                     out.append((((here, mounts_field), index), "name",
