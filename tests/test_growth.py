@@ -339,3 +339,50 @@ def test_apply_naming_the_line_of_a_validation_problem_grows_with_the_pod(
         return run
 
     assert_grows_linearly(case)
+
+
+def _pull(policy: str) -> str:
+    """An overlay that sets every container's pull policy."""
+    return ("- op: for_each\n  path: spec.containers[*]\n"
+            f"  transform: {{op: upsert, path: imagePullPolicy, value: {policy}}}\n")
+
+
+def test_the_lines_of_conflicts_are_found_in_time_that_grows_with_the_pod(
+        tmp_path: Path) -> None:
+    # each conflict is named by the line of each file: the files before each were
+    # applied again, and a walk made, for every conflict
+    from combinators import path
+    from transforms.cli.checks import TemplateChecks
+    from transforms.io.loading import load_overlay
+
+    def case(n: int) -> Callable[[], object]:
+        folder = _files(tmp_path, n, always=_pull("Always"), never=_pull("Never"))
+        uris = [str(folder / "always.yaml"), str(folder / "never.yaml")]
+        pod = containers_pod(n)
+        where = [path(f"spec.containers[name=c{i}].imagePullPolicy") for i in range(n)]
+
+        def run() -> None:
+            checks = TemplateChecks.build(None, (), (), "warn", uris,
+                                          [load_overlay(uri) for uri in uris])
+            for place in where:
+                assert checks._located(pod, uris, uris[0], place).endswith("always.yaml:1")
+                assert checks._located(pod, uris, uris[1], place).endswith("never.yaml:1")
+        return run
+
+    assert_grows_linearly(case)
+
+
+@pytest.mark.xfail(reason="combinators.conflicts: _Record.under and forget scan every write "
+                          "recorded, once for each write")
+def test_apply_naming_the_lines_of_conflicts_grows_with_the_pod(tmp_path: Path) -> None:
+    def case(n: int) -> Callable[[], object]:
+        folder = _files(tmp_path, n, always=_pull("Always"), never=_pull("Never"))
+
+        def run() -> None:
+            done = _podfold(folder, "apply", "--conflicts", "warn", "-f", "{folder}/always.yaml",
+                            "-f", "{folder}/never.yaml", "{folder}/pod.yaml")
+            assert done.exit_code == 0, done.output
+            assert done.output.count("always.yaml:1") == n, done.output[-2000:]
+        return run
+
+    assert_grows_linearly(case)

@@ -167,7 +167,10 @@ class TemplateChecks:
     findings: Findings = field(default_factory=Findings)
     macros: dict[str, str] = field(default_factory=dict)
     file_steps: dict[str, Any] = field(default_factory=dict)  # each file's finest steps, read once
-    last_walk: Any = None  # the last provenance walk, and the pod and files it was of
+    # the provenance walks and the pods the files before each made, of the template being
+    # checked: its findings ask about the same pod, each conflict about two files of it
+    walks: dict[tuple[int, int, int], tuple[Any, Any]] = field(default_factory=dict)
+    prefixes: dict[tuple[int, int], tuple[Any, Any]] = field(default_factory=dict)
 
     def _file_steps(self, index: int) -> list[Any]:
         """The finest steps of the ``index``-th overlay file, each file read once a run (one
@@ -186,22 +189,43 @@ class TemplateChecks:
 
     def _writers(self, pod: Any, files: range | None = None) -> Any:
         """The provenance walk of the overlay files' steps (``files``: which, by index;
-        all by default) over ``pod``, or ``None`` where a step fails on it. The last
-        walk is kept: a template's findings ask about the same pod in turn."""
+        all by default) over ``pod``, or ``None`` where a step fails on it; each made once
+        a template."""
         from combinators import TransformError
         from transforms.analysis.blame import writers
 
         files = range(len(self.uris)) if files is None else files
         key = (id(pod), files.start, files.stop)
-        if self.last_walk is not None and self.last_walk[0] == key \
-                and self.last_walk[1] is pod:
-            return self.last_walk[2]
+        found = self.walks.get(key)
+        if found is not None and found[0] is pod:
+            return found[1]
         try:
             walk = writers(pod, [step for index in files for step in self._file_steps(index)])
         except TransformError:
             walk = None
-        self.last_walk = (key, pod, walk)
+        self.walks[key] = (pod, walk)
         return walk
+
+    def _before(self, pod: Any, index: int) -> Any:
+        """What the overlay files before the ``index``-th make of ``pod`` (``None`` where
+        one fails on it), made once a template."""
+        from combinators import TransformError, chain
+
+        key = (id(pod), index)
+        found = self.prefixes.get(key)
+        if found is not None and found[0] is pod:
+            return found[1]
+        try:
+            before = chain(*self.steps[:index])(pod)
+        except TransformError:
+            before = None
+        self.prefixes[key] = (pod, before)
+        return before
+
+    def _forget(self) -> None:
+        """Let the walks of the last template go: the next asks about another pod."""
+        self.walks.clear()
+        self.prefixes.clear()
 
     @classmethod
     def build(cls, policy: str | None, allow: Sequence[str], deny: Sequence[str],
@@ -267,6 +291,7 @@ class TemplateChecks:
     def changed(self, label: Label, template: Any, before: Any, after: Any) -> None:
         """Validate a template the selector did not pick but the overlays changed
         (a patch of whole workloads): the other checks are for the selected ones."""
+        self._forget()
         if after is not before:
             self._macros(label, before, after)
         if self.validate and after is not before:
@@ -278,6 +303,7 @@ class TemplateChecks:
     def template(self, label: Label, template: Any, before: Any, after: Any) -> None:
         """Check one template: ``before`` and ``after`` the overlays; ``label`` says where
         (or makes the text that does, called only for a finding)."""
+        self._forget()
         if after is not before:
             self._macros(label, before, after)
         invalid = self._invalid(label, template, before, after) \
@@ -374,12 +400,9 @@ class TemplateChecks:
     def _located(self, pod: Any, labels: list[str], label: str, where: Any) -> str:
         """``FILE:LINE`` of the step of the file ``label`` names that last wrote ``where``
         (a conflict's path), applied after the files before it; ``label`` where none can be told."""
-        from combinators import TransformError, chain
-
         index = labels.index(label)
-        try:
-            before = chain(*self.steps[:index])(pod)
-        except TransformError:
+        before = self._before(pod, index)
+        if before is None:
             return label
         walk = self._writers(before, range(index, index + 1))
         found = None if walk is None else walk.last(where)
