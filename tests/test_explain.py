@@ -402,7 +402,8 @@ def test_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) -> No
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from("abcdef"), max_size=12), st.lists(st.sampled_from("abcxyz"), max_size=12))
+@given(st.lists(st.sampled_from("abcdef"), max_size=12),
+       st.lists(st.sampled_from("abcxyz"), max_size=12))
 def test_the_diff_of_long_runs_rebuilds_both_sides(before: list[str], after: list[str]) -> None:
     # every run of more than one line on each side is anchored (on its unique lines, else on
     # each line's n-th occurrence), as runs too long for difflib are on a large pod
@@ -418,8 +419,8 @@ def test_a_long_run_of_repeated_lines_is_diffed_line_by_line() -> None:
     # each line's n-th occurrence on each side does, and only the added lines are told
     from transforms.analysis.explanation import unified_diff
 
-    before = [line for i in range(1_000) for line in (f"- key: k{i // 2}\n", "  operator: Exists\n")]
-    after = [line for i in range(1_000) for line in (f"- key: k{i // 2}\n", "  operator: Exists\n",
-                                                     "  effect: NoSchedule\n")]
+    pairs = [(f"- key: k{i // 2}\n", "  operator: Exists\n") for i in range(1_000)]
+    before = [line for pair in pairs for line in pair]
+    after = [line for pair in pairs for line in (*pair, "  effect: NoSchedule\n")]
     lines = list(unified_diff(before, after))[2:]
     assert [line for line in lines if line[0] in "+-"] == ["+  effect: NoSchedule\n"] * 1_000

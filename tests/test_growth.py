@@ -341,6 +341,41 @@ def test_apply_naming_the_line_of_a_validation_problem_grows_with_the_pod(
     assert_grows_linearly(case)
 
 
+@pytest.mark.xfail(raises=AssertionError,
+                   reason="combinators.covering: covers() scans the list for each [name=...] "
+                          "of each changed path")
+def test_apply_naming_the_line_of_each_denied_change_grows_with_the_pod(tmp_path: Path) -> None:
+    def case(n: int) -> Callable[[], object]:
+        folder = _files(tmp_path, n, defaults=DEFAULTS, secured=SECURED)
+
+        def run() -> None:
+            done = _podfold(folder, "apply", "--deny", "spec.containers[*].securityContext",
+                            "-f", "{folder}/defaults.yaml", "-f", "{folder}/secured.yaml",
+                            "{folder}/pod.yaml")
+            assert done.exit_code == 1, done.output
+            assert done.output.count("(written by ") == n, done.output[-2000:]
+        return run
+
+    assert_grows_linearly(case)
+
+
+@pytest.mark.xfail(raises=AssertionError,
+                   reason="transforms.checks.problems: _path counts the elements of a name "
+                          "over the whole list, for each problem")
+def test_apply_naming_the_line_of_each_validation_problem_grows_with_the_pod(
+        tmp_path: Path) -> None:
+    def case(n: int) -> Callable[[], object]:
+        folder = _files(tmp_path, n, invalid=_pull("Sometimes"))
+
+        def run() -> None:
+            done = _podfold(folder, "apply", "-f", "{folder}/invalid.yaml", "{folder}/pod.yaml")
+            assert done.exit_code == 1, done.output
+            assert done.output.count("(written by ") == n, done.output[-2000:]
+        return run
+
+    assert_grows_linearly(case)
+
+
 def _pull(policy: str) -> str:
     """An overlay that sets every container's pull policy."""
     return ("- op: for_each\n  path: spec.containers[*]\n"
@@ -372,7 +407,8 @@ def test_the_lines_of_conflicts_are_found_in_time_that_grows_with_the_pod(
     assert_grows_linearly(case)
 
 
-@pytest.mark.xfail(reason="combinators.conflicts: _Record.under and forget scan every write "
+@pytest.mark.xfail(raises=AssertionError,
+                   reason="combinators.conflicts: _Record.under and forget scan every write "
                           "recorded, once for each write")
 def test_apply_naming_the_lines_of_conflicts_grows_with_the_pod(tmp_path: Path) -> None:
     def case(n: int) -> Callable[[], object]:
