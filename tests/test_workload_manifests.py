@@ -10,8 +10,9 @@ document of each file:
 - the rest of the document is the same after a YAML round trip of the result;
 - the result is what applying the overlay in plain Python to each template gives;
 - every folded template is valid against the official schema, with the
-  volumes its workload's controller adds (a StatefulSet's claim templates, a
-  JobSet's claim policies: ``with_added_volumes``);
+  volumes its workload's controller adds (a StatefulSet's and a
+  LeaderWorkerSet's claim templates, a JobSet's claim policies:
+  ``with_added_volumes``);
 - the input is left as it was, and a document with no pod comes back as itself.
 """
 

@@ -63,8 +63,11 @@ class WorkloadKind:
     serves every other group. ``added_volumes`` are the volumes the kind's
     controller adds to its pods: paths (``[*]`` allowed) in the workload to
     the names of its volume claim templates (a StatefulSet's
-    ``volumeClaimTemplates``, a JobSet's ``volumeClaimPolicies``), each of
-    which becomes a volume of that name, so a mount may name it.
+    ``volumeClaimTemplates``, a LeaderWorkerSet's
+    ``leaderWorkerTemplate.volumeClaimTemplates``, a JobSet's
+    ``volumeClaimPolicies``), each of which becomes a volume of that name, so
+    a mount may name it. A Volcano Job's ``volumes`` are none: Volcano mounts
+    each in every container itself, under a volume name it makes up.
 
     ``metadata`` is where the workload keeps the metadata that those who read
     a workload's labels read (Kueue's queue name): where workload-level steps
@@ -141,8 +144,11 @@ KINDS: tuple[WorkloadKind, ...] = (
     WorkloadKind("RayCronJob", (*_ray("spec.jobTemplate.rayClusterSpec"),
                                 _at("spec.jobTemplate.submitterPodTemplate", "submitter")),
                  metadata=None),
+    # the leader's and the workers' StatefulSets both get the claim templates (as lws makes them)
     WorkloadKind("LeaderWorkerSet", (_at("spec.leaderWorkerTemplate.leaderTemplate", "leader"),
-                                     _at("spec.leaderWorkerTemplate.workerTemplate", "worker"))),
+                                     _at("spec.leaderWorkerTemplate.workerTemplate", "worker")),
+                 added_volumes=(path(
+                     "spec.leaderWorkerTemplate.volumeClaimTemplates[*].metadata.name"),)),
     WorkloadKind("List", (_each("items[*]", None, holds=DOCUMENT),), metadata=None),
 )
 
