@@ -36,7 +36,7 @@ REQUIRED_SPEEDUP = 3.0
 
 def realistic_pod(replica: int = 0) -> dict[str, Any]:
     """A training pod of the kind torchx renders, with sidecars and volumes."""
-    def container(name: str, cpu: str, memory: str) -> dict[str, Any]:
+    def container(name: str, cpu: str, memory: str, port: int) -> dict[str, Any]:
         return {
             "name": name,
             "image": "ghcr.io/example/trainer:2024.06",
@@ -45,7 +45,7 @@ def realistic_pod(replica: int = 0) -> dict[str, Any]:
             "env": [{"name": f"VAR_{i}", "value": f"value-{i}"} for i in range(9)]
                    + [{"name": "POD_NAME",
                        "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
-            "ports": [{"containerPort": 29500, "name": "c10d", "protocol": "TCP"}],
+            "ports": [{"containerPort": port, "name": f"{name[:6]}-port", "protocol": "TCP"}],
             "resources": {"limits": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": 8},
                           "requests": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": 8}},
             "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"},
@@ -65,9 +65,10 @@ def realistic_pod(replica: int = 0) -> dict[str, Any]:
             "annotations": {"sidecar.istio.io/inject": "false"},
         },
         "spec": {
-            "containers": [container("trainer", "32", "240Gi"),
-                           container("logger", "500m", "512Mi"),
-                           container("metrics", "250m", "256Mi")],
+            # one port each: the API server warns of a port two containers declare
+            "containers": [container("trainer", "32", "240Gi", 29500),
+                           container("logger", "500m", "512Mi", 9000),
+                           container("metrics", "250m", "256Mi", 9100)],
             "volumes": [
                 {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}},
                 {"name": "data", "persistentVolumeClaim": {"claimName": "datasets",

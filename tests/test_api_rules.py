@@ -764,3 +764,27 @@ def test_apply_prints_a_warning_and_succeeds(tmp_path: Path) -> None:
     assert warning.startswith(f"podfold: warning: {manifest}: {LABEL}: "
                               "spec.template.spec.containers[name=proxy].ports[0].containerPort")
     assert "duplicate port definition with containers[name=web].ports[0]" in warning
+
+
+# ---------------------------------------------------------------- containers-required
+
+@pytest.mark.parametrize(("spec", "fails"), [
+    ({"containers": []}, True),
+    ({"containers": [{"name": "c", "image": "x"}]}, False),
+    ({"containers": [{"name": "c", "image": "x"}], "initContainers": []}, False),
+])
+def test_a_pod_needs_at_least_one_container(spec: dict[str, Any], fails: bool) -> None:
+    found = [(p.path, p.rule) for p in problems({"spec": spec}) if p.severity == "error"]
+    assert found == ([("spec.containers", "containers-required")] if fails else [])
+
+
+def test_an_overlay_that_removes_the_last_container_is_refused_at_its_line(
+        tmp_path: Path) -> None:
+    # the schema passes an empty list; the API server refuses it (Required value)
+    manifest, overlay = tmp_path / "web.yaml", tmp_path / "rm.yaml"
+    manifest.write_text(DEPLOYMENT)
+    overlay.write_text('- {op: remove_at, path: "spec.containers[name=web]"}\n')
+    done = _podfold("apply", "-f", str(overlay), str(manifest))
+    assert done.returncode == 1 and done.stdout == ""
+    assert "spec.template.spec.containers: a pod needs at least one container; the list is " \
+           f"empty (written by {overlay}:1)" in done.stderr

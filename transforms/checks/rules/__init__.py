@@ -12,7 +12,7 @@ cannot express: names in the formats it wants, one volume at a mount path, one
 handler per probe, ... Where the API server only warns, the rule warns too.
 
 >>> [module.ID for module in RULES]  # doctest: +NORMALIZE_WHITESPACE
-['volume-names', 'container-names', 'container-images', 'volume-mounts', 'env-names',
+['containers-required', 'volume-names', 'container-names', 'container-images', 'volume-mounts', 'env-names',
  'requests-within-limits', 'volume-sources', 'mount-paths', 'container-ports', 'env-sources',
  'probes', 'resource-names', 'tolerations', 'labels', 'hostname', 'dns-config', 'pod-timing']
 >>> rule("volume-sources").DESCRIPTION
@@ -28,6 +28,7 @@ from transforms.checks.rules import (
     container_images,
     container_names,
     container_ports,
+    containers_required,
     dns_config,
     env_names,
     env_sources,
@@ -48,7 +49,8 @@ from transforms.checks.rules._spec import Spec
 __all__ = ("RULES", "Spec", "rule")
 
 #: Every reference rule, in the order it runs.
-RULES: tuple[ModuleType, ...] = (volume_names, container_names, container_images, volume_mounts,
+RULES: tuple[ModuleType, ...] = (containers_required, volume_names, container_names,
+                                 container_images, volume_mounts,
                                  env_names, requests_limits, volume_sources, mount_paths,
                                  container_ports, env_sources, probes, resource_names, tolerations,
                                  labels, hostname, dns_config, pod_timing)
@@ -60,7 +62,7 @@ def rule(rule_id: str) -> ModuleType:
     >>> rule("image")
     Traceback (most recent call last):
       ...
-    combinators.errors.ArgumentError: rule(): rule_id: no rule 'image'; rules are: volume-names, container-names, container-images, volume-mounts, env-names, requests-within-limits, volume-sources, mount-paths, container-ports, env-sources, probes, resource-names, tolerations, labels, hostname, dns-config, pod-timing
+    combinators.errors.ArgumentError: rule(): rule_id: no rule 'image'; rules are: containers-required, volume-names, container-names, container-images, volume-mounts, env-names, requests-within-limits, volume-sources, mount-paths, container-ports, env-sources, probes, resource-names, tolerations, labels, hostname, dns-config, pod-timing
     """
     for module in RULES:
         if rule_id == module.ID:
