@@ -8,6 +8,8 @@ The Kueue recipes act on the workload object, not on its pods (see
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from combinators import (
@@ -34,11 +36,12 @@ from recipes._check import (
 )
 from recipes._recipe import recipe
 from recipes._requires import HasLabel, Requiring
-from transforms.kube.scopes import workload_level
+from transforms.kube.scopes import UnsupportedWorkloadError, workload_level
+from transforms.kube.table import a_kind
 
 __all__ = ("node_selector", "add_toleration", "require_node_affinity", "prefer_node_affinity",
            "spread", "anti_affinity", "priority_class", "scheduler_name", "runtime_class",
-           "kueue_queue", "JOB_LABEL", "KUEUE_QUEUE", "KUEUE_PRIORITY_CLASS",
+           "kueue_queue", "JOB_LABEL", "KUEUE_QUEUE", "KUEUE_PRIORITY_CLASS", "KUEUE_WORKLOADS",
            "toleration_value", "node_expression")
 
 JOB_LABEL = "app.kubernetes.io/instance"
@@ -350,9 +353,77 @@ def runtime_class(name: str) -> Transform:
 KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
 KUEUE_PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"
 
+KUEUE_WORKLOADS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "": ("Pod",),
+    "batch": ("Job", "CronJob"),
+    "jobset.x-k8s.io": ("JobSet",),
+    "apps": ("Deployment", "StatefulSet"),
+    "leaderworkerset.x-k8s.io": ("LeaderWorkerSet",),
+    "workload.codeflare.dev": ("AppWrapper",),
+    "kubeflow.org": ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob"),
+    "trainer.kubeflow.org": ("TrainJob",),
+    "ray.io": ("RayJob", "RayCluster", "RayService"),
+    "sparkoperator.k8s.io": ("SparkApplication",),
+})
+"""The workloads Kueue queues, by API group (``""``: the core group): those of its job
+integrations (Kueue's ``pkg/controller/jobs``), and a CronJob, whose Jobs it manages. Kueue
+never reads :data:`KUEUE_QUEUE` on any other kind (a DaemonSet, a ReplicaSet, a Volcano Job),
+so :func:`kueue_queue` refuses them."""
+
+# Volcano's API groups: their jobs are queued by Volcano, in the queue their spec names
+_VOLCANO_GROUPS = ("batch.volcano.sh", "flow.volcano.sh")
+
+
+def _group(api_version: str) -> str:
+    return api_version.split("/", 1)[0] if "/" in api_version else ""
+
+
+@dataclass(frozen=True)
+class QueuedByKueue:
+    """What :func:`kueue_queue` requires: a workload of a kind Kueue queues (:data:`KUEUE_WORKLOADS`).
+
+    The workload API asks it about each workload the recipe is to label
+    (:func:`transforms.kube.scopes.workload_checks`), by kind and API group;
+    without an ``apiVersion``, by kind alone. A pod given as such (a TorchX
+    pod, a Flyte pod template) is queued as itself, so on a pod it checks nothing.
+
+    >>> QueuedByKueue().check_workload("Job", "batch/v1")
+    >>> QueuedByKueue().check_workload("ReplicaSet", "apps/v1")
+    Traceback (most recent call last):
+      ...
+    transforms.kube.scopes.UnsupportedWorkloadError: kueue_queue: Kueue does not manage a ReplicaSet; the label kueue.x-k8s.io/queue-name would not be read there, and the workload would never be queued (Kueue queues a Pod, Job, CronJob, JobSet, Deployment, StatefulSet, LeaderWorkerSet, AppWrapper, PyTorchJob, TFJob, XGBoostJob, PaddleJob, JAXJob, MPIJob, TrainJob, RayJob, RayCluster, RayService or SparkApplication); leave it out (--select, Selector)
+    """
+
+    recipe: str = "kueue_queue"
+
+    def __call__(self, pod: Any) -> None:
+        """Nothing to check: Kueue queues a pod by its own labels."""
+
+    def check_workload(self, kind: str, api_version: str | None) -> None:
+        """Raise an :class:`~transforms.kube.scopes.UnsupportedWorkloadError` unless Kueue
+        queues a workload of ``kind`` in ``api_version``'s group."""
+        group = None if api_version is None else _group(api_version)
+        if group is None:
+            managed = any(kind in kinds for kinds in KUEUE_WORKLOADS.values())
+        else:
+            managed = kind in KUEUE_WORKLOADS.get(group, ())
+        if managed:
+            return
+        supported = tuple(each for kinds in KUEUE_WORKLOADS.values() for each in kinds)
+        what = a_kind(kind)
+        if group is not None and kind in supported:  # a Volcano Job: Kueue queues batch's
+            what += f" of {group or 'the core API group'}"
+        volcano = "; Volcano queues its jobs itself, in the queue their spec.queue names" \
+            if group in _VOLCANO_GROUPS else ""
+        raise UnsupportedWorkloadError(
+            f"{self.recipe}: Kueue does not manage {what}; the label {KUEUE_QUEUE} would not "
+            f"be read there, and the workload would never be queued{volcano} (Kueue queues "
+            f"a {', '.join(supported[:-1])} or {supported[-1]}); leave it out (--select, "
+            f"Selector)", kind=kind, api_version=api_version, supported=supported)
+
 
 @recipe
-def kueue_queue(name: str, priority_class: str | None = None) -> Transform:
+def kueue_queue(name: str, priority_class: str | None = None) -> Transform | Requiring:
     """Submit the workload to a Kueue local queue (label ``kueue.x-k8s.io/queue-name``).
 
     Kueue reads the label on the workload object, so it is set there (see
@@ -361,7 +432,10 @@ def kueue_queue(name: str, priority_class: str | None = None) -> Transform:
     ``metadata.labels``, in a CronJob's ``spec.jobTemplate.metadata.labels``
     (which its Jobs get), on the AppWrapper around what it wraps; on the pod
     itself for a plain pod (a TorchX pod, a ``kind: Pod``, a Flyte pod
-    template). The pod templates of a workload are left as they are.
+    template). The pod templates of a workload are left as they are. A
+    workload of a kind Kueue does not queue (a DaemonSet, a ReplicaSet, a
+    Volcano Job: :data:`KUEUE_WORKLOADS`) is refused, naming its kind, as the
+    label would never be read there.
     ``priority_class`` names a Kueue WorkloadPriorityClass (label
     ``kueue.x-k8s.io/priority-class``, set in the same place), which orders
     the workload in its queue; the pods' own ``priorityClassName``
@@ -375,6 +449,11 @@ def kueue_queue(name: str, priority_class: str | None = None) -> Transform:
     >>> queued = apply_to_workload(kueue_queue("team-a", priority_class="high"), job)
     >>> queued["metadata"]["labels"], queued["spec"] is job["spec"]
     ({'kueue.x-k8s.io/queue-name': 'team-a', 'kueue.x-k8s.io/priority-class': 'high'}, True)
+    >>> apply_to_workload(kueue_queue("team-a"), {**job, "apiVersion": "apps/v1",
+    ...                                          "kind": "DaemonSet"})
+    Traceback (most recent call last):
+      ...
+    transforms.kube.scopes.UnsupportedWorkloadError: kueue_queue: Kueue does not manage a DaemonSet; ... [in DaemonSet/pi metadata (metadata)]
     """
     labels = {KUEUE_QUEUE: check_label_value("name", check_text("name", name))}
     if priority_class is not None:
@@ -382,4 +461,4 @@ def kueue_queue(name: str, priority_class: str | None = None) -> Transform:
             "priority_class", check_text("priority_class", priority_class))
     edits = [replace_at(Path([Key("metadata"), Key("labels"), Key(key)]), value)
              for key, value in labels.items()]
-    return workload_level(chain(*edits))
+    return Requiring(workload_level(chain(*edits)), (QueuedByKueue(),))

@@ -24,6 +24,14 @@ steps of an overlay: at its top, in its compositions (a YAML pipeline is
 one) and in the bodies of its recipes. Inside another combinator
 (``for_each``, ``when``) a step acts where that combinator applies it.
 
+What a workload-level step writes may be read on some kinds of workload only
+(Kueue reads its queue label on a Job, never on a DaemonSet). Such a step is
+a recipe that requires it (:func:`workload_checks`): before it acts on a
+workload's metadata, the workload API asks each of its checks about the
+workload's kind and ``apiVersion``, and a check refuses one it is not for
+with an :class:`UnsupportedWorkloadError`. A pod given as such is its own
+workload, and is not asked about.
+
 A third kind of step acts on whole documents: a strategic merge patch that
 names its kind and name (``kind: Deployment``, ``metadata: {name: web}``, as
 kustomize writes one). Such a step says which documents it is for with
@@ -50,7 +58,7 @@ workload_level(upsert('metadata.labels', {'kueue.x-k8s.io/queue-name': 'team-a'}
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from combinators.data import Owned
 from combinators.errors import ArgumentTypeError, TransformError
@@ -59,8 +67,9 @@ from combinators.limits import short_repr
 from combinators.transform import Compose, Transform, TransformLike, apply_step, chain, identity
 
 __all__ = ("workload_level", "WorkloadLevel", "split_levels", "is_workload_level",
-           "pod_level", "is_document_level", "split_at_documents", "WorkloadMetadataError",
-           "NoWorkloadMetadataError")
+           "pod_level", "is_document_level", "split_at_documents", "WorkloadCheck",
+           "workload_checks", "WorkloadMetadataError", "NoWorkloadMetadataError",
+           "UnsupportedWorkloadError")
 
 
 class WorkloadLevel(Transform):
@@ -175,6 +184,69 @@ def pod_level(step: TransformLike) -> TransformLike:
     return split_levels(step)[1]
 
 
+@runtime_checkable
+class WorkloadCheck(Protocol):
+    """What a workload-level step requires of the workload it acts on (see :func:`workload_checks`)."""
+
+    def check_workload(self, kind: str, api_version: str | None) -> None:
+        """Raise an :class:`UnsupportedWorkloadError` unless the step may act on a workload
+        of ``kind`` (the kind table's name for it) and ``api_version`` (``None`` where the
+        document has none)."""
+
+
+def _checks_in(step: TransformLike, found: list[WorkloadCheck]) -> None:
+    if isinstance(step, WorkloadLevel):
+        _checks_in(step.transform, found)
+        return
+    if isinstance(step, Compose):
+        for each in step.steps:
+            _checks_in(each, found)
+        return
+    if not isinstance(step, Transform):
+        return
+    for requirement in getattr(step, "requires", ()):
+        if isinstance(requirement, WorkloadCheck) and requirement not in found:
+            found.append(requirement)
+    body = _recipe_body(step)
+    if body is not None:
+        _checks_in(body, found)
+
+
+def workload_checks(transform: TransformLike) -> tuple[WorkloadCheck, ...]:
+    """The checks that the workload-level steps of ``transform`` make of the workload they
+    act on, each once, in the order written.
+
+    A check is a requirement of a recipe (its ``requires``, as
+    :class:`recipes.Recipe` keeps them) that has ``check_workload(kind,
+    api_version)``: ``kueue_queue`` requires a kind that Kueue queues. They are
+    found where :func:`split_levels` finds workload-level steps, and in the
+    steps those hold. Without any, ``()``.
+
+    >>> from dataclasses import dataclass
+    >>> from combinators import upsert
+    >>> @dataclass(frozen=True)
+    ... class NotOnADaemonSet:
+    ...     def check_workload(self, kind, api_version):
+    ...         if kind == "DaemonSet":
+    ...             raise UnsupportedWorkloadError("not on a DaemonSet", kind=kind,
+    ...                                            api_version=api_version, supported=())
+    >>> class Labelled(Transform):  # a recipe that requires it, reduced to the bone
+    ...     name = "labelled"
+    ...     requires = (NotOnADaemonSet(),)
+    ...     body = workload_level(upsert("metadata.labels", {"team": "ml"}))
+    ...     def _apply(self, doc, owned):
+    ...         return self.body(doc)
+    >>> workload_checks(chain(upsert("spec.hostIPC", False), Labelled()))
+    (NotOnADaemonSet(),)
+    >>> workload_checks(workload_level(upsert("metadata.labels", {"team": "ml"})))
+    ()
+    """
+    found: list[WorkloadCheck] = []
+    for step in split_levels(transform)[0]:
+        _checks_in(step, found)
+    return tuple(found)
+
+
 def is_document_level(step: TransformLike) -> bool:
     """Whether ``step`` acts on whole documents: it has ``matches_document(doc)``, which
     says which documents it is for (a strategic merge patch naming its kind, as kustomize
@@ -265,3 +337,19 @@ class NoWorkloadMetadataError(TransformError, LookupError):
         super().__init__(message)
         self.kind = kind
         self.name = name
+
+
+class UnsupportedWorkloadError(TransformError, TypeError):
+    """A workload-level step was to act on a kind of workload that does not read what it
+    writes (``kueue_queue`` on a DaemonSet: Kueue never reads the label there).
+
+    ``kind`` and ``api_version`` are the workload's (``api_version`` ``None`` where it has
+    none); ``supported`` names the kinds the step is for.
+    """
+
+    def __init__(self, message: str, *, kind: str, api_version: str | None,
+                 supported: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.api_version = api_version
+        self.supported = supported

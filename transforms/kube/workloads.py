@@ -65,10 +65,12 @@ from combinators.transform import (
 from transforms.kube.kinds import ClientDictError
 from transforms.kube.scopes import (
     NoWorkloadMetadataError,
+    WorkloadCheck,
     WorkloadMetadataError,
     is_document_level,
     split_at_documents,
     split_levels,
+    workload_checks,
 )
 from transforms.kube.table import (
     BY_KEY,
@@ -121,12 +123,15 @@ class WorkloadMetadata:
     ``path`` is where it is in the document (``metadata``,
     ``spec.jobTemplate.metadata``, ``items[2].metadata``), ``None`` where the
     kind keeps none (:attr:`WorkloadKind.metadata`); ``kind`` and ``name``
-    name the workload.
+    name the workload, and ``api_version`` is its ``apiVersion`` (``None``
+    where it has none): what a workload-level step's checks are asked about
+    (:func:`~transforms.kube.scopes.workload_checks`).
     """
 
     path: Path | None
     kind: str
     name: str | None
+    api_version: str | None = None
 
     def describe(self) -> str:
         """Where it is, for messages.
@@ -194,12 +199,14 @@ def _added_volumes(document: Any, entry: WorkloadKind) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in names if isinstance(name, str)))
 
 
-def _workload_metadata(entry: WorkloadKind, name: str | None, prefix: tuple[Part, ...]
-                       ) -> WorkloadMetadata:
+def _workload_metadata(entry: WorkloadKind, document: Any, name: str | None,
+                       prefix: tuple[Part, ...]) -> WorkloadMetadata:
     where = entry.metadata
     if where is not None and prefix:
         where = Path((*prefix, *where.parts))
-    return WorkloadMetadata(where, entry.kind, name)
+    api_version = document.get("apiVersion")
+    return WorkloadMetadata(where, entry.kind, name,
+                            api_version if isinstance(api_version, str) else None)
 
 
 def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
@@ -213,7 +220,7 @@ def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
     metadata = outer
     if metadata is None and not (entry.metadata is None and all(
             location.holds == DOCUMENT for location in entry.locations)):
-        metadata = _workload_metadata(entry, name, prefix)
+        metadata = _workload_metadata(entry, document, name, prefix)
     for location in entry.locations:
         for parts, value, role in reach(document, location.path.parts, location):
             if not is_map(value):
@@ -517,17 +524,22 @@ def workloads_of(templates: Iterable[PodTemplate], select: Selector | None = Non
 @dataclass(frozen=True)
 class _Run:
     """The steps of an overlay between two whole-document steps: ``steps`` as written
-    (a Pod, its own workload, gets them so), its workload-level steps (``None`` without)
+    (a Pod, its own workload, gets them so), its workload-level steps (``None`` without),
+    what they require of the workload (:func:`~transforms.kube.scopes.workload_checks`)
     and the pod-level rest (:func:`~transforms.kube.scopes.split_levels`)."""
 
     steps: TransformLike
     workload_steps: TransformLike | None
     pod_steps: TransformLike
+    workload_checks: tuple[WorkloadCheck, ...] = ()
 
     @classmethod
     def of(cls, steps: TransformLike) -> _Run:
         found, rest = split_levels(steps)
-        return cls(steps, chain(*found) if found else None, rest)
+        if not found:
+            return cls(steps, None, rest)
+        workload_steps = chain(*found)
+        return cls(steps, workload_steps, rest, workload_checks(workload_steps))
 
 
 class _Picked:
@@ -633,11 +645,12 @@ class _OnWorkloads(Transform):
             elif run.pod_steps is not identity:
                 doc = self._apply_at(template, doc, owned, run.pod_steps)
         for metadata in workloads_of(selected):
-            doc = self._apply_to_metadata(metadata, doc, owned, run.workload_steps)
+            doc = self._apply_to_metadata(metadata, doc, owned, run.workload_steps,
+                                          run.workload_checks)
         return doc
 
     def _apply_to_metadata(self, metadata: WorkloadMetadata, doc: Any, owned: Owned,
-                           steps: TransformLike) -> Any:
+                           steps: TransformLike, checks: tuple[WorkloadCheck, ...] = ()) -> Any:
         if metadata.path is None:
             raise NoWorkloadMetadataError(
                 f"{metadata.kind}/{metadata.name or '(unnamed)'}: a {metadata.kind} keeps no "
@@ -648,6 +661,8 @@ class _OnWorkloads(Transform):
         value = _get(doc, metadata.path.parts)
         view = {} if value is MISSING else {"metadata": value}
         try:
+            for check in checks:
+                check.check_workload(metadata.kind, metadata.api_version)
             result = apply_step(steps, view, Owned())
             if result is view:
                 return doc
