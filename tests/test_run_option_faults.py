@@ -9,8 +9,10 @@ is refused, naming it.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -168,3 +170,34 @@ def test_render_warns_of_an_empty_overlay_as_apply_does(tmp_path: Path) -> None:
                 "examples/trainer.py:trainer")
     assert done.returncode == 0, done.stderr
     assert f"{empty}:1: EmptyOverlayWarning: the overlay holds no step" in done.stderr
+
+
+def _fifo_with(tmp_path: Path, name: str, text: str) -> tuple[Path, threading.Thread]:
+    """A named pipe that gives ``text`` to its first reader, once (as ``<(cat f)`` does)."""
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w") as handle:  # waits for the reader
+            handle.write(text)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return fifo, writer
+
+
+@pytest.mark.skipif(not TORCHX_CLI.exists(), reason="the torchx command is not installed")
+def test_overlays_from_pipes_are_read_once_and_their_lines_named(tmp_path: Path) -> None:
+    # a pipe gives its text once: the conflict's lines come from the text the fold applied;
+    # reading it again to name them waited for a writer for ever
+    first, _ = _fifo_with(tmp_path, "a.fifo", "# the pool\nspec:\n  nodeSelector:\n    pool: a\n")
+    second, _ = _fifo_with(tmp_path, "b.fifo",
+                           "- {op: upsert, path: spec.nodeSelector.pool, value: b}\n")
+    done = subprocess.run([str(TORCHX_CLI), "run", "--scheduler", "kubernetes_overlay",
+                           "--dryrun", "--workspace", "", "-cfg",
+                           f"queue=default,conflicts=error,overlays={first};{second}",
+                           "examples/trainer.py:trainer"], cwd=REPO, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 1, done.stderr
+    assert f"conflict at spec.nodeSelector.pool: {first}:4 wrote 'a', then {second}:1 wrote " \
+           "'b'" in done.stderr, done.stderr

@@ -89,7 +89,7 @@ from transforms.io.safe_yaml import (
 )
 from transforms.kube.workloads import workload_kind
 
-__all__ = ("load_overlay", "loads_overlay", "read_source", "OverlayLoader", "COverlayLoader",
+__all__ = ("load_overlay", "loads_overlay", "read_source", "read_overlay_text", "OverlayLoader", "COverlayLoader",
            "overlay_loader", "MAX_NODES")
 
 
@@ -105,8 +105,9 @@ def _check_keys(loader: Any, node: yaml.MappingNode) -> None:
         if isinstance(key, yaml.ScalarNode) and key.tag in _NOT_TEXT:
             value = loader.construct_object(key)
             raise yaml.constructor.ConstructorError(
-                None, None, f"the key {key.value!r} is read by YAML as {_NOT_TEXT[key.tag]} "
-                f"({value!r}), and the keys of a pod are strings: quote it ('{key.value}')",
+                None, None, f"the key {short_repr(key.value)} is read by YAML as "
+                f"{_NOT_TEXT[key.tag]} ({short_repr(value)}), and the keys of a pod are "
+                f"strings: quote it ('{short_repr(key.value, quoted=False)}')",
                 key.start_mark)
 
 
@@ -207,7 +208,8 @@ def _tuple(loader: Any, node: yaml.Node) -> tuple[Any, ...]:
 
 def _undefined(loader: Any, node: yaml.Node) -> Any:
     raise yaml.constructor.ConstructorError(
-        None, None, f"unknown or unsafe tag {node.tag!r} (podfold's tags: !append, !append-unique, "
+        None, None, f"unknown or unsafe tag {short_repr(node.tag)} (podfold's tags: !append, "
+        f"!append-unique, "
         f"!prepend, !replace, !remove, !default, !merge-by; and TorchX's !!python/tuple, read as "
         f"a list that replaces)", node.start_mark)
 
@@ -334,7 +336,8 @@ def _document(loader: Any, node: yaml.Node, source: str, index: int,
     if isinstance(node, yaml.SequenceNode):
         if node.tag != _SEQ:  # a tag on the pipeline's own list is read, not dropped
             raise _error(f"a pipeline (the document's list of steps) takes no tag, found "
-                         f"{node.tag!r}{_tag_hint(node.tag)}", source, node.start_mark, index)
+                         f"{short_repr(node.tag)}{_tag_hint(node.tag)}", source,
+                         node.start_mark, index)
         built = []
         for number, step_node in enumerate(node.value):
             try:
@@ -359,7 +362,8 @@ def _document(loader: Any, node: yaml.Node, source: str, index: int,
             hint = ("; to merge it into each such workload as kubectl and kustomize merge a "
                     "patch, make it a step: '- strategic:' with the document indented under it"
                     if workload_kind(named, data.get("apiVersion")) is not None else "")
-            raise _error(f"a document with kind: {named} is not a partial pod (overlays "
+            raise _error(f"a document with kind: {short_repr(named, quoted=False)} is not a "
+                         f"partial pod (overlays "
                          f"apply to pods){hint}", source, _locate(node, ["kind"], True).start_mark,
                          index)
         try:
@@ -373,7 +377,8 @@ def _document(loader: Any, node: yaml.Node, source: str, index: int,
     if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
         return []  # an empty document changes nothing
     raise _error("a document is a partial pod (a map) or a pipeline (a list of steps), "
-                 f"not {node.tag.rsplit(':', 1)[-1]}", source, node.start_mark, None)
+                 f"not {short_repr(node.tag.rsplit(':', 1)[-1], quoted=False)}", source,
+                 node.start_mark, None)
 
 
 _SEQ = "tag:yaml.org,2002:seq"
@@ -453,6 +458,22 @@ def load_overlay(uri: str | os.PathLike[str], kind: str | None = "Pod",
                                 value=uri)
     return loads_overlay(decode(read_source(path), path), source=path, kind=kind,
                          catalog=catalog)
+
+
+def read_overlay_text(uri: str | os.PathLike[str]) -> str:
+    """The text of the overlay file at ``uri``, read once within bounds (as
+    :func:`load_overlay` reads it) and decoded: what a caller keeps to build the
+    transform (:func:`loads_overlay`) and, later, name its lines, without reading
+    the source again (a pipe gives its text once; a server may answer anew).
+
+    >>> import fsspec
+    >>> with fsspec.open("memory://podfold-doc/once.yaml", "w") as handle:
+    ...     _ = handle.write("spec: {hostIPC: true}\\n")
+    >>> read_overlay_text("memory://podfold-doc/once.yaml")
+    'spec: {hostIPC: true}\\n'
+    """
+    path = os.fspath(uri)
+    return decode(read_source(path), path)
 
 
 def _kind_of(value: Any) -> str:

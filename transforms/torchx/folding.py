@@ -142,7 +142,9 @@ class FoldSettings:
     ``"restricted"``), ``allow`` and ``deny`` (paths the overlays may change,
     or may not), ``conflicts`` (one of :data:`CONFLICT_MODES`). ``labels``
     names the launch-time overlays in messages (their files), ``extra``'s
-    first, then ``per_role``'s in order.
+    first, then ``per_role``'s in order; ``texts`` holds, for each file read,
+    its text as it was read (file, text), so that conflicts name its lines
+    without reading it again.
     """
 
     extra: tuple[TransformLike, ...] = ()
@@ -154,6 +156,7 @@ class FoldSettings:
     deny: tuple[str, ...] = ()
     conflicts: str = "last-wins"
     labels: tuple[str, ...] = ()
+    texts: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.conflicts not in CONFLICT_MODES:
@@ -335,6 +338,7 @@ class _Folder:
         self.steps: list[list[TransformLike]] = []
         self.labels: list[list[str]] = []
         self.sources: list[list[str | None]] = []
+        self.file_steps: dict[str, Any] = {}  # a file's steps, parsed once a fold
         self.violations: list[Violation] = []
         # a conflict's text and role -> the conflict and the replicas it was found on
         self.warnings: dict[tuple[str, str], tuple[Conflict, list[int]]] = {}
@@ -412,7 +416,20 @@ class _Folder:
         if source is None:
             return label
         before = chain(*self.steps[role_index][:index])(plain)
-        return written_at(before, source, where) or label
+        return written_at(before, source, where, steps=self._file_steps(source)) or label
+
+    def _file_steps(self, source: str) -> Any:
+        """The finest steps of the overlay file ``source``, from the text the fold was
+        given (read once); ``None`` (read it) where it was given no text."""
+        if source not in self.file_steps:
+            from transforms.analysis.blame import yaml_steps
+
+            text = dict(self.settings.texts).get(source)
+            try:
+                self.file_steps[source] = None if text is None else yaml_steps(text, source)
+            except TransformError:
+                self.file_steps[source] = None
+        return self.file_steps[source]
 
     def _conflicts(self, role_index: int, replica: int, plain: Any,
                    conflicts: Sequence[Conflict]) -> None:

@@ -33,7 +33,7 @@ from torchx.specs import runopts
 from combinators import ArgumentError, Transform, TransformError, identity
 from transforms.checks.paths import PathPolicy
 from transforms.checks.policies import PROFILES
-from transforms.io.loading import load_overlay
+from transforms.io.loading import loads_overlay, read_overlay_text
 from transforms.kube.schema import DEFAULT_VERSION, UnsupportedVersionError, check_version
 from transforms.torchx.errors import EmptyOverlayWarning, RunOptionError, UnknownRunOptionError
 from transforms.torchx.folding import CONFLICT_MODES, FoldSettings
@@ -287,25 +287,30 @@ def _items(value: Any, separators: str = ";,") -> list[str]:
     return list(value or [])
 
 
-def _per_role(items: list[str]) -> tuple[tuple[tuple[str, tuple[Transform, ...]], ...],
-                                         tuple[str, ...]]:
+def _per_role(items: list[str], texts: dict[str, str]
+              ) -> tuple[tuple[tuple[str, tuple[Transform, ...]], ...], tuple[str, ...]]:
     """``ROLE:URI`` items as (role, overlays) pairs, roles in the order first named,
-    and the overlays' files in that order."""
+    and the overlays' files in that order; each file's text goes into ``texts``."""
     found: dict[str, list[tuple[str, Transform]]] = {}
     for item in items:
         role, colon, uri = item.partition(":")
         if not (colon and role and uri) or "=" in role:
             raise ArgumentError(_role_item_error(item), argument="role_overlays", value=item)
-        found.setdefault(role, []).append((uri, _load(uri, "role_overlays")))
+        found.setdefault(role, []).append((uri, _load(uri, "role_overlays", texts)))
     pairs = tuple((role, tuple(overlay for _, overlay in loaded))
                   for role, loaded in found.items())
     return pairs, tuple(uri for loaded in found.values() for uri, _ in loaded)
 
 
-def _load(uri: str, key: str) -> Transform:
-    """The overlay at ``uri``; an error names the run option that listed it."""
+def _load(uri: str, key: str, texts: dict[str, str]) -> Transform:
+    """The overlay at ``uri``, read once: its text is kept in ``texts``, so that the
+    lines of a conflict are named from what was applied, not from a second read (a
+    pipe gives its text once, a server may answer anew). An error names the run
+    option that listed it."""
     try:
-        overlay = load_overlay(uri)
+        text = texts[uri] if uri in texts else read_overlay_text(uri)
+        texts[uri] = text
+        overlay = loads_overlay(text, source=uri)
     except TransformError as err:
         err.with_step(f"run option {key}")
         raise
@@ -365,8 +370,10 @@ def fold_settings(cfg: Mapping[str, Any]) -> FoldSettings:
     allow, deny = _paths(cfg, "allow"), _paths(cfg, "deny")
     PathPolicy(allow=allow, deny=deny)  # a path that does not parse is refused now
     uris = _items(cfg.get("overlays"))
-    per_role, per_role_uris = _per_role(_items(cfg.get("role_overlays")))
-    return FoldSettings(extra=tuple(_load(uri, "overlays") for uri in uris),
+    texts: dict[str, str] = {}
+    extra = tuple(_load(uri, "overlays", texts) for uri in uris)
+    per_role, per_role_uris = _per_role(_items(cfg.get("role_overlays")), texts)
+    return FoldSettings(extra=extra, texts=tuple(texts.items()),
                         validate=True if validate is None else bool(validate),
                         k8s_version=_version(cfg.get("k8s_version")),
                         per_role=per_role,
