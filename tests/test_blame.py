@@ -168,6 +168,18 @@ def test_writers_at_a_path_name_every_step_per_element() -> None:
     assert walk.at("spec.containers[name=trainer].image") == []
 
 
+def test_writers_at_a_selector_name_every_element_it_selects() -> None:
+    # [containerPort=80] selects a port of either protocol, as select finds them; the walk
+    # named only the one whose merge key it is
+    pod = {"spec": {"containers": [{"name": "a", "ports": [
+        {"containerPort": 80}, {"containerPort": 80, "protocol": "UDP"},
+        {"containerPort": 81}]}]}}
+    where = "spec.containers[name=a].ports[containerPort=80]"
+    walk = writers(pod, steps_of(upsert("spec.containers[name=a].ports[*].name", "web")))
+    assert [found.change.after for found in walk.at(where)] == select(walk.after, where)
+    assert [found.step for found in walk.at(where)] == [1, 1]
+
+
 # ---------------------------------------------------------------- through the command line
 
 PODFOLD = Path(sys.executable).with_name("podfold")
