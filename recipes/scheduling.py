@@ -37,7 +37,7 @@ from recipes._check import (
 from recipes._recipe import recipe
 from recipes._requires import HasLabel, Requiring
 from transforms.kube.scopes import UnsupportedWorkloadError, workload_level
-from transforms.kube.table import a_kind
+from transforms.kube.table import a_kind, api_group
 
 __all__ = ("node_selector", "add_toleration", "require_node_affinity", "prefer_node_affinity",
            "spread", "anti_affinity", "priority_class", "scheduler_name", "runtime_class",
@@ -374,10 +374,6 @@ so :func:`kueue_queue` refuses them."""
 _VOLCANO_GROUPS = ("batch.volcano.sh", "flow.volcano.sh")
 
 
-def _group(api_version: str) -> str:
-    return api_version.split("/", 1)[0] if "/" in api_version else ""
-
-
 @dataclass(frozen=True)
 class QueuedByKueue:
     """What :func:`kueue_queue` requires: a workload of a kind Kueue queues (:data:`KUEUE_WORKLOADS`).
@@ -402,7 +398,7 @@ class QueuedByKueue:
     def check_workload(self, kind: str, api_version: str | None) -> None:
         """Raise an :class:`~transforms.kube.scopes.UnsupportedWorkloadError` unless Kueue
         queues a workload of ``kind`` in ``api_version``'s group."""
-        group = None if api_version is None else _group(api_version)
+        group = None if api_version is None else api_group(api_version)
         if group is None:
             managed = any(kind in kinds for kinds in KUEUE_WORKLOADS.values())
         else:

@@ -16,6 +16,7 @@ import copy
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +28,18 @@ from kubernetes.client import V1Job, V1JobSpec, V1ObjectMeta, V1PodSpec, V1PodTe
 
 import recipes
 from combinators import PathError, TransformError, chain, get_at, remove_at, replace_at, upsert
+from recipes._recipe import recipe
+from recipes._requires import Requiring
 from transforms.io.loading import loads_overlay
 from transforms.kube import Selector, apply_to_documents, apply_to_workload, pod_templates
 from transforms.kube.scopes import (
     NoWorkloadMetadataError,
+    UnsupportedWorkloadError,
     WorkloadMetadataError,
     is_workload_level,
     pod_level,
     split_levels,
+    workload_checks,
     workload_level,
 )
 from transforms.testing import strategies
@@ -165,7 +170,7 @@ def test_a_client_job_gets_the_label_on_its_own_metadata() -> None:
 
 def test_straight_on_a_pod_it_acts_on_the_pod() -> None:
     # TorchX's pods, Flyte's pod template: the pod is the workload
-    pod = {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": []}}
+    pod: dict[str, Any] = {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": []}}
     assert recipes.kueue_queue("q")(pod)["metadata"]["labels"] == {"app": "x", QUEUE: "q"}
 
 
@@ -262,6 +267,47 @@ def test_an_error_in_a_workload_level_step_names_the_workload_metadata() -> None
     with pytest.raises(PathError) as caught:
         apply_to_workload(step, cron)
     assert "CronJob/hello metadata (spec.jobTemplate.metadata)" in str(caught.value)
+
+
+@dataclass(frozen=True)
+class NotOn:
+    """A workload-level recipe's requirement: a workload of any kind but ``kind``."""
+
+    kind: str
+
+    def __call__(self, pod: Any) -> None:
+        """A pod is its own workload: nothing to check."""
+
+    def check_workload(self, kind: str, api_version: str | None) -> None:
+        if kind == self.kind:
+            raise UnsupportedWorkloadError(f"not on a {kind} ({api_version})", kind=kind,
+                                           api_version=api_version, supported=())
+
+
+@recipe
+def team_of_workload(team: str) -> Requiring:
+    """Label the workload object with its team, except a Deployment."""
+    return Requiring(workload_level(replace_at("metadata.labels.team", team)),
+                     (NotOn("Deployment"),))
+
+
+def test_a_workload_level_recipe_s_check_is_asked_about_each_workload() -> None:
+    # the check refuses, naming where; what it does not refuse is labelled, and a pod is not asked
+    [job] = documents_of("kubernetes/job.yaml")
+    overlay = chain(recipes.add_env(A="1"), team_of_workload("ml"))
+    assert workload_checks(overlay) == (NotOn("Deployment"),)
+    assert apply_to_workload(overlay, job)["metadata"]["labels"] == {"team": "ml"}
+    [listed] = documents_of("kubernetes/list.yaml")
+    with pytest.raises(UnsupportedWorkloadError) as caught:
+        apply_to_workload(overlay, listed)
+    assert (caught.value.kind, caught.value.api_version) == ("Deployment", "apps/v1")
+    assert str(caught.value) == ("not on a Deployment (apps/v1) [in Deployment/"
+                                 "list-deployment-test metadata (items[1].metadata)]")
+    [pod] = documents_of("kueue/kueue-pod.yaml")
+    assert apply_to_workload(overlay, pod)["metadata"]["labels"]["team"] == "ml"
+    # a step that is no such recipe requires nothing
+    assert workload_checks(chain(workload_level(replace_at("metadata.labels.a", "b")),
+                                 recipes.add_env(A="1"))) == ()
 
 
 # ---------------------------------------------------------------- finding the steps

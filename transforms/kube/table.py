@@ -24,7 +24,7 @@ from combinators.data import is_map, is_seq
 from combinators.paths import All, Index, Key, Part, Path, path
 
 __all__ = ("TEMPLATE", "POD", "DOCUMENT", "BY_KEY", "Location", "WorkloadKind", "KINDS",
-           "KIND_NAMES", "workload_kind", "a_kind", "document_name", "reach")
+           "KIND_NAMES", "workload_kind", "api_group", "a_kind", "document_name", "reach")
 
 
 #: What a location holds: a ``PodTemplateSpec``, a whole ``Pod``, or a whole
@@ -159,9 +159,15 @@ KIND_NAMES: dict[str, str] = {entry.kind.lower(): entry.kind for entry in KINDS
 """The kinds with pods, by their lower-case names (a List is none)."""
 
 
-def _group(api_version: Any) -> str:
+def api_group(api_version: Any) -> str:
+    """The API group of an ``apiVersion``: ``""`` for the core group (``v1``) and where
+    there is none.
+
+    >>> api_group("batch.volcano.sh/v1alpha1"), api_group("v1"), api_group(None)
+    ('batch.volcano.sh', '', '')
+    """
     if not isinstance(api_version, str) or "/" not in api_version:
-        return ""  # the core group: "v1"
+        return ""
     return api_version.split("/", 1)[0]
 
 
@@ -177,7 +183,7 @@ def workload_kind(kind: Any, api_version: Any = None) -> WorkloadKind | None:
     """
     if not isinstance(kind, str):
         return None
-    return _BY_KIND.get((_group(api_version), kind)) or _BY_KIND.get((None, kind))
+    return _BY_KIND.get((api_group(api_version), kind)) or _BY_KIND.get((None, kind))
 
 
 # initialisms read letter by letter whose first letter's name starts with a vowel sound
