@@ -42,12 +42,16 @@ if TYPE_CHECKING:
     )
     from transforms.kube.scopes import (
         NoWorkloadMetadataError,
+        UnsupportedWorkloadError,
+        WorkloadCheck,
         WorkloadMetadataError,
         is_workload_level,
         pod_level,
         split_levels,
+        workload_checks,
         workload_level,
     )
+    from transforms.kube.table import api_group
     from transforms.kube.workloads import (
         KINDS,
         PodTemplate,
@@ -89,9 +93,16 @@ _HOMES = {
     "is_workload_level": "transforms.kube.scopes", "pod_level": "transforms.kube.scopes",
     "WorkloadMetadataError": "transforms.kube.scopes",
     "NoWorkloadMetadataError": "transforms.kube.scopes",
+    "UnsupportedWorkloadError": "transforms.kube.scopes",
+    "WorkloadCheck": "transforms.kube.scopes", "workload_checks": "transforms.kube.scopes",
+    "api_group": "transforms.kube.table",
 }
 
 __all__ = (
+    "UnsupportedWorkloadError",
+    "WorkloadCheck",
+    "workload_checks",
+    "api_group",
     "DEFAULT_VERSION",
     "SUPPORTED_VERSIONS",
     "ROOT_KINDS",
