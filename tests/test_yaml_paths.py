@@ -78,7 +78,7 @@ def _read_as_kubectl(text: str) -> Any:
 PIECES = [*"ab1-:[]{},'\"\n #&*!|>?%@`~.", "  ", "- ", ": ", "\n  ", "\n- ", "&x ", "*x",
           "!x ", "!!str ", "!!int ", "!append ", "!merge-by:a,b ", "---\n", "...\n", "\\",
           "0x1", "1.5", "null", "true", "<<: ", "2024-01-02", "key", "\n    ", "é", "\U0001F600",
-          "y", "N", "on", "Off"]
+          "y", "N", "on", "Off", "23:30", "1e3", "08", "0o17", "-.inf", "=", "1_", "0b+1"]
 # where libyaml reads what PyYAML's parser refuses (see test_where_libyaml_reads_more)
 KNOWN = re.compile(r"\t|[|>][-+0-9]*#|![^\s!]*!")
 
@@ -263,12 +263,22 @@ def _ordered(data: Any) -> Any:
 def test_a_plain_document_is_built_as_the_constructor_builds_it(loader: Any, data: Any,
                                                                 flow: bool) -> None:
     # plain.build(node) == the strict constructor's document, key order included (with
-    # kubectl's booleans too: y, N, ... PyYAML's dumper writes plain, read as booleans)
+    # kubectl's scalars too: y, N, ... PyYAML's dumper writes plain, read as booleans, and
+    # keys made text, so that y and 'true' are one key, refused alike)
     text = yaml.safe_dump(data, default_flow_style=flow, sort_keys=False, allow_unicode=True)
     node = loader(text).get_single_node()
     assert plain.is_plain(node, text, None)
-    built = plain.build(loader(text), node)
-    assert _ordered(built) == _ordered(loader(text).construct_document(node))
+    assert _built(lambda: plain.build(loader(text), node)) == _built(
+        lambda: loader(text).construct_document(node))
+
+
+def _built(build: Any) -> Any:
+    """What ``build()`` makes, key order included, or where and why it refuses."""
+    try:
+        return _ordered(build())
+    except yaml.MarkedYAMLError as err:
+        assert err.problem_mark is not None
+        return (err.problem, err.problem_mark.line, err.problem_mark.column)
 
 
 @pytest.mark.parametrize("loader", [StrictLoader, CStrictLoader], ids=["pure", "libyaml"])

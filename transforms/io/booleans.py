@@ -106,9 +106,17 @@ class PlainBoolean:
     is_key: bool = False
 
     def note(self) -> str:
-        """What the text is to kubectl, and how to write the string it may have meant."""
-        what = "a key written plain" if self.is_key else "written plain"
-        return (f"{self.text}, {what}, is the boolean {str(self.value).lower()} to kubectl "
+        """What the text is to kubectl, and how to write the string it may have meant.
+
+        >>> PlainBoolean(1, ("metadata", "labels"), "y", True, 5, 5, is_key=True).note()
+        "y, a key written plain, is the boolean true to kubectl (YAML 1.1), so the key 'true': quote it ('y') if the key 'y' is meant"
+        """
+        truth = str(self.value).lower()
+        if self.is_key:
+            return (f"{self.text}, a key written plain, is the boolean {truth} to kubectl "
+                    f"(YAML 1.1), so the key '{truth}': quote it ('{self.text}') if the key "
+                    f"'{self.text}' is meant")
+        return (f"{self.text}, written plain, is the boolean {truth} to kubectl "
                 f"(YAML 1.1): quote it ('{self.text}') if a string is meant")
 
 
@@ -119,8 +127,11 @@ def plain_booleans(loader: Any, node: yaml.Node, data: Any, document: int) -> li
     again, or a merge key's, that ``data`` does not keep is left out).
 
     Walks the nodes once, without recursion; an alias is followed where it stands
-    (the document was bounded before it was built).
+    (the document was bounded before it was built). Where ``loader`` makes keys text
+    (``json_keys``: a manifest's, as kubectl makes them), a key ``y`` is found where
+    ``data`` has the key ``'true'``.
     """
+    json_keys = getattr(loader, "json_keys", False)
     found: list[PlainBoolean] = []
     stack: list[tuple[yaml.Node, Any, tuple[Any, ...]]] = [(node, data, ())]
     while stack:
@@ -132,11 +143,12 @@ def plain_booleans(loader: Any, node: yaml.Node, data: Any, document: int) -> li
             for key_node, value_node in current.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     continue
-                key = _scalar(loader, key_node)
+                read = _scalar(loader, key_node)
+                key = _json_key(read) if json_keys else read
                 if key not in value:
                     continue
-                if _is_yaml11(key_node) and isinstance(key, bool):
-                    found.append(_found(document, keys, key_node, key, is_key=True))
+                if _is_yaml11(key_node) and isinstance(read, bool):
+                    found.append(_found(document, keys, key_node, read, is_key=True))
                 item = value[key]
                 if isinstance(value_node, yaml.ScalarNode):
                     if _is_yaml11(value_node) and isinstance(item, bool):
@@ -164,6 +176,17 @@ def _is_yaml11(node: yaml.Node) -> bool:
     # plain: the style is None from PyYAML's parser, "" from libyaml's
     return isinstance(node, yaml.ScalarNode) and node.tag == _BOOL and not node.style \
         and node.value in YAML11_ONLY
+
+
+def _json_key(key: Any) -> Any:
+    # the text kubectl makes of a key (transforms.io.scalars.json_key, which imports this
+    # module); a key it refuses was refused before the document was built
+    from transforms.io.scalars import json_key
+
+    try:
+        return json_key(key)
+    except yaml.YAMLError:  # pragma: no cover - refused while the document was built
+        return key
 
 
 def _scalar(loader: Any, node: yaml.ScalarNode) -> Any:

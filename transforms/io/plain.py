@@ -32,14 +32,15 @@ from typing import Any
 import yaml
 
 from combinators.limits import MAX_DEPTH
+from transforms.io.scalars import NUMBER_TAG, json_key
 
 __all__ = ("is_plain", "build", "duplicate_key")
 
 _PREFIX = "tag:yaml.org,2002:"
 _STR, _FLOAT = _PREFIX + "str", _PREFIX + "float"
 _MAP, _SEQ = _PREFIX + "map", _PREFIX + "seq"
-_SCALARS = frozenset(_PREFIX + name for name in ("str", "int", "float", "bool", "null",
-                                                 "timestamp"))
+_SCALARS = frozenset({*(_PREFIX + name for name in ("str", "int", "float", "bool", "null",
+                                                   "timestamp")), NUMBER_TAG})
 _Scalar, _Mapping, _Sequence = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
 
 
@@ -56,7 +57,7 @@ def duplicate_key(key: Any, first: yaml.Node, again: yaml.Node) -> yaml.MarkedYA
     mark = first.start_mark
     written = first.value if isinstance(first, yaml.ScalarNode) else None
     differs = (f", written {written!r}: both are read as {shown}"
-               if isinstance(key, bool) and isinstance(written, str)
+               if isinstance(key, (bool, str)) and isinstance(written, str)
                and isinstance(again, yaml.ScalarNode)
                and written != again.value and len(written) <= 60 else "")
     return yaml.constructor.ConstructorError(
@@ -109,9 +110,11 @@ def is_plain(node: yaml.Node, text: str, max_nodes: int | None) -> bool:
 
 def build(loader: Any, node: yaml.Node) -> Any:
     """The data of the plain document ``node`` (see :func:`is_plain`), as
-    ``loader.construct_document(node)`` makes it; a key written twice in one map
-    is a ``ConstructorError`` (:func:`duplicate_key`)."""
+    ``loader.construct_document(node)`` makes it (keys made text where the loader makes
+    them so, ``json_keys``: :func:`~transforms.io.scalars.json_key`); a key written twice in
+    one map is a ``ConstructorError`` (:func:`duplicate_key`)."""
     constructors = loader.yaml_constructors
+    json_keys = getattr(loader, "json_keys", False)
     # each integer, boolean, null and date text built once (a float each time: two
     # NaN keys are two keys)
     scalars: dict[tuple[str, str], Any] = {}
@@ -140,6 +143,8 @@ def build(loader: Any, node: yaml.Node) -> Any:
             keys = []
             for key_node, _ in current.value:
                 key = scalar(key_node)
+                if json_keys and type(key) is not str:
+                    key = json_key(key, key_node)
                 first = seen.setdefault(key, key_node)
                 if first is not key_node:
                     raise duplicate_key(key, first, key_node)

@@ -23,9 +23,12 @@ kubectl holds it to, and to bounds that keep the work small:
   where it begins, and a refusal where a template was left unrendered
   (``{{ .Values.x }}``) names the template (:mod:`transforms.io.refusals`).
 
-A manifest (:func:`load_manifest`) is read with kubectl's booleans: ``y`` and
-``n`` written plain are booleans there, as YAML 1.1 and kubectl have them
-(:mod:`transforms.io.booleans`); an overlay keeps PyYAML's reading.
+A manifest (:func:`load_manifest`) is read as kubectl reads it
+(:mod:`transforms.io.scalars`): its numbers (``23:30`` is a string, ``1e3``,
+``0o17`` and ``08`` are numbers), ``y`` and ``n`` written plain as booleans
+(:mod:`transforms.io.booleans`), its keys made text as JSON's are (``1:`` is the
+key ``"1"``), an infinity or NaN as a value refused, as kubectl refuses it; an
+overlay keeps PyYAML's reading (YAML 1.1), but for ``=``, a string to both.
 
 Where PyYAML has libyaml (:data:`LIBYAML`), text is parsed by libyaml
 (:class:`CStrictLoader`), several times faster than by the pure-Python
@@ -47,16 +50,17 @@ transforms.errors.OverlayError: deep.yaml:1:101: nests deeper than 100 levels of
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any, NoReturn, TypeVar
 
 import yaml
 
 from combinators.limits import MAX_DEPTH
 from transforms.errors import OverlayError
-from transforms.io.booleans import PlainBoolean, plain_booleans, read_booleans_as_kubectl
+from transforms.io.booleans import PlainBoolean, plain_booleans
 from transforms.io.plain import build, duplicate_key, is_plain
 from transforms.io.refusals import long_key, template_hint
+from transforms.io.scalars import json_key, read_as_kubectl, refuse_non_finite
 
 __all__ = ("MAX_DEPTH", "MAX_NODES", "LIBYAML", "StrictLoader", "CStrictLoader", "strict_loader",
            "ManifestLoader", "CManifestLoader", "manifest_loader", "check_graph", "check_text",
@@ -68,6 +72,7 @@ alias as what it stands for (and the most the aliases of a manifest stream may a
 
 _MERGE = "tag:yaml.org,2002:merge"
 _MAP_TAG, _SEQ_TAG = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_VALUE = "tag:yaml.org,2002:value"
 _DEPTH = f"nests deeper than {MAX_DEPTH} levels of maps and lists; refused"
 # what YAML forbids in a stream (PyYAML's own test), and the line breaks its marks count
 # (written as the characters it refuses, not as the complement of those it allows:
@@ -78,20 +83,46 @@ _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _check_duplicates(loader: Any, node: yaml.Node) -> None:
-    """Refuse a map whose keys repeat (as the dict they become would lose one)."""
+    """Refuse a map whose keys repeat (as the dict they become would lose one): as the
+    loader makes them, text for a manifest (``json_keys``: ``0x1F`` and ``31`` repeat)."""
     if not isinstance(node, yaml.MappingNode):
         return
+    json_keys = getattr(loader, "json_keys", False)
     seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
         if key_node.tag == _MERGE:  # ``<<: *base`` merges; its keys may be overridden
             continue
         key = loader.construct_object(key_node, deep=True)
         try:
+            if json_keys and type(key) is not str and _hashable(key):
+                key = json_key(key, key_node)
             first = seen.setdefault(key, key_node)
         except TypeError:  # an unhashable key: the constructor says so, in place
             continue
         if first is not key_node:
             raise duplicate_key(key, first, key_node)
+
+
+def _hashable(key: Any) -> bool:
+    return isinstance(key, Hashable)
+
+
+def _construct_json_mapping(loader: Any, node: yaml.MappingNode, deep: bool) -> dict[str, Any]:
+    """The map of ``node`` with its keys made text as kubectl makes them
+    (:func:`~transforms.io.scalars.json_key`), key by key: ``1`` and ``true`` are two keys
+    (``"1"``, ``"true"``), where Python's dict would make them one; otherwise as
+    :class:`StrictLoader` builds a map (duplicates refused, merge keys' tags checked)."""
+    _check_duplicates(loader, node)
+    loader.flatten_mapping(node)
+    mapping: dict[str, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if not _hashable(key):
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark, "found unhashable key",
+                key_node.start_mark)
+        mapping[json_key(key, key_node)] = loader.construct_object(value_node, deep=deep)
+    return mapping
 
 
 def _check_merged(node: yaml.MappingNode) -> None:
@@ -206,7 +237,17 @@ def _strict_constructors(loader: Any) -> None:
         loader.add_constructor(tag, _checked(name, loader.yaml_constructors[tag], kind))
 
 
+def _equals_as_text(loader: Any) -> None:
+    """Read a plain ``=`` as the string it is to kubectl and YAML 1.2: PyYAML's resolver
+    gives it YAML 1.1's ``value`` tag, which no constructor builds (``a: =`` was refused,
+    naming a tag the file does not write)."""
+    loader.yaml_implicit_resolvers = {
+        first: [(tag, pattern) for tag, pattern in resolvers if tag != _VALUE]
+        for first, resolvers in loader.yaml_implicit_resolvers.items()}
+
+
 _strict_constructors(StrictLoader)
+_equals_as_text(StrictLoader)
 
 _CSafeLoader: Any = getattr(yaml, "CSafeLoader", StrictLoader)
 LIBYAML: bool = _CSafeLoader is not StrictLoader
@@ -240,6 +281,7 @@ class CStrictLoader(_CSafeLoader):  # type: ignore[misc]
 
 
 _strict_constructors(CStrictLoader)
+_equals_as_text(CStrictLoader)
 
 
 def strict_loader() -> Any:
@@ -253,20 +295,26 @@ def strict_loader() -> Any:
 
 
 class ManifestLoader(StrictLoader):
-    """:class:`StrictLoader` reading the booleans kubectl reads (``y``, ``n``, ...; see
-    :mod:`transforms.io.booleans`): what a manifest is read with.
+    """:class:`StrictLoader` reading plain scalars as kubectl reads them (numbers, booleans,
+    keys as text; see :mod:`transforms.io.scalars`): what a manifest is read with.
 
-    >>> yaml.load("[y, N, 'y', yes]", Loader=ManifestLoader)
-    [True, False, 'y', True]
+    >>> yaml.load("[y, N, 'y', yes, 23:30, 1e3, 08, {1: a}]", Loader=ManifestLoader)
+    [True, False, 'y', True, '23:30', 1000.0, 8.0, {'1': 'a'}]
     """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        return _construct_json_mapping(self, node, deep)
 
 
 class CManifestLoader(CStrictLoader):
     """:class:`ManifestLoader` on libyaml (:class:`CStrictLoader`)."""
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        return _construct_json_mapping(self, node, deep)
 
-read_booleans_as_kubectl(ManifestLoader)
-read_booleans_as_kubectl(CManifestLoader)
+
+read_as_kubectl(ManifestLoader)
+read_as_kubectl(CManifestLoader)
 
 
 def manifest_loader() -> Any:
@@ -487,8 +535,10 @@ def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> l
 
 def load_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]]:
     """The documents of a manifest stream, read as :func:`load_documents` reads them but
-    with kubectl's booleans (:class:`ManifestLoader`), and each of YAML 1.1's booleans
-    written plain in them (:func:`~transforms.io.booleans.plain_booleans`).
+    with kubectl's plain scalars (:class:`ManifestLoader`: numbers, booleans, keys as text;
+    an infinity or NaN as a value refused where it is written, as kubectl refuses the
+    file), and each of YAML 1.1's booleans written plain in them
+    (:func:`~transforms.io.booleans.plain_booleans`).
 
     >>> documents, found = load_manifest("env:\\n- {name: A, value: y}\\n- {name: B, value: 'n'}\\n", "m.yaml")
     >>> documents
@@ -515,12 +565,16 @@ def _load(text: str, source: str, max_nodes: int | None, loader_class: Any, pure
             for node in nodes:
                 if max_nodes is not None:  # a bound on the whole stream, aliases expanded
                     expanded += check_graph(node, max_nodes, before=expanded)
+                if found is not None:
+                    loader.non_finite_read = False
                 if is_plain(node, text, None):  # most are: built in one pass
                     document = build(loader, node)
                 else:
                     if max_nodes is None:
                         added += _added(node, added)
                     document = loader.construct_document(node)
+                if found is not None and loader.non_finite_read:
+                    refuse_non_finite(node)  # as a key it is text, as a value refused
                 if document is not None:
                     documents.append(document)
                     if found is not None and loader.yaml11_read:
