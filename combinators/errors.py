@@ -13,9 +13,29 @@ message names the path, the part of it that failed and what was there instead.
 no key 'nodeSelectr' (part 2 of spec.nodeSelectr); did you mean: nodeSelector?
 >>> isinstance(err, LookupError)
 True
+
+A message stays short on any input (:mod:`combinators.limits`): the path is
+written at most :data:`~combinators.limits.MAX_REPR` characters long, the
+names present and the near misses as :func:`~combinators.limits.short_names`
+lists them (the first ten and how many more), and, as a last resort for a
+message its builder did not keep short, no line is longer than
+:data:`~combinators.limits.MAX_LINE` characters.
+
+>>> err = PathError("no element [name=trainr]", path=path("spec.containers[name=trainr]"),
+...                 present=tuple(f"trainer-{i}" for i in range(10_000)),
+...                 present_label="names present")
+>>> print(err)  # doctest: +NORMALIZE_WHITESPACE
+no element [name=trainr] (in spec.containers[name=trainr]); names present: trainer-0,
+trainer-1, trainer-2, trainer-3, trainer-4, trainer-5, trainer-6, trainer-7, trainer-8,
+trainer-9 and 9,990 more
+>>> text = str(TransformError("x" * 100_000))
+>>> len(text), text[-29:]
+(999, 'x... (99,029 more characters)')
 """
 
 from __future__ import annotations
+
+from combinators.limits import MAX_LINE, MAX_NAME, MAX_REPR, short_line, short_names, short_repr
 
 TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
@@ -44,10 +64,28 @@ class TransformError(Exception):
     ``steps`` lists where in a composition the error happened, outermost
     first (for example ``("step 3 of 8: upsert('spec.nodeSelector', ...)",)``);
     compositions add to it as the error travels up.
+
+    No line of its message, nor of its ``str`` (whichever subclass writes it:
+    a subclass's own ``__str__`` is bounded too), is longer than
+    :data:`~combinators.limits.MAX_LINE` characters: the last resort behind the
+    builders of messages, which write values short themselves.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("__str__")
+        if own is not None and not getattr(own, "bounded", False):
+            def bounded_str(self: TransformError) -> str:
+                return _short_lines(own(self))
+
+            bounded_str.bounded = True  # type: ignore[attr-defined]
+            bounded_str.__qualname__ = f"{cls.__qualname__}.__str__"
+            bounded_str.__doc__ = own.__doc__
+            cls.__str__ = bounded_str  # type: ignore[method-assign]
 
     def __init__(self, message: str, *, path: Path | None = None,
                  part_index: int | None = None) -> None:
+        message = _short_lines(message)
         super().__init__(message)
         self.message = message
         self.path = path
@@ -63,9 +101,10 @@ class TransformError(Exception):
             return ""
         if not self.path.parts:  # the root: an empty path prints as nothing
             return " (at the top level)"
+        shown = short_repr(self.path, MAX_REPR, quoted=False)
         if self.part_index is not None and 0 <= self.part_index < len(self.path.parts):
-            return f" (part {self.part_index + 1} of {self.path})"
-        return f" (in {self.path})"
+            return f" (part {self.part_index + 1} of {shown})"
+        return f" (in {shown})"
 
     def _detail(self) -> str:
         return ""
@@ -79,10 +118,20 @@ class TransformError(Exception):
         text = self.message + self._where() + self._detail()
         if self.steps:
             text += " [in " + " > ".join(self.steps) + "]"
-        return text
+        return _short_lines(text)
+
+    __str__.bounded = True  # type: ignore[attr-defined]
 
     def __reduce__(self) -> Any:  # keep errors picklable despite keyword-only fields
         return (_rebuild, (type(self), self.__dict__.copy()))
+
+
+def _short_lines(text: str) -> str:
+    """``text`` with no line longer than :data:`~combinators.limits.MAX_LINE`: the last
+    resort for a message whose builder quoted a value whole."""
+    if len(text) <= MAX_LINE:
+        return text
+    return "\n".join(short_line(line) for line in text.split("\n"))
 
 
 def _rebuild(cls: type[TransformError], state: dict[str, Any]) -> TransformError:
@@ -109,12 +158,7 @@ class PathError(TransformError, LookupError):
         self.present_label = present_label
 
     def _detail(self) -> str:
-        text = ""
-        if self.near_misses:
-            text += "; did you mean: " + ", ".join(self.near_misses) + "?"
-        if self.present:
-            text += f"; {self.present_label}: " + ", ".join(self.present)
-        return text
+        return _listed(self.near_misses, self.present, self.present_label)
 
     # LookupError's __str__ would otherwise win for KeyError-like subclasses
     __str__ = TransformError.__str__
@@ -168,9 +212,14 @@ class ExpectationError(TransformError, AssertionError):
         return ""  # the message names the path already
 
     def _detail(self) -> str:
-        text = "; did you mean: " + ", ".join(self.near_misses) + "?" if self.near_misses else ""
-        return text + (f"; {self.present_label}: " + ", ".join(self.present)
-                       if self.present else "")
+        return _listed(self.near_misses, self.present, self.present_label)
+
+
+def _listed(near_misses: tuple[str, ...], present: tuple[str, ...], label: str) -> str:
+    """The near misses and what is present, each list as short as
+    :func:`~combinators.limits.short_names` keeps it."""
+    text = "; did you mean: " + short_names(near_misses) + "?" if near_misses else ""
+    return text + (f"; {label}: " + short_names(present) if present else "")
 
 
 class StepError(TransformError):
@@ -236,13 +285,19 @@ class ArgumentError(TransformError, ValueError):
 
     def __str__(self) -> str:
         text = TransformError.__str__(self)
-        if not text.startswith(self.argument):
-            text = f"{self.argument}: {text}"
-        return f"{self.factory}(): {text}" if self.factory else text
+        # an argument's name is the user's where it is a keyword given by name: shown short
+        shown = short_repr(self.argument, MAX_NAME, quoted=False)
+        if not text.startswith((self.argument, shown)):
+            text = f"{shown}: {text}"
+        return _short_lines(f"{self.factory}(): {text}" if self.factory else text)
 
 
 class ArgumentTypeError(ArgumentError, TypeError):
     """An :class:`ArgumentError` where the argument has the wrong type (``chain(1)``)."""
+
+
+MAX_CLOSE = 256
+"""The longest word :func:`close_matches` compares, in characters."""
 
 
 def close_matches(word: str, candidates: Sequence[str], n: int = 3,
@@ -252,9 +307,18 @@ def close_matches(word: str, candidates: Sequence[str], n: int = 3,
     :func:`difflib.get_close_matches`, imported by the first error that needs it
     rather than by ``import combinators``.
 
+    A word or a candidate longer than :data:`MAX_CLOSE` characters is no typo
+    of a name (Kubernetes' longest are 253): it is not compared, so a hostile
+    name costs no quadratic matching.
+
     >>> close_matches("nodeSelectr", ["nodeSelector", "tolerations"])
     ['nodeSelector']
+    >>> close_matches("x" * 100_000, ["x" * 100_001])
+    []
     """
+    if len(word) > MAX_CLOSE:
+        return []
     import difflib
 
-    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)
+    return difflib.get_close_matches(word, [candidate for candidate in candidates
+                                            if len(candidate) <= MAX_CLOSE], n=n, cutoff=cutoff)

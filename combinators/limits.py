@@ -37,6 +37,7 @@ resort, cutting a line that the rules above did not keep short.
 
 from __future__ import annotations
 
+import itertools
 import reprlib
 
 TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
@@ -89,9 +90,16 @@ def _int_text(value: int, limit: int) -> str:
 
 
 class _Short(reprlib.Repr):
-    """``reprlib`` with room for a pod's worth of detail, still bounded."""
+    """``reprlib`` with room for a pod's worth of detail, bounded in length and in work.
 
-    def __init__(self) -> None:
+    One is made per call: it counts what its leaves have written, and once past
+    ``budget`` characters writes ``...`` for everything left, so twelve lists of
+    twelve lists six levels deep cost what the first ``budget`` characters cost
+    (``reprlib`` alone wrote all 3 million leaves, then cut). Maps keep their
+    order, as written.
+    """
+
+    def __init__(self, budget: int) -> None:
         super().__init__()
         self.maxlevel = 6
         self.maxdict = 12
@@ -99,9 +107,33 @@ class _Short(reprlib.Repr):
         self.maxtuple = 12
         self.maxset = 12
         self.maxfrozenset = 12
-        self.maxstring = 80
+        self.maxdeque = 12
+        self.maxarray = 12
+        # a string or an object is cut to fit the limit itself, keeping its ends
+        self.maxstring = min(80, max(budget, 8))
         self.maxlong = 60
-        self.maxother = 80
+        self.maxother = min(80, max(budget, 8))
+        self.budget = budget
+        self.used = 0
+
+    def repr1(self, x: Any, level: int) -> str:
+        if self.used > self.budget:
+            return "..."
+        text = super().repr1(x, level)
+        # a container's length is its brackets' and its leaves', counted where written
+        self.used += 2 if type(x) in _NESTING else len(text)
+        return text
+
+    def repr_dict(self, x: Any, level: int) -> str:
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        pieces = [f"{self.repr1(key, level - 1)}: {self.repr1(x[key], level - 1)}"
+                  for key in itertools.islice(x, self.maxdict)]
+        if len(x) > self.maxdict:
+            pieces.append("...")
+        return "{" + ", ".join(pieces) + "}"
 
     def repr_int(self, value: int, level: int) -> str:
         return _int_text(value, self.maxlong)
@@ -116,7 +148,7 @@ class _Short(reprlib.Repr):
         return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-_SHORT = _Short()
+_NESTING = frozenset((list, tuple, dict, set, frozenset))
 
 
 def _cut(text: str, limit: int) -> str:
@@ -148,7 +180,7 @@ def short_repr(value: Any, limit: int = MAX_REPR, *, quoted: bool = True) -> str
             text = f"<{type(value).__name__}>"
         return _cut(text, limit)
     try:
-        text = _SHORT.repr(value)
+        text = _Short(limit).repr(value)
     except (RecursionError, ValueError):  # a custom repr that recurses or fails: the type only
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[:limit - 3] + "..."
