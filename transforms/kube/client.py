@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from combinators.limits import MAX_NAME, short_repr
 from transforms.kube.convert import ConversionError, to_client, to_data
 
 __all__ = ("ROOT_MODELS", "ClientObjects", "ADAPTER", "root_kind")
@@ -102,7 +103,8 @@ def _spec_of(data: Any) -> Any:
     for key, value in data.items():
         if key != "spec" and value not in (None, {}, []):
             raise ConversionError(key, f"a V1PodSpec holds only a pod's spec, but the result "
-                                  f"has {key} ({type(value).__name__} {value!r:.60}); give a "
+                                  f"has {short_repr(key, MAX_NAME, quoted=False)} "
+                                  f"({type(value).__name__} {short_repr(value, 60)}); give a "
                                   f"V1PodTemplateSpec or a V1Pod to keep it", value)
     spec = data.get("spec")
     return {} if spec is None else spec

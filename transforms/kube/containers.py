@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from combinators.errors import ArgumentError, ArgumentTypeError
+from combinators.limits import short_repr
 from combinators.paths import Index, Key, Match, Path
 
 __all__ = ("MainContainer", "FIRST")
@@ -46,7 +47,7 @@ class MainContainer:
         factory = "MainContainer.named"
         if not isinstance(self.name, str):
             raise ArgumentTypeError(f"the main container's name must be a string, found "
-                                    f"{type(self.name).__name__} {self.name!r}",
+                                    f"{type(self.name).__name__} {short_repr(self.name)}",
                                     argument="name", factory=factory, value=self.name)
         if not self.name:
             raise ArgumentError("the main container's name must not be empty",
@@ -73,7 +74,8 @@ class MainContainer:
         return _CONTAINERS.child(Match([("name", self.name)]))
 
     def __repr__(self) -> str:
-        return "MainContainer.first()" if self.name is None else f"MainContainer.named({self.name!r})"
+        return "MainContainer.first()" if self.name is None \
+            else f"MainContainer.named({short_repr(self.name)})"
 
 
 FIRST = MainContainer.first()

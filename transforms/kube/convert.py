@@ -22,14 +22,14 @@ True
 from __future__ import annotations
 
 import datetime
-import difflib
 import functools
 import importlib
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, close_matches
+from combinators.limits import short_repr
 from transforms.kube.kinds import check_kind
 from transforms.kube.schema import Field, Schema, Type, schema_for
 
@@ -48,7 +48,7 @@ class ConversionError(TransformError, TypeError):
     """
 
     def __init__(self, where: str, message: str, found: Any = None) -> None:
-        super().__init__(f"{where or '(root)'}: {message}")
+        super().__init__(f"{short_repr(where, quoted=False) if where else '(root)'}: {message}")
         self.where = where
         self.found = found
 
@@ -244,8 +244,7 @@ def _fail(trail: _Trail, message: str, found: Any) -> ConversionError:
 
 
 def _found(value: Any) -> str:
-    text = repr(value)
-    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+    return f"{type(value).__name__} {short_repr(value, 60)}"
 
 
 def _model_class(name: str) -> Any:
@@ -397,9 +396,10 @@ def _build(cls: Any, value: Any, trail: _Trail, strict: bool = False) -> Any:
 
 def _unknown(cls: Any, key: str, item: Any, trail: _Trail, known: Mapping[str, Any]
              ) -> ConversionError:
-    close = difflib.get_close_matches(key, list(known), n=3)
+    close = close_matches(key, list(known))
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return _fail((trail, key), f"{cls.__name__} has no field {key!r}{hint} (this kubernetes "
+    return _fail((trail, key), f"{cls.__name__} has no field {short_repr(key)}{hint} (this "
+                 f"kubernetes "
                  f"client would drop it), found {_found(item)}", item)
 
 
@@ -407,7 +407,8 @@ def _resolve(model: Any) -> Any:
     if isinstance(model, str):
         cls = _model_class(model)
         if cls is None:
-            raise ArgumentError(f"no kubernetes client model named {model!r} (such as 'V1Pod')",
+            raise ArgumentError(f"no kubernetes client model named {short_repr(model)} (such "
+                                f"as 'V1Pod')",
                                 argument="model", factory="to_client", value=model)
         return cls
     if isinstance(model, type) and hasattr(model, "openapi_types") \

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
+from combinators.limits import short_repr
 
 __all__ = ("ROOT_KINDS", "check_kind", "WorkloadKindError", "ClientDictError",
            "check_pod_document")
@@ -43,7 +44,7 @@ def check_kind(kind: object, *, argument: str = "kind", factory: str | None = No
     if type(kind) is str and kind in ROOT_KINDS:
         return kind
     error = ArgumentError if isinstance(kind, str) else ArgumentTypeError
-    raise error(f"unknown kind {kind!r}; expected one of: {', '.join(ROOT_KINDS)}",
+    raise error(f"unknown kind {short_repr(kind)}; expected one of: {', '.join(ROOT_KINDS)}",
                 argument=argument, factory=factory, value=kind)
 
 
@@ -139,7 +140,8 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
     if snake is not None:
         raise ClientDictError(
             f"{overlay}: given a kubernetes client object's to_dict() output (snake_case key "
-            f"{snake!r}), which overlays would silently get wrong; pass the client object "
+            f"{short_repr(snake)}), which overlays would silently get wrong; pass the client "
+            f"object "
             f"itself, or convert it first with transforms.kube.to_data(value, kind)",
             key=snake, overlay=overlay)
     kind = document.get("kind")
@@ -158,7 +160,7 @@ def _refusal(overlay: str, document: Mapping[str, Any], kind: str, name: Any) ->
     from transforms.kube.table import a_kind, workload_kind
     from transforms.kube.unreached import likely_templates
 
-    named = f" ({name!r})" if isinstance(name, str) else ""
+    named = f" ({short_repr(name)})" if isinstance(name, str) else ""
     given = f"{overlay}: a pod-level overlay was given {a_kind(kind)} document{named}, not a pod"
     if workload_kind(kind, document.get("apiVersion")) is not None:
         return (f"{given}; its pods are in its templates: apply it with "
@@ -167,5 +169,5 @@ def _refusal(overlay: str, document: Mapping[str, Any], kind: str, name: Any) ->
     return (f"{given}, and podfold does not know where {a_kind(kind)} keeps its pods (the "
             f"kinds it knows: `podfold apply --help`), so the workload API would leave it as "
             f"it is: apply the overlay to a pod template in it, "
-            f"combinators.for_each({where!r}, overlay)(document), or change the whole "
+            f"combinators.for_each({short_repr(where)}, overlay)(document), or change the whole "
             f"document with a merge patch, transforms.merge_patch({{...}})(document)")

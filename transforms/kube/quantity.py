@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any
 
 from combinators.errors import TransformError
+from combinators.limits import short_repr
 from combinators.paths import PathLike, as_path
 
 __all__ = ("MAX_QUANTITY", "QuantityRangeError", "is_quantity", "quantity_value")
@@ -64,8 +65,8 @@ class QuantityRangeError(TransformError, ValueError):
     """
 
     def __init__(self, value: Any, *, path: PathLike | None = None) -> None:
-        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-        super().__init__(f"quantity {shown} is out of range: Kubernetes keeps at most "
+        super().__init__(f"quantity {short_repr(value, 60)} is out of range: Kubernetes keeps "
+                         f"at most "
                          f"2^63-1 ({MAX_QUANTITY}) in magnitude",
                          path=None if path is None else as_path(path, "path"))
         self.value = value

@@ -27,7 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from combinators.errors import TransformError
+from combinators.errors import TransformError, close_matches
+from combinators.limits import short_repr
 from transforms.kube.kinds import ROOT_KINDS, check_kind
 
 __all__ = (
@@ -174,7 +175,7 @@ class Schema:
         try:
             return self.types[name]
         except KeyError:
-            raise UnknownTypeError(f"no type {name!r} in the pod schema of Kubernetes "
+            raise UnknownTypeError(f"no type {short_repr(name)} in the pod schema of Kubernetes "
                                    f"{self.version}") from None
 
     def root(self, kind: str) -> Type:
@@ -283,7 +284,8 @@ def check_version(version: str) -> str:
     if not isinstance(version, str):
         raise UnsupportedVersionError(
             f"a Kubernetes version is text such as '{DEFAULT_VERSION}', found "
-            f"{type(version).__name__} {_short(version)}; supported: {', '.join(SUPPORTED_VERSIONS)}")
+            f"{type(version).__name__} {short_repr(version, 60)}; supported: "
+            f"{', '.join(SUPPORTED_VERSIONS)}")
     return _checked(version)
 
 
@@ -297,7 +299,8 @@ def _checked(version: str) -> str:
             return major_minor
     near = _near_versions(version, found)
     hint = f"; did you mean {' or '.join(near)}?" if near else ""
-    return _refuse(f"no pod schema for Kubernetes {_short(version, quoted=found is None or not version.isprintable())}{hint}; "
+    shown = short_repr(version, 60, quoted=found is None or not version.isprintable())
+    return _refuse(f"no pod schema for Kubernetes {shown}{hint}; "
                    f"supported: {', '.join(SUPPORTED_VERSIONS)}")
 
 
@@ -319,11 +322,6 @@ def _near_versions(version: str, found: re.Match[str] | None) -> list[str]:
 
 def _refuse(message: str) -> str:
     raise UnsupportedVersionError(message)
-
-
-def _short(value: object, quoted: bool = True) -> str:
-    text = repr(value) if quoted else str(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _normal_version(version: str | None) -> str:
@@ -385,10 +383,8 @@ def suggest_field(type_: Type, name: str) -> str | None:
     exact = type_.aliases.get(_normal(name))
     if exact is not None:
         return exact
-    import difflib
-
-    close = difflib.get_close_matches(name, list(type_.fields), n=1, cutoff=0.75)
+    close = close_matches(name, list(type_.fields), n=1, cutoff=0.75)
     if close:
         return close[0]
-    close = difflib.get_close_matches(_normal(name), list(type_.aliases), n=1, cutoff=0.75)
+    close = close_matches(_normal(name), list(type_.aliases), n=1, cutoff=0.75)
     return type_.aliases[close[0]] if close else None

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from combinators.data import is_map, is_seq
+from combinators.limits import MAX_NAME, short_repr
 from combinators.paths import All, Index, Key, Part, Path, path
 
 __all__ = ("TEMPLATE", "POD", "DOCUMENT", "BY_KEY", "Location", "WorkloadKind", "KINDS",
@@ -205,7 +206,7 @@ def a_kind(kind: str) -> str:
     else:  # an Unknown, a Uniform
         lowered = kind.lower()
         vowel = lowered[:1] in "aeio" or (lowered.startswith("un") and lowered[:3] != "uni")
-    return f"{'an' if vowel else 'a'} {kind}"
+    return f"{'an' if vowel else 'a'} {short_repr(kind, MAX_NAME, quoted=False)}"
 
 
 def document_name(document: Any) -> str | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from combinators.data import is_map, is_seq, kind_name
+from combinators.limits import MAX_NAME, short_repr
 from combinators.paths import All, Index, Key, Part, Path
 from transforms.kube.table import DOCUMENT, TEMPLATE, a_kind, document_name, reach, workload_kind
 
@@ -45,8 +46,12 @@ class Unreached:
     more: int = 0
 
     def __str__(self) -> str:
-        who = f"{self.kind or '(no kind)'}/{self.name or '(unnamed)'}"
-        shown = ", ".join(self.places) + (f" (and {self.more} more)" if self.more else "")
+        # the document's own kind, name and keys: each written short
+        kind = short_repr(self.kind, MAX_NAME, quoted=False) if self.kind else ""
+        name = short_repr(self.name, MAX_NAME, quoted=False) if self.name else "(unnamed)"
+        who = f"{kind or '(no kind)'}/{name}"
+        shown = ", ".join(short_repr(place, quoted=False) for place in self.places) + (
+            f" (and {self.more} more)" if self.more else "")
         if self.reason == "not-a-map":
             return (f"{who} has {self.found} at {shown}, where its pod template (a map) "
                     f"belongs; no overlay or check reaches its pods")
@@ -57,7 +62,7 @@ class Unreached:
             return (f"{who} holds containers at {shown}, not where podfold "
                     f"looks for the pods of {a_kind(self.kind or '')} "
                     f"({', '.join(self.looked)}); no overlay or check reaches them")
-        what = f"{self.kind} is not one of the kinds podfold knows" if self.kind \
+        what = f"{kind} is not one of the kinds podfold knows" if self.kind \
             else "it has no kind"
         return (f"{who} holds containers at {shown}, but {what}, so podfold "
                 f"does not know where its pods are: no overlay or check reaches them (the "

@@ -52,6 +52,7 @@ from combinators.data import (
     set_key,
 )
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
+from combinators.limits import MAX_NAME, short_names, short_repr
 from combinators.paths import Index, Key, Part, Path
 from combinators.reading import select
 from combinators.transform import (
@@ -177,11 +178,17 @@ class PodTemplate:
         ...             "PodTemplateSpec", workloads=(("Job", "mnist"),)).describe()
         'Job/mnist template worker (spec.tasks[1].template)'
         """
-        owners = " > ".join(f"{kind}/{name or '(unnamed)'}"
+        # kinds, names and roles are the document's own: written at most MAX_NAME long
+        owners = " > ".join(f"{_name(kind)}/{_name(name) if name else '(unnamed)'}"
                             for kind, name in self.workloads or ((self.kind, self.name),))
-        role = f" {self.role}" if self.role is not None else ""
-        where = str(self.path) or "the document itself"
+        role = f" {_name(self.role)}" if self.role is not None else ""
+        where = short_repr(self.path, quoted=False) if self.path.parts else "the document itself"
         return f"{owners} template{role} ({where})"
+
+
+def _name(text: Any) -> str:
+    """A kind, a name or a role of a document, for a message: at most MAX_NAME long."""
+    return short_repr(text, MAX_NAME, quoted=False)
 
 
 def _labels(template: Any) -> Mapping[str, str]:
@@ -305,7 +312,7 @@ def _strings(value: Any, argument: str) -> tuple[str, ...]:
     items = tuple(value)
     for item in items:
         if not isinstance(item, str):
-            raise ArgumentTypeError(f"{argument} must be strings, got {item!r}",
+            raise ArgumentTypeError(f"{argument} must be strings, got {short_repr(item)}",
                                     argument=argument, factory="Selector", value=value)
     return items
 
@@ -318,7 +325,7 @@ def _canonical_kind(kind: str) -> str:
 
     close = difflib.get_close_matches(kind, sorted(KIND_NAMES.values()), n=3, cutoff=0.6)
     hint = f"; did you mean: {', '.join(close)}?" if close else ""
-    raise ArgumentError(f"unknown workload kind {kind!r}{hint}; kinds with pods are: "
+    raise ArgumentError(f"unknown workload kind {short_repr(kind)}{hint}; kinds with pods are: "
                         f"{', '.join(sorted(KIND_NAMES.values()))}",
                         argument="kinds", factory="Selector", value=kind)
 
@@ -354,7 +361,8 @@ class Selector:
         labels = tuple((key, value) for key, value in pairs)
         for key, value in labels:
             if not isinstance(key, str) or not isinstance(value, str):
-                raise ArgumentTypeError(f"labels must be string pairs, got {(key, value)!r}",
+                raise ArgumentTypeError(f"labels must be string pairs, got "
+                                        f"{short_repr((key, value))}",
                                         argument="labels", factory="Selector", value=labels)
         object.__setattr__(self, "labels", labels)
 
@@ -378,7 +386,8 @@ class Selector:
         for part in text.split(",") if text.strip() else ():
             found = _SELECTOR_PART.match(part)
             if found is None or not found.group(3):
-                raise ArgumentError(f"{part.strip()!r} is not kind=..., name=..., role=... or "
+                raise ArgumentError(f"{short_repr(part.strip())} is not kind=..., name=..., "
+                                    f"role=... or "
                                     f"label:KEY=VALUE", argument="text",
                                     factory="Selector.parse", value=text)
             if found.group(2) is not None:
@@ -417,8 +426,8 @@ class Selector:
         return bool(self.kinds or self.names or self.roles or self.labels)
 
     def __repr__(self) -> str:
-        given = [f"{name}={getattr(self, name)!r}" for name in ("kinds", "names", "roles", "labels")
-                 if getattr(self, name)]
+        given = [f"{name}={short_repr(getattr(self, name))}"
+                 for name in ("kinds", "names", "roles", "labels") if getattr(self, name)]
         return f"Selector({', '.join(given)})"
 
 
@@ -574,11 +583,11 @@ class _OnWorkloads(Transform):
     def __init__(self, transform: TransformLike, select: Selector | None) -> None:
         if not callable(transform):
             raise ArgumentTypeError(f"transform must be a transform or a callable doc -> doc, "
-                                    f"got {transform!r}", argument="transform",
+                                    f"got {short_repr(transform)}", argument="transform",
                                     factory="on_workloads", value=transform)
         if select is not None and not isinstance(select, Selector):
             raise ArgumentTypeError(f"select must be a Selector (Selector.parse('role=Worker')), "
-                                    f"got {select!r}", argument="select",
+                                    f"got {short_repr(select)}", argument="select",
                                     factory="on_workloads", value=select)
         self.transform = transform
         self.select = select if select else None
@@ -653,7 +662,8 @@ class _OnWorkloads(Transform):
                            steps: TransformLike, checks: tuple[WorkloadCheck, ...] = ()) -> Any:
         if metadata.path is None:
             raise NoWorkloadMetadataError(
-                f"{metadata.kind}/{metadata.name or '(unnamed)'}: a {metadata.kind} keeps no "
+                f"{_name(metadata.kind)}/{_name(metadata.name) if metadata.name else '(unnamed)'}"
+                f": a {_name(metadata.kind)} keeps no "
                 f"metadata for the workloads it makes, so the workload-level steps "
                 f"({describe_step(steps)}) have nowhere to act; leave its templates out "
                 f"(--select, Selector) or set them on what it makes",
@@ -674,7 +684,7 @@ class _OnWorkloads(Transform):
             if extra:
                 raise WorkloadMetadataError(
                     f"a workload-level step may change the workload's metadata only (it is "
-                    f"given {{metadata: ...}}); it wrote {', '.join(extra)} too", keys=extra)
+                    f"given {{metadata: ...}}); it wrote {short_names(extra)} too", keys=extra)
             new = result.get("metadata", MISSING)
             if new is value:
                 return doc
@@ -861,12 +871,13 @@ class SelectionError(TransformError, LookupError):
         self.present = present
 
     def _detail(self) -> str:
-        return "; templates present: " + ", ".join(self.present) if self.present else ""
+        return "; templates present: " + short_names(self.present) if self.present else ""
 
 
 def _describe_template(template: PodTemplate) -> str:
-    where = f"{template.kind}/{template.name}" if template.name else template.kind
-    return f"{where} role={template.role}" if template.role else where
+    where = f"{_name(template.kind)}/{_name(template.name)}" if template.name \
+        else _name(template.kind)
+    return f"{where} role={_name(template.role)}" if template.role else where
 
 
 def check_selection(select: Selector, documents: Iterable[Any],
