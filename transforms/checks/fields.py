@@ -22,6 +22,7 @@ from typing import Any
 from combinators import Path
 from combinators.data import is_map, is_seq
 from combinators.errors import PathError
+from combinators.limits import MAX_NAME, short_repr
 from combinators.paths import End, Index, Key, Part
 from transforms.forms.markers import Marker, Remove
 from transforms.kube.schema import Field, Schema, Type, schema_for, suggest_field
@@ -49,7 +50,8 @@ class UnknownFieldError(PathError):
     def __init__(self, path: Path, suggestion: str | None, *, shown: str | None = None,
                  context: str = "", location: Location | None = None) -> None:
         hint = f"; did you mean {suggestion}?" if suggestion else _workload_hint(path)
-        super().__init__(f"{context}unknown field {shown or path}{hint}", path=path,
+        where = short_repr(shown or path, quoted=False)
+        super().__init__(f"{context}unknown field {where}{hint}", path=path,
                          part_index=len(path.parts) - 1,
                          near_misses=(suggestion,) if suggestion else ())
         self.suggestion = suggestion
@@ -265,7 +267,8 @@ def check_json_patch_fields(ops: Sequence[Any], kind: str = "Pod",
     for index, op in enumerate(ops):
         if not is_map(op):
             continue  # json_patch refuses it, saying why
-        context = f"op {index} ({op.get('op')} {op.get('path')!r}): "
+        context = (f"op {index} ({short_repr(op.get('op'), MAX_NAME, quoted=False)} "
+                   f"{short_repr(op.get('path'))}): ")
         target = None
         for member in ("from", "path"):
             pointer = op.get(member)

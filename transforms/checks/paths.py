@@ -27,6 +27,7 @@ from combinators.conflicts import Write, writes
 from combinators.covering import covers
 from combinators.data import is_map, is_seq
 from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError
+from combinators.limits import short_names, short_repr
 from transforms.checks.policies.errors import PolicyError
 from transforms.checks.problems import Problem
 from transforms.kube.convert import to_data
@@ -37,16 +38,16 @@ __all__ = ("PathPolicy",)
 def _paths(given: Any, argument: str) -> tuple[Path, ...]:
     if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
         raise ArgumentTypeError(f"{argument} must be a list of paths, got "
-                                f"{type(given).__name__}: {given!r}", argument=argument,
+                                f"{type(given).__name__}: {short_repr(given)}", argument=argument,
                                 factory="PathPolicy", value=given)
     parsed = []
     for item in given:
         try:
             parsed.append(item if isinstance(item, Path) else path(item))
         except PathSyntaxError as err:
-            raise ArgumentError(f"{argument}: {item!r} is not a path: {err.message} at character "
-                                f"{err.position + 1}", argument=argument, factory="PathPolicy",
-                                value=item) from None
+            raise ArgumentError(f"{argument}: {short_repr(item)} is not a path: {err.message} at "
+                                f"character {err.position + 1}", argument=argument,
+                                factory="PathPolicy", value=item) from None
         except ArgumentError as err:
             raise err.in_factory("PathPolicy") from None
     return tuple(parsed)
@@ -75,8 +76,8 @@ class PathPolicy:
         self.deny = _paths(deny, "deny")
 
     def __repr__(self) -> str:
-        return (f"PathPolicy(allow={tuple(str(p) for p in self.allow)!r}, "
-                f"deny={tuple(str(p) for p in self.deny)!r})")
+        return (f"PathPolicy(allow={short_repr(tuple(str(p) for p in self.allow))}, "
+                f"deny={short_repr(tuple(str(p) for p in self.deny))})")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PathPolicy):
@@ -126,7 +127,8 @@ class PathPolicy:
     def _denied(self, change: Write, before: Any, after: Any) -> list[Problem]:
         for denied in self.deny:
             if covers(denied, change.path, before, after):
-                return [Problem(str(change.path), f"a denied path was changed (denied: {denied})",
+                return [Problem(str(change.path), f"a denied path was changed (denied: "
+                                f"{short_repr(denied, quoted=False)})",
                                 _found(change), "error", "path-policy", "deny")]
         if any(covers(denied.prefix(len(change.path)), change.path, before, after)
                for denied in self.deny if len(denied) > len(change.path)):
@@ -147,7 +149,7 @@ class PathPolicy:
                 for item in inner:
                     found += self._not_allowed(item, before, after)
                 return found
-        listed = ", ".join(str(allowed) for allowed in self.allow)
+        listed = short_names(str(allowed) for allowed in self.allow)
         return [Problem(str(change.path), f"a path outside the allowed ones was changed "
                         f"(allowed: {listed})", _found(change), "error", "path-policy", "allow")]
 

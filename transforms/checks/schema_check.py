@@ -18,6 +18,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import PathMessage, Raw, Trail
 from transforms.kube.quantity import QuantityRangeError, is_quantity, quantity_value
 from transforms.kube.schema import Field, Schema, Type, schema_for, suggest_field
@@ -50,59 +51,7 @@ def _type_name(value: Any) -> str:
 
 
 def _expected(want: str) -> Callable[[Any], str]:
-    return lambda found: f"expected {want}, found {_type_name(found)} {_short(found)}"
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters, built only as far as it is shown.
-
-    Nested maps and lists are written piece by piece, so a value nested
-    10,000 deep costs what its first ``limit`` characters cost.
-    """
-    pieces: list[str] = []
-    size = _bounded_repr(value, pieces, limit + 1)
-    text = "".join(pieces)
-    if size <= limit:
-        return text
-    return text[:limit - 3] + "..."
-
-
-def _bounded_repr(value: Any, pieces: list[str], budget: int) -> int:
-    """Append the start of ``repr(value)`` to ``pieces``; stop past ``budget`` characters.
-
-    Recursion is bounded too: each level writes at least one character.
-    """
-    kind = type(value)
-    if kind is dict or kind is list or kind is tuple:
-        if kind is dict:
-            opening, closing, items = "{", "}", list(value.items())
-        elif kind is list:
-            opening, closing, items = "[", "]", list(value)
-        else:
-            opening, closing, items = "(", ",)" if len(value) == 1 else ")", list(value)
-        pieces.append(opening)
-        used = 1
-        for number, item in enumerate(items):
-            if used > budget:
-                return used
-            if number:
-                pieces.append(", ")
-                used += 2
-            if kind is dict:
-                used += _bounded_repr(item[0], pieces, budget - used)
-                pieces.append(": ")
-                used += 2
-                used += _bounded_repr(item[1], pieces, budget - used)
-            else:
-                used += _bounded_repr(item, pieces, budget - used)
-        pieces.append(closing)
-        return used + len(closing)
-    if kind is str and len(value) > max(budget, 0):
-        text = repr(value[:max(budget, 0)])[:-1]  # the start of the quoted text, unclosed
-    else:
-        text = repr(value)
-    pieces.append(text)
-    return len(text)
+    return lambda found: f"expected {want}, found {_type_name(found)} {short_repr(found, 60)}"
 
 
 def _is_integral(value: Any) -> bool:
@@ -213,7 +162,7 @@ class _Unknown(PathMessage):
     def text(self, where: str, key: str) -> str:
         suggestion = suggest_field(self.type_, key)
         hint = f"; did you mean {suggestion}?" if suggestion is not None else ""
-        return f"unknown field {where}{hint}"
+        return f"unknown field {short_repr(where, quoted=False)}{hint}"
 
 
 def _list_checker(item_check: Checker | None, item: Field) -> Checker:
@@ -337,7 +286,8 @@ def _map_checker(item_check: Checker | None, item: Field) -> Checker:
 
 
 def _key_not_string(found: Any) -> str:
-    return f"the keys of a map must be strings, found {_type_name(found)} {_short(found)}"
+    return (f"the keys of a map must be strings, found {_type_name(found)} "
+            f"{short_repr(found, 60)}")
 
 
 def _scalar_checker(field: Field) -> Checker:
@@ -350,7 +300,7 @@ def _scalar_checker(field: Field) -> Checker:
             if type(value) is not str and not isinstance(value, str):
                 out.append((trail, key, wrong, value, "error"))
             elif value not in allowed:
-                out.append((trail, key, f"{value!r} is not one of: "
+                out.append((trail, key, f"{short_repr(value, 60)} is not one of: "
                             + ", ".join(map(str, enum)), value, "error"))
         return check_enum
     if json_type == "string":
@@ -367,7 +317,8 @@ def _scalar_checker(field: Field) -> Checker:
             if type(value) is not int and not _is_integral(value):
                 out.append((trail, key, wrong, value, "error"))
             elif not low <= value <= high:
-                out.append((trail, key, f"{value} is out of range for {fmt}", value, "error"))
+                out.append((trail, key, f"{short_repr(value, 60)} is out of range for {fmt}",
+                            value, "error"))
         return check_integer
     raise ValueError(f"unexpected JSON type {json_type!r} for {field.name}")  # pragma: no cover
 
@@ -404,8 +355,8 @@ def _check_int_or_string(value: Any, trail: Trail, key: Any, out: list[Raw]) -> 
 
 def _bad_quantity(value: Any) -> str:
     if isinstance(value, str):
-        return f"{_short(value)} is not a quantity (such as '500m', '2Gi', '1.5')"
-    return f"expected quantity, found {_type_name(value)} {_short(value)}"
+        return f"{short_repr(value, 60)} is not a quantity (such as '500m', '2Gi', '1.5')"
+    return f"expected quantity, found {_type_name(value)} {short_repr(value, 60)}"
 
 
 def _out_of_range(value: Any) -> str:
