@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from combinators import ArgumentError, ArgumentTypeError, Transform, TransformError, chain
 from combinators.errors import close_matches
+from combinators.limits import short_repr
 from transforms.errors import CatalogError, UnknownNameError
 
 if TYPE_CHECKING:
@@ -55,7 +56,8 @@ def _installed() -> tuple[Catalog, Mapping[str, str]]:
     merged: dict[str, Callable[..., Any]] = {}
     origins: dict[str, str] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
-        where = f"the recipe catalog {point.name!r} ({point.value})"
+        where = (f"the recipe catalog {short_repr(point.name)} "
+                 f"({short_repr(point.value, quoted=False)})")
         try:
             catalog = point.load()
         except (ImportError, AttributeError) as err:  # most often: a module of the same name
@@ -63,34 +65,33 @@ def _installed() -> tuple[Catalog, Mapping[str, str]]:
 
             module = sys.modules.get(point.module)
             found = getattr(module, "__file__", None)
-            hint = (f"; the module {point.module!r} found is {found}, which hides the "
+            hint = (f"; the module {short_repr(point.module)} found is {found}, which hides the "
                     f"catalog's: move it into your project's package or rename it"
                     if found else "")
             raise CatalogError(f"{where} cannot load: {type(err).__name__}: "
-                               f"{_short(err)}{hint}") from err
+                               f"{_said(err)}{hint}") from err
         except Exception as err:  # another package's code: whatever it raises, name it
             raise CatalogError(f"{where} cannot load: importing it raised "
-                               f"{type(err).__name__}: {_short(err)}") from err
+                               f"{type(err).__name__}: {_said(err)}") from err
         if not isinstance(catalog, Mapping):
             raise CatalogError(f"{where} is {type(catalog).__name__}, not a mapping of recipe "
                                f"names to factories")
         for name, factory in catalog.items():
             if not isinstance(name, str) or not callable(factory):
-                raise CatalogError(f"{where} maps {_short(name)} to {_short(factory)}: a catalog "
+                raise CatalogError(f"{where} maps {short_repr(name, 200)} to "
+                                   f"{short_repr(factory, 200)}: a catalog "
                                    f"maps recipe names (text) to factories (callables)")
             if name in merged and merged[name] is not factory:
-                raise CatalogError(f"recipe {name!r} is published by two catalogs "
+                raise CatalogError(f"recipe {short_repr(name)} is published by two catalogs "
                                    f"({origins[name]} and {point.value})")
             merged[name] = factory
             origins[name] = point.value
     return MappingProxyType(merged), MappingProxyType(origins)
 
 
-def _short(value: object, limit: int = 200) -> str:
-    """``value`` as text, cut to ``limit`` characters: a message stays one line."""
-    text = str(value) if isinstance(value, BaseException) else repr(value)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "..."
+def _said(err: BaseException) -> str:
+    """What ``err`` says, on one line and short: another package's message, quoted."""
+    return short_repr(" ".join(str(err).split()), 200, quoted=False)
 
 
 def resolve_catalog(catalog: Catalog | None) -> Catalog:
@@ -136,7 +137,8 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
         param = params.get(name)
         if param is not None and param.kind is param.VAR_POSITIONAL:
             if not isinstance(value, list):
-                raise ArgumentTypeError(f"{name!r} takes a list, got {value!r}", argument=name,
+                raise ArgumentTypeError(f"{short_repr(name)} takes a list, got {short_repr(value)}",
+                                        argument=name,
                                         factory=what, value=value)
             items = value
             continue
@@ -153,7 +155,8 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
             close += [lowered[near] for near in close_matches(name.lower(), list(lowered))
                       if lowered[near] not in close]
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise ArgumentTypeError(f"takes no argument {name!r}{hint} (it takes: {takes})",
+            raise ArgumentTypeError(f"takes no argument {short_repr(name)}{hint} (it takes: "
+                                    f"{takes})",
                                     argument=name, factory=what, value=value)
         kwargs[name] = value
     args: list[Any] = []
@@ -232,8 +235,9 @@ def build_recipe(name: str, arguments: Mapping[str, Any],
         close = (same,) if same is not None else tuple(
             lowered[near] for near in close_matches(name.lower(), list(lowered)))
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise UnknownNameError(f"unknown recipe {name!r}{hint}" if recipes
-                               else f"unknown recipe {name!r}: no recipe catalog is installed",
+        shown = short_repr(name)
+        raise UnknownNameError(f"unknown recipe {shown}{hint}" if recipes
+                               else f"unknown recipe {shown}: no recipe catalog is installed",
                                argument="recipe", value=name, near_misses=close)
     bound = bind_arguments(factory, arguments, name)
     try:
@@ -245,17 +249,17 @@ def build_recipe(name: str, arguments: Mapping[str, Any],
     except (TypeError, ValueError) as err:
         # a catalog is another package's code: its own argument checks may
         # raise the built-ins; they still name the recipe and the arguments
-        raise ArgumentError(f"{type(err).__name__}: {_short(err)}", argument=", ".join(arguments)
+        raise ArgumentError(f"{type(err).__name__}: {_said(err)}", argument=", ".join(arguments)
                             or "arguments", factory=name) from err
     except Exception as err:  # a fault of the catalog's code, not of the arguments
         installed, origins = _installed()
         origin = origins.get(name) if installed.get(name) is factory else None
         where = f" (published by {origin})" if origin else ""
-        raise CatalogError(f"recipe {name!r}{where} failed while building: "
-                           f"{type(err).__name__}: {_short(err)}") from err
+        raise CatalogError(f"recipe {short_repr(name)}{where} failed while building: "
+                           f"{type(err).__name__}: {_said(err)}") from err
     if isinstance(built, Transform):
         return built
     if callable(built):
         return chain(built)  # a plain function pod -> pod, guarded as any
-    raise ArgumentTypeError(f"the catalog's factory built {built!r}, not a transform",
+    raise ArgumentTypeError(f"the catalog's factory built {short_repr(built)}, not a transform",
                             argument="recipe", factory=name, value=built)

@@ -28,6 +28,7 @@ from typing import Any
 from pyrsistent import freeze
 
 from combinators.data import copy_plain
+from combinators.limits import short_repr
 
 __all__ = ("Marker", "Append", "AppendUnique", "Prepend", "Replace", "Remove", "Default", "MergeBy", "MARKERS")
 
@@ -51,7 +52,7 @@ class Marker:
         return hash((type(self).__name__, self._key()))
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.value!r})"
+        return f"{type(self).__name__}({short_repr(self.value)})"
 
 
 class Append(Marker):
@@ -137,8 +138,8 @@ class MergeBy(Marker):
 
     def __repr__(self) -> str:
         if self.key == "name":
-            return f"MergeBy({self.value!r})"
-        return f"MergeBy({self.value!r}, key={self.key!r})"
+            return f"MergeBy({short_repr(self.value)})"
+        return f"MergeBy({short_repr(self.value)}, key={short_repr(self.key)})"
 
 
 MARKERS: tuple[type[Marker], ...] = (Append, AppendUnique, Prepend, Replace, Remove, Default,

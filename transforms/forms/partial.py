@@ -86,7 +86,7 @@ from combinators.data import (
 )
 from combinators.editing import PathEdit, persistent_world
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
-from combinators.limits import short_repr
+from combinators.limits import MAX_NAME, short_names, short_repr
 from combinators.paths import Index, Key, Match
 from combinators.shape import check_value
 from transforms.forms.markers import (
@@ -117,7 +117,8 @@ def _operator_key(factory: str, argument: str, value: Any) -> str:
                                 f"{short_repr(value)}", argument=argument, factory=factory,
                                 value=value)
     if not value or ":" in value:
-        raise ArgumentError(f"{argument} must be a field name without ':', got {value!r}",
+        raise ArgumentError(f"{argument} must be a field name without ':', got "
+                            f"{short_repr(value)}",
                             argument=argument, factory=factory, value=value)
     return value
 
@@ -256,11 +257,11 @@ def _keyed_merge(items: list[Any], fields: tuple[str, ...], where: _Where, *, im
         if absent:
             if not implied and _holds_tags(item):
                 raise _bad(f"!merge-by at {_text(where)}: an item with tags inside names its "
-                           f"key field{'s' if len(fields) > 1 else ''} ({', '.join(fields)})",
+                           f"key field{'s' if len(fields) > 1 else ''} ({short_names(fields)})",
                            item, where=where)
             tagged = [field for field in absent if field in item]
-            what = (f"tags its key field {', '.join(tagged)}, which is a plain value" if tagged
-                    else f"has no {', '.join(absent)}")
+            what = (f"tags its key field {short_names(tagged)}, which is a plain value"
+                    if tagged else f"has no {short_names(absent)}")
             raise _bad(_keyed_text(where, fields, implied, number, f"({short_repr(item)}) {what}",
                                    defaults), item, where=(*where, number) if implied else where)
         values = tuple(item[field] if field in item else defaults[field] for field in fields)
@@ -271,14 +272,16 @@ def _keyed_merge(items: list[Any], fields: tuple[str, ...], where: _Where, *, im
 def _keyed_text(where: _Where, fields: tuple[str, ...], implied: bool, number: int,
                 what: str, defaults: dict[str, Any] | None = None) -> str:
     """What is wrong with item ``number`` of a list merged by ``fields``."""
-    names = ", ".join(fields)
+    names = short_names(fields)
     if defaults:
-        names += f" ({', '.join(f'{field} defaulting to {value}' for field, value in defaults.items())})"
+        names += " (" + ", ".join(f"{short_repr(field, MAX_NAME, quoted=False)} defaulting to "
+                                  f"{short_repr(value, MAX_NAME, quoted=False)}"
+                                  for field, value in defaults.items()) + ")"
     plural = len(fields) > 1
     if not implied:
         return (f"!merge-by at {_text(where)}: item {number} {what}; the items are maps that "
                 f"name the key field{'s' if plural else ''} ({names})")
-    field = where[-1]
+    field = short_repr(str(where[-1]), MAX_NAME, quoted=False)
     return (f"{_text((*where, number))} {what}; inside a !merge-by item {field} merges by "
             f"{names}, as Kubernetes merges it, so each entry is a map that names "
             f"{'them' if plural else 'it'} (write {field}: !append [...] to add entries as "
@@ -461,7 +464,7 @@ def _path(where: _Where) -> Path:
 
 
 def _text(where: _Where) -> str:
-    return str(_path(where)) or "the top level"
+    return short_repr(_path(where), quoted=False) or "the top level"
 
 
 class Overlay(Transform):

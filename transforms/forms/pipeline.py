@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from combinators import ArgumentTypeError, Transform
+from combinators.limits import short_repr
 from transforms.forms import kinds
 from transforms.forms.catalog import Catalog
 
@@ -56,7 +57,7 @@ def build_pipeline(steps: list[Any], catalog: Catalog | None = None) -> Transfor
     transforms.errors.UnknownNameError: unknown op 'upsrt'; did you mean upsert? (ops: ...) [in step 2 of 2]
     """
     if not isinstance(steps, list):
-        raise ArgumentTypeError(f"a pipeline is a list of steps, got {steps!r}",
+        raise ArgumentTypeError(f"a pipeline is a list of steps, got {short_repr(steps)}",
                                 argument="steps", factory="build_pipeline", value=steps)
     return kinds.build(steps, catalog)
 
@@ -73,5 +74,6 @@ def build_step(step: Mapping[str, Any], catalog: Catalog | None = None) -> Trans
     """
     if isinstance(step, list):  # a list is a pipeline, not a step
         raise ArgumentTypeError(f"a pipeline step is a map such as {{op: upsert, path: ..., "
-                                f"value: ...}}, got {step!r}", argument="step", value=step)
+                                f"value: ...}}, got {short_repr(step)}", argument="step",
+                                value=step)
     return kinds.build(step, catalog)

@@ -34,6 +34,8 @@ from typing import Any
 
 import yaml
 
+from combinators.limits import short_repr
+
 __all__ = ("KUBECTL_TRUE", "KUBECTL_FALSE", "YAML11_ONLY", "PlainBoolean",
            "read_booleans_as_kubectl", "plain_booleans")
 
@@ -82,7 +84,7 @@ def _construct_bool(loader: Any, node: yaml.ScalarNode) -> bool:
     if lowered in ("yes", "true", "on", "no", "false", "off"):
         return lowered in ("yes", "true", "on")
     raise yaml.constructor.ConstructorError(
-        None, None, f"!!bool takes true or false, not {text!r}", node.start_mark)
+        None, None, f"!!bool takes true or false, not {short_repr(text)}", node.start_mark)
 
 
 @dataclass(frozen=True)

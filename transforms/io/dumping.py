@@ -43,6 +43,7 @@ from typing import Any
 import yaml
 
 from combinators import ArgumentTypeError, Path
+from combinators.limits import short_repr
 from combinators.transform import TransformLike, describe_step
 from transforms.forms import kinds
 from transforms.forms.catalog import Catalog
@@ -138,7 +139,8 @@ def dump_overlay(transform: TransformLike, catalog: Catalog | None = None) -> st
                          default_flow_style=False)
     except yaml.representer.RepresenterError as err:
         raise ArgumentTypeError(f"a value in {describe_step(transform)} has no YAML form: "
-                                f"{err.args[-1] if err.args else err}", argument="transform",
+                                f"{short_repr(err.args[-1] if err.args else err, quoted=False)}",
+                                argument="transform",
                                 factory="dump_overlay") from None
 
 

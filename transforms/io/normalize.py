@@ -16,6 +16,7 @@ from typing import Any
 
 from combinators import ArgumentTypeError, Transform, chain
 from combinators.data import is_map
+from combinators.limits import short_repr
 from transforms.forms.catalog import Catalog
 from transforms.forms.partial import overlay
 from transforms.forms.patches import json_patch
@@ -65,6 +66,7 @@ def as_transform(value: OverlayLike, catalog: Catalog | None = None) -> Transfor
         if _is_json_patch(items):
             return json_patch(items)
         return chain(*(as_transform(item, catalog) for item in items))
-    raise ArgumentTypeError(f"cannot make an overlay of {type(value).__name__}: {value!r}; give "
+    raise ArgumentTypeError(f"cannot make an overlay of {type(value).__name__}: "
+                            f"{short_repr(value)}; give "
                             "a transform, a function pod -> pod, a dict, a list or a YAML path",
                             argument="value", factory="as_transform", value=value)

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from combinators.limits import MAX_DEPTH
+from combinators.limits import MAX_DEPTH, short_repr
 from transforms.io.scalars import NUMBER_TAG, json_key
 
 __all__ = ("is_plain", "build", "duplicate_key")
@@ -52,8 +52,7 @@ def duplicate_key(key: Any, first: yaml.Node, again: yaml.Node) -> yaml.MarkedYA
     >>> print(duplicate_key(True, yaml.compose("on"), yaml.compose("yes")).problem)
     duplicate key True (first at line 1, column 1, written 'on': both are read as True)
     """
-    text = repr(key)
-    shown = text if len(text) <= 60 else text[:57] + "..."
+    shown = short_repr(key, 60)
     mark = first.start_mark
     written = first.value if isinstance(first, yaml.ScalarNode) else None
     differs = (f", written {written!r}: both are read as {shown}"

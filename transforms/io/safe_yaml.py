@@ -55,7 +55,7 @@ from typing import Any, NoReturn, TypeVar
 
 import yaml
 
-from combinators.limits import MAX_DEPTH
+from combinators.limits import MAX_DEPTH, short_repr
 from transforms.errors import OverlayError
 from transforms.io.booleans import PlainBoolean, plain_booleans
 from transforms.io.plain import build, duplicate_key, is_plain
@@ -146,7 +146,8 @@ def _refuse_merged_tag(node: yaml.Node, what: str) -> NoReturn:
     python = (" (Python object tags are never run)"
               if node.tag.startswith("tag:yaml.org,2002:python/") else "")
     raise yaml.constructor.ConstructorError(
-        None, None, f"the tag {node.tag!r} on a {what} a merge key ('<<') merges is refused: "
+        None, None, f"the tag {short_repr(node.tag)} on a {what} a merge key ('<<') merges is "
+        f"refused: "
         f"what '<<' merges takes no tag, its keys are merged as written{python}",
         node.start_mark)
 
@@ -221,7 +222,7 @@ def _checked(name: str, construct: Any, kind: str) -> Any:
             return construct(loader, node)
         except (ValueError, KeyError, IndexError):
             raise yaml.constructor.ConstructorError(
-                None, None, f"!!{name} takes {kind}, not {node.value!r}",
+                None, None, f"!!{name} takes {kind}, not {short_repr(node.value)}",
                 node.start_mark) from None
     return checked
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from combinators import ArgumentTypeError, Path, Transform, chain, replace_at, upsert
-from combinators.limits import short_repr
+from combinators.limits import short_names, short_repr
 from combinators.paths import Key
 from transforms.forms.kinds.base import StepKind, Steps, Written
 from transforms.kube.scopes import workload_level
@@ -39,7 +39,7 @@ KEY = "workload_level"
 def _build(value: Any, steps: Steps) -> Transform:
     extra = [key for key in value if key != KEY]
     if extra:
-        raise ArgumentTypeError(f"a {KEY} step takes no {', '.join(map(str, extra))} (only "
+        raise ArgumentTypeError(f"a {KEY} step takes no {short_names(map(str, extra))} (only "
                                 f"{KEY}: a step map or a list of them)",
                                 argument=str(extra[0]), factory=KEY, value=value[extra[0]])
     inner = value[KEY]

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from combinators import Transform, TransformError, chain, identity, remove_at, upsert
+from combinators.limits import short_repr
 from combinators.shape import check_flag
 from combinators.transform import Compose, TransformLike, describe_step
 from transforms.forms.catalog import build_recipe
@@ -68,7 +69,8 @@ def _recipe_dump(step: Any, steps: Steps) -> Any:
             found[name] = value
     for name, value in found.items():
         if callable(value) or isinstance(value, Transform):
-            raise no_yaml_form(step, f"its argument {name!r} is a Python function or transform")
+            raise no_yaml_form(step, f"its argument {short_repr(name)} is a Python function or "
+                                     f"transform")
     return found
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from combinators import ArgumentTypeError, Path, Transform
 from combinators.data import is_map
+from combinators.limits import short_names
 from combinators.paths import Key
 from transforms.forms.kinds.base import StepKind, Steps, Written, flow, items_text, strings_in
 from transforms.forms.markers import (
@@ -25,7 +26,7 @@ __all__ = ("OVERLAY_KIND", "overlay_actions")
 def _build(value: Any, steps: Steps) -> Transform:
     extra = [key for key in value if key != "overlay"]
     if extra:
-        raise ArgumentTypeError(f"an overlay step takes no {', '.join(map(str, extra))}",
+        raise ArgumentTypeError(f"an overlay step takes no {short_names(map(str, extra))}",
                                 argument=str(extra[0]), factory="overlay")
     return overlay(value["overlay"])
 

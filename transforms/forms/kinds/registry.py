@@ -19,13 +19,14 @@ set_default('spec.restartPolicy', 'Never')
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
 from combinators import ArgumentError, ArgumentTypeError, Transform
+from combinators.errors import close_matches
+from combinators.limits import short_names, short_repr
 from combinators.transform import TransformLike
 from transforms.errors import UnknownNameError
 from transforms.forms.catalog import resolve_catalog
@@ -84,14 +85,17 @@ def yaml_kind(step: Any) -> StepKind:
         return COMPOSITION_KIND
     if not isinstance(step, Mapping):
         raise ArgumentTypeError(f"a pipeline step is a map such as {{op: upsert, path: ..., "
-                                f"value: ...}}, got {step!r}", argument="step", value=step)
+                                f"value: ...}}, got {short_repr(step)}", argument="step",
+                                value=step)
     keys = [key for key in STEP_KEYS if key in step]
     if len(keys) != 1:
-        near = [c for key in step for c in difflib.get_close_matches(str(key), STEP_KEYS, n=1)]
+        near = list(dict.fromkeys(c for key in step
+                                  for c in close_matches(str(key), STEP_KEYS, n=1)))
         hint = f"; did you mean {', '.join(near)}?" if near and not keys else ""
         raise ArgumentError(f"a step has exactly one of {', '.join(STEP_KEYS)}; this one has "
                             f"{', '.join(keys) or 'none'}{hint} "
-                            f"(keys: {', '.join(map(str, step))})", argument="step", value=step)
+                            f"(keys: {short_names(map(str, step))})", argument="step",
+                            value=step)
     if keys[0] != "op":
         return _BY_KEY[keys[0]]
     name = step["op"]
@@ -99,13 +103,14 @@ def yaml_kind(step: Any) -> StepKind:
     if kind is not None and kind.build is not None:
         return kind
     if kind is not None:
-        raise UnknownNameError(f"op {name!r} takes a Python function, which YAML cannot hold; "
+        raise UnknownNameError(f"op {short_repr(name)} takes a Python function, which YAML "
+                               f"cannot hold; "
                                f"use replace_at, upsert or a recipe", argument="op", value=name)
     known = [op for op, kind in _OPS_BY_NAME.items() if kind.build is not None]
-    close = tuple(difflib.get_close_matches(str(name), known, n=3))
+    close = tuple(close_matches(str(name), known))
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     ops = ", ".join(kind.name for kind in OP_KINDS if kind.build is not None)
-    raise UnknownNameError(f"unknown op {name!r}{hint} (ops: {ops})", argument="op",
+    raise UnknownNameError(f"unknown op {short_repr(name)}{hint} (ops: {ops})", argument="op",
                            value=name, near_misses=close)
 
 

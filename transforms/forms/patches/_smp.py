@@ -87,6 +87,11 @@ def invalid(message: str, argument: str = "patch") -> InvalidPatchError:
     return InvalidPatchError(message, argument=argument, factory="strategic_merge")
 
 
+def _at(where: str) -> str:
+    """A place in the patch, for a message: its keys are the user's, of any length."""
+    return short_repr(where, quoted=False)
+
+
 class WorkloadType(str):
     """A place in a workload above its pod templates, as a type name: its fields lead on.
 
@@ -238,17 +243,17 @@ def _same_or(current: Any, new: Any) -> Any:
 
 def _retain_keys(result: Any, patch: Any, retain: Any, where: str, ctx: Ctx) -> Any:
     if not is_seq(retain):
-        raise invalid(f"$retainKeys at {where} must be a list, "
+        raise invalid(f"$retainKeys at {_at(where)} must be a list, "
                        f"got {kind_name(retain)}")
     for item in retain:
         if type(item) is not str:  # field names; a list or map here cannot even be compared
-            raise invalid(f"$retainKeys at {where} lists field names, got {kind_name(item)}")
+            raise invalid(f"$retainKeys at {_at(where)} lists field names, got {kind_name(item)}")
     keep = set(retain)
     for key, value in patch.items():
         if value is None or key.startswith((PATCH, RETAIN_KEYS, SET_ORDER, DELETE_FROM)):
             continue
         if key not in keep:
-            raise invalid(f"{where}.{key} is set by the patch but "
+            raise invalid(f"{_at(f'{where}.{key}')} is set by the patch but "
                            f"not listed in $retainKeys ({', '.join(map(str, retain))})")
     if not is_map(result):
         return result
@@ -269,18 +274,18 @@ def key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
 
     def key_of(item: Any, strict: bool) -> Key:
         if not is_map(item):
-            raise invalid(f"{where} holds maps merged on "
+            raise invalid(f"{_at(where)} holds maps merged on "
                            f"{', '.join(meta.keys)}; got {kind_name(item)}")
         values = []
         for field in meta.keys:
             value = item.get(field, defaults.get(field, MISSING))
             if value is MISSING and strict and field == meta.keys[0]:
-                raise invalid(f"an element of {where} has no "
-                               f"merge key {field!r}: {short_repr(copy_plain(item))}")
+                raise invalid(f"an element of {_at(where)} has no "
+                               f"merge key {short_repr(field)}: {short_repr(copy_plain(item))}")
             if strict and (is_map(value) or is_seq(value)):
                 # kubectl panics here; a merge key is a string or a number
-                raise invalid(f"an element of {where} has {kind_name(value)} as its merge "
-                               f"key {field!r}; merge keys are strings or numbers: "
+                raise invalid(f"an element of {_at(where)} has {kind_name(value)} as its merge "
+                               f"key {short_repr(field)}; merge keys are strings or numbers: "
                                f"{short_repr(copy_plain(item))}")
             values.append(MISSING if value is MISSING else value_key(value))
         return values[0] if len(values) == 1 else tuple(values)
@@ -301,11 +306,11 @@ def key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
 def _element_kind(where: str, *lists: Sequence[Any]) -> str | None:
     kinds = {json_kind(item) for items in lists for item in items}
     if len(kinds) > 1:
-        raise invalid(f"the elements of {where} are not all of "
+        raise invalid(f"the elements of {_at(where)} are not all of "
                        f"one kind: {', '.join(sorted(kinds))}")
     kind = next(iter(kinds), None)
     if kind == "list":
-        raise invalid(f"{where} is a list of lists; "
+        raise invalid(f"{_at(where)} is a list of lists; "
                        f"strategic merge patch cannot merge those")
     return kind
 
@@ -322,7 +327,7 @@ def merge_list(original: Any, patch: Any, meta: FieldMeta, where: str, ctx: Ctx)
         base = list(original)
     else:
         if not meta.keys:
-            raise invalid(f"{where} has no merge key")
+            raise invalid(f"{_at(where)} has no merge key")
         base, patch_items = _special_elements(list(original), patch, key_of, where, ctx)
         merged = _merge_elements(base, patch_items, key_of, meta, where, ctx)
     ordered = normalize_order(merged, patch_items, base, key_of)
@@ -442,17 +447,17 @@ def _set_element_order(result: Any, patch: Any, field: str, order: Any, type_nam
                        where: str, ctx: Ctx) -> Any:
     """Merge ``field`` and then order it as ``$setElementOrder/<field>`` says."""
     if not is_seq(order):
-        raise invalid(f"$setElementOrder/{field} must be a list, "
+        raise invalid(f"$setElementOrder/{_at(field)} must be a list, "
                        f"got {kind_name(order)}")
     meta = field_meta_of(type_name, field)
     current = result.get(field, MISSING)
     value = patch.get(field, MISSING)
     if current is not MISSING and not is_seq(current):
-        raise invalid(f"$setElementOrder/{field} orders a list, "
-                       f"but {where} is {kind_name(current)}")
+        raise invalid(f"$setElementOrder/{_at(field)} orders a list, "
+                       f"but {_at(where)} is {kind_name(current)}")
     if value is not MISSING and not is_seq(value):
-        raise invalid(f"$setElementOrder/{field} orders a list, "
-                       f"but the patch sets {where} to {kind_name(value)}")
+        raise invalid(f"$setElementOrder/{_at(field)} orders a list, "
+                       f"but the patch sets {_at(where)} to {kind_name(value)}")
     if current is MISSING and value is MISSING:
         return result
     kind = _element_kind(where, [] if current is MISSING else current,
@@ -485,8 +490,8 @@ def _check_order(value: Any, order: Any, key_of: Callable[[Any, bool], Key], kin
         while position < len(keys) and keys[position] != key:
             position += 1
         if position == len(keys):
-            raise invalid(f"the patch's elements of {where} are not "
-                           f"in $setElementOrder/{where.rsplit('.', 1)[-1]} or not "
+            raise invalid(f"the patch's elements of {_at(where)} are not "
+                           f"in $setElementOrder/{_at(where.rsplit('.', 1)[-1])} or not "
                            f"in its order")
         position += 1
 
@@ -497,20 +502,20 @@ def check_patch(patch: Any, type_name: str | None, where: str) -> None:
         return
     for key, value in patch.items():
         if not isinstance(key, str):
-            raise invalid(f"{where} has a non-string key {short_repr(key)}")
+            raise invalid(f"{_at(where)} has a non-string key {short_repr(key)}")
         if key == PATCH and value not in _DIRECTIVE_VALUES:
-            raise invalid(f"{where} has '$patch: {value}'; "
+            raise invalid(f"{_at(where)} has '$patch: {short_repr(value, 60, quoted=False)}'; "
                            f"directives are: {', '.join(_DIRECTIVE_VALUES)}")
         if key == RETAIN_KEYS or key.startswith((SET_ORDER, DELETE_FROM)):
             if not is_seq(value):
-                raise invalid(f"{where}.{key} must be a list, "
+                raise invalid(f"{_at(f'{where}.{key}')} must be a list, "
                                f"got {kind_name(value)}")
             if key.startswith(SET_ORDER):
                 _check_order_items(value, field_meta_of(type_name, key[len(SET_ORDER):]),
                                    f"{where}.{key[len(SET_ORDER):]}")
             continue
         if key.startswith("$") and key != PATCH:
-            raise invalid(f"unknown directive {short_repr(key)} at {where}")
+            raise invalid(f"unknown directive {short_repr(key)} at {_at(where)}")
         meta = field_meta_of(type_name, key)
         if is_map(value):
             check_patch(value, meta.type, f"{where}.{key}")

@@ -77,14 +77,15 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
     if pointer == "":
         return ()
     if not pointer.startswith("/"):
-        raise ArgumentError(f"pointer: a JSON Pointer starts with '/', got {pointer!r}",
-                            argument="pointer", factory="parse_pointer", value=pointer)
+        raise ArgumentError(f"pointer: a JSON Pointer starts with '/', got "
+                            f"{short_repr(pointer)}", argument="pointer", factory="parse_pointer",
+                            value=pointer)
     tokens = pointer[1:].split("/")
     for token in tokens:
         rest = token.replace("~0", "").replace("~1", "")
         if "~" in rest:
-            raise ArgumentError(f"pointer: bad escape in {pointer!r}: '~' must be followed "
-                                f"by 0 or 1", argument="pointer", factory="parse_pointer",
+            raise ArgumentError(f"pointer: bad escape in {short_repr(pointer)}: '~' must be "
+                                f"followed by 0 or 1", argument="pointer", factory="parse_pointer",
                                 value=pointer)
     return tuple(token.replace("~1", "/").replace("~0", "~") for token in tokens)
 
@@ -143,7 +144,8 @@ class _Op:
         self.value = copy_plain(raw.get("value"))
         if op == "move" and self.path[:len(self.source)] == self.source \
                 and len(self.path) > len(self.source):
-            raise _invalid(f"op {index} (move {self.pointer}): cannot move "
+            raise _invalid(f"op {index} (move {short_repr(self.pointer, quoted=False)}): "
+                           f"cannot move "
                            f"{short_repr(raw['from'])} into one of its own children", index)
 
     def _parse(self, pointer: Any, field: str) -> tuple[str, ...]:
@@ -157,7 +159,7 @@ class _Op:
                            self.index) from None
 
     def label(self) -> str:
-        return f"json_patch op {self.index} ({self.op} {self.pointer!r})"
+        return f"json_patch op {self.index} ({self.op} {short_repr(self.pointer)})"
 
 
 def _list_index(op: _Op, tokens: tuple[str, ...], seq: Any, at: int, *, insert: bool) -> int:
@@ -169,11 +171,15 @@ def _list_index(op: _Op, tokens: tuple[str, ...], seq: Any, at: int, *, insert: 
         raise PathError(f"{op.label()}: '-' names no element{_where(tokens, at)}; the list "
                         f"has {_elements(len(seq))}")
     if not token.isdigit() or (token != "0" and token.startswith("0")) or not token.isascii():
-        raise TypeClashError(f"{op.label()}: {token!r} is not a list index{_where(tokens, at)}",
-                             expected="a list index", found=repr(token))
-    index = int(token)
-    if index > len(seq) or (index == len(seq) and not insert):
-        raise PathError(f"{op.label()}: index {index} is out of range{_where(tokens, at)}; "
+        raise TypeClashError(f"{op.label()}: {short_repr(token)} is not a list index"
+                             f"{_where(tokens, at)}", expected="a list index",
+                             found=short_repr(token))
+    # no list holds 10**18 elements: a longer index is out of range unread (int() of
+    # 5,000 digits would raise Python's ValueError)
+    index = int(token) if len(token) <= 18 else None
+    if index is None or index > len(seq) or (index == len(seq) and not insert):
+        shown = index if index is not None else short_repr(token, 40, quoted=False)
+        raise PathError(f"{op.label()}: index {shown} is out of range{_where(tokens, at)}; "
                         f"the list has {_elements(len(seq))}")
     return index
 
@@ -184,8 +190,8 @@ def _elements(count: int) -> str:
 
 def _where(tokens: tuple[str, ...], at: int) -> str:
     tokens = tokens[:at]
-    return " at /" + "/".join(t.replace("~", "~0").replace("/", "~1") for t in tokens) \
-        if tokens else " at the document's root"
+    pointer = "/" + "/".join(t.replace("~", "~0").replace("/", "~1") for t in tokens)
+    return f" at {short_repr(pointer, quoted=False)}" if tokens else " at the document's root"
 
 
 def _child(op: _Op, tokens: tuple[str, ...], node: Any, at: int) -> Any:
@@ -193,12 +199,13 @@ def _child(op: _Op, tokens: tuple[str, ...], node: Any, at: int) -> Any:
     if is_map(node):
         if token not in node:
             keys = tuple(str(key) for key in node)
-            raise PathError(f"{op.label()}: no key {token!r}{_where(tokens, at)}",
+            raise PathError(f"{op.label()}: no key {short_repr(token)}{_where(tokens, at)}",
                             present=keys, present_label="keys present")
         return node[token]
     if is_seq(node):
         return node[_list_index(op, tokens, node, at, insert=False)]
-    raise TypeClashError(f"{op.label()}: cannot look up {token!r} in {kind_name(node)}"
+    raise TypeClashError(f"{op.label()}: cannot look up {short_repr(token)} in "
+                         f"{kind_name(node)}"
                          f"{_where(tokens, at)}", expected="a map or a list", found=kind_name(node))
 
 
@@ -246,7 +253,8 @@ def _edit(op: _Op, node: Any, tokens: tuple[str, ...], at: int, value: Any,
         if strict_equal(node[index], value):
             return node
         return rebuild_seq(node, {index: value}, (), owned)
-    raise TypeClashError(f"{op.label()}: cannot {op.op} {token!r} in {kind_name(node)}"
+    raise TypeClashError(f"{op.label()}: cannot {op.op} {short_repr(token)} in "
+                         f"{kind_name(node)}"
                          f"{_where(tokens, at)}", expected="a map or a list", found=kind_name(node))
 
 

@@ -57,6 +57,7 @@ from pyrsistent import PMap, PVector
 from combinators.data import MISSING, Owned, copy_plain, is_map, kind_name
 from combinators.errors import TransformError, TypeClashError
 from combinators.fusion import CHECK, Op
+from combinators.limits import MAX_NAME, short_repr
 from combinators.shape import check_value
 from combinators.transform import Transform
 from transforms.forms.patches._cache import Keyed, keyed
@@ -73,7 +74,7 @@ def _workload_of(patch: Any, kind: str) -> WorkloadKind | None:
     """The workload kind a patch is for, from its own ``kind`` (as kustomize writes
     patches), or ``None`` for a pod-level patch."""
     if kind not in ROOTS:
-        raise invalid(f"unknown kind {kind!r}; kinds are: {', '.join(ROOTS)} (a workload "
+        raise invalid(f"unknown kind {short_repr(kind)}; kinds are: {', '.join(ROOTS)} (a workload "
                        f"patch names its kind in the patch: kind: Deployment)", argument="kind")
     named = patch.get("kind")
     if kind != "Pod" or named in (None, "Pod", "List") or not isinstance(named, str):
@@ -84,7 +85,8 @@ def _workload_of(patch: Any, kind: str) -> WorkloadKind | None:
 def _describe(document: Any) -> str:
     metadata = document.get("metadata")
     name = metadata.get("name") if is_map(metadata) else None
-    return f"{document.get('kind')}" + (f" {name!r}" if isinstance(name, str) else "")
+    return short_repr(document.get("kind"), MAX_NAME, quoted=False) + (
+        f" {short_repr(name, MAX_NAME)}" if isinstance(name, str) else "")
 
 
 class _StrategicMerge(Transform):
