@@ -13,23 +13,29 @@ combinators.errors.ArgumentError: operator must be one of 'Exists', 'Equal', got
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar
 
-from combinators.errors import ArgumentError, ArgumentTypeError
+from combinators.errors import ArgumentError, ArgumentTypeError, close_matches
+from combinators.limits import MAX_NAME, short_names, short_repr
 
-__all__ = ("check_choice", "check_text", "check_int", "check_bool", "check_dns_label",
-           "check_qualified_name", "check_label_value", "check_string_map", "scalar_text",
-           "merge_kwargs", "bad_value", "bad_type", "naming_factory")
+__all__ = ("check_choice", "check_text", "check_int", "INT64_MAX", "check_bool",
+           "check_dns_label", "check_qualified_name", "check_label_value", "check_string_map",
+           "scalar_text", "merge_kwargs", "bad_value", "bad_type", "naming_factory")
 
 T = TypeVar("T")
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
+
+
+def _named(argument: str) -> str:
+    """An argument's name, for a message: a recipe may name it by a user's key
+    (``label 'team'``), of any length."""
+    return short_repr(argument, MAX_NAME, quoted=False)
 
 
 def bad_value(argument: str, value: Any, message: str) -> NoReturn:
@@ -51,7 +57,8 @@ def bad_type(argument: str, value: Any, wanted: str) -> NoReturn:
       ...
     combinators.errors.ArgumentTypeError: count must be an integer, got str: '8'
     """
-    raise ArgumentTypeError(f"{argument} must be {wanted}, got {type(value).__name__}: {value!r}",
+    raise ArgumentTypeError(f"{_named(argument)} must be {wanted}, got "
+                            f"{type(value).__name__}: {short_repr(value)}",
                             argument=argument, value=value)
 
 
@@ -89,9 +96,10 @@ def check_choice(argument: str, value: Any, allowed: Iterable[T]) -> T:
     listed = ", ".join(repr(option) for option in options)
     if not any(type(option) is type(value) for option in options):
         bad_type(argument, value, f"one of {listed}")
-    close = difflib.get_close_matches(str(value), [str(o) for o in options], n=1)
+    close = close_matches(str(value), [str(o) for o in options], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    bad_value(argument, value, f"{argument} must be one of {listed}, got {value!r}{hint}")
+    bad_value(argument, value, f"{_named(argument)} must be one of {listed}, got "
+                               f"{short_repr(value)}{hint}")
 
 
 def check_text(argument: str, value: Any) -> str:
@@ -105,22 +113,36 @@ def check_text(argument: str, value: Any) -> str:
     if not isinstance(value, str):
         bad_type(argument, value, "a string")
     if not value:
-        bad_value(argument, value, f"{argument} must be a non-empty string, got ''")
+        bad_value(argument, value, f"{_named(argument)} must be a non-empty string, got ''")
     return value
 
 
+INT64_MAX = 2**63 - 1
+"""The largest integer Kubernetes keeps (an int64 field); a larger argument is refused."""
+
+
 def check_int(argument: str, value: Any, *, minimum: int = 0) -> int:
-    """``value`` if it is an int of at least ``minimum`` (``bool`` is refused).
+    """``value`` if it is an int of at least ``minimum`` and at most :data:`INT64_MAX`
+    (``bool`` is refused): no field of a pod holds more, and an integer of 5,000
+    digits could not even be written into one (Python refuses to print it).
 
     >>> check_int("count", 0, minimum=1)
     Traceback (most recent call last):
       ...
     combinators.errors.ArgumentError: count must be an integer >= 1, got 0
+    >>> check_int("count", 10**5000)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.ArgumentError: count must be an integer <= 2^63-1 (9223372036854775807), got 10000000000000000000...(5,001 digits)
     """
     if isinstance(value, bool) or not isinstance(value, int):
         bad_type(argument, value, "an integer")
     if value < minimum:
-        bad_value(argument, value, f"{argument} must be an integer >= {minimum}, got {value!r}")
+        bad_value(argument, value, f"{_named(argument)} must be an integer >= {minimum}, got "
+                                   f"{short_repr(value)}")
+    if value > INT64_MAX:
+        bad_value(argument, value, f"{_named(argument)} must be an integer <= 2^63-1 "
+                                   f"({INT64_MAX}), got {short_repr(value)}")
     return value
 
 
@@ -141,9 +163,10 @@ def check_dns_label(argument: str, value: Any) -> str:
     """
     check_text(argument, value)
     if len(value) > 63 or not _DNS_LABEL.match(value):
-        bad_value(argument, value, f"{argument} must be a DNS-1123 label (lower case letters, "
+        bad_value(argument, value, f"{_named(argument)} must be a DNS-1123 label (lower case "
+                  f"letters, "
                   f"digits and '-', starting and ending with a letter or digit, at most 63 "
-                  f"characters), got {value!r}")
+                  f"characters), got {short_repr(value)}")
     return str(value)
 
 
@@ -151,8 +174,8 @@ def check_dns_subdomain(argument: str, value: Any) -> str:
     """``value`` if it is a DNS-1123 subdomain (labels joined by '.'; at most 253)."""
     check_text(argument, value)
     if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
-        bad_value(argument, value, f"{argument} must be a DNS-1123 subdomain (lower case "
-                  f"letters, digits, '-' and '.'), got {value!r}")
+        bad_value(argument, value, f"{_named(argument)} must be a DNS-1123 subdomain (lower case "
+                  f"letters, digits, '-' and '.'), got {short_repr(value)}")
     return str(value)
 
 
@@ -170,9 +193,9 @@ def check_qualified_name(argument: str, value: Any) -> str:
     prefix, _, name = value.rpartition("/")
     if (("/" in value and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)))
             or len(name) > 63 or not _NAME.match(name)):
-        bad_value(argument, value, f"{argument} must be a qualified name such as 'gpu' or "
+        bad_value(argument, value, f"{_named(argument)} must be a qualified name such as 'gpu' or "
                   f"'example.com/gpu' (letters, digits, '-', '_', '.'; at most 63 after an "
-                  f"optional DNS prefix and '/'), got {value!r}")
+                  f"optional DNS prefix and '/'), got {short_repr(value)}")
     return str(value)
 
 
@@ -181,9 +204,10 @@ def check_label_value(argument: str, value: Any) -> str:
     if not isinstance(value, str):
         bad_type(argument, value, "a string")
     if value and (len(value) > 63 or not _NAME.match(value)):
-        bad_value(argument, value, f"{argument} must be a label value (letters, digits, '-', "
+        bad_value(argument, value, f"{_named(argument)} must be a label value (letters, "
+                  f"digits, '-', "
                   f"'_', '.', starting and ending with a letter or digit, at most 63), "
-                  f"got {value!r}")
+                  f"got {short_repr(value)}")
     return value
 
 
@@ -213,17 +237,19 @@ def merge_kwargs(argument: str, given: Mapping[str, Any] | None,
         bad_type(argument, given, "a map")
     twice = sorted(set(given) & set(keywords))
     if twice:
-        bad_value(argument, given, f"{argument}: {', '.join(twice)} given both in the map "
+        bad_value(argument, given, f"{_named(argument)}: {short_names(twice)} given both in "
+                  f"the map "
                   f"and as keywords")
     merged = {**given, **keywords}
     for key in merged:
         if not isinstance(key, str):
-            raise ArgumentTypeError(f"{argument} keys must be strings, got {key!r}",
+            raise ArgumentTypeError(f"{_named(argument)} keys must be strings, got "
+                                    f"{short_repr(key)}",
                                     argument=argument, value=given)
     return merged
 
 
 def check_string_map(argument: str, value: Mapping[str, Any] | None) -> dict[str, str]:
     """A map of names to scalars, as text; ``None`` is empty."""
-    return {key: scalar_text(f"{argument}[{key!r}]", item)
+    return {key: scalar_text(f"{_named(argument)}[{short_repr(key, MAX_NAME)}]", item)
             for key, item in merge_kwargs(argument, value, {}).items()}
