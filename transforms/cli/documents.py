@@ -208,6 +208,7 @@ def template_booleans(number: int, template: Any, pod: Any,
             return {}
         prefix.append(part.name if isinstance(part, Key) else part.index)
     located: dict[tuple[str, bool], PlainBoolean] = {}
+    counts: dict[int, dict[str, int]] = {}  # each list's names, counted once for all booleans
     for boolean in booleans:
         keys = boolean.keys
         if boolean.document != number or list(keys[:len(prefix)]) != prefix:
@@ -218,7 +219,7 @@ def template_booleans(number: int, template: Any, pod: Any,
         trail: Any = (None, None)
         for key in inner[:-1]:
             trail = (trail, key)
-        path = render(pod, (trail, inner[-1], "", None, "error"), "schema").path
+        path = render(pod, (trail, inner[-1], "", None, "error"), "schema", counts=counts).path
         located[(path, boolean.value)] = boolean
     return located
 
@@ -239,6 +240,7 @@ def boolean_warnings(documents: Sequence[Any], booleans: Sequence[PlainBoolean],
     pod.yaml:4:19: document 1: Pod/p template (the document itself): metadata.labels.debug: expected string, found boolean False; n, written plain, is the boolean false to kubectl (YAML 1.1): quote it ('n') if a string is meant
     """
     from combinators import get_at
+    from combinators.limits import short_repr
     from transforms.checks.validation import problems
     from transforms.kube.workloads import pod_templates, with_added_volumes
 
@@ -256,9 +258,10 @@ def boolean_warnings(documents: Sequence[Any], booleans: Sequence[PlainBoolean],
                 boolean = located.get((problem.path, problem.found)) \
                     if type(problem.found) is bool else None
                 if boolean is not None:
+                    at = short_repr(document_path(str(template.path), problem.path),
+                                    quoted=False)
                     lines.append(f"{source}:{boolean.line}:{boolean.column}: "
-                                 f"{template_label(number, template)}: "
-                                 f"{document_path(str(template.path), problem.path)}: "
+                                 f"{template_label(number, template)}: {at}: "
                                  f"{problem.message}; {boolean.note()}")
     return lines
 

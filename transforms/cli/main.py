@@ -66,16 +66,26 @@ podfold.add_command(recipes_command)
 
 
 def one_line(err: BaseException) -> str:
-    """An error as one line: its own lines joined with ``; ``.
+    """An error as one line: its own lines joined with ``; ``, short enough that the
+    line podfold writes with it (``podfold: internal error: TypeError: ...``, the
+    ``--debug`` hint) stays within :data:`~combinators.limits.MAX_LINE` characters:
+    a longer one is cut, saying how much was left out (the problems of an invalid
+    pod, listed; a library's error that quotes a value whole).
 
     >>> one_line(ValueError("pod is invalid (1 problem):\\n  spec.x: unknown field"))
     'pod is invalid (1 problem): spec.x: unknown field'
+    >>> text = one_line(ValueError("x" * 5000))
+    >>> len(text), text[-29:]
+    (898, 'x... (4,129 more characters)')
     """
+    from combinators.limits import MAX_LINE, short_line
+
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
     text = ""
     for line in lines:
         text += line if not text else (" " if text.endswith(":") else "; ") + line
-    return text or type(err).__name__
+    # room for what _failed writes around it
+    return short_line(text, MAX_LINE - 100) if text else type(err).__name__
 
 
 def _print_traceback() -> None:

@@ -40,6 +40,7 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
     is an error: there is nothing to find valid.
     """
     from combinators import get_at
+    from combinators.limits import short_repr
     from transforms.checks.validation import problems
     from transforms.cli.documents import (
         document_path,
@@ -75,9 +76,9 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
                     if type(problem.found) is bool else None
                 where, note = (source, "") if boolean is None else (
                     f"{source}:{boolean.line}:{boolean.column}", f"; {boolean.note()}")
-                echo(f"{where}: {template_label(number, template)}: {prefix}"
-                     f"{document_path(str(template.path), problem.path)}: {problem.message}"
-                     f"{note}")
+                at = short_repr(document_path(str(template.path), problem.path), quoted=False)
+                echo(f"{where}: {template_label(number, template)}: {prefix}{at}: "
+                     f"{problem.message}{note}")
     plural = "s" if templates != 1 else ""
     summary = (f"{errors} error{'s' if errors != 1 else ''} in {templates} pod template{plural}"
                if errors else f"{templates} pod template{plural} in {len(documents)} "
