@@ -45,6 +45,7 @@ from typing import Any
 
 import yaml
 
+from combinators.limits import short_repr
 from transforms.io.booleans import KUBECTL_FALSE, KUBECTL_TRUE, read_booleans_as_kubectl
 
 __all__ = ("NUMBER_TAG", "read_as_kubectl", "kubectl_scalar", "kubectl_number", "json_key",
@@ -185,11 +186,13 @@ def _explicit(name: str) -> Any:
                 loader.non_finite_read = True
             return value
         what = ("null" if value is None else f"the boolean {str(value).lower()}"
-                if type(value) is bool else f"the integer {value}" if type(value) is int
+                if type(value) is bool
+                else f"the integer {short_repr(value)}" if type(value) is int
                 else f"the float {value!r}" if type(value) is float else "a string")
         kind = "an integer" if name == "int" else "a number"
         raise yaml.constructor.ConstructorError(
-            None, None, f"!!{name} takes {kind}, not {text!r}: kubectl reads it as {what} "
+            None, None, f"!!{name} takes {kind}, not {short_repr(text)}: kubectl reads it as "
+            f"{what} "
             f"and refuses the tag", node.start_mark)
     return construct
 
@@ -259,18 +262,19 @@ def json_key(key: Any, node: yaml.Node | None = None) -> str:
         return str(key)
     if kind is float:
         return _go_float32_g(key)
-    text = node.value if isinstance(node, yaml.ScalarNode) else repr(key)
+    text = node.value if isinstance(node, yaml.ScalarNode) else short_repr(key)
     if key is None:
-        problem = (f"the key {text!r} is null to kubectl, which cannot read a null key "
+        problem = (f"the key {short_repr(text)} is null to kubectl, which cannot read a null key "
                    f"(unsupported map key of type: <nil>)")
     elif kind is int:
-        problem = (f"the key {text!r} is an integer past 2**63 - 1, which kubectl reads as "
-                   f"an unsigned one and cannot read as a key (unsupported map key of type: "
+        problem = (f"the key {short_repr(text)} is an integer past 2**63 - 1, which kubectl "
+                   f"reads as an unsigned one and cannot read as a key (unsupported map key of type: "
                    f"uint64)")
     else:
-        problem = (f"the key {text!r} is {kind.__name__} to kubectl, which cannot read it as "
-                   f"a key")
-    hint = f": quote it ('{text}') if a string is meant" if text else ": write a key"
+        problem = (f"the key {short_repr(text)} is {kind.__name__} to kubectl, which cannot "
+                   f"read it as a key")
+    hint = f": quote it ('{short_repr(text, quoted=False)}') if a string is meant" if text \
+        else ": write a key"
     mark = node.start_mark if node is not None else None
     raise yaml.constructor.ConstructorError(None, None, problem + hint, mark)
 
