@@ -30,6 +30,7 @@ from combinators import (
     TransformError,
     identity,
 )
+from combinators.limits import MAX_LINE
 from recipes import catalog
 from tests.test_recipes import SAMPLES
 
@@ -47,6 +48,8 @@ def check_contract(err: BaseException, arguments: tuple[str, ...],
     assert isinstance(err, ArgumentError), f"{type(err).__name__} is no ArgumentError: {err}"
     assert isinstance(err, TransformError) and isinstance(err, ValueError)
     message = str(err)
+    # short on any input (tests/test_short_errors.py sweeps huge values through every factory)
+    assert len(message) <= MAX_LINE and "\n" not in message, message[:300]
     assert any(names_argument(message, name) for name in arguments), (
         f"message does not name {' or '.join(arguments)}: {message}")
     assert any(names_argument(err.argument, name) for name in arguments), (
@@ -222,13 +225,33 @@ SAMPLE_CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "exists": ((POD, "spec"), {}),
 }
 
-# values of every kind and odd shape: of the wrong type for most arguments, odd for the rest
+# values of every kind and odd shape: of the wrong type for most arguments, odd for the rest,
+# and too large for any message to quote whole (5,000 digits, 100,000 characters)
 ODD_VALUES: tuple[Any, ...] = (5, -1, 1.5, True, None, "", "x", "[", "*", b"name", (), [], [1],
                                ("name", 5), {}, {1: 2}, {"a": [1]}, {"a": {"b": 1}}, Odd(),
-                               float("nan"), 10**30)
+                               float("nan"), 10**30, 10**5000, "x" * 100_000)
 # the arguments that are the document: what is no document is refused, not as an argument
 DOCUMENTS = {("fold", "doc"), ("select", "doc"), ("get_at", "doc"), ("exists", "doc")}
 PATHS = {"text", "target", "predicate"}
+
+
+# the messages that still write a 5,000-digit int or a 100,000-character string whole: each
+# case fails until the module named writes the value with combinators.limits.short_repr
+_KIND = "combinators/shape.py:255 _kind writes a number with repr(), which raises ValueError " \
+        "past 4,300 digits"
+WRITTEN_WHOLE: dict[str, str] = {
+    "remove_at-missing_ok-21": _KIND,
+    "append_at-unique-21": _KIND,
+    "prepend_at-unique-21": _KIND,
+    "insert_at-unique-21": _KIND,
+    "insert_at-after-21": "combinators/paths.py:131 Index.text writes the index with str(), "
+                          "which raises ValueError past 4,300 digits",
+    "merge_by-items-21": "combinators/data.py:171 kind_name writes a number with repr(), which "
+                         "raises ValueError past 4,300 digits",
+    "merge_by-key-22": "combinators/lists.py:239 writes the key field whole",
+    "expect-count-21": "combinators/control.py:210 writes the count with str(), which raises "
+                       "ValueError past 4,300 digits",
+}
 
 
 def sweep_cases() -> list[Any]:
@@ -237,8 +260,10 @@ def sweep_cases() -> list[Any]:
         signature = inspect.signature(getattr(combinators, name))
         for parameter in signature.parameters.values():
             for number, odd in enumerate(ODD_VALUES):
-                cases.append(pytest.param(name, parameter.name, odd,
-                                          id=f"{name}-{parameter.name}-{number}"))
+                case_id = f"{name}-{parameter.name}-{number}"
+                reason = WRITTEN_WHOLE.get(case_id)
+                cases.append(pytest.param(name, parameter.name, odd, id=case_id, marks=[
+                    pytest.mark.xfail(strict=True, reason=reason)] if reason else []))
     return cases
 
 
