@@ -181,6 +181,12 @@ ELSEWHERE: dict[str, str] = {
     "validate-env": "transforms/checks/rules/env_names.py:58 writes the env name whole",
     "validate-quantity": "transforms/checks/rules/resource_names.py:85 writes the resource "
                          "name whole",
+    "validate-probe-port": "transforms/checks/rules/probes.py:101 str() of a 5,000-digit port "
+                           "raises ValueError",
+    "validate-probe-period": "transforms/checks/rules/probes.py:110 str() of a 5,000-digit "
+                             "count raises ValueError",
+    "validate-extended-request": "transforms/checks/rules/requests_limits.py:137 writes the "
+                                 "quantity whole",
     "validate-big-int": "transforms/checks/rules/pod_timing.py:41 float() of a 5,000-digit int "
                         "raises OverflowError",
     # the command line
@@ -190,6 +196,9 @@ ELSEWHERE: dict[str, str] = {
                            "whole",
     "validate-labels": "transforms/checks/rules/labels.py:55 and :57 write the key and value "
                        "whole",
+    "apply-long-selector-key": "transforms/cli/checks.py:277, :318, :322 write problem.path "
+                               "whole (short_repr(..., quoted=False) bounds it), and "
+                               "transforms/checks/rules/labels.py:55 writes the key whole",
     "validate-policy": "transforms/cli/checks.py: --policy is a click.Choice, whose own "
                        "message quotes the value whole",
     "recipes-name": "transforms/cli/recipes.py:80 writes the name whole",
@@ -305,6 +314,17 @@ LIBRARY_CASES: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = [
     ("validate-env", lambda: validate_pod(pod(containers=[{
         "name": "c", "image": "i", "env": [{"name": HUGE + "=", "value": HUGE}] * 2}])),
      ("env",)),
+    ("validate-probe-port", lambda: validate_pod(pod(containers=[{
+        "name": "c", "image": "i", "livenessProbe": {"tcpSocket": {"port": BIG}}}])),
+     ("livenessProbe",)),
+    ("validate-probe-period", lambda: validate_pod(pod(containers=[{
+        "name": "c", "image": "i", "livenessProbe": {"exec": {"command": ["a"]},
+                                                     "periodSeconds": -BIG}}])),
+     ("periodSeconds",)),
+    ("validate-extended-request", lambda: validate_pod(pod(containers=[{
+        "name": "c", "image": "i",
+        "resources": {"requests": {"nvidia.com/gpu": "1.5" + "9" * 5_000}}}])),
+     ("nvidia.com/gpu",)),
     ("validate-many-problems", lambda: validate_pod(pod(containers=[
         {"name": f"c{i}", "imagePullPolicy": "Sometimes"} for i in range(1_000)])),
      ("containers", "more")),
@@ -587,6 +607,9 @@ CLI_CASES: list[tuple[str, list[str], dict[str, str], int, tuple[str, ...]]] = [
      {"o.yaml": _yaml([{"json_patch": [{"op": "replace", "path": "/spec/" + HUGE,
                                          "value": 1}]}]),
       "pod.yaml": POD_YAML}, 1, ("o.yaml",)),
+    ("apply-long-selector-key", ["apply", "-f", "o.yaml", "pod.yaml"],
+     {"o.yaml": _yaml({"spec": {"nodeSelector": {LONG_KEY: "a"}}}), "pod.yaml": POD_YAML}, 1,
+     ("pod.yaml", "nodeSelector")),
     ("apply-manifest-name", ["apply", "-f", "o.yaml", "pod.yaml"],
      {"o.yaml": _yaml({"spec": {"restartPolicy": "Sometimes"}}),
       "pod.yaml": _yaml({**pod(), "metadata": {"name": HUGE}})}, 1, ("pod.yaml",)),
