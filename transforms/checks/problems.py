@@ -147,14 +147,14 @@ def _path(root: Any, keys: list[Any], counts: dict[int, dict[str, int]] | None) 
             name = element.get("name") if isinstance(element, dict) else None
             unique = False
             if isinstance(name, str) and len(name) <= MAX_MATCHED_NAME:
-                if counts is None:  # one finding: count this list's names for it alone
-                    names = _names(current)
-                else:  # many: count each list once (ids stay valid: root holds the lists)
-                    cached = counts.get(id(current))
-                    if cached is None:
-                        cached = counts[id(current)] = _names(current)
-                    names = cached
-                unique = names.get(name) == 1
+                if counts is None:  # one finding: count this name alone
+                    unique = sum(1 for other in current if isinstance(other, dict)
+                                 and other.get("name") == name) == 1
+                else:  # many: count each list's names once (ids stay valid: root holds them)
+                    names = counts.get(id(current))
+                    if names is None:
+                        names = counts[id(current)] = _names(current)
+                    unique = names.get(name) == 1
             parts.append(Match((("name", name),)) if unique else Index(key))
             current = element
         else:
