@@ -184,10 +184,15 @@ def _document_steps(loader: OverlayLoader, node: Any, source: str, document: int
 
 
 def load_steps(uri: str | os.PathLike[str], catalog: Catalog | None = None,
-               kind: str | None = "Pod") -> list[Step]:
-    """The finest steps of the YAML overlay at ``uri`` (a path or an fsspec URI)."""
+               kind: str | None = "Pod", text: str | None = None) -> list[Step]:
+    """The finest steps of the YAML overlay at ``uri`` (a path or an fsspec URI);
+    ``text``, where given, is the file's text as it was read already (a caller that
+    built the overlay from it keeps it: a pipe gives its text once, and a server may
+    answer anew), and the source is not read again."""
     source = os.fspath(uri)
-    return yaml_steps(decode(read_source(source), source), source, catalog, kind)
+    if text is None:
+        text = decode(read_source(source), source)
+    return yaml_steps(text, source, catalog, kind)
 
 
 def _states(pod: Any, steps: Iterable[Step]) -> Iterator[Any]:

@@ -98,9 +98,11 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     from transforms.kube.workloads import pod_templates
 
     selector = parse_selector(select)
-    steps = load_each(overlays)
+    texts: dict[str, str] = {}  # each overlay file read once: its lines are named from it
+    steps = load_each(overlays, texts)
     checks = TemplateChecks.build(policy, allow, deny, conflicts, overlays, steps,
-                                  validate=not no_validate, k8s_version=k8s_version)
+                                  validate=not no_validate, k8s_version=k8s_version,
+                                  texts=texts)
     warn_empty_overlays(overlays, steps)
     text, source = read_input(manifests)
     documents, booleans = read_manifest(text, source)
@@ -111,7 +113,7 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     warn_unmatched_patches(overlays, steps, documents)
     templates = [pod_templates(document) for document in documents]  # found once, used twice
     result = apply_located(chain(*steps), documents, select=selector, require_match=True,
-                           overlays=overlays, templates=templates)
+                           overlays=overlays, templates=templates, texts=texts)
     warn_reached_nothing(source, steps, documents, templates, result, unreached)
     checks.documents(documents, result, selector, templates)
     checks.report(source)

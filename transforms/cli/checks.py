@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -167,6 +167,7 @@ class TemplateChecks:
     findings: Findings = field(default_factory=Findings)
     macros: dict[str, str] = field(default_factory=dict)
     file_steps: dict[str, Any] = field(default_factory=dict)  # each file's finest steps, read once
+    texts: Mapping[str, str] = field(default_factory=dict)  # each file's text, as read
     # the provenance walks and the pods the files before each made, of the template being
     # checked: its findings ask about the same pod, each conflict about two files of it
     walks: dict[tuple[int, int, int], tuple[Any, Any]] = field(default_factory=dict)
@@ -181,7 +182,7 @@ class TemplateChecks:
         uri = self.uris[index]
         if uri not in self.file_steps:
             try:
-                self.file_steps[uri] = load_steps(uri)
+                self.file_steps[uri] = load_steps(uri, text=self.texts.get(uri))
             except TransformError:
                 self.file_steps[uri] = None
         found = self.file_steps[uri]
@@ -230,13 +231,15 @@ class TemplateChecks:
     @classmethod
     def build(cls, policy: str | None, allow: Sequence[str], deny: Sequence[str],
               conflicts: str, uris: Sequence[str], steps: Sequence[Any], *,
-              validate: bool = False, k8s_version: str | None = None) -> TemplateChecks:
+              validate: bool = False, k8s_version: str | None = None,
+              texts: Mapping[str, str] | None = None) -> TemplateChecks:
         """The checks; a path that does not parse, or an unknown ``k8s_version`` where
-        ``validate``, is a usage error (exit code 2)."""
+        ``validate``, is a usage error (exit code 2). ``texts`` are the overlay files'
+        texts as they were read (the files are not read again)."""
         if validate:
             check_k8s_version(k8s_version)
         checks = cls(policy, split_paths(allow), split_paths(deny), conflicts, tuple(uris),
-                     tuple(steps), validate, k8s_version)
+                     tuple(steps), validate, k8s_version, texts=dict(texts or {}))
         if checks.allow or checks.deny:
             from combinators import TransformError, path
             from transforms.checks.fields import check_path_fields

@@ -85,22 +85,26 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     from transforms.cli.documents import read_documents, template_label
     from transforms.cli.located import apply_located
     from transforms.cli.notices import warn_empty_overlays, warn_unmatched_patches, warn_unreached
+    from transforms.cli.output import echo
     from transforms.kube.scopes import is_workload_level
     from transforms.kube.workloads import pod_templates, workloads_of
 
     selector = parse_selector(select)
-    each = load_each(overlays)
+    texts: dict[str, str] = {}  # each overlay file read once: blame names lines from it
+    each = load_each(overlays, texts)
     transform = chain(*each)
     checks = TemplateChecks.build(policy, allow, deny, conflicts, overlays, each,
-                                  validate=not no_validate, k8s_version=k8s_version)
+                                  validate=not no_validate, k8s_version=k8s_version,
+                                  texts=texts)
     warn_empty_overlays(overlays, each)
-    steps = [step for uri in overlays for step in load_steps(uri)] if blame else []
+    steps = ([step for uri in overlays for step in load_steps(uri, text=texts[uri])]
+             if blame else [])
     text, source = read_input(manifests)
     documents = read_documents(text, source)
     warn_unreached(documents, source)
     warn_unmatched_patches(overlays, each, documents)
     result = apply_located(transform, documents, select=selector, require_match=True,
-                           overlays=overlays)
+                           overlays=overlays, texts=texts)
     echo_color = {"auto": None, "always": True, "never": False}[color]
 
     def show(label: str, before: Any, after: Any, blamed: list[Any]) -> bool:
@@ -109,15 +113,15 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
         if not changes:
             return False
         count = len(changes)
-        click.echo(click.style(f"# {label}: {count} change{'s' if count != 1 else ''}",
+        echo(click.style(f"# {label}: {count} change{'s' if count != 1 else ''}",
                                bold=True), color=echo_color)
         lines = unified_diff(_yaml_lines(before), _yaml_lines(after))
-        click.echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
+        echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
         if blame:
-            click.echo("# blame:")
+            echo("# blame:")
             for found in blame_of(before, blamed):
                 origin = found.origin if found.origin is not None else "(no one step)"
-                click.echo(f"#   {found.change.path or '(the pod)'}  <- {origin}")
+                echo(f"#   {found.change.path or '(the pod)'}  <- {origin}")
         return True
 
     # a workload-level step (kueue_queue) acts on the workload's metadata, not on its pods
@@ -148,7 +152,7 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
                 if exists(after_document, metadata.path) else {}
             workloads += show(f"document {number}: {metadata.describe()}", before, after,
                               workload_steps)
-    click.echo(f"# {changed} of {total} pod template{'s' if total != 1 else ''} "
+    echo(f"# {changed} of {total} pod template{'s' if total != 1 else ''} "
                f"in {len(documents)} document{'s' if len(documents) != 1 else ''} change"
                + (f"; the metadata of {workloads} workload{'s' if workloads != 1 else ''} "
                   f"changes" if workloads else ""))

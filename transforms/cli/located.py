@@ -23,7 +23,7 @@ by one (:func:`transforms.analysis.blame.load_steps`, the steps
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from combinators import TransformError
@@ -68,13 +68,16 @@ def _failing_document(err: TransformError, transform: Any, documents: Sequence[A
     return None
 
 
-def _origin(document: Any, select: Any, overlays: Sequence[str]) -> Any:
-    """The origin of the first step of ``overlays`` that fails on ``document``."""
+def _origin(document: Any, select: Any, overlays: Sequence[str],
+            texts: Mapping[str, str] | None = None) -> Any:
+    """The origin of the first step of ``overlays`` (their texts as read: ``texts``)
+    that fails on ``document``."""
     from transforms.analysis.blame import load_steps
     from transforms.kube.workloads import apply_to_documents
 
+    texts = texts or {}
     try:
-        steps = [step for uri in overlays for step in load_steps(uri)]
+        steps = [step for uri in overlays for step in load_steps(uri, text=texts.get(uri))]
     except TransformError:
         return None
     # the overlay's own steps, each once (a recipe whole: its pod check is no step of its body)
@@ -94,11 +97,13 @@ def _origin(document: Any, select: Any, overlays: Sequence[str]) -> Any:
 
 def apply_located(transform: Any, documents: Sequence[Any], *, select: Any = None,
                   require_match: bool = False, overlays: Sequence[str] = (),
-                  templates: Sequence[Any] | None = None) -> list[Any]:
+                  templates: Sequence[Any] | None = None,
+                  texts: Mapping[str, str] | None = None) -> list[Any]:
     """:func:`~transforms.kube.workloads.apply_to_documents` (``templates``: each
     document's, where the caller found them already), whose errors name the
     overlay file and line of the step that raised them (an :class:`OverlayStepError`)
-    where the steps of ``overlays`` (the files ``transform`` was loaded from) find it."""
+    where the steps of ``overlays`` (the files ``transform`` was loaded from, whose
+    texts as read are ``texts``: none is read again) find it."""
     from transforms.kube.workloads import SelectionError, apply_to_documents
 
     try:
@@ -108,7 +113,8 @@ def apply_located(transform: Any, documents: Sequence[Any], *, select: Any = Non
         raise
     except TransformError as err:
         index = _failing_document(err, transform, documents, select)
-        origin = _origin(documents[index], select, overlays) if index is not None else None
+        origin = (_origin(documents[index], select, overlays, texts) if index is not None
+                  else None)
         if origin is None or origin.source is None:
             raise
         raise OverlayStepError(err, source=origin.source, line=origin.line) from err

@@ -70,11 +70,20 @@ def load_overlays(overlays: Sequence[str]) -> Any:
     return chain(*load_each(overlays))
 
 
-def load_each(overlays: Sequence[str]) -> list[Any]:
-    """The overlays, loaded in order, one transform each."""
-    from transforms.io.loading import load_overlay
+def load_each(overlays: Sequence[str], texts: dict[str, str] | None = None) -> list[Any]:
+    """The overlays, loaded in order, one transform each; each file is read once, and
+    its text kept in ``texts`` (where given) for what names its lines later (blame,
+    ``(written by FILE:LINE)``), which must not read it again: a pipe or process
+    substitution (``-f <(...)``) gives its text once."""
+    from transforms.io.loading import loads_overlay, read_overlay_text
 
-    return [load_overlay(uri) for uri in overlays]
+    kept: dict[str, str] = {} if texts is None else texts
+    loaded = []
+    for uri in overlays:
+        if uri not in kept:
+            kept[uri] = read_overlay_text(uri)
+        loaded.append(loads_overlay(kept[uri], source=uri))
+    return loaded
 
 
 def parse_selector(select: Sequence[str]) -> Any:
