@@ -143,6 +143,16 @@ def _label(origin: Any) -> str:
     return origin.source if origin.line is None else f"{origin.source}:{origin.line}"
 
 
+def _same(problem: Any) -> tuple[str, ...]:
+    """What makes two problems one: a reference rule's by its path, rule and the value
+    found there (its message may name what else the pod holds, which an overlay changes:
+    "no volume named 'data'; volumes are: dshm" is the problem the pod had with none);
+    a schema problem by its path and message."""
+    if problem.rule is not None:
+        return (problem.path, problem.rule, repr(problem.found))
+    return (problem.path, problem.message)
+
+
 def _joined(prefix: str, path: str) -> str:
     if not prefix:
         return path
@@ -260,8 +270,8 @@ class TemplateChecks:
         return checks
 
     def _invalid(self, label: Label, template: Any, before: Any, after: Any) -> list[str]:
-        """The errors validation finds in ``after`` that ``before`` did not have (by
-        path and message); the new warnings go to the findings' warnings."""
+        """The errors validation finds in ``after`` that ``before`` did not have (see
+        :func:`_same`); the new warnings go to the findings' warnings."""
         from transforms.checks.validation import problems
         from transforms.kube.workloads import with_added_volumes
 
@@ -269,13 +279,13 @@ class TemplateChecks:
                          k8s_version=self.k8s_version)
         if not found:  # the usual case: "before" is not validated at all
             return []
-        had = {(problem.path, problem.message) for problem in problems(
+        had = {_same(problem) for problem in problems(
             with_added_volumes(before, template), kind=template.root,
             k8s_version=self.k8s_version)}
         where = str(template.path)
         errors = []
         for problem in found:
-            if (problem.path, problem.message) in had:
+            if _same(problem) in had:
                 continue
             line = f"{_joined(where, problem.path)}: {problem.message}{self._by(before, problem.path)}"
             if problem.severity == "error":
