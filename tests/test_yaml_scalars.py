@@ -170,6 +170,8 @@ CASES: list[tuple[str, Any]] = [
     ("99999999999999999999", 1e20), ("-9223372036854775809", -9223372036854775809.0),
     ("0x1FFFFFFFFFFFFFFFFF", "0x1FFFFFFFFFFFFFFFFF"), ("-0xFFFFFFFFFFFFFFFF", "-0xFFFFFFFFFFFFFFFF"),
     ("1e400", "1e400"), ("1.0e+400", "1.0e+400"), ("1e-400", 0.0),
+    ("1" * 5000, "1" * 5000), ("0" * 70 + "17", 15), ("0x" + "0" * 70 + "1F", 31),
+    ("0" * 70 + "8", 8.0), ("0b" + "1" * 65, "0b" + "1" * 65),
     # floats led by a dot: strconv.ParseFloat, an underscore only between digits
     (".5", 0.5), ("-.5", -0.5), ("+.5", 0.5), ("1.", 1.0), ("1._", 1.0), (".5_0", 0.5),
     ("._5", "._5"), (".5_", ".5_"), (".5e_1", ".5e_1"), (".e3", ".e3"), ("1_0.5", 10.5),
@@ -267,6 +269,19 @@ def test_every_short_number_like_text_is_read_as_kubectl_reads_it() -> None:
                                                                        strict=True)
                  if not _same(kubectl, mine)]
         assert wrong[:20] == [], flag
+
+
+@needs_kubectl
+@pytest.mark.usefixtures("yaml_path")
+def test_every_short_text_written_as_a_string_is_a_string_to_kubectl() -> None:
+    # the writer's side: what apply writes for a string holding each text (quoted where
+    # kubectl would read a plain one as something else) reads back as that string
+    texts = sorted({*SHORT, *(text for text, _ in CASES), *(text for text, _ in NON_FINITE)})
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "s"},
+                 "data": {"values": texts, "keys": [{text: "v"} for text in texts]}}
+    [read] = _kubectl_reads(dump_documents([configmap]))
+    assert read["data"]["values"] == texts
+    assert [next(iter(item)) for item in read["data"]["keys"]] == texts
 
 
 # ---------------------------------------------------------------- keys
@@ -506,6 +521,9 @@ def test_law_apply_s_output_means_to_kubectl_what_its_input_meant(
         assert code == 1 and "in.yaml:" in err, (read, err)
         return
     assert code == 0, err
+    documents, _ = load_manifest(text, "in.yaml")  # podfold reads what kubectl reads
+    assert all(_same(printed, mine) for printed, mine in zip(
+        read[1]["data"]["values"], documents[1]["data"]["values"], strict=True))
     read[0]["spec"]["template"]["spec"]["nodeSelector"] = {"gpu": "a100"}
     assert _kubectl_reads(out) == read
 

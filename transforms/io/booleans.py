@@ -130,10 +130,10 @@ def plain_booleans(loader: Any, node: yaml.Node, data: Any, document: int) -> li
 
     Walks the nodes once, without recursion; an alias is followed where it stands
     (the document was bounded before it was built). Where ``loader`` makes keys text
-    (``json_keys``: a manifest's, as kubectl makes them), a key ``y`` is found where
+    (its ``json_key``: a manifest's, as kubectl makes them), a key ``y`` is found where
     ``data`` has the key ``'true'``.
     """
-    json_keys = getattr(loader, "json_keys", False)
+    json_key = getattr(loader, "json_key", None)
     found: list[PlainBoolean] = []
     stack: list[tuple[yaml.Node, Any, tuple[Any, ...]]] = [(node, data, ())]
     while stack:
@@ -146,7 +146,7 @@ def plain_booleans(loader: Any, node: yaml.Node, data: Any, document: int) -> li
                 if not isinstance(key_node, yaml.ScalarNode):
                     continue
                 read = _scalar(loader, key_node)
-                key = _json_key(read) if json_keys else read
+                key = read if json_key is None or type(read) is str else json_key(read)
                 if key not in value:
                     continue
                 if _is_yaml11(key_node) and isinstance(read, bool):
@@ -178,17 +178,6 @@ def _is_yaml11(node: yaml.Node) -> bool:
     # plain: the style is None from PyYAML's parser, "" from libyaml's
     return isinstance(node, yaml.ScalarNode) and node.tag == _BOOL and not node.style \
         and node.value in YAML11_ONLY
-
-
-def _json_key(key: Any) -> Any:
-    # the text kubectl makes of a key (transforms.io.scalars.json_key, which imports this
-    # module); a key it refuses was refused before the document was built
-    from transforms.io.scalars import json_key
-
-    try:
-        return json_key(key)
-    except yaml.YAMLError:  # pragma: no cover - refused while the document was built
-        return key
 
 
 def _scalar(loader: Any, node: yaml.ScalarNode) -> Any:

@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from combinators.limits import MAX_DEPTH, short_repr
-from transforms.io.scalars import NUMBER_TAG, json_key
+from transforms.io.scalars import NUMBER_TAG
 
 __all__ = ("is_plain", "build", "duplicate_key")
 
@@ -110,10 +110,10 @@ def is_plain(node: yaml.Node, text: str, max_nodes: int | None) -> bool:
 def build(loader: Any, node: yaml.Node) -> Any:
     """The data of the plain document ``node`` (see :func:`is_plain`), as
     ``loader.construct_document(node)`` makes it (keys made text where the loader makes
-    them so, ``json_keys``: :func:`~transforms.io.scalars.json_key`); a key written twice in
-    one map is a ``ConstructorError`` (:func:`duplicate_key`)."""
+    them so, by its ``json_key``: :func:`~transforms.io.scalars.json_key`); a key written
+    twice in one map is a ``ConstructorError`` (:func:`duplicate_key`)."""
     constructors = loader.yaml_constructors
-    json_keys = getattr(loader, "json_keys", False)
+    json_key = getattr(loader, "json_key", None)
     # each integer, boolean, null and date text built once (a float each time: two
     # NaN keys are two keys)
     scalars: dict[tuple[str, str], Any] = {}
@@ -142,7 +142,7 @@ def build(loader: Any, node: yaml.Node) -> Any:
             keys = []
             for key_node, _ in current.value:
                 key = scalar(key_node)
-                if json_keys and type(key) is not str:
+                if json_key is not None and type(key) is not str:
                     key = json_key(key, key_node)
                 first = seen.setdefault(key, key_node)
                 if first is not key_node:

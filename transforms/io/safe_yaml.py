@@ -60,7 +60,7 @@ from transforms.errors import OverlayError
 from transforms.io.booleans import PlainBoolean, plain_booleans
 from transforms.io.plain import build, duplicate_key, is_plain
 from transforms.io.refusals import long_key, template_hint
-from transforms.io.scalars import json_key, read_as_kubectl, refuse_non_finite
+from transforms.io.scalars import read_as_kubectl, refuse_non_finite
 
 __all__ = ("MAX_DEPTH", "MAX_NODES", "LIBYAML", "StrictLoader", "CStrictLoader", "strict_loader",
            "ManifestLoader", "CManifestLoader", "manifest_loader", "check_graph", "check_text",
@@ -84,17 +84,17 @@ _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 def _check_duplicates(loader: Any, node: yaml.Node) -> None:
     """Refuse a map whose keys repeat (as the dict they become would lose one): as the
-    loader makes them, text for a manifest (``json_keys``: ``0x1F`` and ``31`` repeat)."""
+    loader makes them, text for a manifest (its ``json_key``: ``0x1F`` and ``31`` repeat)."""
     if not isinstance(node, yaml.MappingNode):
         return
-    json_keys = getattr(loader, "json_keys", False)
+    json_key = getattr(loader, "json_key", None)
     seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
         if key_node.tag == _MERGE:  # ``<<: *base`` merges; its keys may be overridden
             continue
         key = loader.construct_object(key_node, deep=True)
         try:
-            if json_keys and type(key) is not str and _hashable(key):
+            if json_key is not None and type(key) is not str and _hashable(key):
                 key = json_key(key, key_node)
             first = seen.setdefault(key, key_node)
         except TypeError:  # an unhashable key: the constructor says so, in place
@@ -121,7 +121,7 @@ def _construct_json_mapping(loader: Any, node: yaml.MappingNode, deep: bool) -> 
             raise yaml.constructor.ConstructorError(
                 "while constructing a mapping", node.start_mark, "found unhashable key",
                 key_node.start_mark)
-        mapping[json_key(key, key_node)] = loader.construct_object(value_node, deep=deep)
+        mapping[loader.json_key(key, key_node)] = loader.construct_object(value_node, deep=deep)
     return mapping
 
 

@@ -143,7 +143,10 @@ def _parse_int(plain: str) -> int | None:
         return None  # 1.5, 1e3
     if not digits or (base == 2 and not set(digits) <= {"0", "1"}):
         return None  # 0b-101: no sign after the prefix
-    value = int(digits, base)
+    significant = digits.lstrip("0")
+    if len(significant) > 64:
+        return None  # past 64 bits in any base (and past what int() reads of a long text)
+    value = int(significant or "0", base)
     if plain[0] == "-":
         return -value if value <= -_INT64_MIN else None
     return value if value <= (_INT64_MAX if signed else _UINT64_MAX) else None
@@ -206,8 +209,8 @@ def read_as_kubectl(loader: type[Any]) -> None:
     shared) read plain scalars as kubectl does (see the module): its numbers
     (:data:`NUMBER_TAG`), dates as text, ``=`` as text, its booleans
     (:func:`~transforms.io.booleans.read_booleans_as_kubectl`); explicit ``!!int`` and
-    ``!!float`` checked as go-yaml checks them; and, as ``json_keys``, that the keys of
-    its maps are made text as kubectl makes them (:func:`json_key`). A float JSON cannot
+    ``!!float`` checked as go-yaml checks them; and, as its ``json_key``, how the keys of
+    its maps are made text, as kubectl makes them (:func:`json_key`). A float JSON cannot
     carry, read, is noted on the loader as ``non_finite_read``
     (:func:`refuse_non_finite`).
 
@@ -233,7 +236,7 @@ def read_as_kubectl(loader: type[Any]) -> None:
     loader.add_constructor(_INT, _explicit("int"))
     loader.add_constructor(_FLOAT, _explicit("float"))
     loader.add_constructor(_MERGE, _construct_merge_text)
-    loader.json_keys = True
+    loader.json_key = staticmethod(json_key)
     loader.non_finite_read = False
 
 
