@@ -7,7 +7,8 @@ kubectl (``sigs.k8s.io/yaml``, on go-yaml v2) reads these, written plain
 ``false`` in their three cases. PyYAML reads all but ``y``, ``Y``, ``n``
 and ``N`` so; YAML 1.2 readers (go-yaml v3, ruamel.yaml) only ``true`` and
 ``false``. A manifest is read as kubectl reads it
-(:func:`read_booleans_as_kubectl` gives a loader class kubectl's booleans),
+(:func:`read_booleans_as_kubectl` gives a loader class kubectl's booleans, as
+part of the rest of kubectl's reading: :func:`transforms.io.scalars.read_as_kubectl`),
 so that what podfold checks and writes is what kubectl would have sent: a
 ``value: y`` it read as the string ``'y'`` was written back quoted, and
 so meant another thing to kubectl than the file did.
