@@ -17,6 +17,7 @@ runs, so ``podfold --help`` stays fast.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -97,6 +98,18 @@ def _print_traceback() -> None:
 def main(args: Sequence[str] | None = None) -> NoReturn:
     """Run ``podfold`` with ``args`` (the command line's by default) and exit with its code."""
     settings: dict[str, Any] = {"debug": False}
+    # a run holds its whole stream, parsed, for its length: collections of the youngest
+    # generation walked those documents again and again (half of explain --blame's time at
+    # 8,000 containers); the caller's thresholds come back when the run ends
+    thresholds = gc.get_threshold()
+    gc.set_threshold(100_000, 20, 10)
+    try:
+        _run(args, settings)
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def _run(args: Sequence[str] | None, settings: dict[str, Any]) -> NoReturn:
     try:
         # without standalone mode, click returns what ctx.exit() was given
         code = podfold.main(args=list(args) if args is not None else None, prog_name="podfold",
