@@ -200,14 +200,17 @@ def when(predicate: Predicate, transform: TransformLike,
     return _When(predicate, transform, otherwise)
 
 
+_MAX_DIGITS = 4_000
+
+
 def _count_test(count: Count) -> tuple[Callable[[int], bool], str]:
     # the tests are bound methods of ints (``n == count``, ``least <= n``): they pickle,
     # as a transform must, and need neither functools nor operator imported
     if isinstance(count, int) and not isinstance(count, bool):
         if count < 0:
-            raise ArgumentError(f"count cannot be negative, got {count}", argument="count",
+            raise ArgumentError(f"count cannot be negative, got {short_repr(count)}", argument="count",
                                 factory="expect", value=count)
-        return int(count).__eq__, f"{count}"
+        return int(count).__eq__, short_repr(int(count))
     if isinstance(count, str):
         import re  # not on import: re costs more than all of combinators
 
@@ -215,8 +218,12 @@ def _count_test(count: Count) -> tuple[Callable[[int], bool], str]:
         if not found:
             raise ArgumentError(f"count text must read like '1+', got {short_repr(count)}",
                                 argument="count", factory="expect", value=count)
+        if len(found.group(1)) > _MAX_DIGITS:  # int() refuses text past 4,300 digits
+            raise ArgumentError(f"count text has more than {_MAX_DIGITS:,} digits, got "
+                                f"{short_repr(count)}", argument="count", factory="expect",
+                                value=count)
         least = int(found.group(1))
-        return least.__le__, f"at least {least}"
+        return least.__le__, f"at least {short_repr(least)}"
     if callable(count):
         return count, f"a count satisfying {describe_step(count)}"
     raise ArgumentTypeError(f"count is an int, 'N+' or a predicate, got {short_repr(count)}",

@@ -27,7 +27,7 @@ from __future__ import annotations
 import sys
 
 from combinators.errors import NestingError
-from combinators.limits import MAX_DEPTH
+from combinators.limits import MAX_DEPTH, short_repr
 from combinators.owned import Owned
 from combinators.paths import Index, Key, Path
 
@@ -168,7 +168,7 @@ def kind_name(value: Any) -> str:
     if isinstance(value, bool):
         return f"a boolean ({value!r})"
     if isinstance(value, (int, float)):
-        return f"a number ({value!r})"
+        return f"a number ({short_repr(value)})"
     if isinstance(value, str):
         text = value if len(value) <= 40 else value[:37] + "..."
         return f"a string ({text!r})"

@@ -38,7 +38,7 @@ from combinators.errors import (
     close_matches,
 )
 from combinators.fusion import APPEND, CALL, FALL_BACK, LEAF, LEAVE, Op
-from combinators.limits import MAX_DEPTH
+from combinators.limits import MAX_DEPTH, short_repr
 from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
 from combinators.transform import Transform
 
@@ -68,7 +68,7 @@ def missing_key_error(path: Path, index: int, mapping: Any, key: str) -> PathErr
     """The error for a key that is not in ``mapping``, with its close matches."""
     keys = [str(k) for k in mapping]
     close = tuple(close_matches(str(key), keys))
-    return PathError(f"no key {key!r} in {_where(path, index)}", path=path, part_index=index,
+    return PathError(f"no key {short_repr(key)} in {_where(path, index)}", path=path, part_index=index,
                      near_misses=close, present=tuple(keys[:20]))
 
 
@@ -87,13 +87,13 @@ def no_match_error(path: Path, index: int, seq: Any, part: Part) -> PathError:
         field, wanted = part.fields[0]
         values = _label_values(seq, field)
         close = tuple(close_matches(str(wanted), values))
-        return PathError(f"no element {part.text()} in {where}", path=path, part_index=index,
+        return PathError(f"no element {short_repr(part.text(), quoted=False)} in {where}", path=path, part_index=index,
                         near_misses=close, present=tuple(values[:20]),
                         present_label=f"{field}s present")
     if isinstance(part, Index):
-        return PathError(f"index {part.index} out of range in {where} "
+        return PathError(f"index {short_repr(part.index)} out of range in {where} "
                          f"(it has {len(seq)} element{'' if len(seq) == 1 else 's'})", path=path, part_index=index)
-    return PathError(f"nothing at {part.text()} in {where}", path=path, part_index=index)
+    return PathError(f"nothing at {short_repr(part.text(), quoted=False)} in {where}", path=path, part_index=index)
 
 
 class PathEdit(Transform):

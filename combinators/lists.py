@@ -23,7 +23,7 @@ from combinators.data import (
 )
 from combinators.editing import CREATE, PathEdit, no_match_error
 from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError, TypeClashError
-from combinators.limits import short_repr
+from combinators.limits import short_names, short_repr
 from combinators.paths import Index, Match, Part, Path, PathLike
 from combinators.shape import check_flag, check_value
 from combinators.transform import Transform
@@ -236,7 +236,7 @@ class _MergeBy(PathEdit):
                                         argument="items", factory="merge_by", value=item)
             absent = [k for k in self.keys if k not in item]
             if absent:
-                raise ArgumentError(f"items[{number}] has no {', '.join(absent)} field "
+                raise ArgumentError(f"items[{number}] has no {short_names(absent)} field "
                                     f"to merge by (key={short_repr(key)}): {short_repr(item)}",
                                     argument="items",
                                     factory="merge_by", value=item)

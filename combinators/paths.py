@@ -128,7 +128,7 @@ class Index(Part):
         self.index = int(index)
 
     def text(self) -> str:
-        return f"[{self.index}]"
+        return f"[{short_repr(self.index)}]"
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Index and other.index == self.index
@@ -137,7 +137,7 @@ class Index(Part):
         return hash((Index, self.index))
 
     def __repr__(self) -> str:
-        return f"Index({self.index})"
+        return f"Index({short_repr(self.index)})"
 
 
 class End(Part):
@@ -486,6 +486,9 @@ class _Parser:
                 part = Key(name)
         else:
             number = self.grammar.index.match(self.text, self.pos)
+            if number and len(number.group()) > 4_000:  # int() refuses past 4,300 digits
+                raise self.fail(f"an index of {len(number.group()):,} characters; a list "
+                                "position has at most 4,000 digits")
             if number:
                 self.pos = number.end()
                 part = Index(int(number.group()))

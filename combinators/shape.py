@@ -252,7 +252,7 @@ def _kind(value: Any) -> str:
     if isinstance(value, str):
         return f"a string ({short_repr(value, 60)})"
     if isinstance(value, (int, float)):
-        return f"a number ({value!r})"
+        return f"a number ({short_repr(value)})"
     return "null" if value is None else _what(value)
 
 

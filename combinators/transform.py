@@ -40,7 +40,7 @@ from combinators.errors import (
     close_matches,
 )
 from combinators.fusion import Op, fuse
-from combinators.limits import short_repr
+from combinators.limits import MAX_LINE, short_repr
 from combinators.paths import Path
 from combinators.shape import Problem, guarded_copy, problem_text, settle
 
@@ -210,10 +210,20 @@ def _freeze_param(value: Any) -> Any:
 
 def _param_repr(value: Any) -> str:
     if isinstance(value, Path):
-        return repr(str(value))
+        return _bounded_repr(str(value))
     if callable(value) and not isinstance(value, (Transform, type)):
         return _function_text(value)
-    return repr(value)
+    return _bounded_repr(value)
+
+
+def _bounded_repr(value: Any) -> str:
+    # whole, so that a transform's repr builds it again; past a line's worth (a value of
+    # 100,000 characters, an int past Python's 4,300-digit guard) short instead
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return short_repr(value)
+    return text if len(text) <= MAX_LINE else short_repr(value)
 
 
 def _function_text(fn: Callable[..., Any]) -> str:

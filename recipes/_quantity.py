@@ -21,6 +21,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from combinators.errors import ArgumentError, ArgumentTypeError
+from combinators.limits import short_repr
 from transforms.kube.quantity import QuantityRangeError, is_quantity, quantity_value
 
 __all__ = ("parse_quantity", "check_quantity", "is_quantity")
@@ -65,13 +66,17 @@ def check_quantity(argument: str, value: object, *, positive: bool = False) -> s
     """
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ArgumentTypeError(f"{argument} must be a quantity (text such as '1Gi', or a "
-                                f"number), got {type(value).__name__}: {value!r}",
+                                f"number), got {type(value).__name__}: {short_repr(value)}",
                                 argument=argument, value=value)
+    if isinstance(value, int) and value.bit_length() > 63:  # str() fails past 4,300 digits
+        raise ArgumentError(f"{argument}: quantity {short_repr(value)} is out of range: "
+                            f"Kubernetes keeps at most 2^63-1 ({2**63 - 1}) in magnitude",
+                            argument=argument, value=value)
     text = value if isinstance(value, str) else (
         str(value) if isinstance(value, int) or not value.is_integer() else str(int(value)))
     if not is_quantity(text):
         raise ArgumentError(f"{argument} must be a Kubernetes quantity such as '1Gi', '500m' "
-                            f"or '2', got {value!r}", argument=argument, value=value)
+                            f"or '2', got {short_repr(value)}", argument=argument, value=value)
     try:
         amount = quantity_value(text)
     except QuantityRangeError as err:

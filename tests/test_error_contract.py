@@ -235,23 +235,9 @@ DOCUMENTS = {("fold", "doc"), ("select", "doc"), ("get_at", "doc"), ("exists", "
 PATHS = {"text", "target", "predicate"}
 
 
-# the messages that still write a 5,000-digit int or a 100,000-character string whole: each
-# case fails until the module named writes the value with combinators.limits.short_repr
-_KIND = "combinators/shape.py:255 _kind writes a number with repr(), which raises ValueError " \
-        "past 4,300 digits"
-WRITTEN_WHOLE: dict[str, str] = {
-    "remove_at-missing_ok-21": _KIND,
-    "append_at-unique-21": _KIND,
-    "prepend_at-unique-21": _KIND,
-    "insert_at-unique-21": _KIND,
-    "insert_at-after-21": "combinators/paths.py:131 Index.text writes the index with str(), "
-                          "which raises ValueError past 4,300 digits",
-    "merge_by-items-21": "combinators/data.py:171 kind_name writes a number with repr(), which "
-                         "raises ValueError past 4,300 digits",
-    "merge_by-key-22": "combinators/lists.py:239 writes the key field whole",
-    "expect-count-21": "combinators/control.py:210 writes the count with str(), which raises "
-                       "ValueError past 4,300 digits",
-}
+# the messages that once wrote a 5,000-digit int or a 100,000-character string whole, each
+# an expected failure here until its module wrote the value with combinators.limits.short_repr
+WRITTEN_WHOLE: dict[str, str] = {}
 
 
 def sweep_cases() -> list[Any]:

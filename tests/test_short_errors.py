@@ -147,23 +147,12 @@ def test_short_repr_says_how_large_an_integer_is() -> None:
 # short, and the value is quoted ~900 characters long. Strict: a fixed site fails its xfail.
 ELSEWHERE: dict[str, str] = {
     # combinators
-    "path-match-huge-name": "combinators/editing.py:342 writes the [name=...] part whole",
-    "path-key-huge": "combinators/editing.py:258 writes the missing key whole ({key!r})",
-    "insert-before-huge": "combinators/lists.py:122 writes the [name=...] part whole",
-    "merge-by-huge-key": "combinators/lists.py:239 writes the key field whole",
-    "merge-by-big-int": "combinators/data.py:171 kind_name: repr() of a 5,000-digit int raises "
-                        "ValueError",
     # recipes
     "yaml-recipe-huge-argument": "recipes/gpu_types.py:104 writes the type whole",
     "gpu-type-huge": "recipes/gpu_types.py:104 writes the type whole",
     "tpu-type-huge": "recipes/gpu_types.py:119 writes the type whole",
     "mig-profile-huge": "recipes/accelerators.py:134 writes the profile whole",
     "tpu-topology-huge": "recipes/accelerators.py:164 writes the topology whole",
-    "shm_size-size-huge": "recipes/_quantity.py:73 writes the size whole",
-    "shm_size-size-big": "recipes/_quantity.py:71 str() of a 5,000-digit int raises ValueError",
-    "mount_empty_dir-size-huge": "recipes/_quantity.py:73 writes the size whole",
-    "mount_empty_dir-size-big": "recipes/_quantity.py:71 str() of a 5,000-digit int raises "
-                                "ValueError",
     "mount_pvc-mount_path-huge": "recipes/storage.py:82 writes the mount path whole",
     "mount_secret-mount_path-huge": "recipes/storage.py:82 writes the mount path whole",
     "mount_config_map-mount_path-huge": "recipes/storage.py:82 writes the mount path whole",
@@ -181,17 +170,10 @@ ELSEWHERE: dict[str, str] = {
     "validate-env": "transforms/checks/rules/env_names.py:58 writes the env name whole",
     "validate-quantity": "transforms/checks/rules/resource_names.py:85 writes the resource "
                          "name whole",
-    "validate-probe-port": "transforms/checks/rules/probes.py:101 str() of a 5,000-digit port "
-                           "raises ValueError",
-    "validate-probe-period": "transforms/checks/rules/probes.py:110 str() of a 5,000-digit "
-                             "count raises ValueError",
     "validate-extended-request": "transforms/checks/rules/requests_limits.py:137 writes the "
                                  "quantity whole",
-    "validate-big-int": "transforms/checks/rules/pod_timing.py:41 float() of a 5,000-digit int "
-                        "raises OverflowError",
     # the command line
     "apply-recipe-argument": "recipes/gpu_types.py:104 writes the type whole",
-    "explain-path": "combinators/editing.py:342 writes the [name=...] part whole",
     "validate-name-image": "transforms/checks/rules/container_names.py:35 writes the name "
                            "whole",
     "validate-labels": "transforms/checks/rules/labels.py:55 and :57 write the key and value "
@@ -499,9 +481,6 @@ def test_reprs_stay_short() -> None:
         check_short(repr(value), ())
 
 
-@pytest.mark.xfail(strict=True, reason="combinators/transform.py:216 _param_repr writes a "
-                   "transform's arguments whole (repr(value)): short_repr(value) keeps the "
-                   "call readable and short")
 def test_transform_reprs_stay_short() -> None:
     for transform in (upsert("spec.restartPolicy", HUGE), replace_at(f"spec.{HUGE}", 1),
                       append_at("spec.containers", {"name": HUGE})):

@@ -13,6 +13,7 @@ treats it as 1 and warns, so this rule does too.
 
 from __future__ import annotations
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._spec import Spec
 
@@ -38,4 +39,6 @@ def check(pod: Spec, out: list[Raw]) -> None:
 
 
 def _text(number: float) -> str:
-    return str(int(number)) if float(number).is_integer() else str(number)
+    if type(number) is int:  # float() of an int past 1e308 overflows
+        return short_repr(number)
+    return str(int(number)) if number.is_integer() else str(number)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw, Trail
 from transforms.checks.rules._formats import port_name
 from transforms.checks.rules._spec import Spec
@@ -95,10 +96,10 @@ def _handlers(handler: dict[str, Any], names: tuple[str, ...], what: str, trail:
 def _port(port: Any, trail: Trail, out: list[Raw]) -> None:
     if type(port) is str:
         if (wrong := port_name(port)) is not None:
-            out.append((trail, "port", f"port {port!r} is no port number, and as a port name "
+            out.append((trail, "port", f"port {short_repr(port)} is no port number, and as a port name "
                         f"it {wrong}", port, "error"))
     elif type(port) is int and not 1 <= port <= 65535:
-        out.append((trail, "port", f"port must be between 1 and 65535, inclusive; found {port}",
+        out.append((trail, "port", f"port must be between 1 and 65535, inclusive; found {short_repr(port)}",
                     port, "error"))
 
 
@@ -107,13 +108,13 @@ def _probe(probe: dict[str, Any], field: str, trail: Trail, out: list[Raw]) -> N
     for count in _COUNTS:
         value = probe.get(count)
         if _number(value) and value < 0:
-            out.append((trail, count, f"{count} must not be negative; found {value}", value,
+            out.append((trail, count, f"{count} must not be negative; found {short_repr(value)}", value,
                         "error"))
     success = probe.get("successThreshold")
     # 0 is unset: the API server makes it 1
     if field != "readinessProbe" and _number(success) and success > 1:
         out.append((trail, "successThreshold", f"successThreshold of a {field} must be 1; "
-                    f"found {success}", success, "error"))
+                    f"found {short_repr(success)}", success, "error"))
     grace = probe.get("terminationGracePeriodSeconds")
     if grace is not None:
         if field == "readinessProbe":
@@ -121,7 +122,7 @@ def _probe(probe: dict[str, Any], field: str, trail: Trail, out: list[Raw]) -> N
                         "terminationGracePeriodSeconds", grace, "error"))
         elif _number(grace) and grace <= 0:
             out.append((trail, "terminationGracePeriodSeconds", f"terminationGracePeriodSeconds"
-                        f" of a probe must be greater than 0; found {grace}", grace, "error"))
+                        f" of a probe must be greater than 0; found {short_repr(grace)}", grace, "error"))
 
 
 def _hook(handler: dict[str, Any], hook: str, trail: Trail, grace: Any,
@@ -133,5 +134,5 @@ def _hook(handler: dict[str, Any], hook: str, trail: Trail, grace: Any,
         least = 0 if release >= (1, 33) else 1
         if seconds < least or seconds > grace:
             out.append(((trail, "sleep"), "seconds", f"sleep seconds must be at least {least} "
-                        f"and at most terminationGracePeriodSeconds ({grace}); found {seconds}",
+                        f"and at most terminationGracePeriodSeconds ({short_repr(grace)}); found {short_repr(seconds)}",
                         seconds, "error"))

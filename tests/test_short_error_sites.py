@@ -1,0 +1,50 @@
+"""Each message that once wrote a user's value whole, or crashed writing it, writes it short.
+
+Python refuses to write an int of more than 4,300 digits (``str``, ``repr`` and f-strings
+raise ``ValueError``; ``int()`` refuses such text too) and ``float()`` of one overflows: a
+message built from a user's integer that way was a bare traceback, not podfold's error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from combinators import TransformError, expect, upsert
+from combinators.limits import MAX_REPR
+from transforms.checks.validation import problems
+
+BIG = 10**5000
+
+
+def pod(**spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", "image": "i"}], **spec}}
+
+
+def test_a_count_text_of_5000_digits_is_refused_by_name() -> None:
+    with pytest.raises(TransformError) as caught:
+        expect("spec.containers[*]", count="9" * 5_000 + "+")
+    assert caught.value.argument == "count"
+    assert "4,000 digits" in str(caught.value) and len(str(caught.value)) < 2 * MAX_REPR
+
+
+def test_an_index_of_5000_digits_is_refused_short() -> None:
+    with pytest.raises(TransformError) as caught:
+        upsert("spec.containers[" + "9" * 5_000 + "].image", "i")
+    assert "at most 4,000 digits" in str(caught.value), str(caught.value)[:300]
+
+
+@pytest.mark.parametrize("spec", [
+    {"activeDeadlineSeconds": BIG},
+    {"terminationGracePeriodSeconds": -BIG},
+    {"containers": [{"name": "c", "image": "i",
+                     "livenessProbe": {"tcpSocket": {"port": BIG}, "periodSeconds": -BIG,
+                                       "successThreshold": BIG,
+                                       "terminationGracePeriodSeconds": -BIG}}]},
+], ids=["deadline", "grace", "probe"])
+def test_validation_writes_a_5000_digit_value_short(spec: dict[str, Any]) -> None:
+    found = problems(pod(**spec))
+    assert found and all("digits)" in problem.message for problem in found
+                         if problem.check == "reference"), [p.message[:200] for p in found]
