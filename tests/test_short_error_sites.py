@@ -48,3 +48,32 @@ def test_validation_writes_a_5000_digit_value_short(spec: dict[str, Any]) -> Non
     found = problems(pod(**spec))
     assert found and all("digits)" in problem.message for problem in found
                          if problem.check == "reference"), [p.message[:200] for p in found]
+
+
+def _spy_on_counts(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each finding rendered was rendered alone (counting its whole list again)."""
+    import importlib
+
+    module = importlib.import_module("transforms.checks.problems")
+    alone: list[bool] = []
+    original = module._path
+
+    def spied(root: Any, keys: list[Any], counts: Any) -> str:
+        alone.append(counts is None)
+        rendered: str = original(root, keys, counts)
+        return rendered
+
+    monkeypatch.setattr(module, "_path", spied)
+    return alone
+
+
+def test_a_policy_counts_each_list_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from transforms.checks import policy_problems
+
+    alone = _spy_on_counts(monkeypatch)
+    found = policy_problems(pod(containers=[
+        {"name": f"c{i}", "image": "i", "securityContext": {"privileged": True}}
+        for i in range(200)]), "baseline")
+    assert len(found) == len(alone) >= 200
+    assert not any(alone), f"{sum(alone)} of {len(alone)} findings rendered alone"
+    assert found[1].path.startswith("spec.containers[name=c1]"), found[1].path

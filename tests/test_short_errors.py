@@ -447,10 +447,6 @@ def test_render_all_counts_each_list_once(monkeypatch: pytest.MonkeyPatch) -> No
         assert calls == [count], calls[:5]  # one count of the one list, whatever its length
 
 
-@pytest.mark.xfail(strict=True, reason="transforms/checks/validation.py:99 and "
-                   "transforms/checks/references.py:70 render each finding alone "
-                   "([render(...) for raw in out]), each counting its whole list; "
-                   "render_all(pod, out, ...) counts each list once")
 def test_validation_counts_each_list_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # a finding rendered alone counts the names of its whole list: quadratic in a long list
     import importlib

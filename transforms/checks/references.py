@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from transforms.checks.problems import Problem, Raw, render
+from transforms.checks.problems import Problem, Raw, render_all
 from transforms.checks.rules import RULES, Spec
 from transforms.kube.kinds import check_kind
 from transforms.kube.schema import schema_for
@@ -67,6 +67,6 @@ def references_of(pod: dict[str, Any], kind: str, version: str | None = None) ->
     for rule_id, check in _CHECKS:
         check(view, out)
         if out:
-            found += [render(pod, raw, "reference", rule_id) for raw in out]
+            found += render_all(pod, out, "reference", rule_id)
             out = []
     return found

@@ -34,7 +34,7 @@ from typing import Any
 from combinators.errors import NestingError
 from combinators.limits import MAX_DEPTH
 from combinators.paths import Index, Key, Part, Path
-from transforms.checks.problems import PodValidationError, Problem, Raw, render
+from transforms.checks.problems import PodValidationError, Problem, Raw, render_all
 from transforms.checks.references import references_of
 from transforms.checks.schema_check import checker_for
 from transforms.kube.convert import to_data
@@ -96,7 +96,7 @@ def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> 
         pod = _as_plain(pod, kind, schema.version)
     out: list[Raw] = []
     check(pod, None, None, out)
-    found = [render(pod, raw, "schema") for raw in out]
+    found = render_all(pod, out, "schema")
     if type(pod) is dict:
         if kind != "PodSpec" and not isinstance(pod.get("spec"), Mapping):
             # the schema lets spec out, the API server does not: a pod runs containers

@@ -29,7 +29,8 @@ class PodView:
     """
 
     __slots__ = ("root", "profile", "spec", "spec_trail", "metadata", "metadata_trail",
-                 "containers", "windows", "user_namespace", "pod_security", "pod_security_trail")
+                 "containers", "windows", "user_namespace", "pod_security", "pod_security_trail",
+                 "_counts")
 
     def __init__(self, root: dict[str, Any], profile: str, spec: dict[str, Any],
                  spec_trail: Trail, metadata: dict[str, Any]) -> None:
@@ -46,6 +47,9 @@ class PodView:
         found = spec.get("securityContext")
         self.pod_security: dict[str, Any] = found if type(found) is dict else {}
         self.pod_security_trail = (spec_trail, "securityContext")
+        # the names counted in each list of root, shared by every problem found in it: a
+        # problem counted its whole list alone, quadratic in a long list
+        self._counts: dict[int, dict[str, int]] = {}
 
     @classmethod
     def of(cls, pod: dict[str, Any], profile: str, kind: str = "Pod") -> PodView:
@@ -60,7 +64,8 @@ class PodView:
     def problem(self, rule_id: str, trail: Trail, key: Any, text: str, found: Any) -> Problem:
         """A violation of rule ``rule_id`` at ``key`` under ``trail``; the message names the profile."""
         message = f"{text} ({self.profile} profile, rule {rule_id})"
-        return render(self.root, (trail, key, message, found, "error"), "policy", rule_id)
+        return render(self.root, (trail, key, message, found, "error"), "policy", rule_id,
+                      counts=self._counts)
 
 
 def security_settings(pod: PodView) -> Iterator[tuple[Trail, dict[str, Any], str]]:
