@@ -77,3 +77,12 @@ def test_a_policy_counts_each_list_once(monkeypatch: pytest.MonkeyPatch) -> None
     assert len(found) == len(alone) >= 200
     assert not any(alone), f"{sum(alone)} of {len(alone)} findings rendered alone"
     assert found[1].path.startswith("spec.containers[name=c1]"), found[1].path
+
+
+@pytest.mark.parametrize("key", [True, 5], ids=["boolean", "integer"])
+def test_a_label_key_that_is_no_string_is_the_schemas_to_report(key: Any) -> None:
+    doc = pod(nodeSelector={key: "x"})
+    doc["metadata"] = {"name": "p", "labels": {key: "a"}, "annotations": {key: "b"}}
+    found = problems(doc)
+    assert [problem.check for problem in found] == ["schema"] * 3
+    assert all("keys of a map must be strings" in problem.message for problem in found)

@@ -161,23 +161,8 @@ ELSEWHERE: dict[str, str] = {
     "mount_host_path-path-huge": "recipes/storage.py:306 writes the host path whole",
     "add_capabilities-capabilities-huge": "recipes/containers.py:288 writes the capability whole",
     # validation rules
-    "validate-hostname": "transforms/checks/rules/hostname.py:28 writes the value whole",
-    "validate-container-name": "transforms/checks/rules/container_names.py:35 writes the name "
-                               "whole",
-    "validate-label": "transforms/checks/rules/labels.py:55 and :57 write the key and value "
-                      "whole",
-    "validate-mount": "transforms/checks/rules/volume_mounts.py:51 writes the volume name whole",
-    "validate-env": "transforms/checks/rules/env_names.py:58 writes the env name whole",
-    "validate-quantity": "transforms/checks/rules/resource_names.py:85 writes the resource "
-                         "name whole",
-    "validate-extended-request": "transforms/checks/rules/requests_limits.py:137 writes the "
-                                 "quantity whole",
     # the command line
     "apply-recipe-argument": "recipes/gpu_types.py:104 writes the type whole",
-    "validate-name-image": "transforms/checks/rules/container_names.py:35 writes the name "
-                           "whole",
-    "validate-labels": "transforms/checks/rules/labels.py:55 and :57 write the key and value "
-                       "whole",
     "apply-long-selector-key": "transforms/cli/checks.py:277, :318, :322 write problem.path "
                                "whole (short_repr(..., quoted=False) bounds it), and "
                                "transforms/checks/rules/labels.py:55 writes the key whole",

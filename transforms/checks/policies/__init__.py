@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from combinators.errors import ArgumentError, ArgumentTypeError
+from combinators.limits import short_repr
 from transforms.checks.policies import (
     apparmor,
     capabilities_baseline,
@@ -85,7 +86,7 @@ def rule(rule_id: str) -> ModuleType:
     ids = [module.ID for module in RULES]
     near = difflib.get_close_matches(str(rule_id), ids, n=3)
     hint = f"did you mean: {', '.join(near)}?" if near else f"rules are: {', '.join(ids)}"
-    raise ArgumentError(f"no policy rule {rule_id!r}; {hint}", argument="rule_id", factory="rule",
+    raise ArgumentError(f"no policy rule {short_repr(rule_id)}; {hint}", argument="rule_id", factory="rule",
                         value=rule_id)
 
 
@@ -94,11 +95,11 @@ def _profile(profile: object, factory: str) -> str:
         return profile
     if not isinstance(profile, str):
         raise ArgumentTypeError(f"profile must be one of {', '.join(PROFILES)}, got "
-                                f"{type(profile).__name__}: {profile!r}", argument="profile",
+                                f"{type(profile).__name__}: {short_repr(profile)}", argument="profile",
                                 factory=factory, value=profile)
     near = difflib.get_close_matches(profile.lower(), PROFILES, n=2, cutoff=0.5)
     hint = f"; did you mean: {', '.join(near)}?" if near else ""
-    raise ArgumentError(f"unknown profile {profile!r}; profiles are: {', '.join(PROFILES)}{hint}",
+    raise ArgumentError(f"unknown profile {short_repr(profile)}; profiles are: {', '.join(PROFILES)}{hint}",
                         argument="profile", factory=factory, value=profile)
 
 
@@ -171,4 +172,4 @@ def check_policy(pod: Any, profile: str, *, kind: str = "Pod") -> None:
     found = policy_problems(pod, profile, kind=kind)
     if found:
         raise PolicyError(found, f"{kind[0].lower() + kind[1:] if kind != 'Pod' else 'pod'} "
-                                 f"violates the Pod Security Standard {profile!r}")
+                                 f"violates the Pod Security Standard {short_repr(profile)}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Problem, Trail, render
 from transforms.checks.rules import Spec
 
@@ -82,4 +83,4 @@ def security_settings(pod: PodView) -> Iterator[tuple[Trail, dict[str, Any], str
     for trail, _, container in pod.containers:
         found = container.get("securityContext")
         if type(found) is dict:
-            yield (trail, "securityContext"), found, f"container {container.get('name')!r}"
+            yield (trail, "securityContext"), found, f"container {short_repr(container.get('name'))}"

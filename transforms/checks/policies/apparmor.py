@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies._pod import PodView, security_settings
 from transforms.checks.problems import Problem
 
@@ -38,7 +39,7 @@ def check(pod: PodView) -> Iterator[Problem]:
         if type(profile) is dict and profile.get("type") is not None \
                 and profile["type"] not in _TYPES:
             yield pod.problem(ID, (trail, "appArmorProfile"), "type",
-                              f"AppArmor profile type {profile['type']!r} is not allowed; "
+                              f"AppArmor profile type {short_repr(profile['type'])} is not allowed; "
                               f"allowed: {', '.join(_TYPES)}", profile["type"])
     annotations = pod.metadata.get("annotations")
     if type(annotations) is not dict:
@@ -47,5 +48,5 @@ def check(pod: PodView) -> Iterator[Problem]:
         if type(key) is str and key.startswith(_ANNOTATION) and value != "runtime/default" \
                 and not (type(value) is str and value.startswith("localhost/")):
             yield pod.problem(ID, (pod.metadata_trail, "annotations"), key,
-                              f"AppArmor profile {value!r} is not allowed; allowed: "
+                              f"AppArmor profile {short_repr(value)} is not allowed; allowed: "
                               f"runtime/default, localhost/<profile>", value)

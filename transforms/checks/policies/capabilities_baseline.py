@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies._pod import PodView
 from transforms.checks.problems import Problem, Trail
 
@@ -43,5 +44,5 @@ def check(pod: PodView) -> Iterator[Problem]:
     for trail, index, capability in added(pod):
         if capability not in ALLOWED:
             yield pod.problem(ID, trail, index,
-                              f"adding capability {capability!r} is not allowed; a container may "
+                              f"adding capability {short_repr(capability)} is not allowed; a container may "
                               f"add only: {', '.join(sorted(ALLOWED))}", capability)

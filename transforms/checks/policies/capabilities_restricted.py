@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies import capabilities_baseline
 from transforms.checks.policies._pod import PodView
 from transforms.checks.problems import Problem
@@ -43,6 +44,6 @@ def check(pod: PodView) -> Iterator[Problem]:
                               f"{'it unset' if drop is None else repr(drop)}", drop)
     for trail, index, capability in capabilities_baseline.added(pod):
         if capability != "NET_BIND_SERVICE":
-            yield pod.problem(ID, trail, index, f"adding capability {capability!r} is not "
+            yield pod.problem(ID, trail, index, f"adding capability {short_repr(capability)} is not "
                               f"allowed; a container may add only NET_BIND_SERVICE", capability)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies._pod import PodView
 from transforms.checks.problems import Problem
 
@@ -30,5 +31,5 @@ def check(pod: PodView) -> Iterator[Problem]:
         for index, port in enumerate(ports):
             if type(port) is dict and port.get("hostPort") not in (None, 0):
                 yield pod.problem(ID, ((trail, "ports"), index), "hostPort",
-                                  f"host ports are not allowed, found {port['hostPort']!r}",
+                                  f"host ports are not allowed, found {short_repr(port['hostPort'])}",
                                   port["hostPort"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies._pod import PodView
 from transforms.checks.problems import Problem
 
@@ -41,4 +42,4 @@ def check(pod: PodView) -> Iterator[Problem]:
                 if type(found) is dict and found.get("host") not in (None, ""):
                     yield pod.problem(ID, (handler_trail, action), "host",
                                       f"probes and lifecycle hooks may not name a host, "
-                                      f"found {found['host']!r}", found["host"])
+                                      f"found {short_repr(found['host'])}", found["host"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies._pod import PodView
 from transforms.checks.problems import Problem
 
@@ -33,7 +34,7 @@ def unmasked(pod: PodView, rule_id: str) -> Iterator[Problem]:
         security = container.get("securityContext")
         if type(security) is dict and security.get("procMount") not in (None, "Default"):
             yield pod.problem(rule_id, (trail, "securityContext"), "procMount",
-                              f"procMount {security['procMount']!r} is not allowed; allowed: "
+                              f"procMount {short_repr(security['procMount'])} is not allowed; allowed: "
                               f"Default", security["procMount"])
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies._pod import PodView
 from transforms.checks.problems import Problem
 
@@ -31,7 +32,7 @@ def check(pod: PodView) -> Iterator[Problem]:
     at_pod = pod.pod_security.get("runAsNonRoot")
     if at_pod is not None and at_pod is not True:
         yield pod.problem(ID, pod.pod_security_trail, "runAsNonRoot",
-                          f"runAsNonRoot must be true, found {at_pod!r}", at_pod)
+                          f"runAsNonRoot must be true, found {short_repr(at_pod)}", at_pod)
     for trail, _, container in pod.containers:
         security = container.get("securityContext")
         found = security.get("runAsNonRoot") if type(security) is dict else None
@@ -42,4 +43,4 @@ def check(pod: PodView) -> Iterator[Problem]:
                                   "securityContext, found it unset in both", None)
         elif found is not True:
             yield pod.problem(ID, (trail, "securityContext"), "runAsNonRoot",
-                              f"runAsNonRoot must be true, found {found!r}", found)
+                              f"runAsNonRoot must be true, found {short_repr(found)}", found)

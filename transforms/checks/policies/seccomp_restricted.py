@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.policies import seccomp_baseline
 from transforms.checks.policies._pod import PodView
 from transforms.checks.problems import Problem
@@ -44,7 +45,7 @@ def check(pod: PodView) -> Iterator[Problem]:
     at_pod = _type(pod.pod_security)
     if at_pod is not None and at_pod not in _TYPES:
         yield pod.problem(ID, (pod.pod_security_trail, "seccompProfile"), "type",
-                          f"seccomp profile {at_pod!r} is not allowed; allowed: "
+                          f"seccomp profile {short_repr(at_pod)} is not allowed; allowed: "
                           f"{', '.join(_TYPES)}", at_pod)
     for trail, _, container in pod.containers:
         found = _type(container.get("securityContext"))
@@ -55,5 +56,5 @@ def check(pod: PodView) -> Iterator[Problem]:
                                   "a seccomp profile (RuntimeDefault or Localhost) must be set "
                                   "here or in the pod's securityContext, found none", None)
         elif found not in _TYPES:
-            yield pod.problem(ID, where, "type", f"seccomp profile {found!r} is not allowed; "
+            yield pod.problem(ID, where, "type", f"seccomp profile {short_repr(found)} is not allowed; "
                               f"allowed: {', '.join(_TYPES)}", found)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies._pod import PodView, security_settings
 from transforms.checks.problems import Problem
 
@@ -35,7 +36,7 @@ def check(pod: PodView) -> Iterator[Problem]:
         found = options.get("type")
         if found is not None and found not in TYPES:
             yield pod.problem(ID, where, "type",
-                              f"SELinux type {found!r} is not allowed; allowed: "
+                              f"SELinux type {short_repr(found)} is not allowed; allowed: "
                               f"{', '.join(t for t in TYPES if t)}", found)
         for field in ("user", "role"):
             if options.get(field) not in (None, ""):

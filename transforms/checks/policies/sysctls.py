@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies._pod import PodView
 from transforms.checks.problems import Problem
 
@@ -40,5 +41,5 @@ def check(pod: PodView) -> Iterator[Problem]:
     for index, sysctl in enumerate(found):
         if type(sysctl) is dict and sysctl.get("name") is not None and sysctl["name"] not in SAFE:
             yield pod.problem(ID, ((pod.pod_security_trail, "sysctls"), index), "name",
-                              f"sysctl {sysctl['name']!r} is not allowed; only the safe sysctls "
+                              f"sysctl {short_repr(sysctl['name'])} is not allowed; only the safe sysctls "
                               f"are", sysctl["name"])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from combinators.limits import short_repr
 from transforms.checks.policies._pod import PodView
 from transforms.checks.problems import Problem
 
@@ -46,5 +47,5 @@ def check(pod: PodView) -> Iterator[Problem]:
                               f"a volume must set one of: {allowed}", None)
         for source in sources:
             yield pod.problem(ID, where, source,
-                              f"volume type {source!r} is not allowed; allowed: {allowed}",
+                              f"volume type {short_repr(source)} is not allowed; allowed: {allowed}",
                               volume[source])

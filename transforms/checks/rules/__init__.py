@@ -24,6 +24,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from combinators.errors import ArgumentError
+from combinators.limits import short_repr
 from transforms.checks.rules import (
     container_images,
     container_names,
@@ -67,5 +68,5 @@ def rule(rule_id: str) -> ModuleType:
     for module in RULES:
         if rule_id == module.ID:
             return module
-    raise ArgumentError(f"no rule {rule_id!r}; rules are: {', '.join(m.ID for m in RULES)}",
+    raise ArgumentError(f"no rule {short_repr(rule_id)}; rules are: {', '.join(m.ID for m in RULES)}",
                         argument="rule_id", factory="rule", value=rule_id)

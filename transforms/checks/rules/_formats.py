@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from combinators.limits import short_repr
+
 __all__ = ("dns_label", "dns_subdomain", "qualified_name", "label_value", "port_name",
            "env_name")
 
@@ -90,6 +92,8 @@ def qualified_name(text: str) -> str | None:
     >>> qualified_name("a/b/c")
     "must be a name with an optional DNS subdomain prefix and '/' (such as 'example.com/MyName'), with one '/' at most"
     """
+    if type(text) is not str:  # a key YAML read as a boolean or a number: the schema's to report
+        raise TypeError(f"a qualified name is a string, got {type(text).__name__}")
     prefix, slash, name = text.partition("/")
     if not slash:
         prefix, name = "", text
@@ -172,7 +176,7 @@ def env_name(text: str, relaxed: bool = True) -> str | None:
         "must consist of letters, digits, '_', '-' or '.', and not start with a digit (such "
         "as 'my.env-name' or 'MY_ENV.NAME')"]
     if text in (".", ".."):
-        wrong.append(f"must not be {text!r}")
+        wrong.append(f"must not be {short_repr(text)}")
     elif text.startswith(".."):
         wrong.append("must not start with '..'")
     return "; ".join(wrong) or None

@@ -14,6 +14,7 @@ initContainers and ephemeralContainers.
 
 from __future__ import annotations
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._formats import dns_label
 from transforms.checks.rules._spec import Spec
@@ -32,9 +33,9 @@ def check(pod: Spec, out: list[Raw]) -> None:
         name = container.get("name")
         if type(name) is str:
             if (wrong := dns_label(name)) is not None:
-                out.append((here, "name", f"container name {name!r} {wrong}", name, "error"))
+                out.append((here, "name", f"container name {short_repr(name)} {wrong}", name, "error"))
             if name in seen:
-                out.append((here, "name", f"duplicate container name {name!r} "
+                out.append((here, "name", f"duplicate container name {short_repr(name)} "
                             f"(also in {seen[name]})", name, "error"))
             else:
                 seen[name] = list_name

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._formats import port_name
 from transforms.checks.rules._spec import Spec
@@ -71,10 +72,10 @@ def check(pod: Spec, out: list[Raw]) -> None:
             name = port.get("name")
             if name and type(name) is str:  # an empty name is no name
                 if (wrong := port_name(name)) is not None:
-                    out.append(((ports_trail, index), "name", f"port name {name!r} {wrong}",
+                    out.append(((ports_trail, index), "name", f"port name {short_repr(name)} {wrong}",
                                 name, "error"))
                 elif name in names:
-                    out.append(((ports_trail, index), "name", f"port name {name!r} is already "
+                    out.append(((ports_trail, index), "name", f"port name {short_repr(name)} is already "
                                 f"the name of ports[{names[name]}] of this container", name,
                                 "error"))
                 else:

@@ -18,6 +18,7 @@ import ipaddress
 import re
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._formats import dns_subdomain
 from transforms.checks.rules._spec import Spec
@@ -54,7 +55,7 @@ def check(pod: Spec, out: list[Raw]) -> None:
                         f"{len(nameservers)}", nameservers, "error"))
         for index, server in enumerate(nameservers):
             if type(server) is str and not _ip(server):
-                out.append(((trail, "nameservers"), index, f"nameserver {server!r} must be an "
+                out.append(((trail, "nameservers"), index, f"nameserver {short_repr(server)} must be an "
                             f"IP address (such as 10.0.0.10 or 2001:db8::10)", server, "error"))
     searches = config.get("searches")
     if type(searches) is list:
@@ -79,7 +80,7 @@ def _searches(searches: list[Any], trail: Any, relaxed: bool, out: list[Raw]) ->
         if type(search) is not str or (relaxed and search == "."):
             continue
         if (wrong := dns_subdomain(search.removesuffix("."), relaxed)) is not None:
-            out.append(((trail, "searches"), index, f"search domain {search!r} {wrong}", search,
+            out.append(((trail, "searches"), index, f"search domain {short_repr(search)} {wrong}", search,
                         "error"))
 
 

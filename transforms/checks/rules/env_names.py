@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._formats import env_name
 from transforms.checks.rules._spec import Spec
@@ -52,9 +53,9 @@ def check(pod: Spec, out: list[Raw]) -> None:
             if type(var) is dict and type(name := var.get("name")) is str:
                 if name in seen:
                     out.append((((here, "env"), index), "name",
-                                f"env {name!r} is set more than once; the last one wins",
+                                f"env {short_repr(name)} is set more than once; the last one wins",
                                 name, "warning"))
                 elif (wrong := env_name(name, relaxed)) is not None:
-                    out.append((((here, "env"), index), "name", f"env name {name!r} {wrong}",
+                    out.append((((here, "env"), index), "name", f"env name {short_repr(name)} {wrong}",
                                 name, "error"))
                 seen.add(name)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw, Trail
 from transforms.checks.rules._formats import env_name
 from transforms.checks.rules._spec import Spec
@@ -63,7 +64,7 @@ def _value_from(var: dict[str, Any], name: Any, at: Trail, version: str,
     source = var["valueFrom"]
     if type(source) is not dict:
         return  # null: no valueFrom; anything else is the schema check's
-    what = f"env {name!r}" if type(name) is str else "an env var"
+    what = f"env {short_repr(name)}" if type(name) is str else "an env var"
     found = [key for key in _fields(version, "env")
              if source.get(key) is not None]
     value = var.get("value")
@@ -86,7 +87,7 @@ def _env_from(env_from: list[Any], trail: Trail, relaxed: bool, version: str,
         at = (trail, index)
         prefix = source.get("prefix")
         if type(prefix) is str and prefix and (wrong := env_name(prefix, relaxed)) is not None:
-            out.append((at, "prefix", f"envFrom prefix {prefix!r} {wrong}", prefix, "error"))
+            out.append((at, "prefix", f"envFrom prefix {short_repr(prefix)} {wrong}", prefix, "error"))
         found = [key for key in _fields(version, "envFrom") if source.get(key) is not None]
         if not found:
             out.append((trail, index, f"an envFrom entry names no source; it needs one of: "

@@ -10,6 +10,7 @@ characters; a hostname with dots is refused.
 
 from __future__ import annotations
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._formats import dns_label
 from transforms.checks.rules._spec import Spec
@@ -25,4 +26,4 @@ def check(pod: Spec, out: list[Raw]) -> None:
     for field in ("hostname", "subdomain"):
         value = pod.spec.get(field)
         if type(value) is str and value and (wrong := dns_label(value)) is not None:
-            out.append((pod.trail, field, f"{field} {value!r} {wrong}", value, "error"))
+            out.append((pod.trail, field, f"{field} {short_repr(value)} {wrong}", value, "error"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw, Trail
 from transforms.checks.rules._formats import label_value, qualified_name
 from transforms.checks.rules._spec import Spec
@@ -52,9 +53,9 @@ def _labels(labels: dict[Any, Any], trail: Trail, what: str, out: list[Raw]) -> 
         pass
     for key, value in labels.items():
         if type(key) is str and (wrong := qualified_name(key)) is not None:
-            out.append((trail, key, f"{what} key {key!r} {wrong}", key, "error"))
+            out.append((trail, key, f"{what} key {short_repr(key)} {wrong}", key, "error"))
         if type(value) is str and (wrong := label_value(value)) is not None:
-            out.append((trail, key, f"{what} value {value!r} {wrong}", value, "error"))
+            out.append((trail, key, f"{what} value {short_repr(value)} {wrong}", value, "error"))
 
 
 def _annotations(annotations: dict[Any, Any], trail: Trail, out: list[Raw]) -> None:
@@ -70,7 +71,7 @@ def _annotations(annotations: dict[Any, Any], trail: Trail, out: list[Raw]) -> N
         if type(key) is str:
             # the API server reads annotation keys in lower case
             if (wrong := qualified_name(key.lower())) is not None:
-                out.append((trail, key, f"annotation key {key!r} {wrong}", key, "error"))
+                out.append((trail, key, f"annotation key {short_repr(key)} {wrong}", key, "error"))
             size += _bytes(key)
         if type(value) is str:
             size += _bytes(value)

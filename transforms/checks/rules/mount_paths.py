@@ -22,6 +22,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw, Trail
 from transforms.checks.rules._spec import Spec
 
@@ -67,7 +68,7 @@ def _mounts(mounts: list[Any], trail: Trail, container: dict[str, Any],
         elif path in mount_paths:
             first = mount_paths[path]
             out.append(((trail, index), "mountPath",
-                        f"mountPath {path!r} is already where volumeMounts[{first}]"
+                        f"mountPath {short_repr(path)} is already where volumeMounts[{first}]"
                         f"{_volume_of(mounts[first])} is mounted; a container mounts one "
                         f"volume at a path", path, "error"))
         else:
@@ -82,7 +83,7 @@ def _mounts(mounts: list[Any], trail: Trail, container: dict[str, Any],
 
 def _volume_of(mount: Any) -> str:
     name = mount.get("name") if type(mount) is dict else None
-    return f" (volume {name!r})" if type(name) is str else ""
+    return f" (volume {short_repr(name)})" if type(name) is str else ""
 
 
 def _unusual(mount: dict[str, Any], at: Trail, container: dict[str, Any],
@@ -91,10 +92,10 @@ def _unusual(mount: dict[str, Any], at: Trail, container: dict[str, Any],
     sub_path, expression = mount.get("subPath"), mount.get("subPathExpr")
     for key, value in (("subPath", sub_path), ("subPathExpr", expression)):
         if type(value) is str and value and (wrong := _descending(value)) is not None:
-            out.append((at, key, f"{key} {value!r} {wrong}", value, "error"))
+            out.append((at, key, f"{key} {short_repr(value)} {wrong}", value, "error"))
     if type(sub_path) is str and sub_path and type(expression) is str and expression:
         out.append((at, "subPathExpr", f"subPathExpr and subPath are mutually exclusive; "
-                    f"subPath is {sub_path!r}", expression, "error"))
+                    f"subPath is {short_repr(sub_path)}", expression, "error"))
     propagation = mount.get("mountPropagation")
     if propagation == "Bidirectional":
         security = container.get("securityContext")
@@ -137,13 +138,13 @@ def _devices(pod: Spec, devices: list[Any], devices_trail: Trail, mounts: Any,
         name, path = device.get("name"), device.get("devicePath")
         if type(name) is str:
             if name in names:
-                out.append((at, "name", f"volume {name!r} is a device twice in this container",
+                out.append((at, "name", f"volume {short_repr(name)} is a device twice in this container",
                             name, "error"))
             if name in mount_names:
-                out.append((at, "name", f"volume {name!r} is also mounted by volumeMounts; a "
+                out.append((at, "name", f"volume {short_repr(name)} is also mounted by volumeMounts; a "
                             f"volume is a mount or a device", name, "error"))
             if name in pod.volume_names and name not in claims:
-                out.append((at, "name", f"volume {name!r} is no persistentVolumeClaim nor "
+                out.append((at, "name", f"volume {short_repr(name)} is no persistentVolumeClaim nor "
                             f"ephemeral volume; only those can be block devices", name,
                             "error"))
             names.add(name)
@@ -152,13 +153,13 @@ def _devices(pod: Spec, devices: list[Any], devices_trail: Trail, mounts: Any,
                 out.append((at, "devicePath", "a volumeDevice needs a devicePath; found ''",
                             path, "error"))
             elif path in paths:
-                out.append((at, "devicePath", f"devicePath {path!r} is used twice in this "
+                out.append((at, "devicePath", f"devicePath {short_repr(path)} is used twice in this "
                             f"container", path, "error"))
             elif ".." in path.split("/"):
-                out.append((at, "devicePath", f"devicePath {path!r} must not contain '..'",
+                out.append((at, "devicePath", f"devicePath {short_repr(path)} must not contain '..'",
                             path, "error"))
             if path in mount_paths:
-                out.append((at, "devicePath", f"devicePath {path!r} is also where "
+                out.append((at, "devicePath", f"devicePath {short_repr(path)} is also where "
                             f"volumeMounts[{mount_paths[path]}] is mounted", path, "error"))
             paths.add(path)
 

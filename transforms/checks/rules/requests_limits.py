@@ -29,6 +29,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw, Trail
 from transforms.checks.rules._spec import Spec
 from transforms.kube.quantity import QuantityRangeError, quantity_value
@@ -72,7 +73,8 @@ def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> No
         if limit_text is _NONE:
             if fixed:
                 out.append(((here, "requests"), resource,
-                            f"request {request} for {resource} needs a limit, equal to it ({fixed} "
+                            f"request {_shown(request)} for {_shown(resource)} needs a limit, "
+                            f"equal to it ({fixed} "
                             f"cannot be overcommitted)", request, "error"))
             continue
         try:
@@ -83,11 +85,12 @@ def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> No
             continue
         if fixed and order != 0:
             out.append(((here, "requests"), resource,
-                        f"request {request} for {resource} must equal its limit {limit_text} "
-                        f"({fixed} cannot be overcommitted)", request, "error"))
+                        f"request {_shown(request)} for {_shown(resource)} must equal its "
+                        f"limit {_shown(limit_text)} ({fixed} cannot be overcommitted)", request, "error"))
         elif order > 0:
             out.append(((here, "requests"), resource,
-                        f"request {request} for {resource} exceeds its limit {limit_text}",
+                        f"request {_shown(request)} for {_shown(resource)} exceeds its limit "
+                        f"{_shown(limit_text)}",
                         request, "error"))
 
 
@@ -134,6 +137,13 @@ def _whole(resource: Any, value: Any, here: Trail, out: list[Raw]) -> bool:
         return False
     if amount is None or amount.denominator == 1:
         return False
-    out.append((here, resource, f"{value} of {resource} is not a whole number (an extended "
+    out.append((here, resource, f"{_shown(value)} of {_shown(resource)} is not a whole number "
+                f"(an extended "
                 f"resource is counted in units)", value, "error"))
     return True
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a message writes it: a quantity's text as it is, a number's digits,
+    short either way (an int past 4,300 digits cannot even be written)."""
+    return short_repr(value, quoted=type(value) is not str)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw, Trail
 from transforms.checks.rules._formats import qualified_name
 from transforms.checks.rules._spec import Spec
@@ -82,14 +83,14 @@ def _negative(amount: Any) -> bool:
 def _name(resource: str) -> str | None:
     """What keeps ``resource`` from naming a resource of a container (``None``: nothing)."""
     if "/" not in resource:
-        return (f"{resource!r} is no standard resource of a container (cpu, memory, "
+        return (f"{short_repr(resource)} is no standard resource of a container (cpu, memory, "
                 f"ephemeral-storage, hugepages-<size>); other resources have a domain, such as "
                 f"nvidia.com/gpu")
     if (wrong := qualified_name(resource)) is not None:
-        return f"resource name {resource!r} {wrong}"
+        return f"resource name {short_repr(resource)} {wrong}"
     if "kubernetes.io/" not in resource and (
             resource.startswith("requests.")
             or qualified_name(f"requests.{resource}") is not None):
-        return (f"resource name {resource!r} is no extended resource name (a domain outside "
+        return (f"resource name {short_repr(resource)} is no extended resource name (a domain outside "
                 f"kubernetes.io, not starting with 'requests.')")
     return None

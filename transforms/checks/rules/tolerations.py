@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._formats import label_value, qualified_name
 from transforms.checks.rules._spec import Spec
@@ -58,17 +59,17 @@ def _look(toleration: dict[str, Any]) -> tuple[tuple[str, str, Any], ...]:
         return ()  # the schema check's to report
     if key:
         if (wrong := qualified_name(key)) is not None:
-            found.append(("key", f"toleration key {key!r} {wrong}", key))
+            found.append(("key", f"toleration key {short_repr(key)} {wrong}", key))
     elif operator != "Exists":
         found.append(("operator", f"operator must be Exists when key is empty (a toleration of "
-                      f"every taint); found {operator or 'Equal'!r}", operator))
+                      f"every taint); found {short_repr(operator or 'Equal')}", operator))
     value = toleration.get("value")
     if value and type(value) is str:  # an empty value goes with either operator
         if operator in (None, "", "Equal") and (wrong := label_value(value)) is not None:
-            found.append(("value", f"toleration value {value!r} {wrong}", value))
+            found.append(("value", f"toleration value {short_repr(value)} {wrong}", value))
         elif operator == "Exists":
             found.append(("value", f"value must be empty when operator is Exists; found "
-                          f"{value!r}", value))
+                          f"{short_repr(value)}", value))
     if toleration.get("tolerationSeconds") is not None:
         effect = toleration.get("effect")
         if effect != "NoExecute":

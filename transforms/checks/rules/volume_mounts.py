@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from combinators.limits import short_names, short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._spec import Spec
 
@@ -46,7 +47,7 @@ def check(pod: Spec, out: list[Raw]) -> None:
                 if type(volume) is not str:
                     continue
                 if volume not in known:
-                    present = ", ".join(pod.volume_names) or "(none)"
+                    present = short_names(pod.volume_names) or "(none)"
                     out.append((((here, mounts_field), index), "name",
-                                f"no volume named {volume!r}; volumes are: {present}",
+                                f"no volume named {short_repr(volume)}; volumes are: {present}",
                                 volume, "error"))

@@ -9,6 +9,7 @@ lower-case letters, digits and '-', at most 63 characters), and no two volumes s
 
 from __future__ import annotations
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._formats import dns_label
 from transforms.checks.rules._spec import Spec
@@ -32,9 +33,9 @@ def check(pod: Spec, out: list[Raw]) -> None:
     for index, volume in enumerate(volumes):
         if type(volume) is dict and type(name := volume.get("name")) is str:
             if name in seen:
-                out.append(((volumes_trail, index), "name", f"duplicate volume name {name!r}",
+                out.append(((volumes_trail, index), "name", f"duplicate volume name {short_repr(name)}",
                             name, "error"))
             elif (wrong := dns_label(name)) is not None:
-                out.append(((volumes_trail, index), "name", f"volume name {name!r} {wrong}",
+                out.append(((volumes_trail, index), "name", f"volume name {short_repr(name)} {wrong}",
                             name, "error"))
             seen.add(name)

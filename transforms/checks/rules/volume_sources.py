@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from combinators.limits import short_repr
 from transforms.checks.problems import Raw
 from transforms.checks.rules._spec import Spec
 from transforms.kube.schema import schema_for
@@ -40,7 +41,7 @@ def check(pod: Spec, out: list[Raw]) -> None:
         found = [key for key, value in volume.items() if key in sources and value is not None]
         if len(found) > 1:
             name = volume.get("name")
-            what = f"volume {name!r}" if type(name) is str else "a volume"
+            what = f"volume {short_repr(name)}" if type(name) is str else "a volume"
             out.append((((pod.trail, "volumes"), index), found[1],
                         f"{what} has more than one source: {' and '.join(found)}; a volume "
                         f"takes one", found, "error"))
