@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from combinators import Transform, append_at, chain, upsert
+from combinators.limits import short_repr
 from recipes._check import (
     bad_type,
     bad_value,
@@ -94,7 +95,7 @@ def gpu(type: str, count: int | None = None, provider: str = "gke", label: str |
     else:
         if label is not None:
             bad_value("label", label, f"label= only goes with provider='custom'; provider "
-                      f"{provider!r} uses {GPU_LABELS[provider]!r}, got label={label!r}")
+                      f"{short_repr(provider)} uses {short_repr(GPU_LABELS[provider])}, got label={short_repr(label)}")
         values = lookup_gpu(check_text("type", type), provider)
         if provider == "gfd":
             steer = require_expression(node_expression(GPU_LABELS[provider], values, "In"))
@@ -132,7 +133,7 @@ def mig(profile: str, count: int = 1, provider: str | None = None,
         bad_type("profile", profile, "a MIG profile such as '1g.5gb'")
     if not _MIG_PROFILE.match(profile):
         bad_value("profile", profile, f"profile must be a MIG profile such as '1g.5gb', "
-                  f"'3g.40gb' or '7g.80gb', got {profile!r}")
+                  f"'3g.40gb' or '7g.80gb', got {short_repr(profile)}")
     check_int("count", count, minimum=1)
     if provider is not None:
         check_choice("provider", provider, tuple(MIG_LABELS))
@@ -162,7 +163,7 @@ def tpu(type: str, topology: str, count: int, container: ContainerTarget = None)
         bad_type("topology", topology, "text such as '2x4' or '2x2x4'")
     if not _TOPOLOGY.match(topology):
         bad_value("topology", topology,
-                  f"topology must read like '2x4' or '2x2x4', got {topology!r}")
+                  f"topology must read like '2x4' or '2x2x4', got {short_repr(topology)}")
     check_int("count", count, minimum=1)
     return _steps(upsert("spec.nodeSelector", {"cloud.google.com/gke-tpu-accelerator": accelerator,
                                                "cloud.google.com/gke-tpu-topology": topology}),
@@ -191,5 +192,5 @@ def rdma(resource: str = "rdma/hca", count: int = 1, container: ContainerTarget 
     check_qualified_name("resource", resource)
     if "/" not in resource:
         bad_value("resource", resource, f"resource must be a device plugin resource with a "
-                  f"domain, such as 'rdma/hca' or 'rdma/rdma_shared_device_a', got {resource!r}")
+                  f"domain, such as 'rdma/hca' or 'rdma/rdma_shared_device_a', got {short_repr(resource)}")
     return request_devices(resource, check_int("count", count, minimum=1), container)

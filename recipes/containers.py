@@ -24,6 +24,7 @@ from combinators import (
     upsert,
     when,
 )
+from combinators.limits import short_repr
 from recipes._check import (
     bad_type,
     bad_value,
@@ -155,7 +156,7 @@ def resource_map(argument: str, amounts: Mapping[str, Any] | None) -> dict[str, 
     checked: dict[str, str] = {}
     for name, amount in merge_kwargs(argument, amounts, {}).items():
         check_qualified_name(f"{argument} resource name", name)
-        checked[name] = check_quantity(f"{argument}[{name!r}]", amount)
+        checked[name] = check_quantity(f"{argument}[{short_repr(name)}]", amount)
     return checked
 
 
@@ -170,7 +171,7 @@ def set_resources(requests: Mapping[str, str], limits: Mapping[str, str]) -> Tra
 
 
 def _per_resource(name: str) -> str:
-    return f"requests={{{name!r}: ...}} or limits={{{name!r}: ...}}"
+    return f"requests={{{short_repr(name)}: ...}} or limits={{{short_repr(name)}: ...}}"
 
 
 @recipe(synonyms={"cpu": _per_resource("cpu"), "memory": _per_resource("memory"),
@@ -197,8 +198,8 @@ def resources(requests: Mapping[str, Any] | None = None, limits: Mapping[str, An
     for name, amount in wanted_requests.items():
         limit = wanted_limits.get(name)
         if limit is not None and parse_quantity(amount) > parse_quantity(limit):
-            bad_value(f"requests[{name!r}]", amount, f"requests[{name!r}] = {amount!r} is above "
-                      f"limits[{name!r}] = {limit!r}")
+            bad_value(f"requests[{short_repr(name)}]", amount, f"requests[{short_repr(name)}] = {short_repr(amount)} is above "
+                      f"limits[{short_repr(name)}] = {short_repr(limit)}")
     return on_container(container, set_resources(wanted_requests, wanted_limits))
 
 
@@ -283,10 +284,10 @@ def add_capabilities(capabilities: Sequence[str] | str,
         check_text("capabilities", capability)
         if capability.upper().startswith("CAP_"):
             bad_value("capabilities", capability, f"capabilities: write "
-                      f"{capability[4:].upper()!r} without the CAP_ prefix, got {capability!r}")
+                      f"{short_repr(capability[4:].upper())} without the CAP_ prefix, got {short_repr(capability)}")
         if not capability.replace("_", "").isalnum() or capability.upper() != capability:
             bad_value("capabilities", capability, f"capabilities must be upper-case names "
-                      f"such as 'IPC_LOCK', got {capability!r}")
+                      f"such as 'IPC_LOCK', got {short_repr(capability)}")
     return on_container(container, append_at("securityContext.capabilities.add", *listed,
                                               unique=True))
 

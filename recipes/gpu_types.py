@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from combinators.errors import close_matches
+from combinators.limits import short_repr
 from recipes._check import bad_value
 
 __all__ = ("GPU_LABELS", "GPU_TYPES", "GPU_ALIASES", "TPU_TYPES", "lookup_gpu", "lookup_tpu",
@@ -101,7 +102,7 @@ def lookup_gpu(type: str, provider: str) -> _T:
         if type in values:
             return (type,)
     known = ", ".join(name for name, row in GPU_TYPES.items() if provider in row)
-    bad_value("type", type, f"type {type!r} is not a GPU {provider} offers{_hint(type, provider)}; "
+    bad_value("type", type, f"type {short_repr(type)} is not a GPU {provider} offers{_hint(type, provider)}; "
               f"known {provider} types: {known} (or their label values, or provider='custom' "
               f"with label=)")
 
@@ -117,7 +118,7 @@ def lookup_tpu(type: str) -> str:
     if type in TPU_TYPES.values():
         return type
     bad_value("type", type, f"type must be a TPU type: one of {', '.join(TPU_TYPES)} or its "
-              f"GKE label value ({', '.join(TPU_TYPES.values())}), got {type!r}")
+              f"GKE label value ({', '.join(TPU_TYPES.values())}), got {short_repr(type)}")
 
 
 def _names(provider: str) -> dict[str, str]:
@@ -154,10 +155,10 @@ def _hint(type: str, provider: str) -> str:
     lowered = type.lower()
     names = _names(provider)
     if lowered in names:
-        return f" (did you mean {names[lowered]!r}?)"
+        return f" (did you mean {short_repr(names[lowered])}?)"
     offering = _offering(lowered)
     if offering:
         return f" (offered by: {', '.join(offering)})"
     close = [name for name in names if name.startswith(lowered)][:1] or close_matches(
         lowered, list(names), n=1)
-    return f" (did you mean {names[close[0]]!r}?)" if close else ""
+    return f" (did you mean {short_repr(names[close[0]])}?)" if close else ""

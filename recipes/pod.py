@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from combinators import Key, Path, Transform, append_at, chain, replace_at, upsert
+from combinators.limits import short_repr
 from recipes._check import (
     bad_value,
     check_bool,
@@ -46,7 +47,7 @@ def add_labels(labels: Mapping[str, Any] | None = None, /, **more: Any) -> Trans
     checked = {}
     for key, value in merged.items():
         check_qualified_name("label key", key)
-        checked[key] = check_label_value(f"label {key!r}", scalar_text(f"label {key!r}", value))
+        checked[key] = check_label_value(f"label {short_repr(key)}", scalar_text(f"label {short_repr(key)}", value))
     return upsert("metadata.labels", checked)
 
 
@@ -63,7 +64,7 @@ def add_annotations(annotations: Mapping[str, Any] | None = None, /, **more: Any
     checked = {}
     for key, value in merged.items():
         check_qualified_name("annotation key", key)
-        checked[key] = scalar_text(f"annotation {key!r}", value)
+        checked[key] = scalar_text(f"annotation {short_repr(key)}", value)
     return upsert("metadata.annotations", checked)
 
 

@@ -23,6 +23,7 @@ from combinators import (
     upsert,
     when,
 )
+from combinators.limits import short_repr
 from recipes._check import (
     bad_type,
     bad_value,
@@ -74,7 +75,7 @@ def node_selector(labels: Mapping[str, str] | None = None, /, **more: str) -> Tr
         bad_value("labels", merged, "labels: needs at least one label")
     for key, value in merged.items():
         check_qualified_name("label key", key)
-        check_label_value(f"label {key!r}", value)
+        check_label_value(f"label {short_repr(key)}", value)
     return upsert("spec.nodeSelector", merged)
 
 
@@ -93,7 +94,7 @@ def toleration_value(key: str, operator: str | None = None, value: str | None = 
     if value is not None:
         if operator == "Exists":
             bad_value("value", value,
-                      f"value must be left out with operator 'Exists', got {value!r}")
+                      f"value must be left out with operator 'Exists', got {short_repr(value)}")
         toleration["value"] = check_label_value("value", value)
     if effect is not None:
         toleration["effect"] = check_choice("effect", effect, TAINT_EFFECTS)
@@ -101,7 +102,7 @@ def toleration_value(key: str, operator: str | None = None, value: str | None = 
         check_int("seconds", seconds)
         if effect != "NoExecute":
             bad_value("seconds", seconds, f"seconds only applies with effect 'NoExecute', "
-                      f"got effect={effect!r}")
+                      f"got effect={short_repr(effect)}")
         toleration["tolerationSeconds"] = seconds
     return toleration
 
@@ -147,14 +148,14 @@ def node_expression(key: str, values: Sequence[str] | str, operator: str) -> dic
     if operator in ("Exists", "DoesNotExist"):
         if listed:
             bad_value("values", values,
-                      f"values must be empty with operator {operator!r}, got {listed!r}")
+                      f"values must be empty with operator {short_repr(operator)}, got {short_repr(listed)}")
         return {"key": key, "operator": operator}
     if operator in ("Gt", "Lt") and (len(listed) != 1 or not listed[0].lstrip("-").isdigit()):
         bad_value("values", values,
-                  f"operator {operator!r} needs exactly one integer value in values, "
-                  f"got {listed!r}")
+                  f"operator {short_repr(operator)} needs exactly one integer value in values, "
+                  f"got {short_repr(listed)}")
     if not listed:
-        bad_value("values", values, f"operator {operator!r} needs at least one value in values")
+        bad_value("values", values, f"operator {short_repr(operator)} needs at least one value in values")
     return {"key": key, "operator": operator, "values": listed}
 
 
@@ -225,7 +226,7 @@ def _pod_selector(match_labels: Mapping[str, str] | None, group_label: str | Non
         return ({"labelSelector": {"matchExpressions": [{"key": label, "operator": "Exists"}]},
                  "matchLabelKeys": [label]}, label)
     if group_label is not None:
-        bad_value("group_label", group_label, f"group_label={group_label!r} and match_labels= "
+        bad_value("group_label", group_label, f"group_label={short_repr(group_label)} and match_labels= "
                   f"select the pods two ways: give one of them")
     labels = merge_kwargs("match_labels", match_labels, {})
     if not labels:
@@ -233,7 +234,7 @@ def _pod_selector(match_labels: Mapping[str, str] | None, group_label: str | Non
                   "(or be None for the pods of the same job)")
     for key, value in labels.items():
         check_qualified_name("match_labels key", key)
-        check_label_value(f"match_labels[{key!r}]", value)
+        check_label_value(f"match_labels[{short_repr(key)}]", value)
     return {"labelSelector": {"matchLabels": labels}}, None
 
 

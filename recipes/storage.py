@@ -32,6 +32,7 @@ import re
 from typing import Any
 
 from combinators import Key, Match, Path, Transform, chain, replace_at
+from combinators.limits import short_repr
 from recipes._check import (
     bad_value,
     check_bool,
@@ -80,7 +81,7 @@ def _mount_path(mount_path: Any) -> str:
     check_text("mount_path", mount_path)
     if not mount_path.startswith("/"):
         bad_value("mount_path", mount_path,
-                  f"mount_path must be an absolute path, got {mount_path!r}")
+                  f"mount_path must be an absolute path, got {short_repr(mount_path)}")
     return str(mount_path)
 
 
@@ -129,7 +130,7 @@ def _mount(name: str, mount_path: str, read_only: bool = False,
         check_text("sub_path", sub_path)
         if sub_path.startswith("/") or ".." in sub_path.split("/"):
             bad_value("sub_path", sub_path,
-                      f"sub_path must be a relative path without '..', got {sub_path!r}")
+                      f"sub_path must be a relative path without '..', got {short_repr(sub_path)}")
         mount["subPath"] = sub_path
     return mount
 
@@ -144,7 +145,7 @@ def _mode(default_mode: int | None) -> dict[str, Any]:
     check_int("default_mode", default_mode)
     if default_mode > 0o777:
         bad_value("default_mode", default_mode, f"default_mode must be a file mode between "
-                  f"0 and 0o777, got {default_mode!r}")
+                  f"0 and 0o777, got {short_repr(default_mode)}")
     return {"defaultMode": default_mode}
 
 
@@ -303,7 +304,7 @@ def mount_host_path(path: str, mount_path: str, volume: str | None = None, type:
     """
     check_text("path", path)
     if not path.startswith("/"):
-        bad_value("path", path, f"path must be an absolute path on the node, got {path!r}")
+        bad_value("path", path, f"path must be an absolute path on the node, got {short_repr(path)}")
     check_choice("type", type, HOST_PATH_TYPES)
     name = volume_name_for(path, prefix="host") if volume is None else check_dns_label(
         "volume", volume)

@@ -148,21 +148,8 @@ def test_short_repr_says_how_large_an_integer_is() -> None:
 ELSEWHERE: dict[str, str] = {
     # combinators
     # recipes
-    "yaml-recipe-huge-argument": "recipes/gpu_types.py:104 writes the type whole",
-    "gpu-type-huge": "recipes/gpu_types.py:104 writes the type whole",
-    "tpu-type-huge": "recipes/gpu_types.py:119 writes the type whole",
-    "mig-profile-huge": "recipes/accelerators.py:134 writes the profile whole",
-    "tpu-topology-huge": "recipes/accelerators.py:164 writes the topology whole",
-    "mount_pvc-mount_path-huge": "recipes/storage.py:82 writes the mount path whole",
-    "mount_secret-mount_path-huge": "recipes/storage.py:82 writes the mount path whole",
-    "mount_config_map-mount_path-huge": "recipes/storage.py:82 writes the mount path whole",
-    "mount_empty_dir-mount_path-huge": "recipes/storage.py:82 writes the mount path whole",
-    "mount_host_path-mount_path-huge": "recipes/storage.py:82 writes the mount path whole",
-    "mount_host_path-path-huge": "recipes/storage.py:306 writes the host path whole",
-    "add_capabilities-capabilities-huge": "recipes/containers.py:288 writes the capability whole",
     # validation rules
     # the command line
-    "apply-recipe-argument": "recipes/gpu_types.py:104 writes the type whole",
     "apply-long-selector-key": "transforms/cli/checks.py:277, :318, :322 write problem.path "
                                "whole (short_repr(..., quoted=False) bounds it), and "
                                "transforms/checks/rules/labels.py:55 writes the key whole",
