@@ -150,17 +150,9 @@ ELSEWHERE: dict[str, str] = {
     # recipes
     # validation rules
     # the command line
-    "apply-long-selector-key": "transforms/cli/checks.py:277, :318, :322 write problem.path "
-                               "whole (short_repr(..., quoted=False) bounds it), and "
-                               "transforms/checks/rules/labels.py:55 writes the key whole",
     "validate-policy": "transforms/cli/checks.py: --policy is a click.Choice, whose own "
                        "message quotes the value whole",
-    "recipes-name": "transforms/cli/recipes.py:80 writes the name whole",
-    "recipes-near-name": "transforms/cli/recipes.py:80 writes the name whole",
     "render-cfg": "transforms/torchx/options.py writes the run option's key whole",
-    "render-role-overlay": "transforms/cli/render.py:40 writes the ROLE=FILE value whole",
-    "render-component": "transforms/cli/render.py:118 passes TorchX's message, which quotes "
-                        "the component whole",
 }
 
 

@@ -154,6 +154,10 @@ def _same(problem: Any) -> tuple[str, ...]:
 
 
 def _joined(prefix: str, path: str) -> str:
+    from combinators.limits import short_repr
+
+    # a problem's path as printed: a key of 100,000 characters keeps its start and its end
+    path = short_repr(path, quoted=False)
     if not prefix:
         return path
     return f"{prefix}.{path}" if path and not path.startswith("[") else f"{prefix}{path}"

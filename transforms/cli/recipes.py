@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from combinators.limits import short_names, short_repr
 from transforms.cli.options import debug_option
 from transforms.cli.output import echo
 
@@ -78,8 +79,9 @@ def recipes_command(name: str | None) -> None:
     factory = catalog.get(name)
     if factory is None:
         close = difflib.get_close_matches(name, list(catalog), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise click.BadParameter(f"no recipe named {name!r}{hint} (podfold recipes lists them)",
+        hint = f"; did you mean {short_names(close)}?" if close else ""
+        raise click.BadParameter(f"no recipe named {short_repr(name)}{hint} (podfold recipes "
+                                 "lists them)",
                                  param_hint="'NAME'")
     echo(signature_of(name, factory))
     echo()

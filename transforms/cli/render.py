@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from combinators import TransformError
+from combinators.limits import short_line, short_repr
 from transforms.cli.options import debug_option, output_option
 from transforms.cli.output import echo
 
@@ -37,7 +38,7 @@ class RenderError(TransformError, ValueError):
 def _role_overlay(value: str) -> str:
     role, equals, uri = value.partition("=")
     if not (equals and role and uri):
-        raise click.BadParameter(f"expected ROLE=FILE (trainer=gpu.yaml), got {value!r}",
+        raise click.BadParameter(f"expected ROLE=FILE (trainer=gpu.yaml), got {short_repr(value)}",
                                  param_hint="'--overlay'")
     return f"{role}:{uri}"
 
@@ -115,10 +116,13 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
         try:
             found = get_component(component)
         except (ComponentNotFoundException, ComponentValidationException) as err:
-            raise click.BadParameter(str(err).strip(), param_hint="'COMPONENT'") from None
+            # TorchX's message quotes the component as given: written short, the rest kept
+            message = str(err).strip().replace(component, short_repr(component, quoted=False))
+            raise click.BadParameter(short_line(message), param_hint="'COMPONENT'") from None
         except Exception as err:  # the component's file fails to import: the user's code
-            raise click.BadParameter(f"{component} cannot be loaded: {type(err).__name__}: "
-                                     f"{err}", param_hint="'COMPONENT'") from None
+            raise click.BadParameter(f"{short_repr(component, quoted=False)} cannot be loaded: "
+                                     f"{type(err).__name__}: {short_line(str(err))}",
+                                     param_hint="'COMPONENT'") from None
         try:
             app = materialize_appdef(found.fn, list(component_args), None)
         except TransformError:  # an overlay the component itself builds: exit 1

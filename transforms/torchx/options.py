@@ -31,6 +31,7 @@ from typing import Any, Dict, List  # noqa: UP035 - torchx compares option types
 from torchx.specs import runopts
 
 from combinators import ArgumentError, Transform, TransformError, identity
+from combinators.limits import short_repr
 from transforms.checks.paths import PathPolicy
 from transforms.checks.policies import PROFILES
 from transforms.io.loading import loads_overlay, read_overlay_text
@@ -100,8 +101,8 @@ class CheckedRunopts(runopts):  # type: ignore[misc]
                 cfg[key] = [*cfg[key], *cast]  # a list option given twice takes both
             elif value != written[key]:
                 raise RunOptionError(
-                    f"run option {key} is given twice, as {_short(written[key])} and "
-                    f"{_short(value)}: give it once (only list options, such as overlays, "
+                    f"run option {_bare(key)} is given twice, as {short_repr(written[key])} and "
+                    f"{short_repr(value)}: give it once (only list options, such as overlays, "
                     f"take every value given)", key=key, value=value)
         return cfg
 
@@ -133,7 +134,8 @@ def _role_hint(key: str, value: Any, cfg: Mapping[str, Any]) -> str:
     splits into ``role_overlays`` and a key ``ps``."""
     if "role_overlays" not in cfg or not isinstance(value, str):
         return ""
-    return f"if {key} is a role, a role_overlays item is ROLE:URI: {key}:{value}"
+    return (f"if {_bare(key)} is a role, a role_overlays item is ROLE:URI: "
+            f"{_bare(key)}:{_bare(value)}")
 
 
 def _pairs(cfg_str: str) -> list[tuple[str, str]]:
@@ -166,9 +168,9 @@ def _unquoted(value: str) -> str:
     return "" if value in ('""', "''") else value
 
 
-def _short(value: str, limit: int = 60) -> str:
-    """``value`` quoted, cut to ``limit`` characters: a message stays one short line."""
-    return repr(value if len(value) <= limit else value[:limit] + "...")
+def _bare(text: str) -> str:
+    """``text`` as a message writes it unquoted (a run option's key), short."""
+    return short_repr(text, quoted=False)
 
 
 _TYPE_NAMES = {bool: "true or false", int: "an integer", float: "a number"}
@@ -199,7 +201,7 @@ def _cast(key: str, value: str, opt_type: Any) -> Any:
 
 
 def _refuse(key: str, value: str, expected: str) -> Any:
-    raise RunOptionError(f"run option {key}: expected {expected}, got {value!r}",
+    raise RunOptionError(f"run option {_bare(key)}: expected {expected}, got {short_repr(value)}",
                          key=key, value=value)
 
 
@@ -213,21 +215,21 @@ def _unsplittable(cfg_str: str, err: ValueError) -> RunOptionError:
     starts = list(_KEY.finditer(cfg_str))
     if not starts:
         return RunOptionError(f"-cfg: expected KEY=VALUE pairs separated by ',' or ';' "
-                              f"(queue=default,overlays=a.yaml), got {cfg_str!r}",
+                              f"(queue=default,overlays=a.yaml), got {short_repr(cfg_str)}",
                               key="", value=cfg_str)
     for start, after in zip(starts, [*starts[1:], None], strict=True):
         key = start.group(1)
         end = len(cfg_str) if after is None else after.start() - 1
         value = cfg_str[start.end():end].strip()
         if not key:
-            return RunOptionError(f"-cfg: a pair has no key: {cfg_str[start.start():end]!r} "
-                                  f"(KEY=VALUE)", key="", value=value)
+            return RunOptionError(f"-cfg: a pair has no key: "
+                                  f"{short_repr(cfg_str[start.start():end])} (KEY=VALUE)", key="", value=value)
         if "=" in value:
             return _holds_equals(key, value)
         if not value and after is None:
-            return RunOptionError(f"run option {key}: no value after '=' (write {key}='' "
-                                  f"for an empty one)", key=key, value=value)
-    return RunOptionError(f"-cfg: cannot split {cfg_str!r} into KEY=VALUE pairs: {err}",
+            return RunOptionError(f"run option {_bare(key)}: no value after '=' "
+                                  f"(write {_bare(key)}='' for an empty one)", key=key, value=value)
+    return RunOptionError(f"-cfg: cannot split {short_repr(cfg_str)} into KEY=VALUE pairs: {err}",
                           key="", value=cfg_str)
 
 
@@ -238,15 +240,15 @@ def _holds_equals(key: str, value: str) -> RunOptionError:
             if equals and ":" not in role:
                 return RunOptionError(f"run option role_overlays: {_role_item_error(item)}",
                                       key=key, value=value)
-    return RunOptionError(f"run option {key}: {value!r} holds '=', which -cfg cannot carry "
-                          f"(it splits KEY=VALUE pairs at '=')", key=key, value=value)
+    return RunOptionError(f"run option {_bare(key)}: {short_repr(value)} holds '=', which "
+                          f"-cfg cannot carry (it splits KEY=VALUE pairs at '=')", key=key, value=value)
 
 
 def _role_item_error(item: str) -> str:
     """What is wrong with a ``role_overlays`` item, with a guess where it has ``=``."""
     role, equals, uri = item.partition("=")
     hint = f"; did you mean {role}:{uri}?" if equals and role and uri and ":" not in role else ""
-    return f"an item is ROLE:URI (trainer:gpu.yaml), got {item!r}{hint}"
+    return f"an item is ROLE:URI (trainer:gpu.yaml), got {short_repr(item)}{hint}"
 
 
 def add_options(opts: runopts, scheduler: str) -> CheckedRunopts:
@@ -312,12 +314,12 @@ def _load(uri: str, key: str, texts: dict[str, str]) -> Transform:
         texts[uri] = text
         overlay = loads_overlay(text, source=uri)
     except TransformError as err:
-        err.with_step(f"run option {key}")
+        err.with_step(f"run option {_bare(key)}")
         raise
     if overlay is identity:
         warnings.warn_explicit(EmptyOverlayWarning(
             f"the overlay holds no step (the file is empty or only comments); it changes "
-            f"nothing [in run option {key}]"), EmptyOverlayWarning, uri, 1, module="podfold")
+            f"nothing [in run option {_bare(key)}]"), EmptyOverlayWarning, uri, 1, module="podfold")
     return overlay
 
 
@@ -331,7 +333,7 @@ def _choice(cfg: Mapping[str, Any], key: str, choices: tuple[str, ...],
 
         close = get_close_matches(str(value), choices, n=1)
         hint = f"; did you mean {close[0]}?" if close else ""
-        raise ArgumentError(f"{key} is one of {', '.join(choices)}, got {value!r}{hint}",
+        raise ArgumentError(f"{key} is one of {', '.join(choices)}, got {short_repr(value)}{hint}",
                             argument=key, value=value)
     return str(value)
 
