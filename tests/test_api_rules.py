@@ -112,7 +112,8 @@ def test_the_base_pod_is_valid_for_every_version() -> None:
 def test_every_rule_has_failing_cases_here() -> None:
     tested = {case[1] for case in FAILING}
     assert {module.ID for module in rules.RULES} - tested <= {
-        "container-images", "volume-mounts", "requests-within-limits"}  # tested elsewhere
+        "container-images", "volume-mounts", "requests-within-limits",
+        "containers-required"}  # tested elsewhere (containers-required: below)
 
 
 # ---------------------------------------------------------------- pods the API server refuses

@@ -10,6 +10,7 @@ Secret reference among them), and its volumeMounts the container's mounts.
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -100,8 +101,9 @@ def test_the_same_through_apply_to_documents() -> None:
 
 def test_the_same_through_the_command_line(tmp_path: Path) -> None:
     (tmp_path / "overlay.yaml").write_text(OVERLAY, encoding="utf-8")
-    (tmp_path / "deployment.yaml").write_text(yaml.safe_dump(DEPLOYMENT, sort_keys=False),
-                                              encoding="utf-8")
+    # as JSON (YAML too): PyYAML would write the env var's '1e-4' plain, which kubectl,
+    # and podfold with it, reads as the number 0.0001
+    (tmp_path / "deployment.yaml").write_text(json.dumps(DEPLOYMENT), encoding="utf-8")
     done = subprocess.run([str(PODFOLD), "apply", "-f", "overlay.yaml", "deployment.yaml"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr

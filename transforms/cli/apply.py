@@ -107,8 +107,10 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     text, source = read_input(manifests)
     documents, booleans = read_manifest(text, source)
     require_documents(documents, source, manifests, "apply the overlays to")
-    for line in boolean_warnings(documents, booleans, source, k8s_version):
-        warn(line)  # the manifest's own problem, not the overlays': said, not failed
+    # the manifest's own problem, not the overlays': said, not failed; the check (and the
+    # schema it reads) is loaded only where a plain YAML 1.1 boolean was read
+    for line in boolean_warnings(documents, booleans, source, k8s_version) if booleans else ():
+        warn(line)
     unreached = warn_unreached(documents, source)
     warn_unmatched_patches(overlays, steps, documents)
     templates = [pod_templates(document) for document in documents]  # found once, used twice
