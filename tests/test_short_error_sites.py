@@ -86,3 +86,21 @@ def test_a_label_key_that_is_no_string_is_the_schemas_to_report(key: Any) -> Non
     found = problems(doc)
     assert [problem.check for problem in found] == ["schema"] * 3
     assert all("keys of a map must be strings" in problem.message for problem in found)
+
+
+def test_a_host_port_taken_names_the_other_container_short() -> None:
+    from combinators.limits import MAX_REPR
+
+    huge = "x" * 100_000
+    found = problems(pod(containers=[
+        {"name": huge, "image": "i", "ports": [{"containerPort": 80, "hostPort": 80}]},
+        {"name": "b", "image": "i", "ports": [{"containerPort": 80, "hostPort": 80}]}]))
+    taken = [problem.message for problem in found if "already taken" in problem.message]
+    assert taken and all(len(message) < 2 * MAX_REPR for message in taken), \
+        [message[:200] for message in taken]
+
+
+def test_the_testing_kit_writes_a_5000_digit_value_short() -> None:
+    from transforms.testing.assertions import _short
+
+    assert _short(BIG) == "10000000000000000000...(5,001 digits)"

@@ -36,6 +36,7 @@ from typing import Any
 
 from combinators import MISSING, Path, Transform, TransformError, get_at
 from combinators.data import is_map, is_seq, strict_equal
+from combinators.limits import short_repr
 from combinators.transform import Compose, call_foreign, call_step, describe_step
 from transforms.analysis.explanation import Change, explain
 from transforms.analysis.footprint import between, outside
@@ -318,8 +319,7 @@ def _check_nothing_shared(transform: Any, pod: Any, output: Any,
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 100 else text[:97] + "..."
+    return short_repr(value, 100)  # repr() alone fails on an int past 4,300 digits
 
 
 def _container_ids(doc: Any) -> set[int]:

@@ -49,7 +49,8 @@ def _number(value: Any) -> int | None:
 
 def _where(where: Where) -> str:
     list_name, name, index = where
-    container = f"{list_name}[name={name}]" if type(name) is str else list_name
+    container = (f"{list_name}[name={short_repr(name, quoted=False)}]" if type(name) is str
+                 else list_name)
     return f"{container}.ports[{index}]"
 
 
