@@ -150,8 +150,6 @@ ELSEWHERE: dict[str, str] = {
     # recipes
     # validation rules
     # the command line
-    "validate-policy": "transforms/cli/checks.py: --policy is a click.Choice, whose own "
-                       "message quotes the value whole",
     "render-cfg": "transforms/torchx/options.py writes the run option's key whole",
 }
 

@@ -53,9 +53,22 @@ CONFLICT_MODES = ("last-wins", "warn", "error")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class _Choice(click.Choice):
+    """``click.Choice``, writing a long value short in its error (click's quotes it whole)."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        from combinators.limits import MAX_REPR, short_repr
+
+        if isinstance(value, str) and len(value) > MAX_REPR and value not in self.choices:
+            choices = ", ".join(repr(choice) for choice in self.choices)
+            self.fail(f"{short_repr(value)} is not one of {choices}.", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def policy_option(command: F) -> F:
     """``--policy baseline|restricted``."""
-    return click.option("--policy", type=click.Choice(PROFILES), default=None,
+    return click.option("--policy", type=_Choice(PROFILES), default=None,
                         help="A Pod Security Standards profile every selected pod template "
                              "must meet once overlaid.")(command)
 
@@ -71,7 +84,7 @@ def path_options(command: F) -> F:
 
 def conflicts_option(command: F) -> F:
     """``--conflicts last-wins|warn|error``."""
-    return click.option("--conflicts", type=click.Choice(CONFLICT_MODES), default="last-wins",
+    return click.option("--conflicts", type=_Choice(CONFLICT_MODES), default="last-wins",
                         show_default=True,
                         help="When two overlay files write different values at one path: "
                              "let the last win, warn, or fail.")(command)
