@@ -53,7 +53,7 @@ CONFLICT_MODES = ("last-wins", "warn", "error")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _Choice(click.Choice):
+class _Choice(click.Choice[str]):
     """``click.Choice``, writing a long value short in its error (click's quotes it whole)."""
 
     def convert(self, value: Any, param: click.Parameter | None,
