@@ -246,7 +246,7 @@ class PathEdit(Transform):
         if type(part) is Key:
             if not is_map(node):
                 raise TypeClashError(
-                    f"cannot take key {part.name!r} of {kind_name(node)} at "
+                    f"cannot take key {short_repr(part.name)} of {kind_name(node)} at "
                     f"{_where(self.path, index)}", path=self.path, part_index=index,
                     expected="a map", found=kind_name(node))
             key = part.name

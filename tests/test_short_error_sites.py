@@ -104,3 +104,10 @@ def test_the_testing_kit_writes_a_5000_digit_value_short() -> None:
     from transforms.testing.assertions import _short
 
     assert _short(BIG) == "10000000000000000000...(5,001 digits)"
+
+
+def test_a_key_taken_of_a_string_is_named_short() -> None:
+    with pytest.raises(TransformError) as caught:
+        upsert("spec.restartPolicy." + "k" * 5_000, 1)(pod(restartPolicy="Never"))
+    first = str(caught.value).splitlines()[0]
+    assert first.startswith("cannot take key 'kkk") and "k" * (MAX_REPR + 1) not in first
