@@ -150,7 +150,6 @@ ELSEWHERE: dict[str, str] = {
     # recipes
     # validation rules
     # the command line
-    "render-cfg": "transforms/torchx/options.py writes the run option's key whole",
 }
 
 

@@ -26,6 +26,7 @@ from torchx.specs import InvalidRunConfigException
 from torchx.specs.finder import ComponentValidationException
 
 from combinators import TransformError
+from combinators.limits import short_line, short_repr
 
 __all__ = ("LaunchError", "RunOptionError", "UnknownRunOptionError", "EmptyOverlayWarning")
 
@@ -64,10 +65,12 @@ class UnknownRunOptionError(RunOptionError):
     def __init__(self, key: str, *, scheduler: str, options: Sequence[str],
                  value: object = None, hint: str = "") -> None:
         self.scheduler = scheduler
-        self.near_misses = tuple(difflib.get_close_matches(key, list(options), n=3, cutoff=0.75))
+        self.near_misses = tuple(difflib.get_close_matches(key, list(options), n=3, cutoff=0.75)
+                                 if len(key) <= 256 else ())
         if self.near_misses:
             hint = f"did you mean {', '.join(self.near_misses)}?"
-        super().__init__(f"{scheduler} has no run option {key!r}{'; ' + hint if hint else ''} "
+        super().__init__(f"{scheduler} has no run option {short_repr(key)}"
+                         f"{'; ' + short_line(hint) if hint else ''} "
                          f"(torchx runopts {scheduler} lists them)", key=key, value=value)
 
 
