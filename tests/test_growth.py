@@ -360,10 +360,6 @@ def test_apply_naming_the_line_of_each_denied_change_grows_with_the_pod(tmp_path
     assert_grows_linearly(case)
 
 
-@pytest.mark.xfail(raises=AssertionError,
-                   reason="transforms.checks.validation: problems() renders each finding "
-                          "alone (render), counting its list's names again; render_all "
-                          "counts them once")
 def test_apply_naming_the_line_of_each_validation_problem_grows_with_the_pod(
         tmp_path: Path) -> None:
     def case(n: int) -> Callable[[], object]:
