@@ -59,12 +59,12 @@ def warn_unmatched_patches(uris: Sequence[str], steps: Sequence[Any],
 
 
 def _workload_patches(step: Any) -> list[Any]:
-    """The strategic patches of whole workloads in ``step`` (a composition is searched)."""
-    inner = getattr(step, "steps", None)
-    if isinstance(inner, tuple):
-        return [patch for part in inner for patch in _workload_patches(part)]
-    matches = getattr(step, "matches_document", None)
-    return [step] if matches is not None and matches({}) is not None else []
+    """The strategic patches of whole workloads in ``step``, found as the workload API
+    finds them (:func:`~transforms.kube.scopes.split_at_documents`: compositions and
+    recipe bodies are searched)."""
+    from transforms.kube.scopes import is_document_level, split_at_documents
+
+    return [piece for piece in split_at_documents(step) if is_document_level(piece)]
 
 
 def warn_unreached(documents: Sequence[Any], source: str) -> int:
