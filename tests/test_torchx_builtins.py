@@ -153,3 +153,17 @@ def test_the_entry_points_module_loads_nothing_until_a_factory_is_called() -> No
             if name.split(".")[0] in ("transforms", "combinators", "recipes", "torchx")]
     assert ours == ["transforms", "transforms._lazy", "transforms.torchx",
                     "transforms.torchx.builtins"]
+
+
+def test_the_table_is_torchx_070_s_own() -> None:
+    # the expectation above is written out; on TorchX 0.7.0 it must be TorchX's own table,
+    # and podfold registers exactly it again
+    import torchx
+    from torchx import schedulers
+
+    from transforms.torchx.builtins import BUILTIN_SCHEDULERS
+
+    assert dict(BUILTIN_SCHEDULERS) == TORCHX_070
+    if torchx.__version__ != "0.7.0":
+        pytest.skip(f"TorchX {torchx.__version__}: its own table is not 0.7.0's")
+    assert schedulers.DEFAULT_SCHEDULER_MODULES == TORCHX_070
