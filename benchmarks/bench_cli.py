@@ -68,16 +68,21 @@ import yaml
 
 JOBS = 1000
 RUNS = 5
-GPU_POOL = {"nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"},
-            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists",
-                             "effect": "NoSchedule"}]}
+GPU_POOL = {
+    "nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"},
+    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+}
 TARGETS = {"kubectl patch --local": 1.0, "kubectl kustomize": 1.0}
 """The most podfold's median may be, as a fraction of each other tool's median."""
 ROUNDS = 7
 POD_RUNS = 21
 AGAINST = "podfold apply [against]"
-POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train"},
-       "spec": {"containers": [{"name": "trainer", "image": "ghcr.io/example/trainer:1.4.2"}]}}
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "train"},
+    "spec": {"containers": [{"name": "trainer", "image": "ghcr.io/example/trainer:1.4.2"}]},
+}
 ONE_RECIPE = "- recipe: node_selector\n  gpu: a100\n"
 YAML_SPEEDUP = 1.4
 """The least libyaml's speed-up over pure Python at each YAML task (the low end of what
@@ -85,15 +90,29 @@ issue 12 found a prototype on libyaml gave ``loads_overlay``)."""
 
 
 def job(number: int) -> dict[str, Any]:
-    return {"apiVersion": "batch/v1", "kind": "Job",
-            "metadata": {"name": f"train-{number}", "labels": {"team": "ml"}},
-            "spec": {"backoffLimit": 2, "template": {
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": f"train-{number}", "labels": {"team": "ml"}},
+        "spec": {
+            "backoffLimit": 2,
+            "template": {
                 "metadata": {"labels": {"app": "train"}},
-                "spec": {"restartPolicy": "Never", "containers": [{
-                    "name": "trainer", "image": "ghcr.io/example/trainer:1.4.2",
-                    "command": ["python", "-m", "train", f"--shard={number}"],
-                    "env": [{"name": "LOGLEVEL", "value": "INFO"}],
-                    "resources": {"limits": {"nvidia.com/gpu": 1, "memory": "32Gi"}}}]}}}}
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {
+                            "name": "trainer",
+                            "image": "ghcr.io/example/trainer:1.4.2",
+                            "command": ["python", "-m", "train", f"--shard={number}"],
+                            "env": [{"name": "LOGLEVEL", "value": "INFO"}],
+                            "resources": {"limits": {"nvidia.com/gpu": 1, "memory": "32Gi"}},
+                        }
+                    ],
+                },
+            },
+        },
+    }
 
 
 def commands(work: Path, kubectl: str) -> dict[str, list[str]]:
@@ -104,18 +123,41 @@ def commands(work: Path, kubectl: str) -> dict[str, list[str]]:
     kustomize = work / "kustomize"
     kustomize.mkdir()
     shutil.copy(jobs, kustomize / "jobs.yaml")
-    patch = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "any"},
-             "spec": {"template": {"spec": GPU_POOL}}}
-    (kustomize / "kustomization.yaml").write_text(yaml.safe_dump({
-        "resources": ["jobs.yaml"],
-        "patches": [{"target": {"kind": "Job"}, "patch": yaml.safe_dump(patch)}]}))
+    patch = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "any"},
+        "spec": {"template": {"spec": GPU_POOL}},
+    }
+    (kustomize / "kustomization.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "resources": ["jobs.yaml"],
+                "patches": [{"target": {"kind": "Job"}, "patch": yaml.safe_dump(patch)}],
+            }
+        )
+    )
     return {
-        "podfold apply": [str(Path(sys.executable).with_name("podfold")), "apply",
-                          "-f", "gpu-pool.yaml", "jobs.yaml"],
-        "kubectl patch --local": [kubectl, "patch", "--local", "-f", "jobs.yaml",
-                                  "--type", "strategic", "-p",
-                                  json.dumps({"spec": {"template": {"spec": GPU_POOL}}}),
-                                  "-o", "yaml"],
+        "podfold apply": [
+            str(Path(sys.executable).with_name("podfold")),
+            "apply",
+            "-f",
+            "gpu-pool.yaml",
+            "jobs.yaml",
+        ],
+        "kubectl patch --local": [
+            kubectl,
+            "patch",
+            "--local",
+            "-f",
+            "jobs.yaml",
+            "--type",
+            "strategic",
+            "-p",
+            json.dumps({"spec": {"template": {"spec": GPU_POOL}}}),
+            "-o",
+            "yaml",
+        ],
         "kubectl kustomize": [kubectl, "kustomize", "kustomize"],
     }
 
@@ -123,19 +165,24 @@ def commands(work: Path, kubectl: str) -> dict[str, list[str]]:
 def run(command: list[str], work: Path, output: Path, checkout: Path | None = None) -> float:
     """Wall seconds of one run of ``command`` in ``work``, its standard output to ``output``;
     with ``checkout``, that checkout of podfold first on the path."""
-    environment = {key: value for key, value in os.environ.items()
-                   if key != "PYTHONDONTWRITEBYTECODE"}
+    environment = {
+        key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"
+    }
     if checkout is not None:
         environment["PYTHONPATH"] = os.pathsep.join(
-            [str(checkout), *filter(None, [environment.get("PYTHONPATH")])])
+            [str(checkout), *filter(None, [environment.get("PYTHONPATH")])]
+        )
     with output.open("wb") as sink:
         start = time.perf_counter()
-        done = subprocess.run(command, cwd=work, stdout=sink, stderr=subprocess.PIPE,
-                              env=environment, check=False)
+        done = subprocess.run(
+            command, cwd=work, stdout=sink, stderr=subprocess.PIPE, env=environment, check=False
+        )
         seconds = time.perf_counter() - start
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): "
-                         f"{done.stderr.decode(errors='replace')}")
+        raise SystemExit(
+            f"{' '.join(command)} failed ({done.returncode}): "
+            f"{done.stderr.decode(errors='replace')}"
+        )
     return seconds
 
 
@@ -159,17 +206,24 @@ def agree(outputs: dict[str, Path]) -> list[str]:
     """What differs between the tools' pod templates (nothing, when they agree)."""
     found = {name: templates(name, path.read_text()) for name, path in outputs.items()}
     wanted = {f"train-{n}" for n in range(JOBS)}
-    problems = [f"{name}: {len(wanted - set(jobs))} Jobs missing, {len(set(jobs) - wanted)} "
-                f"unexpected" for name, jobs in found.items() if set(jobs) != wanted]
+    problems = [
+        f"{name}: {len(wanted - set(jobs))} Jobs missing, {len(set(jobs) - wanted)} unexpected"
+        for name, jobs in found.items()
+        if set(jobs) != wanted
+    ]
     reference = found["kubectl patch --local"]
     for name, jobs in found.items():
         differing = sorted(job for job in wanted & set(jobs) if jobs[job] != reference.get(job))
         if differing:
-            problems.append(f"{name}: {len(differing)} pod templates differ from kubectl "
-                            f"patch's, e.g. {differing[0]}: {jobs[differing[0]]!r}")
+            problems.append(
+                f"{name}: {len(differing)} pod templates differ from kubectl "
+                f"patch's, e.g. {differing[0]}: {jobs[differing[0]]!r}"
+            )
     first = found["podfold apply"].get("train-0", {}).get("spec", {})
-    if first.get("nodeSelector") != GPU_POOL["nodeSelector"] \
-            or first.get("tolerations") != GPU_POOL["tolerations"]:
+    if (
+        first.get("nodeSelector") != GPU_POOL["nodeSelector"]
+        or first.get("tolerations") != GPU_POOL["tolerations"]
+    ):
         problems.append(f"the GPU pool is not in podfold's output: {first!r}")
     return problems
 
@@ -190,11 +244,14 @@ def yaml_paths(rounds: int) -> bool:
     documents = read_documents(text, "jobs.yaml")
     gpu_pool = yaml.safe_dump({"spec": GPU_POOL}, sort_keys=False)
     env = "spec:\n  containers:\n  - name: trainer\n    env: !merge-by\n" + "".join(
-        f"    - {{name: VAR_{n}, value: 'v{n}'}}\n" for n in range(300))
-    cases = {f"read {JOBS} Jobs": lambda: read_documents(text, "jobs.yaml"),
-             f"write {JOBS} Jobs": lambda: dump_documents(documents),
-             "load the GPU pool overlay": lambda: loads_overlay(gpu_pool),
-             "load 300 env vars (!merge-by)": lambda: loads_overlay(env)}
+        f"    - {{name: VAR_{n}, value: 'v{n}'}}\n" for n in range(300)
+    )
+    cases = {
+        f"read {JOBS} Jobs": lambda: read_documents(text, "jobs.yaml"),
+        f"write {JOBS} Jobs": lambda: dump_documents(documents),
+        "load the GPU pool overlay": lambda: loads_overlay(gpu_pool),
+        "load 300 env vars (!merge-by)": lambda: loads_overlay(env),
+    }
     times: dict[tuple[str, bool], list[float]] = {}
     numbers = {}
     for name, call in cases.items():
@@ -204,24 +261,30 @@ def yaml_paths(rounds: int) -> bool:
     try:
         for round_number in range(rounds):
             for name, call in cases.items():
-                for libyaml in ((True, False) if round_number % 2 == 0 else (False, True)):
+                for libyaml in (True, False) if round_number % 2 == 0 else (False, True):
                     safe_yaml.LIBYAML = libyaml
                     seconds = timeit.Timer(call).timeit(numbers[name]) / numbers[name]
                     times.setdefault((name, libyaml), []).append(seconds)
     finally:
         safe_yaml.LIBYAML = True
-    print(f"podfold's YAML, libyaml against pure Python in one process, {rounds} rounds, "
-          f"interleaved (milliseconds per call)")
-    print(f"  {'':<32}{'libyaml min':>12}{'median':>8}{'pure min':>10}{'median':>8}"
-          f"   pure / libyaml (medians)")
+    print(
+        f"podfold's YAML, libyaml against pure Python in one process, {rounds} rounds, "
+        f"interleaved (milliseconds per call)"
+    )
+    print(
+        f"  {'':<32}{'libyaml min':>12}{'median':>8}{'pure min':>10}{'median':>8}"
+        f"   pure / libyaml (medians)"
+    )
     ok = True
     for name in cases:
         fast, slow = times[(name, True)], times[(name, False)]
         ratio = statistics.median(slow) / statistics.median(fast)
         ok &= ratio >= YAML_SPEEDUP
-        print(f"  {name:<32}{min(fast) * 1e3:>12.2f}{statistics.median(fast) * 1e3:>8.2f}"
-              f"{min(slow) * 1e3:>10.2f}{statistics.median(slow) * 1e3:>8.2f}   {ratio:6.2f}x  "
-              f"{'ok' if ratio >= YAML_SPEEDUP else 'MISS'} (target >= {YAML_SPEEDUP}x)")
+        print(
+            f"  {name:<32}{min(fast) * 1e3:>12.2f}{statistics.median(fast) * 1e3:>8.2f}"
+            f"{min(slow) * 1e3:>10.2f}{statistics.median(slow) * 1e3:>8.2f}   {ratio:6.2f}x  "
+            f"{'ok' if ratio >= YAML_SPEEDUP else 'MISS'} (target >= {YAML_SPEEDUP}x)"
+        )
     return ok
 
 
@@ -233,17 +296,34 @@ def one_pod(runs: int, kubectl: str | None, against: Path | None = None) -> bool
         work = Path(tmp)
         (work / "pod.yaml").write_text(yaml.safe_dump(POD, sort_keys=False))
         (work / "overlay.yaml").write_text(ONE_RECIPE)
-        tools = {"podfold apply": [str(Path(sys.executable).with_name("podfold")), "apply",
-                                   "-f", "overlay.yaml", "pod.yaml"],
-                 "python -c pass": [sys.executable, "-c", "pass"]}
+        tools = {
+            "podfold apply": [
+                str(Path(sys.executable).with_name("podfold")),
+                "apply",
+                "-f",
+                "overlay.yaml",
+                "pod.yaml",
+            ],
+            "python -c pass": [sys.executable, "-c", "pass"],
+        }
         checkouts = {}
         if against is not None:
             tools[AGAINST] = tools["podfold apply"]
             checkouts[AGAINST] = against.resolve()
         if kubectl is not None:
             tools["kubectl patch --local"] = [
-                kubectl, "patch", "--local", "-f", "pod.yaml", "--type", "merge", "-p",
-                json.dumps({"spec": {"nodeSelector": {"gpu": "a100"}}}), "-o", "yaml"]
+                kubectl,
+                "patch",
+                "--local",
+                "-f",
+                "pod.yaml",
+                "--type",
+                "merge",
+                "-p",
+                json.dumps({"spec": {"nodeSelector": {"gpu": "a100"}}}),
+                "-o",
+                "yaml",
+            ]
         outputs = {name: work / f"out-{number}.yaml" for number, name in enumerate(tools)}
         times: dict[str, list[float]] = {name: [] for name in tools}
         names = list(tools)
@@ -253,17 +333,25 @@ def one_pod(runs: int, kubectl: str | None, against: Path | None = None) -> bool
             turn = round_number % len(names)
             for name in names[turn:] + names[:turn]:
                 times[name].append(run(tools[name], work, outputs[name], checkouts.get(name)))
-        pods = {name: yaml.safe_load(outputs[name].read_text())
-                for name in tools if name != "python -c pass"}
+        pods = {
+            name: yaml.safe_load(outputs[name].read_text())
+            for name in tools
+            if name != "python -c pass"
+        }
     wanted = {**POD, "spec": {**POD["spec"], "nodeSelector": {"gpu": "a100"}}}
     problems = [f"{name} wrote {pod!r}" for name, pod in pods.items() if pod != wanted]
     medians = {name: statistics.median(seconds) for name, seconds in times.items()}
-    print(f"One Pod, one recipe (node_selector); wall time of the whole process, {runs} runs "
-          f"each, interleaved (milliseconds)")
+    print(
+        f"One Pod, one recipe (node_selector); wall time of the whole process, {runs} runs "
+        f"each, interleaved (milliseconds)"
+    )
     print(f"  {'':<24}{'min':>8}{'median':>8}   podfold's median / this median")
     for name, seconds in times.items():
-        ratio = "" if name == "podfold apply" else \
-            f"   {medians['podfold apply'] / medians[name]:5.2f}  (information, no target)"
+        ratio = (
+            ""
+            if name == "podfold apply"
+            else f"   {medians['podfold apply'] / medians[name]:5.2f}  (information, no target)"
+        )
         print(f"  {name:<24}{min(seconds) * 1e3:>8.1f}{medians[name] * 1e3:>8.1f}{ratio}")
     if against is not None:
         print(f"  {AGAINST}: podfold apply of {against}")
@@ -279,15 +367,22 @@ def one_pod(runs: int, kubectl: str | None, against: Path | None = None) -> bool
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=RUNS, help="runs of each tool on 1,000 Jobs")
-    parser.add_argument("--rounds", type=int, default=ROUNDS,
-                        help="rounds of the in-process YAML comparison")
-    parser.add_argument("--pod-runs", type=int, default=POD_RUNS,
-                        help="runs of each tool on one Pod")
-    parser.add_argument("--only", choices=("yaml", "pod", "jobs"),
-                        help="run one of the three comparisons")
-    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
-                        help="another checkout of podfold (an earlier commit, say) whose "
-                             "podfold apply runs on one Pod in the same rounds")
+    parser.add_argument(
+        "--rounds", type=int, default=ROUNDS, help="rounds of the in-process YAML comparison"
+    )
+    parser.add_argument(
+        "--pod-runs", type=int, default=POD_RUNS, help="runs of each tool on one Pod"
+    )
+    parser.add_argument(
+        "--only", choices=("yaml", "pod", "jobs"), help="run one of the three comparisons"
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="another checkout of podfold (an earlier commit, say) whose "
+        "podfold apply runs on one Pod in the same rounds",
+    )
     args = parser.parse_args(argv)
     yaml_ok = yaml_paths(args.rounds) if args.only in (None, "yaml") else True
     kubectl = shutil.which("kubectl")
@@ -311,8 +406,10 @@ def main(argv: list[str] | None = None) -> int:
                 times[name].append(run(tools[name], work, outputs[name]))
         problems = agree(outputs)
     ours = statistics.median(times["podfold apply"])
-    print(f"{JOBS} Jobs, the same GPU pool on each pod template; wall time of the whole "
-          f"process, {args.runs} runs each, interleaved (seconds)")
+    print(
+        f"{JOBS} Jobs, the same GPU pool on each pod template; wall time of the whole "
+        f"process, {args.runs} runs each, interleaved (seconds)"
+    )
     print(f"  {'tool':<24}{'min':>8}{'median':>8}   podfold's median / this median")
     failed = bool(problems)
     for name, seconds in times.items():
@@ -321,8 +418,9 @@ def main(argv: list[str] | None = None) -> int:
         if name in TARGETS:
             ok = ours <= TARGETS[name] * median
             failed |= not ok
-            line += (f"   {ours / median:5.2f}  {'ok' if ok else 'MISS'} "
-                     f"(target <= {TARGETS[name]:.2f})")
+            line += (
+                f"   {ours / median:5.2f}  {'ok' if ok else 'MISS'} (target <= {TARGETS[name]:.2f})"
+            )
         print(line)
     for problem in problems:
         print(f"MISS the tools' outputs disagree: {problem}")

@@ -67,8 +67,9 @@ def realistic_pod(containers: int = 3, env_vars: int = 10) -> dict[str, Any]:
                     "image": "ghcr.io/example/trainer:1.4.2",
                     "command": ["torchrun", "--nnodes", "2", "-m", "train"],
                     "args": ["--epochs", "10", "--lr", "0.1"],
-                    "env": [{"name": f"TORCHX_VAR_{i}", "value": f"value-{i}"}
-                            for i in range(env_vars)],
+                    "env": [
+                        {"name": f"TORCHX_VAR_{i}", "value": f"value-{i}"} for i in range(env_vars)
+                    ],
                     "resources": {
                         "limits": {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "1"},
                         "requests": {"cpu": "7", "memory": "30Gi", "nvidia.com/gpu": "1"},
@@ -101,8 +102,11 @@ def realistic_pod(containers: int = 3, env_vars: int = 10) -> dict[str, Any]:
 TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 VOLUME = {"name": "ckpt", "persistentVolumeClaim": {"claimName": "checkpoints"}}
 MOUNT = {"name": "ckpt", "mountPath": "/ckpt"}
-ENV = [{"name": "NCCL_DEBUG", "value": "INFO"}, {"name": "NCCL_IB_DISABLE", "value": "0"},
-       {"name": "OMP_NUM_THREADS", "value": "8"}]
+ENV = [
+    {"name": "NCCL_DEBUG", "value": "INFO"},
+    {"name": "NCCL_IB_DISABLE", "value": "0"},
+    {"name": "OMP_NUM_THREADS", "value": "8"},
+]
 
 one_upsert = upsert("spec.nodeSelector.gpu", "a100")
 
@@ -136,11 +140,17 @@ def thousand_steps() -> Any:
         steps += [
             upsert("spec.nodeSelector", {f"pool-{n}": "a100"}),
             append_at("spec.tolerations", {**TOLERATION, "key": f"nvidia.com/gpu-{n}"}),
-            *(append_at("spec.containers[name=trainer-0].env", {**env, "name": f"{env['name']}_{n}"})
-              for env in ENV),
+            *(
+                append_at(
+                    "spec.containers[name=trainer-0].env", {**env, "name": f"{env['name']}_{n}"}
+                )
+                for env in ENV
+            ),
             append_at("spec.volumes", {**VOLUME, "name": f"ckpt-{n}"}),
-            append_at("spec.containers[name=trainer-0].volumeMounts",
-                      {**MOUNT, "name": f"ckpt-{n}", "mountPath": f"/ckpt/{n}"}),
+            append_at(
+                "spec.containers[name=trainer-0].volumeMounts",
+                {**MOUNT, "name": f"ckpt-{n}", "mountPath": f"/ckpt/{n}"},
+            ),
             upsert("metadata.annotations", {f"example.com/note-{n}": "true"}),
         ]
     return chain(*steps)
@@ -164,8 +174,10 @@ def fused_by_hand(pod: dict[str, Any]) -> dict[str, Any]:
     container["env"] = [*container["env"], ENV[0].copy(), ENV[1].copy(), ENV[2].copy()]
     container["volumeMounts"] = [*container["volumeMounts"], MOUNT.copy()]
     new_spec["containers"] = containers
-    new_spec["volumes"] = [*spec["volumes"],
-                           {**VOLUME, "persistentVolumeClaim": VOLUME["persistentVolumeClaim"].copy()}]
+    new_spec["volumes"] = [
+        *spec["volumes"],
+        {**VOLUME, "persistentVolumeClaim": VOLUME["persistentVolumeClaim"].copy()},
+    ]
     metadata = pod["metadata"].copy()
     metadata["annotations"] = {**metadata["annotations"], "prometheus.io/scrape": "true"}
     return {**pod, "spec": new_spec, "metadata": metadata}
@@ -212,8 +224,9 @@ def deepcopy_then_edit(pod: dict[str, Any]) -> dict[str, Any]:
     return new
 
 
-def measure(contenders: dict[str, Callable[[], Any]], rounds: int,
-            seconds: float) -> dict[str, float]:
+def measure(
+    contenders: dict[str, Callable[[], Any]], rounds: int, seconds: float
+) -> dict[str, float]:
     """Median seconds per call of each contender; rounds interleaved."""
     numbers = {}
     for name, fn in contenders.items():
@@ -229,8 +242,9 @@ def measure(contenders: dict[str, Callable[[], Any]], rounds: int,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--seconds", type=float, default=0.3,
-                        help="rough time budget per contender per round")
+    parser.add_argument(
+        "--seconds", type=float, default=0.3, help="rough time budget per contender per round"
+    )
     args = parser.parse_args(argv)
 
     pod = realistic_pod()
@@ -243,38 +257,62 @@ def main(argv: list[str] | None = None) -> int:
     assert many(pod) == many(pod)
     assert one_upsert(pod) == by_hand(pod) and one_upsert(big) == by_hand(big)
 
-    times = measure({
-        "upsert, 3 levels": lambda: one_upsert(pod),
-        "by hand, 3 levels": lambda: by_hand(pod),
-        "upsert, 10x pod": lambda: one_upsert(big),
-        "8-step overlay": lambda: overlay(pod),
-        "8 edits fused by hand": lambda: fused_by_hand(pod),
-        "8-step, 100x pod": lambda: overlay(huge),
-        "by hand, 100x pod": lambda: fused_by_hand(huge),
-        "size-bound, 100x pod": lambda: size_bound_work(huge),
-        "1,000-step overlay": lambda: many(pod),
-        "jsonpatch, 8 ops": lambda: jsonpatch.apply_patch(pod, json_ops),
-        "deepcopy + edits": lambda: deepcopy_then_edit(pod),
-    }, args.rounds, args.seconds)
+    times = measure(
+        {
+            "upsert, 3 levels": lambda: one_upsert(pod),
+            "by hand, 3 levels": lambda: by_hand(pod),
+            "upsert, 10x pod": lambda: one_upsert(big),
+            "8-step overlay": lambda: overlay(pod),
+            "8 edits fused by hand": lambda: fused_by_hand(pod),
+            "8-step, 100x pod": lambda: overlay(huge),
+            "by hand, 100x pod": lambda: fused_by_hand(huge),
+            "size-bound, 100x pod": lambda: size_bound_work(huge),
+            "1,000-step overlay": lambda: many(pod),
+            "jsonpatch, 8 ops": lambda: jsonpatch.apply_patch(pod, json_ops),
+            "deepcopy + edits": lambda: deepcopy_then_edit(pod),
+        },
+        args.rounds,
+        args.seconds,
+    )
 
-    print(f"pod: {len(json.dumps(pod))} bytes as JSON; 10x pod: {len(json.dumps(big))} bytes; "
-          f"100x pod: {len(json.dumps(huge))} bytes; medians of {args.rounds} interleaved rounds")
+    print(
+        f"pod: {len(json.dumps(pod))} bytes as JSON; 10x pod: {len(json.dumps(big))} bytes; "
+        f"100x pod: {len(json.dumps(huge))} bytes; medians of {args.rounds} interleaved rounds"
+    )
     for name, seconds in times.items():
         print(f"  {name:<20} {seconds * 1e6:9.2f} us")
     checks = [
         ("upsert / by hand", times["upsert, 3 levels"] / times["by hand, 3 levels"], "<=", 2.0),
-        ("overlay / fused by hand", times["8-step overlay"] / times["8 edits fused by hand"],
-         "<=", 1.5),
+        (
+            "overlay / fused by hand",
+            times["8-step overlay"] / times["8 edits fused by hand"],
+            "<=",
+            1.5,
+        ),
         ("jsonpatch / overlay", times["jsonpatch, 8 ops"] / times["8-step overlay"], ">=", 60.0),
         ("deepcopy / overlay", times["deepcopy + edits"] / times["8-step overlay"], ">=", 5.0),
         ("10x pod / pod", times["upsert, 10x pod"] / times["upsert, 3 levels"], "<=", 2.0),
         ("100x pod / pod, 8 steps", times["8-step, 100x pod"] / times["8-step overlay"], "<=", 3.0),
         ("same, by hand", times["by hand, 100x pod"] / times["8 edits fused by hand"], "", 0.0),
-        ("lower bound (*)", (times["8 edits fused by hand"] + times["size-bound, 100x pod"])
-         / times["8-step overlay"], "", 0.0),
-        ("overlay / by hand, 100x", times["8-step, 100x pod"] / times["by hand, 100x pod"],
-         "<=", 1.5),
-        ("1,000 steps / 8 steps", times["1,000-step overlay"] / times["8-step overlay"], "<=", 40.0),
+        (
+            "lower bound (*)",
+            (times["8 edits fused by hand"] + times["size-bound, 100x pod"])
+            / times["8-step overlay"],
+            "",
+            0.0,
+        ),
+        (
+            "overlay / by hand, 100x",
+            times["8-step, 100x pod"] / times["by hand, 100x pod"],
+            "<=",
+            1.5,
+        ),
+        (
+            "1,000 steps / 8 steps",
+            times["1,000-step overlay"] / times["8-step overlay"],
+            "<=",
+            40.0,
+        ),
     ]
     failed = 0
     for label, ratio, sense, target in checks:
@@ -284,10 +322,12 @@ def main(argv: list[str] | None = None) -> int:
         ok = ratio <= target if sense == "<=" else ratio >= target
         failed += not ok
         print(f"{'ok  ' if ok else 'MISS'} {label:<25} {ratio:6.2f}x  (target {sense} {target}x)")
-    print("(*) less than any implementation can take on the 100x pod, against the 8-step overlay\n"
-          "    on the pod: the hand-written function's time on the pod plus a lower bound, in C, of\n"
-          "    the work that grows with the pod (see size_bound_work). Where it exceeds 3x, the\n"
-          "    100x-pod target is out of reach in CPython.")
+    print(
+        "(*) less than any implementation can take on the 100x pod, against the 8-step overlay\n"
+        "    on the pod: the hand-written function's time on the pod plus a lower bound, in C, of\n"
+        "    the work that grows with the pod (see size_bound_work). Where it exceeds 3x, the\n"
+        "    100x-pod target is out of reach in CPython."
+    )
     return 1 if failed else 0
 
 

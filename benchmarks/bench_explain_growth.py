@@ -71,33 +71,44 @@ Case = Callable[[int, Path], Callable[[], Any]]
 
 FILES = {
     "defaults.yaml": "- op: for_each\n  path: spec.containers[*]\n"
-                     "  transform: {op: set_default, path: imagePullPolicy, value: IfNotPresent}\n"
-                     "- {recipe: add_env, NCCL_DEBUG: INFO}\n",
+    "  transform: {op: set_default, path: imagePullPolicy, value: IfNotPresent}\n"
+    "- {recipe: add_env, NCCL_DEBUG: INFO}\n",
     "shm.yaml": "- {recipe: shm_size, size: 16Gi}\n",
     "secured.yaml": "- op: for_each\n  path: spec.containers[*]\n"
-                    "  transform: {op: upsert, path: securityContext,"
-                    " value: {runAsNonRoot: true}}\n",
+    "  transform: {op: upsert, path: securityContext,"
+    " value: {runAsNonRoot: true}}\n",
     "one-invalid.yaml": "- {op: upsert, path: 'spec.containers[name=c0].imagePullPolicy', "
-                        "value: Sometimes}\n",
+    "value: Sometimes}\n",
     "all-invalid.yaml": "- op: for_each\n  path: spec.containers[*]\n"
-                        "  transform: {op: upsert, path: imagePullPolicy, value: Sometimes}\n",
+    "  transform: {op: upsert, path: imagePullPolicy, value: Sometimes}\n",
     "always.yaml": "- op: for_each\n  path: spec.containers[*]\n"
-                   "  transform: {op: upsert, path: imagePullPolicy, value: Always}\n",
+    "  transform: {op: upsert, path: imagePullPolicy, value: Always}\n",
     "never.yaml": "- op: for_each\n  path: spec.containers[*]\n"
-                  "  transform: {op: upsert, path: imagePullPolicy, value: Never}\n",
+    "  transform: {op: upsert, path: imagePullPolicy, value: Never}\n",
     "failing.yaml": "- {op: upsert, path: 'spec.containers[*].imagePullPolicy', value: Always}\n"
-                    "- {op: remove_at, path: 'spec.volumes[name=scratch]', missing_ok: false}\n",
+    "- {op: remove_at, path: 'spec.volumes[name=scratch]', missing_ok: false}\n",
 }
 
 
 def make_pod(n: int) -> dict[str, Any]:
     """A Pod of ``n`` containers, each with two env entries and a volume mount."""
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
-            "spec": {"containers": [
-                {"name": f"c{i}", "image": "t:1",
-                 "env": [{"name": "RANK", "value": str(i)}, {"name": "WORLD", "value": str(n)}],
-                 "volumeMounts": [{"name": "data", "mountPath": "/data"}]} for i in range(n)],
-                "volumes": [{"name": "data", "emptyDir": {}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "web"},
+        "spec": {
+            "containers": [
+                {
+                    "name": f"c{i}",
+                    "image": "t:1",
+                    "env": [{"name": "RANK", "value": str(i)}, {"name": "WORLD", "value": str(n)}],
+                    "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                }
+                for i in range(n)
+            ],
+            "volumes": [{"name": "data", "emptyDir": {}}],
+        },
+    }
 
 
 def _uris(folder: Path, *names: str) -> list[str]:
@@ -114,6 +125,7 @@ def explain_call(n: int, folder: Path) -> Callable[[], Any]:
     def run() -> None:
         found = explain(overlay, pod)
         assert len(found.changes) == n and found.diff
+
     return run
 
 
@@ -140,6 +152,7 @@ def _explain_files(n: int, folder: Path, blame: bool) -> Callable[[], Any]:
         if blame:
             steps = [step for uri in uris for step in load_steps(uri)]
             assert len(blame_of(pod, steps)) >= n
+
     return run
 
 
@@ -151,10 +164,17 @@ def explain_blame(n: int, folder: Path) -> Callable[[], Any]:
     return _explain_files(n, folder, blame=True)
 
 
-def _checked(files: tuple[str, ...], expected: str, *, deny: tuple[str, ...] = (),
-             validate: bool = False, conflicts: str = "last-wins") -> Case:
+def _checked(
+    files: tuple[str, ...],
+    expected: str,
+    *,
+    deny: tuple[str, ...] = (),
+    validate: bool = False,
+    conflicts: str = "last-wins",
+) -> Case:
     """A case: the checks of ``podfold apply`` on the pod the ``files`` make, each
     finding naming its line (``expected`` is the count of findings: ``1`` or ``n``)."""
+
     def case(n: int, folder: Path) -> Callable[[], Any]:
         from combinators import chain
         from transforms.cli.checks import TemplateChecks
@@ -169,13 +189,14 @@ def _checked(files: tuple[str, ...], expected: str, *, deny: tuple[str, ...] = (
         wanted = 1 if expected == "1" else n
 
         def run() -> None:
-            checks = TemplateChecks.build(None, (), deny, conflicts, uris, each,
-                                          validate=validate)
+            checks = TemplateChecks.build(None, (), deny, conflicts, uris, each, validate=validate)
             checks.template("pod.yaml", template, pod, after)
             found = checks.findings
             lines = found.problems + found.violations + found.warnings
             assert sum(".yaml:" in line for line in lines) == wanted, lines[:3]
+
         return run
+
     return case
 
 
@@ -194,6 +215,7 @@ def failing_step(n: int, folder: Path) -> Callable[[], Any]:
             assert err.line == 2, err
         else:
             raise AssertionError("the overlay's second step did not fail")
+
     return run
 
 
@@ -201,10 +223,10 @@ CASES: dict[str, Case] = {
     "explain()": explain_call,
     "explain -f a -f b": explain_files,
     "explain --blame": explain_blame,
-    "(written by), --deny": _checked(("defaults.yaml", "secured.yaml"), "n",
-                                     deny=("spec.containers[*].securityContext",)),
-    "(written by), 1 invalid": _checked(("defaults.yaml", "one-invalid.yaml"), "1",
-                                        validate=True),
+    "(written by), --deny": _checked(
+        ("defaults.yaml", "secured.yaml"), "n", deny=("spec.containers[*].securityContext",)
+    ),
+    "(written by), 1 invalid": _checked(("defaults.yaml", "one-invalid.yaml"), "1", validate=True),
     "(written by), N invalid": _checked(("all-invalid.yaml",), "n", validate=True),
     "conflicts' lines": _checked(("always.yaml", "never.yaml"), "n", conflicts="warn"),
     "a step that fails": failing_step,
@@ -236,15 +258,27 @@ def doublings(times: list[float], sizes: list[int]) -> list[float]:
     """The ratio of each time to the one before, per doubling of the size (the sizes need
     not double: 1,000 to 4,000 is two doublings)."""
     pairs = zip(times, times[1:], sizes, sizes[1:], strict=False)  # each with the next
-    return [(later / max(earlier, 1e-9)) ** (1 / math.log2(large / small))
-            for earlier, later, small, large in pairs]
+    return [
+        (later / max(earlier, 1e-9)) ** (1 / math.log2(large / small))
+        for earlier, later, small, large in pairs
+    ]
 
 
 def process_cpu(folder: Path, rounds: int) -> float:
     """The least CPU time of ``podfold explain --blame -f defaults.yaml -f shm.yaml
     pod.yaml`` in ``folder``, of ``rounds`` runs."""
-    command = [sys.executable, "-c", "from transforms.cli import main; main()", "explain",
-               "--blame", "-f", "defaults.yaml", "-f", "shm.yaml", "pod.yaml"]
+    command = [
+        sys.executable,
+        "-c",
+        "from transforms.cli import main; main()",
+        "explain",
+        "--blame",
+        "-f",
+        "defaults.yaml",
+        "-f",
+        "shm.yaml",
+        "pod.yaml",
+    ]
     best = float("inf")
     for _ in range(rounds):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -269,10 +303,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 2_000, 4_000, 8_000])
     parser.add_argument("--rounds", type=int, default=3, help="runs of each case at each size")
-    parser.add_argument("--case", choices=sorted(CASES), action="append",
-                        help="run only these cases (repeatable)")
-    parser.add_argument("--no-process", action="store_true",
-                        help="leave out the whole podfold explain --blame processes")
+    parser.add_argument(
+        "--case", choices=sorted(CASES), action="append", help="run only these cases (repeatable)"
+    )
+    parser.add_argument(
+        "--no-process",
+        action="store_true",
+        help="leave out the whole podfold explain --blame processes",
+    )
     args = parser.parse_args(argv)
     sizes = sorted(args.sizes)
     missed = []
@@ -281,11 +319,15 @@ def main(argv: list[str] | None = None) -> int:
         folders = {size: write_folder(root, size) for size in (1, *sizes)}
         baseline = [timed(linear_baseline(size, folders[size]), args.rounds) for size in sizes]
         linear = max(doublings(baseline, sizes))
-        print("containers".ljust(26) + "".join(f"{size:>10,}" for size in sizes)
-              + "   per doubling")
-        print("deepcopy (linear baseline)".ljust(26)
-              + "".join(f"{t * 1000:>8.1f}ms" for t in baseline) + "   "
-              + " ".join(f"{r:.2f}x" for r in doublings(baseline, sizes)))
+        print(
+            "containers".ljust(26) + "".join(f"{size:>10,}" for size in sizes) + "   per doubling"
+        )
+        print(
+            "deepcopy (linear baseline)".ljust(26)
+            + "".join(f"{t * 1000:>8.1f}ms" for t in baseline)
+            + "   "
+            + " ".join(f"{r:.2f}x" for r in doublings(baseline, sizes))
+        )
         for name in args.case or CASES:
             case = CASES[name]
             case(5, folders[1])()  # imports, the schema, the recipes: paid before any timing
@@ -296,8 +338,14 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "ok  " if judged <= TARGET else "MISS"
             if judged > TARGET:
                 missed.append(name)
-            print(name.ljust(26) + "".join(f"{t * 1000:>8.0f}ms" for t in times) + "   "
-                  + " ".join(f"{r:.2f}x" for r in ratios) + f"  {verdict}", flush=True)
+            print(
+                name.ljust(26)
+                + "".join(f"{t * 1000:>8.0f}ms" for t in times)
+                + "   "
+                + " ".join(f"{r:.2f}x" for r in ratios)
+                + f"  {verdict}",
+                flush=True,
+            )
         if not args.no_process:
             small, large = sizes[0], sizes[-1]
             start = process_cpu(folders[1], args.rounds)
@@ -308,12 +356,16 @@ def main(argv: list[str] | None = None) -> int:
                 verdict = "(too small to judge: try larger --sizes)"
             elif ratio > TARGET:
                 missed.append("podfold explain --blame")
-            print(f"podfold explain --blame, whole process (CPU, less {start:.2f}s to start on "
-                  f"one container): {spent[0]:.2f}s at {small:,}, {spent[1]:.2f}s at "
-                  f"{large:,}: {ratio:.2f}x a doubling  {verdict}")
-    print(f"target: each doubling of the containers costs at most {TARGET}x the time (judged "
-          f"against the linear baseline where it grows more than 2x a doubling)"
-          + (f"; missed by: {', '.join(missed)}" if missed else ""))
+            print(
+                f"podfold explain --blame, whole process (CPU, less {start:.2f}s to start on "
+                f"one container): {spent[0]:.2f}s at {small:,}, {spent[1]:.2f}s at "
+                f"{large:,}: {ratio:.2f}x a doubling  {verdict}"
+            )
+    print(
+        f"target: each doubling of the containers costs at most {TARGET}x the time (judged "
+        f"against the linear baseline where it grows more than 2x a doubling)"
+        + (f"; missed by: {', '.join(missed)}" if missed else "")
+    )
     return 1 if missed else 0
 
 

@@ -49,9 +49,11 @@ def _pod(key: str, n: int) -> dict[str, Any]:
     """A pod whose ``spec.tolerations``, ``spec.volumes`` and finalizers hold ``n`` items."""
     return {
         "metadata": {"name": "p", "finalizers": [f"f{i}" for i in range(n)]},
-        "spec": {"containers": [{"name": "trainer", "image": "t:1"}],
-                 "tolerations": [{key: f"k{i}", "operator": "Exists"} for i in range(n)],
-                 "volumes": [{"name": f"v{i}", "emptyDir": {}} for i in range(n)]},
+        "spec": {
+            "containers": [{"name": "trainer", "image": "t:1"}],
+            "tolerations": [{key: f"k{i}", "operator": "Exists"} for i in range(n)],
+            "volumes": [{"name": f"v{i}", "emptyDir": {}} for i in range(n)],
+        },
     }
 
 
@@ -140,8 +142,12 @@ def linear_baseline(n: int) -> Callable[[], Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
-    parser.add_argument("--case", choices=sorted(CASES), action="append",
-                        help="run only these operations (repeatable)")
+    parser.add_argument(
+        "--case",
+        choices=sorted(CASES),
+        action="append",
+        help="run only these operations (repeatable)",
+    )
     args = parser.parse_args(argv)
     sizes = sorted(args.sizes)
     small, large = sizes[0], sizes[-1]
@@ -153,10 +159,14 @@ def main(argv: list[str] | None = None) -> int:
 
     baseline = [timed(linear_baseline(size), rounds(size)) for size in sizes]
     linear = baseline[-1] / baseline[0]
-    print("operation".ljust(28) + "".join(f"{size:>12,}" for size in sizes)
-          + "    growth  vs linear")
-    print("deepcopy (linear baseline)".ljust(28)
-          + "".join(f"{t * 1000:>10.1f}ms" for t in baseline) + f"   {linear:6.1f}x")
+    print(
+        "operation".ljust(28) + "".join(f"{size:>12,}" for size in sizes) + "    growth  vs linear"
+    )
+    print(
+        "deepcopy (linear baseline)".ljust(28)
+        + "".join(f"{t * 1000:>10.1f}ms" for t in baseline)
+        + f"   {linear:6.1f}x"
+    )
     for name in args.case or CASES:
         times = [timed(CASES[name](size), rounds(size)) for size in sizes]
         growth = times[-1] / times[0]
@@ -166,10 +176,16 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "ok  " if judged <= allowed else "MISS"
         if judged > allowed:
             missed.append(name)
-        print(name.ljust(28) + "".join(f"{t * 1000:>10.1f}ms" for t in times)
-              + f"   {growth:6.1f}x {growth / linear:6.2f}x  {verdict}", flush=True)
-    print(f"target: {large // small}x the items cost at most {allowed:.0f}x the time "
-          f"(judged against the linear baseline where it grows more than {large // small}x)")
+        print(
+            name.ljust(28)
+            + "".join(f"{t * 1000:>10.1f}ms" for t in times)
+            + f"   {growth:6.1f}x {growth / linear:6.2f}x  {verdict}",
+            flush=True,
+        )
+    print(
+        f"target: {large // small}x the items cost at most {allowed:.0f}x the time "
+        f"(judged against the linear baseline where it grows more than {large // small}x)"
+    )
     return 1 if missed else 0
 
 

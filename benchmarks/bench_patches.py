@@ -112,21 +112,40 @@ def strategic_adds_chain(gpu: str = "a100") -> Transform:
 
 
 strategic_updates = {
-    "spec": {"containers": [{"name": "trainer-0", "image": "ghcr.io/example/trainer:1.5",
-                             "resources": {"limits": {"nvidia.com/gpu": "2"},
-                                           "requests": {"nvidia.com/gpu": "2"}}}]},
+    "spec": {
+        "containers": [
+            {
+                "name": "trainer-0",
+                "image": "ghcr.io/example/trainer:1.5",
+                "resources": {
+                    "limits": {"nvidia.com/gpu": "2"},
+                    "requests": {"nvidia.com/gpu": "2"},
+                },
+            }
+        ]
+    },
 }
 
 
 def strategic_updates_chain() -> Transform:
     """What ``strategic_updates`` does, as combinators."""
-    return chain(upsert("spec.containers[name=trainer-0]", {
-        "image": "ghcr.io/example/trainer:1.5",
-        "resources": {"limits": {"nvidia.com/gpu": "2"}, "requests": {"nvidia.com/gpu": "2"}}}))
+    return chain(
+        upsert(
+            "spec.containers[name=trainer-0]",
+            {
+                "image": "ghcr.io/example/trainer:1.5",
+                "resources": {
+                    "limits": {"nvidia.com/gpu": "2"},
+                    "requests": {"nvidia.com/gpu": "2"},
+                },
+            },
+        )
+    )
 
 
-def measure(contenders: dict[str, Callable[[], Any]], rounds: int,
-            seconds: float) -> tuple[dict[str, float], dict[str, int]]:
+def measure(
+    contenders: dict[str, Callable[[], Any]], rounds: int, seconds: float
+) -> tuple[dict[str, float], dict[str, int]]:
     """Median seconds per call of each contender, and the calls per round; rounds interleaved."""
     numbers = {}
     for name, fn in contenders.items():
@@ -142,8 +161,9 @@ def measure(contenders: dict[str, Callable[[], Any]], rounds: int,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--seconds", type=float, default=0.3,
-                        help="rough time budget per contender per round")
+    parser.add_argument(
+        "--seconds", type=float, default=0.3, help="rough time budget per contender per round"
+    )
     args = parser.parse_args(argv)
 
     pod = realistic_pod()
@@ -151,26 +171,48 @@ def main(argv: list[str] | None = None) -> int:
     # (label, patch built once, its chain built once, patch per call, chain per call); per
     # call, the same patch each time (a recipe's, a fold's) and a new one each time
     pairs: list[tuple[str, Transform, Transform, Callable[[], Any], Callable[[], Any]]] = [
-        ("json_patch, 8 adds", json_patch(json_ops), json_adds_chain(),
-         lambda: json_patch(json_ops)(pod), lambda: json_adds_chain()(pod)),
-        ("json_patch, 3 edits", json_patch(json_edits), json_edits_chain(),
-         lambda: json_patch(json_edits)(pod), lambda: json_edits_chain()(pod)),
-        ("strategic, adds", strategic_merge(strategic_adds("a100")), strategic_adds_chain(),
-         lambda: strategic_merge(strategic_adds("a100"))(pod),
-         lambda: strategic_adds_chain()(pod)),
-        ("strategic, updates", strategic_merge(strategic_updates), strategic_updates_chain(),
-         lambda: strategic_merge(strategic_updates)(pod),
-         lambda: strategic_updates_chain()(pod)),
+        (
+            "json_patch, 8 adds",
+            json_patch(json_ops),
+            json_adds_chain(),
+            lambda: json_patch(json_ops)(pod),
+            lambda: json_adds_chain()(pod),
+        ),
+        (
+            "json_patch, 3 edits",
+            json_patch(json_edits),
+            json_edits_chain(),
+            lambda: json_patch(json_edits)(pod),
+            lambda: json_edits_chain()(pod),
+        ),
+        (
+            "strategic, adds",
+            strategic_merge(strategic_adds("a100")),
+            strategic_adds_chain(),
+            lambda: strategic_merge(strategic_adds("a100"))(pod),
+            lambda: strategic_adds_chain()(pod),
+        ),
+        (
+            "strategic, updates",
+            strategic_merge(strategic_updates),
+            strategic_updates_chain(),
+            lambda: strategic_merge(strategic_updates)(pod),
+            lambda: strategic_updates_chain()(pod),
+        ),
     ]
     # a new patch each call is built and applied once: it runs the general way (a plan
     # would cost it more than it saves), as every patch did before plans; what the cache
     # of strategic patches costs it is bounded, against the class built directly
     uncached_strategic = type(strategic_merge(strategic_updates))
-    new_each_call: list[tuple[str, Callable[[str], Any], Callable[[str], Any],
-                              Callable[[str], Any]]] = [
-        ("strategic, adds", lambda gpu: strategic_merge(strategic_adds(gpu))(pod),
-         lambda gpu: uncached_strategic(strategic_adds(gpu), "Pod")(pod),
-         lambda gpu: strategic_adds_chain(gpu)(pod)),
+    new_each_call: list[
+        tuple[str, Callable[[str], Any], Callable[[str], Any], Callable[[str], Any]]
+    ] = [
+        (
+            "strategic, adds",
+            lambda gpu: strategic_merge(strategic_adds(gpu))(pod),
+            lambda gpu: uncached_strategic(strategic_adds(gpu), "Pod")(pod),
+            lambda gpu: strategic_adds_chain(gpu)(pod),
+        ),
     ]
     contenders: dict[str, Callable[[], Any]] = {}
     for label, patch, equivalent, patch_per_call, chain_per_call in pairs:
@@ -183,36 +225,47 @@ def main(argv: list[str] | None = None) -> int:
         contenders[f"{label}: chain per call"] = chain_per_call
     for label, *built in new_each_call:
         assert built[0]("x") == built[1]("x") == built[2]("x") != pod, label
-        for how, build in zip(("new patch", "new uncached patch", "new chain"), built,
-                              strict=True):
+        for how, build in zip(("new patch", "new uncached patch", "new chain"), built, strict=True):
             contenders[f"{label}: {how} per call"] = lambda build=build: build(next(gpus))
     # json_patch has no cache: building one costs little beside applying it the first time
     contenders["json_patch, 8 adds: new patch per call"] = lambda: json_patch(
-        json_adds(next(gpus)))(pod)
-    contenders["json_patch, 8 adds: new chain per call"] = lambda: json_adds_chain(
-        next(gpus))(pod)
+        json_adds(next(gpus))
+    )(pod)
+    contenders["json_patch, 8 adds: new chain per call"] = lambda: json_adds_chain(next(gpus))(pod)
 
     times, calls = measure(contenders, args.rounds, args.seconds)
-    print(f"median time per call of {args.rounds} interleaved rounds; "
-          f"calls per round in brackets")
+    print(f"median time per call of {args.rounds} interleaved rounds; calls per round in brackets")
     for name, seconds in times.items():
         print(f"  {name:<46} {seconds * 1e6:9.2f} us  [{calls[name]}]")
-    checks = [(f"{label}{how} / its chain", f"{label}: patch{how}", f"{label}: chain{how}",
-               TARGET) for label, *_ in pairs for how in ("", " per call")]
-    checks += [(f"{label}, new per call / uncached", f"{label}: new patch per call",
-                f"{label}: new uncached patch per call", CACHE_PRICE)
-               for label, *_ in new_each_call]
+    checks = [
+        (f"{label}{how} / its chain", f"{label}: patch{how}", f"{label}: chain{how}", TARGET)
+        for label, *_ in pairs
+        for how in ("", " per call")
+    ]
+    checks += [
+        (
+            f"{label}, new per call / uncached",
+            f"{label}: new patch per call",
+            f"{label}: new uncached patch per call",
+            CACHE_PRICE,
+        )
+        for label, *_ in new_each_call
+    ]
     failed = 0
     for text, patch_name, chain_name, target in checks:
         ratio = times[patch_name] / times[chain_name]
         ok = ratio <= target
         failed += not ok
-        print(f"{'ok  ' if ok else 'MISS'} {text:<46} {ratio:6.2f}x"
-              f"  (target <= {target}x; medians of {args.rounds} rounds)")
+        print(
+            f"{'ok  ' if ok else 'MISS'} {text:<46} {ratio:6.2f}x"
+            f"  (target <= {target}x; medians of {args.rounds} rounds)"
+        )
     for label, *_ in [*new_each_call, ("json_patch, 8 adds",)]:
         ratio = times[f"{label}: new patch per call"] / times[f"{label}: new chain per call"]
-        print(f"     {label + ', new per call / its chain':<46} {ratio:6.2f}x"
-              f"  (no target: applied once, the general way; medians of {args.rounds} rounds)")
+        print(
+            f"     {label + ', new per call / its chain':<46} {ratio:6.2f}x"
+            f"  (no target: applied once, the general way; medians of {args.rounds} rounds)"
+        )
     return 1 if failed else 0
 
 

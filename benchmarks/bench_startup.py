@@ -47,18 +47,25 @@ PLUGIN_SOURCE = ROOT / "transforms" / "testing"  # the plugin's top-level module
 START_UP = "python -c pass (start-up's own imports)"
 MARK = "-- measured statement starts here --"
 PLUGIN = "_podfold_pytest_plugin"
-TARGETS_MS = {"import combinators": 10.0, "import transforms": 20.0,
-              f"import {PLUGIN} (pytest imported)": 5.0}
+TARGETS_MS = {
+    "import combinators": 10.0,
+    "import transforms": 20.0,
+    f"import {PLUGIN} (pytest imported)": 5.0,
+}
 # what a package's import would cost if it imported these: shown for reference
 REFERENCES = ("import pyrsistent", "import toolz", "import importlib.metadata", "import yaml")
 # whole runs of the command line, on one Pod: all they import, the console script's own
 # "from transforms.cli import main" to the exit; shown, and with --against compared
-POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n" \
-      "  - name: trainer\n    image: ghcr.io/example/trainer:1.4.2\n"
+POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n"
+    "  - name: trainer\n    image: ghcr.io/example/trainer:1.4.2\n"
+)
 ONE_RECIPE = "- recipe: node_selector\n  gpu: a100\n"
-COMMANDS = {"podfold apply (one recipe, one Pod)": ("apply", "-f", "overlay.yaml", "pod.yaml"),
-            "podfold validate (one Pod)": ("validate", "pod.yaml"),
-            "podfold --help": ("--help",)}
+COMMANDS = {
+    "podfold apply (one recipe, one Pod)": ("apply", "-f", "overlay.yaml", "pod.yaml"),
+    "podfold validate (one Pod)": ("validate", "pod.yaml"),
+    "podfold --help": ("--help",),
+}
 
 
 def cli_run(files: Path, *args: str) -> str:
@@ -73,26 +80,33 @@ def child_env(root: Path = ROOT) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(root), str(root / PLUGIN_SOURCE.relative_to(ROOT)),
-         *filter(None, [env.get("PYTHONPATH")])])
+        [
+            str(root),
+            str(root / PLUGIN_SOURCE.relative_to(ROOT)),
+            *filter(None, [env.get("PYTHONPATH")]),
+        ]
+    )
     return env
 
 
-def run_child(code: str, env: dict[str, str],
-              importtime: bool = True) -> subprocess.CompletedProcess[str]:
+def run_child(
+    code: str, env: dict[str, str], importtime: bool = True
+) -> subprocess.CompletedProcess[str]:
     """Run ``code`` with ``python -c`` in an empty directory: ``-c`` puts the current
     directory first on the path, and a checkout there would shadow the one measured."""
     command = [sys.executable, *(["-X", "importtime"] if importtime else []), "-c", code]
     with tempfile.TemporaryDirectory() as away:
-        done = subprocess.run(command, env=env, cwd=away, capture_output=True, text=True,
-                              check=False)
+        done = subprocess.run(
+            command, env=env, cwd=away, capture_output=True, text=True, check=False
+        )
     if done.returncode != 0:
         raise SystemExit(f"child failed ({done.returncode}): {code}\n{done.stderr[-2000:]}")
     return done
 
 
-def import_times(statement: str, env: dict[str, str],
-                 prelude: str = "") -> tuple[float, float, int]:
+def import_times(
+    statement: str, env: dict[str, str], prelude: str = ""
+) -> tuple[float, float, int]:
     """One fresh child: (ms of the interpreter's start-up imports, ms of ``statement``'s
     imports, how many modules ``statement`` imports).
 
@@ -102,7 +116,7 @@ def import_times(statement: str, env: dict[str, str],
     stderr = run_child(code, env).stderr.splitlines()
     mark = stderr.index(MARK)
     at_start, _ = _top_level(stderr[:mark])
-    measured, modules = _top_level(stderr[mark + 1:])
+    measured, modules = _top_level(stderr[mark + 1 :])
     return at_start, measured, modules
 
 
@@ -113,7 +127,7 @@ def _top_level(lines: list[str]) -> tuple[float, int]:
     for line in lines:
         if not line.startswith("import time:"):
             continue
-        _, cumulative, name = line[len("import time:"):].split("|")
+        _, cumulative, name = line[len("import time:") :].split("|")
         if cumulative.strip().isdigit():
             modules += 1
             if not name[1:].startswith(" "):
@@ -123,9 +137,11 @@ def _top_level(lines: list[str]) -> tuple[float, int]:
 
 def stdlib_needed(package: str, env: dict[str, str]) -> list[str]:
     """The top-level standard-library modules that ``import package`` loads."""
-    code = (f"import sys; before = set(sys.modules)\nimport {package}\n"
-            f"print(' '.join(sorted({{name.partition('.')[0] for name in set(sys.modules) - before}}"
-            f" & sys.stdlib_module_names)))")
+    code = (
+        f"import sys; before = set(sys.modules)\nimport {package}\n"
+        f"print(' '.join(sorted({{name.partition('.')[0] for name in set(sys.modules) - before}}"
+        f" & sys.stdlib_module_names)))"
+    )
     return run_child(code, env, importtime=False).stdout.split()
 
 
@@ -145,15 +161,18 @@ def pytest_session(project: Path, env: dict[str, str], plugin: bool) -> tuple[fl
     args = ["-q", "-p", "no:cacheprovider", *([] if plugin else ["-p", "no:podfold"])]
     code = SESSION.format(mark=MARK, plugin=PLUGIN)
     command = [sys.executable, "-c", code, *args]
-    done = subprocess.run(command, env=env, cwd=project, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        command, env=env, cwd=project, capture_output=True, text=True, check=False
+    )
     lines = [line for line in done.stdout.splitlines() if line.startswith(MARK)]
     if not lines:
         raise SystemExit(f"pytest session failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    result = json.loads(lines[-1][len(MARK):])
+    result = json.loads(lines[-1][len(MARK) :])
     if result["code"] != 0 or result["plugin"] is not plugin:
-        raise SystemExit(f"pytest session {args}: exit {result['code']}, plugin loaded: "
-                         f"{result['plugin']} (expected {plugin})\n{done.stdout[-2000:]}")
+        raise SystemExit(
+            f"pytest session {args}: exit {result['code']}, plugin loaded: "
+            f"{result['plugin']} (expected {plugin})\n{done.stdout[-2000:]}"
+        )
     return float(result["seconds"]), int(result["modules"])
 
 
@@ -169,11 +188,16 @@ def interleaved(contenders: dict[str, Callable[[], float]], runs: int) -> dict[s
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="children per statement")
-    parser.add_argument("--sessions", type=int, default=7,
-                        help="pytest sessions with and without the plugin")
-    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
-                        help="another checkout of podfold (an earlier commit, say) whose "
-                             "imports are measured in the same rounds, for comparison")
+    parser.add_argument(
+        "--sessions", type=int, default=7, help="pytest sessions with and without the plugin"
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="another checkout of podfold (an earlier commit, say) whose "
+        "imports are measured in the same rounds, for comparison",
+    )
     options = parser.parse_args(argv)
     env = child_env()
     floor_modules = stdlib_needed("combinators", env)
@@ -209,37 +233,51 @@ def main(argv: list[str] | None = None) -> int:
             at_start, measured, _ = import_times(statement, child, prelude)
             startup.append(at_start)
             return measured
+
         return once
 
-    measured = interleaved({label: measure(*given) for label, given in statements.items()},
-                           options.runs)
+    measured = interleaved(
+        {label: measure(*given) for label, given in statements.items()}, options.runs
+    )
     measured[START_UP] = startup
     medians = {label: statistics.median(times) for label, times in measured.items()}
-    print(f"-X importtime, cumulative ms beyond start-up; median of {options.runs} runs each "
-          f"(start-up: of all {len(startup)} children)")
+    print(
+        f"-X importtime, cumulative ms beyond start-up; median of {options.runs} runs each "
+        f"(start-up: of all {len(startup)} children)"
+    )
     print(f"  stdlib modules combinators loads: {' '.join(floor_modules)}")
     for label, median in medians.items():
         times = measured[label]
-        count = "" if label == START_UP else \
-            f"{modules[label]:4d} module{'s' if modules[label] != 1 else ''}"
-        print(f"  {label:<48}{median:8.2f} ms   (min {min(times):6.2f}, max {max(times):6.2f})"
-              f"  {count}")
+        count = (
+            ""
+            if label == START_UP
+            else f"{modules[label]:4d} module{'s' if modules[label] != 1 else ''}"
+        )
+        print(
+            f"  {label:<48}{median:8.2f} ms   (min {min(times):6.2f}, max {max(times):6.2f})"
+            f"  {count}"
+        )
     combinators = medians["import combinators"]
-    print(f"  {'import combinators / start-up imports':<48}"
-          f"{combinators / medians[START_UP]:8.2f}x")
-    print(f"  {'import combinators / stdlib modules it loads':<48}"
-          f"{combinators / medians['stdlib modules combinators loads']:8.2f}x")
+    print(f"  {'import combinators / start-up imports':<48}{combinators / medians[START_UP]:8.2f}x")
+    print(
+        f"  {'import combinators / stdlib modules it loads':<48}"
+        f"{combinators / medians['stdlib modules combinators loads']:8.2f}x"
+    )
     if options.against is not None:
         print(f"  against: {options.against}")
         for label in ours:
-            print(f"  {label + ' / against':<48}"
-                  f"{medians[label] / medians[f'{label} [against]']:8.2f}x")
+            print(
+                f"  {label + ' / against':<48}"
+                f"{medians[label] / medians[f'{label} [against]']:8.2f}x"
+            )
     failed = False
     for label, target in TARGETS_MS.items():
         ok = medians[label] <= target
         failed |= not ok
-        print(f"{'ok  ' if ok else 'MISS'} {label:<48}{medians[label]:8.2f} ms  "
-              f"(target <= {target:.0f} ms, {medians[label] / target:.2f}x of it)")
+        print(
+            f"{'ok  ' if ok else 'MISS'} {label:<48}{medians[label]:8.2f} ms  "
+            f"(target <= {target:.0f} ms, {medians[label] / target:.2f}x of it)"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp)
         (project / "test_trivial.py").write_text("def test_sum():\n    assert 1 + 1 == 2\n")
@@ -251,19 +289,26 @@ def main(argv: list[str] | None = None) -> int:
             sessions["without"].append(pytest_session(project, env, False))
     seconds = {name: [run[0] * 1000 for run in runs] for name, runs in sessions.items()}
     # the most modules with it, less the fewest without: nothing it loads goes unseen
-    extra_modules = max(run[1] for run in sessions["with"]) - \
-        min(run[1] for run in sessions["without"])
+    extra_modules = max(run[1] for run in sessions["with"]) - min(
+        run[1] for run in sessions["without"]
+    )
     differences = [a - b for a, b in zip(seconds["with"], seconds["without"], strict=True)]
     print(f"pytest session, one trivial test, median of {options.sessions} runs each, interleaved")
     for name, times in seconds.items():
-        print(f"  {name + ' the plugin':<48}{statistics.median(times):8.1f} ms   "
-              f"(min {min(times):6.1f}, max {max(times):6.1f})")
-    print(f"  {'with - without, round by round':<48}{statistics.median(differences):+8.1f} ms   "
-          f"(min {min(differences):+6.1f}, max {max(differences):+6.1f}; shown, not judged)")
+        print(
+            f"  {name + ' the plugin':<48}{statistics.median(times):8.1f} ms   "
+            f"(min {min(times):6.1f}, max {max(times):6.1f})"
+        )
+    print(
+        f"  {'with - without, round by round':<48}{statistics.median(differences):+8.1f} ms   "
+        f"(min {min(differences):+6.1f}, max {max(differences):+6.1f}; shown, not judged)"
+    )
     ok = extra_modules <= 1
     failed |= not ok
-    print(f"{'ok  ' if ok else 'MISS'} {'modules the plugin adds to a session':<48}"
-          f"{extra_modules:8d}     (target <= 1: itself)")
+    print(
+        f"{'ok  ' if ok else 'MISS'} {'modules the plugin adds to a session':<48}"
+        f"{extra_modules:8d}     (target <= 1: itself)"
+    )
     return 1 if failed else 0
 
 

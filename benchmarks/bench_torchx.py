@@ -53,13 +53,17 @@ from transforms.torchx.schedulers import KubernetesOverlayScheduler, without_ove
 
 TEN_STEPS = (
     upsert("spec.nodeSelector", {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"}),
-    append_at("spec.tolerations", {"key": "nvidia.com/gpu", "operator": "Exists",
-                                   "effect": "NoSchedule"}, unique=True),
+    append_at(
+        "spec.tolerations",
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+        unique=True,
+    ),
     merge_by("spec.containers[0].env", [{"name": "NCCL_DEBUG", "value": "INFO"}]),
     merge_by("spec.containers[0].env", [{"name": "RANK", "value": "${replica_id}"}]),
     merge_by("spec.containers[0].env", [{"name": "JOB", "value": "${app_id}"}]),
-    merge_by("spec.volumes", [{"name": "dshm", "emptyDir": {"medium": "Memory",
-                                                             "sizeLimit": "16Gi"}}]),
+    merge_by(
+        "spec.volumes", [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}]
+    ),
     append_at("spec.volumes", {"name": "ckpt", "persistentVolumeClaim": {"claimName": "ckpt"}}),
     append_at("spec.containers[0].volumeMounts", {"name": "ckpt", "mountPath": "/ckpt"}),
     upsert("metadata.annotations", {"prometheus.io/scrape": "true"}),
@@ -74,11 +78,15 @@ clock = time.process_time
 
 def app(replicas: int, overlays: tuple[Any, ...] = ()) -> specs.AppDef:
     role = specs.Role(
-        name="trainer", image="ghcr.io/example/trainer:1.4.2", entrypoint="python",
+        name="trainer",
+        image="ghcr.io/example/trainer:1.4.2",
+        entrypoint="python",
         args=["-m", "train", "--rank", "${replica_id}"],
         env={f"VAR_{i}": f"value-{i}" for i in range(10)},
-        num_replicas=replicas, resource=specs.Resource(cpu=8, gpu=1, memMB=32_000),
-        port_map={"c10d": 29500})
+        num_replicas=replicas,
+        resource=specs.Resource(cpu=8, gpu=1, memMB=32_000),
+        port_map={"c10d": 29500},
+    )
     if overlays:
         role = with_overlays(role, *overlays)
     return specs.AppDef(name="trainer", roles=[role])
@@ -123,7 +131,9 @@ def measure(replicas: int, rounds: int) -> bool:
     job = overlay_scheduler._submit_dryrun(overlay_app, on).request.resource
     pod = job["spec"]["tasks"][min(7, replicas - 1)]["template"]
     assert pod["spec"]["nodeSelector"] and pod["spec"]["containers"][0]["env"][-2] == {
-        "name": "RANK", "value": str(min(7, replicas - 1))}, "the overlay did not apply"
+        "name": "RANK",
+        "value": str(min(7, replicas - 1)),
+    }, "the overlay did not apply"
     del job, pod
 
     contenders: dict[str, Callable[[], Any]] = {
@@ -146,26 +156,38 @@ def measure(replicas: int, rounds: int) -> bool:
         return statistics.median(values) / replicas * 1e6
 
     base = times["torchx"]
-    added = {mode: [podfold / torchx - 1 for podfold, torchx
-                    in zip(times[f"podfold, validation {mode}"], base, strict=True)]
-             for mode in ("on", "off")}
-    share = {mode: [fold / torchx for fold, torchx in zip(folds[mode], base, strict=True)]
-             for mode in ("on", "off")}
-    print(f"{replicas:,} replicas, a 10-step overlay with macros; CPU time a pod, "
-          f"median of {rounds} rounds (one run of each contender a round)")
+    added = {
+        mode: [
+            podfold / torchx - 1
+            for podfold, torchx in zip(times[f"podfold, validation {mode}"], base, strict=True)
+        ]
+        for mode in ("on", "off")
+    }
+    share = {
+        mode: [fold / torchx for fold, torchx in zip(folds[mode], base, strict=True)]
+        for mode in ("on", "off")
+    }
+    print(
+        f"{replicas:,} replicas, a 10-step overlay with macros; CPU time a pod, "
+        f"median of {rounds} rounds (one run of each contender a round)"
+    )
     for name, values in times.items():
         print(f"  {name:<34} {per_pod(values):9.1f} us")
     for mode in ("on", "off"):
         print(f"  {'the fold alone, validation ' + mode:<34} {per_pod(folds[mode]):9.1f} us")
     print(f"  ratios within each round, median of {rounds}:")
     for mode in ("on", "off"):
-        print(f"    podfold, validation {mode:<3} adds {statistics.median(added[mode]) * 100:6.1f}% "
-              f"to TorchX's dry run (rounds: "
-              f"{', '.join(f'{value * 100:.0f}%' for value in added[mode])})")
+        print(
+            f"    podfold, validation {mode:<3} adds {statistics.median(added[mode]) * 100:6.1f}% "
+            f"to TorchX's dry run (rounds: "
+            f"{', '.join(f'{value * 100:.0f}%' for value in added[mode])})"
+        )
     for mode in ("on", "off"):
-        print(f"    the fold alone, validation {mode:<3} {statistics.median(share[mode]) * 100:5.1f}% "
-              f"of TorchX's time (rounds: "
-              f"{', '.join(f'{value * 100:.1f}%' for value in share[mode])})")
+        print(
+            f"    the fold alone, validation {mode:<3} {statistics.median(share[mode]) * 100:5.1f}% "
+            f"of TorchX's time (rounds: "
+            f"{', '.join(f'{value * 100:.1f}%' for value in share[mode])})"
+        )
 
     # what each leaves for the collector: one full collection, its request still alive
     for name in ("torchx", "podfold, validation on"):
@@ -173,20 +195,34 @@ def measure(replicas: int, rounds: int) -> bool:
         result = contenders[name]()
         start = clock()
         gc.collect()
-        print(f"  a full collection right after {name}'s dry run (1 run): "
-              f"{(clock() - start) / replicas * 1e6:.1f} us a pod")
+        print(
+            f"  a full collection right after {name}'s dry run (1 run): "
+            f"{(clock() - start) / replicas * 1e6:.1f} us a pod"
+        )
         del result
 
-    checks = [(f"{replicas:,}: podfold end to end, validation on",
-               statistics.median(added["on"]), END_TO_END_TARGET, "adds"),
-              (f"{replicas:,}: the fold alone, validation on",
-               statistics.median(share["on"]), FOLD_TARGET, "costs")]
+    checks = [
+        (
+            f"{replicas:,}: podfold end to end, validation on",
+            statistics.median(added["on"]),
+            END_TO_END_TARGET,
+            "adds",
+        ),
+        (
+            f"{replicas:,}: the fold alone, validation on",
+            statistics.median(share["on"]),
+            FOLD_TARGET,
+            "costs",
+        ),
+    ]
     met = True
     for label, value, target, verb in checks:
         ok = value <= target
         met &= ok
-        print(f"{'ok  ' if ok else 'MISS'} {label:<44} {verb} {value * 100:5.1f}% "
-              f"(target <= {target * 100:.0f}%)")
+        print(
+            f"{'ok  ' if ok else 'MISS'} {label:<44} {verb} {value * 100:5.1f}% "
+            f"(target <= {target * 100:.0f}%)"
+        )
     return met
 
 

@@ -36,6 +36,7 @@ REQUIRED_SPEEDUP = 3.0
 
 def realistic_pod(replica: int = 0) -> dict[str, Any]:
     """A training pod of the kind torchx renders, with sidecars and volumes."""
+
     def container(name: str, cpu: str, memory: str, port: int) -> dict[str, Any]:
         return {
             "name": name,
@@ -43,45 +44,66 @@ def realistic_pod(replica: int = 0) -> dict[str, Any]:
             "command": ["bash", "-c"],
             "args": ["torchrun --nnodes 4 --nproc_per_node 8 -m train --epochs 10"],
             "env": [{"name": f"VAR_{i}", "value": f"value-{i}"} for i in range(9)]
-                   + [{"name": "POD_NAME",
-                       "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+            + [{"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
             "ports": [{"containerPort": port, "name": f"{name[:6]}-port", "protocol": "TCP"}],
-            "resources": {"limits": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": 8},
-                          "requests": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": 8}},
-            "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"},
-                             {"name": "data", "mountPath": "/data", "readOnly": True},
-                             {"name": "ckpt", "mountPath": "/ckpt"}],
+            "resources": {
+                "limits": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": 8},
+                "requests": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": 8},
+            },
+            "volumeMounts": [
+                {"name": "dshm", "mountPath": "/dev/shm"},
+                {"name": "data", "mountPath": "/data", "readOnly": True},
+                {"name": "ckpt", "mountPath": "/ckpt"},
+            ],
             "securityContext": {"runAsUser": 1000, "allowPrivilegeEscalation": False},
             "imagePullPolicy": "IfNotPresent",
         }
+
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
             "name": f"trainer-{replica}",
             "namespace": "ml",
-            "labels": {"app.kubernetes.io/name": "trainer", "torchx.pytorch.org/replica-id":
-                       str(replica), "kueue.x-k8s.io/queue-name": "gpu"},
+            "labels": {
+                "app.kubernetes.io/name": "trainer",
+                "torchx.pytorch.org/replica-id": str(replica),
+                "kueue.x-k8s.io/queue-name": "gpu",
+            },
             "annotations": {"sidecar.istio.io/inject": "false"},
         },
         "spec": {
             # one port each: the API server warns of a port two containers declare
-            "containers": [container("trainer", "32", "240Gi", 29500),
-                           container("logger", "500m", "512Mi", 9000),
-                           container("metrics", "250m", "256Mi", 9100)],
+            "containers": [
+                container("trainer", "32", "240Gi", 29500),
+                container("logger", "500m", "512Mi", 9000),
+                container("metrics", "250m", "256Mi", 9100),
+            ],
             "volumes": [
                 {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}},
-                {"name": "data", "persistentVolumeClaim": {"claimName": "datasets",
-                                                          "readOnly": True}},
+                {
+                    "name": "data",
+                    "persistentVolumeClaim": {"claimName": "datasets", "readOnly": True},
+                },
                 {"name": "ckpt", "hostPath": {"path": "/mnt/ckpt", "type": "DirectoryOrCreate"}},
                 {"name": "creds", "secret": {"secretName": "s3-creds", "defaultMode": 420}},
-                {"name": "config", "configMap": {"name": "train-config",
-                                                 "items": [{"key": "a", "path": "a.yaml"}]}},
+                {
+                    "name": "config",
+                    "configMap": {
+                        "name": "train-config",
+                        "items": [{"key": "a", "path": "a.yaml"}],
+                    },
+                },
             ],
             "tolerations": [
                 {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
-                {"key": "spot", "operator": "Equal", "value": "true", "effect": "NoExecute",
-                 "tolerationSeconds": 300},
+                {
+                    "key": "spot",
+                    "operator": "Equal",
+                    "value": "true",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                },
             ],
             "nodeSelector": {"node.kubernetes.io/instance-type": "p4d.24xlarge"},
             "restartPolicy": "Never",
@@ -127,20 +149,25 @@ def main(argv: list[str]) -> int:
     ours = _median_us(lambda: problems(pod), 15 * scale, 40)
     reused_plain = _median_us(lambda: plain.is_valid(pod), 5 * scale, 5)
     reused_strict = _median_us(lambda: strict.is_valid(pod), 5 * scale, 5)
-    rebuilt = _median_us(lambda: kubernetes_validate.validate(pod, DEFAULT_VERSION, strict=True),
-                         3 * scale, 1)
+    rebuilt = _median_us(
+        lambda: kubernetes_validate.validate(pod, DEFAULT_VERSION, strict=True), 3 * scale, 1
+    )
     best_reused = min(reused_plain, reused_strict)
     print(f"pod: {size} bytes of JSON, Kubernetes {DEFAULT_VERSION} schema")
-    rows = [("podfold problems()", ours),
-            ("jsonschema, reused validator", reused_plain),
-            ("jsonschema, reused, -strict", reused_strict),
-            ("kubernetes_validate.validate", rebuilt)]
+    rows = [
+        ("podfold problems()", ours),
+        ("jsonschema, reused validator", reused_plain),
+        ("jsonschema, reused, -strict", reused_strict),
+        ("kubernetes_validate.validate", rebuilt),
+    ]
     for name, micros in rows:
         print(f"{name:32s} {micros:10.1f} us/pod  {micros / ours:7.1f}x podfold")
     speedup = best_reused / ours
     verdict = "ok" if speedup >= REQUIRED_SPEEDUP else "TOO SLOW"
-    print(f"podfold vs the faster reused jsonschema validator: {speedup:.1f}x "
-          f"(required {REQUIRED_SPEEDUP:.0f}x): {verdict}")
+    print(
+        f"podfold vs the faster reused jsonschema validator: {speedup:.1f}x "
+        f"(required {REQUIRED_SPEEDUP:.0f}x): {verdict}"
+    )
     return 0 if speedup >= REQUIRED_SPEEDUP else 1
 
 

@@ -26,15 +26,15 @@ True
 from combinators.control import expect, for_each, when
 from combinators.data import MISSING
 from combinators.errors import (
-                                ArgumentError,
-                                ArgumentTypeError,
-                                ExpectationError,
-                                NestingError,
-                                PathError,
-                                PathSyntaxError,
-                                StepError,
-                                TransformError,
-                                TypeClashError,
+    ArgumentError,
+    ArgumentTypeError,
+    ExpectationError,
+    NestingError,
+    PathError,
+    PathSyntaxError,
+    StepError,
+    TransformError,
+    TypeClashError,
 )
 from combinators.limits import MAX_DEPTH
 from combinators.lists import append_at, insert_at, merge_by, prepend_at

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     Leaf = Callable[[Any, bool, Owned], Any]
     Compiled = Callable[[dict[str, Any], Owned, Leaf], Any]
 else:
+
     def __getattr__(name: str) -> object:
         # the type aliases, for code that reads them at run time: built then, as
         # importing typing costs more than all of combinators
@@ -46,6 +47,7 @@ else:
             leaf = Callable[[Any, bool, Owned], Any]
             return leaf if name == "Leaf" else Callable[[dict[str, Any], Owned, leaf], Any]
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ("compile_path", "FALLBACK", "Leaf", "Compiled")
 
@@ -73,9 +75,7 @@ def _only_match(seq: list[Any], part: Match) -> int | None:
     return found
 
 
-
-def _select(lines: list[str], names: dict[str, Any], part: Part, index: int,
-            last: bool) -> str:
+def _select(lines: list[str], names: dict[str, Any], part: Part, index: int, last: bool) -> str:
     """Lines that find ``part`` in ``n<index>`` (whose kind is already checked).
 
     They set ``old`` (for the last part) or ``n<index+1>``; the text returned
@@ -85,8 +85,11 @@ def _select(lines: list[str], names: dict[str, Any], part: Part, index: int,
     node, child, slot = f"n{index}", "old" if last else f"n{index + 1}", f"s{index}"
     if isinstance(part, Key):
         names[f"K{index}"] = part.name
-        lines.append(f"    {child} = {node}.get(K{index}, MISSING)" if last
-                     else f"    {child} = {node}.get(K{index})")
+        lines.append(
+            f"    {child} = {node}.get(K{index}, MISSING)"
+            if last
+            else f"    {child} = {node}.get(K{index})"
+        )
         return f"K{index}"
     if isinstance(part, Index):
         lines.append(f"    if not -len({node}) <= {part.index} < len({node}): return FALLBACK")
@@ -107,8 +110,7 @@ def _select(lines: list[str], names: dict[str, Any], part: Part, index: int,
             f"    for position, element in enumerate({node}):",
             "        if type(element) is dict:",
             f"            found = element.get(F{index}, MISSING)",
-            f"            if found is V{index} or (found == V{index} "
-            f"and type(found) is T{index}):",
+            f"            if found is V{index} or (found == V{index} and type(found) is T{index}):",
             f"                if {slot} is not None: return FALLBACK",
             f"                {slot} = position",
             f"        elif P{index}.matches(element): return FALLBACK",
@@ -124,8 +126,9 @@ _CACHE: dict[tuple[Path, bool, bool, bool], Compiled | None] = {}
 _CACHE_SIZE = 4096
 
 
-def compile_path(path: Path, *, create: bool, lone: bool = False,
-                 append: bool = False) -> Compiled | None:
+def compile_path(
+    path: Path, *, create: bool, lone: bool = False, append: bool = False
+) -> Compiled | None:
     """The fast path for ``path``, or ``None`` where it has none (``[*]``, the root).
 
     ``create`` says whether the leaf is called where the last part finds
@@ -164,12 +167,19 @@ def compile_path(path: Path, *, create: bool, lone: bool = False,
 
 def _compile(path: Path, create: bool, lone: bool, append: bool) -> Compiled | None:
     parts = path.parts
-    if not parts or not isinstance(parts[0], Key) \
-            or any(isinstance(part, All) for part in parts) \
-            or any(isinstance(part, End) for part in parts[:-1]):
+    if (
+        not parts
+        or not isinstance(parts[0], Key)
+        or any(isinstance(part, All) for part in parts)
+        or any(isinstance(part, End) for part in parts[:-1])
+    ):
         return None  # the fast path starts in a dict and selects one thing per part
-    names: dict[str, Any] = {"FALLBACK": FALLBACK, "MISSING": MISSING, "REMOVE": REMOVE,
-                             "only_match": _only_match}
+    names: dict[str, Any] = {
+        "FALLBACK": FALLBACK,
+        "MISSING": MISSING,
+        "REMOVE": REMOVE,
+        "only_match": _only_match,
+    }
     # the caller has checked that the document is a dict
     lines = ["def fast(n0, owned, leaf):"]
     last = len(parts) - 1
@@ -186,14 +196,15 @@ def _compile(path: Path, create: bool, lone: bool, append: bool) -> Compiled | N
         if lone:
             lines.append("    new = old.copy()")
         else:
-            lines += ["    made = owned._made",
-                      "    if id(old) in made:",
-                      "        new = old",
-                      "    else:",
-                      "        new = old.copy()",
-                      "        made[id(new)] = new"]
-        lines += ["    for item in leaf: new.append(item.copy())",
-                  "    if new is old: return n0"]
+            lines += [
+                "    made = owned._made",
+                "    if id(old) in made:",
+                "        new = old",
+                "    else:",
+                "        new = old.copy()",
+                "        made[id(new)] = new",
+            ]
+        lines += ["    for item in leaf: new.append(item.copy())", "    if new is old: return n0"]
     else:
         lines += [
             "    new = leaf(old, False, owned)",

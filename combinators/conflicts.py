@@ -43,8 +43,15 @@ from combinators.errors import ArgumentError, ArgumentTypeError, TransformError,
 from combinators.paths import Index, Key, Match, Part, Path
 from combinators.transform import TransformLike, chain, describe_step
 
-__all__ = ("MODES", "Conflict", "ConflictError", "ConflictWarning", "Write", "checked_fold",
-           "writes")
+__all__ = (
+    "MODES",
+    "Conflict",
+    "ConflictError",
+    "ConflictWarning",
+    "Write",
+    "checked_fold",
+    "writes",
+)
 
 #: The modes of :func:`checked_fold`.
 MODES = ("error", "warn")
@@ -69,8 +76,10 @@ class Conflict:
     second_value: Any
 
     def __str__(self) -> str:
-        return (f"{self.path or '(the document)'}: {self.first} {_wrote(self.first_value)}, "
-                f"then {self.second} {_wrote(self.second_value)}")
+        return (
+            f"{self.path or '(the document)'}: {self.first} {_wrote(self.first_value)}, "
+            f"then {self.second} {_wrote(self.second_value)}"
+        )
 
 
 def _wrote(value: Any) -> str:
@@ -177,8 +186,9 @@ def _same(a: Any, b: Any) -> bool:
     return a is b or strict_equal(a, b)
 
 
-def _walk_lists(before: Any, after: Any, where: _Parts, out: list[Write],
-                shifts: list[_Shift]) -> None:
+def _walk_lists(
+    before: Any, after: Any, where: _Parts, out: list[Write], shifts: list[_Shift]
+) -> None:
     old_names, new_names = _names(before), _names(after)
     if old_names and new_names:
         new_by_name = dict(zip(new_names, after, strict=True))
@@ -250,8 +260,11 @@ class _Record:
     def under(self, parts: tuple[Part, ...]) -> list[tuple[tuple[Part, ...], int, Any]]:
         """The writes strictly under ``parts``."""
         size = len(parts)
-        return [(key, step, value) for key, (step, value) in self.written.items()
-                if len(key) > size and key[:size] == parts]
+        return [
+            (key, step, value)
+            for key, (step, value) in self.written.items()
+            if len(key) > size and key[:size] == parts
+        ]
 
     def forget(self, parts: tuple[Part, ...]) -> None:
         """Drop the writes at and under ``parts``."""
@@ -277,8 +290,9 @@ class _Record:
 _Found = tuple[Path, int, int, Any, Any]
 
 
-def _conflicts(step: int, found: list[Write], shifts: list[_Shift], record: _Record
-               ) -> list[_Found]:
+def _conflicts(
+    step: int, found: list[Write], shifts: list[_Shift], record: _Record
+) -> list[_Found]:
     conflicts: list[_Found] = []
     for write in found:
         if write.before is MISSING:
@@ -288,9 +302,11 @@ def _conflicts(step: int, found: list[Write], shifts: list[_Shift], record: _Rec
         if nearest is not None and nearest[1] != step:
             conflicts.append((write.path, nearest[1], step, write.before, write.after))
         for key, earlier, value in record.under(parts):
-            now = _get(write.after, key[len(parts):]) if write.after is not MISSING else MISSING
-            if earlier != step and not (now is value or (now is not MISSING and value is not MISSING
-                                                         and strict_equal(now, value))):
+            now = _get(write.after, key[len(parts) :]) if write.after is not MISSING else MISSING
+            if earlier != step and not (
+                now is value
+                or (now is not MISSING and value is not MISSING and strict_equal(now, value))
+            ):
                 conflicts.append((Path(key), earlier, step, value, now))
         record.forget(parts)
     for where, start, delta in shifts:
@@ -309,27 +325,45 @@ def _mode(mode: object) -> str:
     if type(mode) is str and mode in MODES:
         return mode
     if not isinstance(mode, str):
-        raise ArgumentTypeError(f"mode must be one of {', '.join(MODES)}, got "
-                                f"{type(mode).__name__}: {mode!r}", argument="mode",
-                                factory="checked_fold", value=mode)
+        raise ArgumentTypeError(
+            f"mode must be one of {', '.join(MODES)}, got {type(mode).__name__}: {mode!r}",
+            argument="mode",
+            factory="checked_fold",
+            value=mode,
+        )
     near = close_matches(mode, MODES, n=2, cutoff=0.5)
     hint = f"; did you mean: {', '.join(near)}?" if near else ""
-    raise ArgumentError(f"unknown mode {mode!r}; modes are: {', '.join(MODES)}{hint}",
-                        argument="mode", factory="checked_fold", value=mode)
+    raise ArgumentError(
+        f"unknown mode {mode!r}; modes are: {', '.join(MODES)}{hint}",
+        argument="mode",
+        factory="checked_fold",
+        value=mode,
+    )
 
 
 def _steps(transforms: Any) -> list[TransformLike]:
-    if callable(transforms) or not isinstance(transforms, Iterable) \
-            or isinstance(transforms, (str, bytes)):
-        raise ArgumentTypeError(f"transforms must be a list of transforms, got "
-                                f"{type(transforms).__name__}: {transforms!r}",
-                                argument="transforms", factory="checked_fold", value=transforms)
+    if (
+        callable(transforms)
+        or not isinstance(transforms, Iterable)
+        or isinstance(transforms, (str, bytes))
+    ):
+        raise ArgumentTypeError(
+            f"transforms must be a list of transforms, got "
+            f"{type(transforms).__name__}: {transforms!r}",
+            argument="transforms",
+            factory="checked_fold",
+            value=transforms,
+        )
     steps = list(transforms)
     for number, step in enumerate(steps, 1):
         if not callable(step):
-            raise ArgumentTypeError(f"transforms: step {number} must be a transform or a "
-                                    f"callable doc -> doc, got {type(step).__name__}: {step!r}",
-                                    argument="transforms", factory="checked_fold", value=step)
+            raise ArgumentTypeError(
+                f"transforms: step {number} must be a transform or a "
+                f"callable doc -> doc, got {type(step).__name__}: {step!r}",
+                argument="transforms",
+                factory="checked_fold",
+                value=step,
+            )
     return steps
 
 
@@ -342,19 +376,35 @@ def _label(steps: list[TransformLike], labels: list[str] | None, index: int) -> 
 def _labels(labels: Sequence[str] | None, steps: list[TransformLike]) -> list[str] | None:
     if labels is None:
         return None  # described only where needed: describing every step costs
-    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence) \
-            or not all(isinstance(label, str) for label in labels):
-        raise ArgumentTypeError(f"labels must be a list of strings, one per step, got "
-                                f"{labels!r}", argument="labels", factory="checked_fold",
-                                value=labels)
+    if (
+        isinstance(labels, (str, bytes))
+        or not isinstance(labels, Sequence)
+        or not all(isinstance(label, str) for label in labels)
+    ):
+        raise ArgumentTypeError(
+            f"labels must be a list of strings, one per step, got {labels!r}",
+            argument="labels",
+            factory="checked_fold",
+            value=labels,
+        )
     if len(labels) != len(steps):
-        raise ArgumentError(f"labels: {len(labels)} labels for {len(steps)} steps; give one "
-                            f"per step", argument="labels", factory="checked_fold", value=labels)
+        raise ArgumentError(
+            f"labels: {len(labels)} labels for {len(steps)} steps; give one per step",
+            argument="labels",
+            factory="checked_fold",
+            value=labels,
+        )
     return list(labels)
 
 
-def checked_fold(doc: Any, transforms: Iterable[TransformLike], *, mode: str,
-                 labels: Sequence[str] | None = None, stacklevel: int = 2) -> Any:
+def checked_fold(
+    doc: Any,
+    transforms: Iterable[TransformLike],
+    *,
+    mode: str,
+    labels: Sequence[str] | None = None,
+    stacklevel: int = 2,
+) -> Any:
     """:func:`~combinators.fold`, step by step, finding the paths two steps wrote differently.
 
     ``mode`` ``"error"`` raises a :class:`ConflictError` listing every
@@ -396,15 +446,18 @@ def checked_fold(doc: Any, transforms: Iterable[TransformLike], *, mode: str,
         try:
             result = chain(step)(current)
         except TransformError as err:
-            raise err.with_step(f"step {number + 1} of {len(steps)}: "
-                                f"{_label(steps, names, number)}") from None
+            raise err.with_step(
+                f"step {number + 1} of {len(steps)}: {_label(steps, names, number)}"
+            ) from None
         shifts: list[_Shift] = []
         changes: list[Write] = []
         _walk(current, result, (), changes, shifts)
         numbered += _conflicts(number, changes, shifts, record)
         current = result
-    found = [Conflict(where, _label(steps, names, first), _label(steps, names, second), old, new)
-             for where, first, second, old, new in numbered]
+    found = [
+        Conflict(where, _label(steps, names, first), _label(steps, names, second), old, new)
+        for where, first, second, old, new in numbered
+    ]
     if found:
         if chosen == "error":
             raise ConflictError(found)
@@ -413,4 +466,3 @@ def checked_fold(doc: Any, transforms: Iterable[TransformLike], *, mode: str,
     if adapter is None:
         return current
     return doc if current is data else adapter.from_data(current, like=doc)
-

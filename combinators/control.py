@@ -49,9 +49,13 @@ class _ForEach(PathEdit):
 
     def __init__(self, target: PathLike, transform: TransformLike) -> None:
         if not callable(transform):
-            raise ArgumentTypeError(f"transform must be a transform or a callable doc -> doc, "
-                                    f"got {short_repr(transform)}", argument="transform",
-                                    factory="for_each", value=transform)
+            raise ArgumentTypeError(
+                f"transform must be a transform or a callable doc -> doc, "
+                f"got {short_repr(transform)}",
+                argument="transform",
+                factory="for_each",
+                value=transform,
+            )
         self._init_path(target, SKIP, SKIP)
         self.transform = transform
         self._init_params(self.path, transform)
@@ -72,8 +76,17 @@ class _ForEach(PathEdit):
         inner = self.transform._fusion_ops() if isinstance(self.transform, Transform) else None
         if inner is None or any(op.kind == CHECK for op in inner):
             return None
-        return tuple(Op(op.kind, (*parts, *op.parts), op.payload, op.extra,
-                        exists=len(parts) + op.exists, missing=op.missing) for op in inner)
+        return tuple(
+            Op(
+                op.kind,
+                (*parts, *op.parts),
+                op.payload,
+                op.extra,
+                exists=len(parts) + op.exists,
+                missing=op.missing,
+            )
+            for op in inner
+        )
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         try:
@@ -137,13 +150,16 @@ class _When(Transform):
     __slots__ = ("predicate", "then", "otherwise", "_test")
     name = "when"
 
-    def __init__(self, predicate: Predicate, then: TransformLike,
-                 otherwise: TransformLike) -> None:
+    def __init__(self, predicate: Predicate, then: TransformLike, otherwise: TransformLike) -> None:
         for argument, step in (("transform", then), ("otherwise", otherwise)):
             if not callable(step):
-                raise ArgumentTypeError(f"{argument} must be a transform or a callable "
-                                        f"doc -> doc, got {short_repr(step)}", argument=argument,
-                                        factory="when", value=step)
+                raise ArgumentTypeError(
+                    f"{argument} must be a transform or a callable "
+                    f"doc -> doc, got {short_repr(step)}",
+                    argument=argument,
+                    factory="when",
+                    value=step,
+                )
         self.predicate = predicate
         self.then = then
         self.otherwise = otherwise
@@ -153,17 +169,21 @@ class _When(Transform):
             except ArgumentError as err:
                 raise err.in_factory("when") from None
             self._test: Callable[[Any], bool] | Path = where
-            self._init_params(str(where), then, **({} if otherwise is identity
-                                                   else {"otherwise": otherwise}))
+            self._init_params(
+                str(where), then, **({} if otherwise is identity else {"otherwise": otherwise})
+            )
         elif callable(predicate):
             self._test = predicate
-            self._init_params(predicate, then, **({} if otherwise is identity
-                                                  else {"otherwise": otherwise}))
+            self._init_params(
+                predicate, then, **({} if otherwise is identity else {"otherwise": otherwise})
+            )
         else:
-            raise ArgumentTypeError(f"predicate must be a path or a function doc -> bool, "
-                                    f"got {short_repr(predicate)}", argument="predicate",
-                                    factory="when",
-                                    value=predicate)
+            raise ArgumentTypeError(
+                f"predicate must be a path or a function doc -> bool, got {short_repr(predicate)}",
+                argument="predicate",
+                factory="when",
+                value=predicate,
+            )
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         return apply_step(self._chosen(doc, owned), doc, owned)
@@ -181,8 +201,9 @@ class _When(Transform):
         return self.then if holds else self.otherwise
 
 
-def when(predicate: Predicate, transform: TransformLike,
-         otherwise: TransformLike = identity) -> Transform:
+def when(
+    predicate: Predicate, transform: TransformLike, otherwise: TransformLike = identity
+) -> Transform:
     """Apply ``transform`` where ``predicate`` holds, ``otherwise`` elsewhere.
 
     ``predicate`` is a function ``doc -> bool`` or a path, which holds when
@@ -208,26 +229,41 @@ def _count_test(count: Count) -> tuple[Callable[[int], bool], str]:
     # as a transform must, and need neither functools nor operator imported
     if isinstance(count, int) and not isinstance(count, bool):
         if count < 0:
-            raise ArgumentError(f"count cannot be negative, got {short_repr(count)}", argument="count",
-                                factory="expect", value=count)
+            raise ArgumentError(
+                f"count cannot be negative, got {short_repr(count)}",
+                argument="count",
+                factory="expect",
+                value=count,
+            )
         return int(count).__eq__, short_repr(int(count))
     if isinstance(count, str):
         import re  # not on import: re costs more than all of combinators
 
         found = re.match(r"\s*(\d+)\s*\+\s*\Z", count)
         if not found:
-            raise ArgumentError(f"count text must read like '1+', got {short_repr(count)}",
-                                argument="count", factory="expect", value=count)
+            raise ArgumentError(
+                f"count text must read like '1+', got {short_repr(count)}",
+                argument="count",
+                factory="expect",
+                value=count,
+            )
         if len(found.group(1)) > _MAX_DIGITS:  # int() refuses text past 4,300 digits
-            raise ArgumentError(f"count text has more than {_MAX_DIGITS:,} digits, got "
-                                f"{short_repr(count)}", argument="count", factory="expect",
-                                value=count)
+            raise ArgumentError(
+                f"count text has more than {_MAX_DIGITS:,} digits, got {short_repr(count)}",
+                argument="count",
+                factory="expect",
+                value=count,
+            )
         least = int(found.group(1))
         return least.__le__, f"at least {short_repr(least)}"
     if callable(count):
         return count, f"a count satisfying {describe_step(count)}"
-    raise ArgumentTypeError(f"count is an int, 'N+' or a predicate, got {short_repr(count)}",
-                            argument="count", factory="expect", value=count)
+    raise ArgumentTypeError(
+        f"count is an int, 'N+' or a predicate, got {short_repr(count)}",
+        argument="count",
+        factory="expect",
+        value=count,
+    )
 
 
 class _Expect(Transform):
@@ -241,8 +277,9 @@ class _Expect(Transform):
             raise err.in_factory("expect") from None
         self.count = count
         self._test, self._wanted = _count_test(count)
-        self._init_params(self.path, **({} if count == 1 and not isinstance(count, bool)
-                                        else {"count": count}))
+        self._init_params(
+            self.path, **({} if count == 1 and not isinstance(count, bool) else {"count": count})
+        )
 
     def _fusion_ops(self) -> tuple[Op, ...] | None:
         return (Op(CHECK, (), self._check),)
@@ -256,13 +293,20 @@ class _Expect(Transform):
             return doc
         present = self._present(doc)
         last = self.path.parts[-1] if self.path.parts else None
-        near = tuple(close_matches(str(last.fields[0][1]), present)) \
-            if not found and present and isinstance(last, Match) else ()
+        near = (
+            tuple(close_matches(str(last.fields[0][1]), present))
+            if not found and present and isinstance(last, Match)
+            else ()
+        )
         raise ExpectationError(
             f"expected {self._wanted} match{'es' if self._wanted != '1' else ''} "
             f"for {self.path}, found {len(found)}{self._blocked(doc) if not found else ''}",
-            path=self.path, found=len(found), present=present,
-            present_label=self._present_label(), near_misses=near)
+            path=self.path,
+            found=len(found),
+            present=present,
+            present_label=self._present_label(),
+            near_misses=near,
+        )
 
     def _blocked(self, doc: Any) -> str:
         """Where the path met a value of the wrong kind (a string where a list was read,
@@ -275,8 +319,9 @@ class _Expect(Transform):
             listed = parts[size].is_list_part()
             if not any(is_seq(value) if listed else is_map(value) for value in values):
                 where = str(Path(parts[:size])) or "the document"
-                return (f"; {where} holds {kind_name(values[0])}, not "
-                        f"{'a list' if listed else 'a map'}")
+                return (
+                    f"; {where} holds {kind_name(values[0])}, not {'a list' if listed else 'a map'}"
+                )
         return ""
 
     def _present_label(self) -> str:
@@ -289,8 +334,13 @@ class _Expect(Transform):
             return ()
         field = parts[-1].fields[0][0]
         lists = select(doc, Path(parts[:-1]))
-        return tuple(str(element[field]) for seq in lists if is_seq(seq)
-                     for element in seq if is_map(element) and field in element)
+        return tuple(
+            str(element[field])
+            for seq in lists
+            if is_seq(seq)
+            for element in seq
+            if is_map(element) and field in element
+        )
 
 
 def expect(target: PathLike, count: Count = 1) -> Transform:
@@ -310,4 +360,3 @@ def expect(target: PathLike, count: Count = 1) -> Transform:
     combinators.errors.ExpectationError: expected 1 match for spec.containers[name=trainr], found 0; did you mean: trainer-0?; names present: trainer-0, sidecar
     """
     return _Expect(target, count)
-

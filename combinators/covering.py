@@ -65,7 +65,10 @@ def _selects(wanted: Part, part: Part, sides: tuple[tuple[Any, Any], ...]) -> bo
             continue
         if isinstance(wanted, Match) and wanted.matches(element):
             return True
-        if isinstance(wanted, Index) and -len(parent) <= wanted.index < len(parent) \
-                and parent[wanted.index] is element:
+        if (
+            isinstance(wanted, Index)
+            and -len(parent) <= wanted.index < len(parent)
+            and parent[wanted.index] is element
+        ):
             return True
     return False

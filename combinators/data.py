@@ -63,6 +63,7 @@ __all__ = (
     "merge_value",
 )
 
+
 class _Sentinel:
     __slots__ = ("name",)
 
@@ -124,7 +125,8 @@ def is_persistent(value: Any) -> bool:
     # is_pmap and is_pvector inlined, here and below: persistent documents ask often
     module = sys.modules.get("pyrsistent")
     return module is not None and isinstance(
-        value, (getattr(module, "PMap", _Never), getattr(module, "PVector", _Never)))
+        value, (getattr(module, "PMap", _Never), getattr(module, "PVector", _Never))
+    )
 
 
 def is_map(value: Any) -> bool:
@@ -253,8 +255,10 @@ def strict_key(value: Any, depth: int = _KEY_DEPTH) -> Any:
     if depth <= 0:
         return object()  # deeper than anything inserted: equal to nothing
     if is_map(value):
-        return (_MAP, frozenset([(key, strict_key(item, depth - 1))
-                                 for key, item in value.items()]))
+        return (
+            _MAP,
+            frozenset([(key, strict_key(item, depth - 1)) for key, item in value.items()]),
+        )
     if is_seq(value):
         return (_SEQ, tuple([strict_key(item, depth - 1) for item in value]))
     try:
@@ -346,12 +350,14 @@ def nesting_error(root: Any, trail: list[Any]) -> NestingError:
         first = seen.setdefault(id(node), level)
         if first != level:
             where, back = _place(steps[:first]), _place(steps[:level])
-            return NestingError(f"{where} is a cycle: {back} is {where} again",
-                                path=_path(steps[:first]), cycle=True)
+            return NestingError(
+                f"{where} is a cycle: {back} is {where} again",
+                path=_path(steps[:first]),
+                cycle=True,
+            )
         if level < len(steps):
             node = node[steps[level]]
-    return NestingError(f"{_place(steps)} nests deeper than {MAX_DEPTH} levels",
-                        path=_path(steps))
+    return NestingError(f"{_place(steps)} nests deeper than {MAX_DEPTH} levels", path=_path(steps))
 
 
 def _path(steps: list[Any]) -> Path:
@@ -490,7 +496,8 @@ class Template:
         # a map or list of scalars only: a shallow copy is a full copy
         self.flat = self.is_container and all(
             type(item) in _SCALARS
-            for item in (self.plain.values() if is_map(self.plain) else self.plain))
+            for item in (self.plain.values() if is_map(self.plain) else self.plain)
+        )
 
     @property
     def frozen(self) -> Any:
@@ -530,8 +537,9 @@ def merge_value(old: Any, plain: Any, frozen: Any, persistent: bool, owned: Owne
                     continue
                 merged = frozen[key] if persistent else value
             else:
-                merged = merge_value(current, value, frozen[key] if persistent else None,
-                                     persistent, owned)
+                merged = merge_value(
+                    current, value, frozen[key] if persistent else None, persistent, owned
+                )
                 if merged is current:
                     continue
             result = set_key(result, key, merged, owned)

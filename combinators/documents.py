@@ -70,16 +70,20 @@ def document_adapters() -> tuple[DocumentAdapter, ...]:
     for point in sorted(entry_points(group=GROUP), key=lambda point: point.name):
         adapter = point.load()
         if not isinstance(adapter, DocumentAdapter):
-            raise TypeClashError(f"the {GROUP} entry point {point.name} = {point.value} is "
-                                 f"not a document adapter (accepts, to_data, from_data, "
-                                 f"accepted), found {type(adapter).__name__}",
-                                 expected="a document adapter", found=type(adapter).__name__)
+            raise TypeClashError(
+                f"the {GROUP} entry point {point.name} = {point.value} is "
+                f"not a document adapter (accepts, to_data, from_data, "
+                f"accepted), found {type(adapter).__name__}",
+                expected="a document adapter",
+                found=type(adapter).__name__,
+            )
         adapters.append(adapter)
     return tuple(adapters)
 
 
-def adapter_for(document: Any, adapters: Iterable[DocumentAdapter] | None = None
-                ) -> DocumentAdapter:
+def adapter_for(
+    document: Any, adapters: Iterable[DocumentAdapter] | None = None
+) -> DocumentAdapter:
     """The first adapter that accepts ``document`` (of ``adapters``, default the installed ones).
 
     >>> adapter_for(b"pod", adapters=())
@@ -93,8 +97,9 @@ def adapter_for(document: Any, adapters: Iterable[DocumentAdapter] | None = None
             return adapter
     expected = "; ".join([_PLAIN, *(adapter.accepted for adapter in known)])
     found = _found(document)
-    raise TypeClashError(f"{found} is not a document: expected {expected}",
-                         expected=expected, found=found)
+    raise TypeClashError(
+        f"{found} is not a document: expected {expected}", expected=expected, found=found
+    )
 
 
 def _found(document: Any) -> str:

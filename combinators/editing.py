@@ -48,8 +48,15 @@ if TYPE_CHECKING:
 
     Doc = TypeVar("Doc")
 
-__all__ = ("PathEdit", "CREATE", "SKIP", "ERROR", "missing_key_error", "no_match_error",
-           "persistent_world")
+__all__ = (
+    "PathEdit",
+    "CREATE",
+    "SKIP",
+    "ERROR",
+    "missing_key_error",
+    "no_match_error",
+    "persistent_world",
+)
 
 CREATE, SKIP, ERROR = "create", "skip", "error"
 
@@ -68,8 +75,13 @@ def missing_key_error(path: Path, index: int, mapping: Any, key: str) -> PathErr
     """The error for a key that is not in ``mapping``, with its close matches."""
     keys = [str(k) for k in mapping]
     close = tuple(close_matches(str(key), keys))
-    return PathError(f"no key {short_repr(key)} in {_where(path, index)}", path=path, part_index=index,
-                     near_misses=close, present=tuple(keys[:20]))
+    return PathError(
+        f"no key {short_repr(key)} in {_where(path, index)}",
+        path=path,
+        part_index=index,
+        near_misses=close,
+        present=tuple(keys[:20]),
+    )
 
 
 def _label_values(seq: Any, field: str) -> list[str]:
@@ -87,13 +99,26 @@ def no_match_error(path: Path, index: int, seq: Any, part: Part) -> PathError:
         field, wanted = part.fields[0]
         values = _label_values(seq, field)
         close = tuple(close_matches(str(wanted), values))
-        return PathError(f"no element {short_repr(part.text(), quoted=False)} in {where}", path=path, part_index=index,
-                        near_misses=close, present=tuple(values[:20]),
-                        present_label=f"{field}s present")
+        return PathError(
+            f"no element {short_repr(part.text(), quoted=False)} in {where}",
+            path=path,
+            part_index=index,
+            near_misses=close,
+            present=tuple(values[:20]),
+            present_label=f"{field}s present",
+        )
     if isinstance(part, Index):
-        return PathError(f"index {short_repr(part.index)} out of range in {where} "
-                         f"(it has {len(seq)} element{'' if len(seq) == 1 else 's'})", path=path, part_index=index)
-    return PathError(f"nothing at {short_repr(part.text(), quoted=False)} in {where}", path=path, part_index=index)
+        return PathError(
+            f"index {short_repr(part.index)} out of range in {where} "
+            f"(it has {len(seq)} element{'' if len(seq) == 1 else 's'})",
+            path=path,
+            part_index=index,
+        )
+    return PathError(
+        f"nothing at {short_repr(part.text(), quoted=False)} in {where}",
+        path=path,
+        part_index=index,
+    )
 
 
 class PathEdit(Transform):
@@ -104,8 +129,16 @@ class PathEdit(Transform):
     calls :meth:`leaf` with ``MISSING``) and implement :meth:`leaf`.
     """
 
-    __slots__ = ("path", "_parts", "_last", "missing", "missing_leaf", "_compiled", "_lone",
-                 "_fast_leaf")
+    __slots__ = (
+        "path",
+        "_parts",
+        "_last",
+        "missing",
+        "missing_leaf",
+        "_compiled",
+        "_lone",
+        "_fast_leaf",
+    )
 
     def _init_path(self, target: Any, missing: str, missing_leaf: str) -> None:
         try:
@@ -113,9 +146,12 @@ class PathEdit(Transform):
         except ArgumentError as err:
             raise err.in_factory(self.name) from None
         if len(self.path) > MAX_DEPTH:
-            raise ArgumentError(f"target has {len(self.path)} parts; a path has at most "
-                                f"{MAX_DEPTH}", argument="target", factory=self.name,
-                                value=str(self.path)[:200])
+            raise ArgumentError(
+                f"target has {len(self.path)} parts; a path has at most {MAX_DEPTH}",
+                argument="target",
+                factory=self.name,
+                value=str(self.path)[:200],
+            )
         self._parts = self.path.parts
         self._last = len(self._parts) - 1
         self.missing = missing
@@ -141,9 +177,12 @@ class PathEdit(Transform):
 
     def __getstate__(self) -> dict[str, Any]:
         # the compiled fast paths are code made at run time: rebuilt, not pickled
-        return {name: getattr(self, name) for cls in type(self).__mro__
-                for name in getattr(cls, "__slots__", ())
-                if name not in ("_compiled", "_lone", "_fast_leaf") and hasattr(self, name)}
+        return {
+            name: getattr(self, name)
+            for cls in type(self).__mro__
+            for name in getattr(cls, "__slots__", ())
+            if name not in ("_compiled", "_lone", "_fast_leaf") and hasattr(self, name)
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
@@ -196,8 +235,11 @@ class PathEdit(Transform):
         if self._compiled is None or not self._pure_leaf:
             return None
         parts = self._parts
-        if (self.missing == CREATE and self.missing_leaf == CREATE
-                and type(self)._apply_slow is PathEdit._apply_slow):
+        if (
+            self.missing == CREATE
+            and self.missing_leaf == CREATE
+            and type(self)._apply_slow is PathEdit._apply_slow
+        ):
             return (self._fusion_op(),)
         missing = {CREATE: CALL, SKIP: LEAVE}.get(self.missing_leaf, FALL_BACK)
         if type(self)._apply_slow is not PathEdit._apply_slow and missing == LEAVE:
@@ -212,8 +254,10 @@ class PathEdit(Transform):
         if items is not None and type(last) is not Match and type(last) is not End:
             return Op(APPEND, parts, items)
         if type(last) is Match:
+
             def fields(element: Any, owned: Owned, part: Match = last) -> Any:
                 return _with_fields(element, part, owned)
+
             return Op(LEAF, parts, self.leaf, fields)
         return Op(LEAF, parts, self.leaf)
 
@@ -247,8 +291,12 @@ class PathEdit(Transform):
             if not is_map(node):
                 raise TypeClashError(
                     f"cannot take key {short_repr(part.name)} of {kind_name(node)} at "
-                    f"{_where(self.path, index)}", path=self.path, part_index=index,
-                    expected="a map", found=kind_name(node))
+                    f"{_where(self.path, index)}",
+                    path=self.path,
+                    part_index=index,
+                    expected="a map",
+                    found=kind_name(node),
+                )
             key = part.name
             child = node.get(key, MISSING)
             if last:
@@ -272,8 +320,11 @@ class PathEdit(Transform):
                     return node
                 if self.missing == ERROR:
                     raise missing_key_error(self.path, index, node, key)
-                child = (empty_map(persistent) if type(self._parts[index + 1]) is Key
-                         else empty_seq(persistent))
+                child = (
+                    empty_map(persistent)
+                    if type(self._parts[index + 1]) is Key
+                    else empty_seq(persistent)
+                )
             try:
                 new = self._edit(child, index + 1, persistent, owned)
             except TransformError as err:
@@ -285,13 +336,17 @@ class PathEdit(Transform):
             return set_key(node, key, new, owned)
         return self._edit_seq(node, part, index, last, persistent, owned)
 
-    def _edit_seq(self, node: Any, part: Part, index: int, last: bool, persistent: bool,
-                  owned: Owned) -> Any:
+    def _edit_seq(
+        self, node: Any, part: Part, index: int, last: bool, persistent: bool, owned: Owned
+    ) -> Any:
         if not is_seq(node):
             raise TypeClashError(
-                f"cannot select {part.text()} in {kind_name(node)} at "
-                f"{_where(self.path, index)}", path=self.path, part_index=index,
-                expected="a list", found=kind_name(node))
+                f"cannot select {part.text()} in {kind_name(node)} at {_where(self.path, index)}",
+                path=self.path,
+                part_index=index,
+                expected="a list",
+                found=kind_name(node),
+            )
         kind = type(part)
         if kind is End:
             return self._append_new(node, part, index, last, persistent, owned)
@@ -316,8 +371,11 @@ class PathEdit(Transform):
         for position in targets:
             child = node[position]
             try:
-                new = (self.leaf(child, persistent, owned) if last
-                       else self._edit(child, index + 1, persistent, owned))
+                new = (
+                    self.leaf(child, persistent, owned)
+                    if last
+                    else self._edit(child, index + 1, persistent, owned)
+                )
             except TransformError as err:
                 if err.relative:  # the element's own index, not the selector
                     err.trail = (Index(position), *err.trail)
@@ -330,8 +388,9 @@ class PathEdit(Transform):
             return node
         return rebuild_seq(node, changes, removed, owned)
 
-    def _append_new(self, node: Any, part: Part, index: int, last: bool, persistent: bool,
-                    owned: Owned) -> Any:
+    def _append_new(
+        self, node: Any, part: Part, index: int, last: bool, persistent: bool, owned: Owned
+    ) -> Any:
         """Nothing matched ``part`` (a match selector, or the end of the list)."""
         policy = self.missing_leaf if last else self.missing
         if policy == SKIP:
@@ -346,8 +405,11 @@ class PathEdit(Transform):
                 if new is MISSING or new is REMOVE:
                     return node
             else:
-                seed = empty_map(persistent) if type(self._parts[index + 1]) is Key \
+                seed = (
+                    empty_map(persistent)
+                    if type(self._parts[index + 1]) is Key
                     else empty_seq(persistent)
+                )
                 new = self._edit(seed, index + 1, persistent, owned)
                 if new is seed:
                     return node
@@ -361,7 +423,11 @@ class PathEdit(Transform):
                 raise TypeClashError(
                     f"a new element for {part.text()} in {_where(self.path, index)} must be "
                     f"a map to hold the selector's fields, not {kind_name(new)}",
-                    path=self.path, part_index=index, expected="a map", found=kind_name(new))
+                    path=self.path,
+                    part_index=index,
+                    expected="a map",
+                    found=kind_name(new),
+                )
             new = _with_fields(new, part, owned)
         return extend_seq(node, [new], None, owned)
 

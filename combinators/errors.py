@@ -75,6 +75,7 @@ class TransformError(Exception):
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("__str__")
         if own is not None and not getattr(own, "bounded", False):
+
             def bounded_str(self: TransformError) -> str:
                 return _short_lines(own(self))
 
@@ -83,8 +84,9 @@ class TransformError(Exception):
             bounded_str.__doc__ = own.__doc__
             cls.__str__ = bounded_str  # type: ignore[method-assign]
 
-    def __init__(self, message: str, *, path: Path | None = None,
-                 part_index: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, path: Path | None = None, part_index: int | None = None
+    ) -> None:
         message = _short_lines(message)
         super().__init__(message)
         self.message = message
@@ -148,10 +150,16 @@ class PathError(TransformError, LookupError):
     the list's elements, ...), best first.
     """
 
-    def __init__(self, message: str, *, path: Path | None = None,
-                 part_index: int | None = None,
-                 near_misses: tuple[str, ...] = (), present: tuple[str, ...] = (),
-                 present_label: str = "present") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | None = None,
+        part_index: int | None = None,
+        near_misses: tuple[str, ...] = (),
+        present: tuple[str, ...] = (),
+        present_label: str = "present",
+    ) -> None:
         super().__init__(message, path=path, part_index=part_index)
         self.near_misses = tuple(near_misses)
         self.present = tuple(present)
@@ -175,12 +183,13 @@ class PathSyntaxError(TransformError, ValueError):
     def __str__(self) -> str:
         # a window of the text around the fault: a path may be thousands of characters long
         start = max(0, self.position - 60)
-        shown = self.text[start:self.position + 60]
+        shown = self.text[start : self.position + 60]
         before = "..." if start else ""
         after = "..." if len(self.text) > self.position + 60 else ""
         caret = " " * (len(before) + self.position - start) + "^"
-        return (f"{self.message} at character {self.position + 1}\n  {before}{shown}{after}"
-                f"\n  {caret}")
+        return (
+            f"{self.message} at character {self.position + 1}\n  {before}{shown}{after}\n  {caret}"
+        )
 
 
 class TypeClashError(TransformError, TypeError):
@@ -189,8 +198,15 @@ class TypeClashError(TransformError, TypeError):
     ``expected`` names what the operation needed, ``found`` what was there.
     """
 
-    def __init__(self, message: str, *, path: Path | None = None,
-                 part_index: int | None = None, expected: str = "", found: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | None = None,
+        part_index: int | None = None,
+        expected: str = "",
+        found: str = "",
+    ) -> None:
         super().__init__(message, path=path, part_index=part_index)
         self.expected = expected
         self.found = found
@@ -199,9 +215,16 @@ class TypeClashError(TransformError, TypeError):
 class ExpectationError(TransformError, AssertionError):
     """An :func:`~combinators.expect` step found something other than expected."""
 
-    def __init__(self, message: str, *, path: Path | None = None, found: int = 0,
-                 present: tuple[str, ...] = (), present_label: str = "present",
-                 near_misses: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | None = None,
+        found: int = 0,
+        present: tuple[str, ...] = (),
+        present_label: str = "present",
+        near_misses: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(message, path=path)
         self.found = found
         self.present = tuple(present)
@@ -265,8 +288,9 @@ class ArgumentError(TransformError, ValueError):
     (True, 'size')
     """
 
-    def __init__(self, message: str, *, argument: str, factory: str | None = None,
-                 value: Any = None) -> None:
+    def __init__(
+        self, message: str, *, argument: str, factory: str | None = None, value: Any = None
+    ) -> None:
         super().__init__(message)
         self.argument = argument
         self.factory = factory
@@ -300,8 +324,9 @@ MAX_CLOSE = 256
 """The longest word :func:`close_matches` compares, in characters."""
 
 
-def close_matches(word: str, candidates: Sequence[str], n: int = 3,
-                  cutoff: float = 0.6) -> list[str]:
+def close_matches(
+    word: str, candidates: Sequence[str], n: int = 3, cutoff: float = 0.6
+) -> list[str]:
     """The ``candidates`` closest to ``word``, best first: the near misses an error names.
 
     :func:`difflib.get_close_matches`, imported by the first error that needs it
@@ -320,5 +345,9 @@ def close_matches(word: str, candidates: Sequence[str], n: int = 3,
         return []
     import difflib
 
-    return difflib.get_close_matches(word, [candidate for candidate in candidates
-                                            if len(candidate) <= MAX_CLOSE], n=n, cutoff=cutoff)
+    return difflib.get_close_matches(
+        word,
+        [candidate for candidate in candidates if len(candidate) <= MAX_CLOSE],
+        n=n,
+        cutoff=cutoff,
+    )

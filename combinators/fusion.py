@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 
     FusedFunction = Callable[[dict[str, Any], Owned], Any]
 else:
+
     def __getattr__(name: str) -> object:
         # the type alias, for code that reads it at run time: built then, as
         # importing typing costs more than all of combinators
@@ -79,8 +80,22 @@ else:
             return Callable[[dict[str, Any], Owned], Any]
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ("Op", "APPEND", "MERGE", "SET", "LEAF", "CHECK", "CALL", "LEAVE", "FALL_BACK", "plan",
-           "fuse", "source", "FusedFunction")
+
+__all__ = (
+    "Op",
+    "APPEND",
+    "MERGE",
+    "SET",
+    "LEAF",
+    "CHECK",
+    "CALL",
+    "LEAVE",
+    "FALL_BACK",
+    "plan",
+    "fuse",
+    "source",
+    "FusedFunction",
+)
 
 APPEND, MERGE, SET, LEAF, CHECK = "append", "merge", "set", "leaf", "check"
 # what a LEAF op does where its path's last part finds nothing
@@ -119,8 +134,15 @@ class Op:
 
     __slots__ = ("kind", "parts", "payload", "extra", "exists", "missing")
 
-    def __init__(self, kind: str, parts: tuple[Part, ...], payload: Any,
-                 extra: Any = None, exists: int = 0, missing: str = CALL) -> None:
+    def __init__(
+        self,
+        kind: str,
+        parts: tuple[Part, ...],
+        payload: Any,
+        extra: Any = None,
+        exists: int = 0,
+        missing: str = CALL,
+    ) -> None:
         self.kind, self.parts, self.payload, self.extra = kind, parts, payload, extra
         self.exists, self.missing = exists, missing
 
@@ -137,8 +159,9 @@ _LONG = 8  # lists longer than this are searched by _find
 _AMBIGUOUS: Any = type("Ambiguous", (), {"__repr__": lambda self: "AMBIGUOUS"})()
 
 
-def _find(seq: list[Any], get: Callable[[Any], Any], field: str, value: Any, kind: type,
-          part: Match) -> Any:
+def _find(
+    seq: list[Any], get: Callable[[Any], Any], field: str, value: Any, kind: type, part: Match
+) -> Any:
     """The one position where ``seq`` holds a map with ``field`` equal to ``value`` (and of
     ``kind``), ``None`` where none does, ``_AMBIGUOUS`` where several do (or may).
 
@@ -160,10 +183,12 @@ def _find(seq: list[Any], get: Callable[[Any], Any], field: str, value: Any, kin
     if count == 1:
         position = found.index(value)
         return position if type(found[position]) is kind else None
-    strict = [position for position, present in enumerate(found)
-              if present == value and type(present) is kind]
+    strict = [
+        position
+        for position, present in enumerate(found)
+        if present == value and type(present) is kind
+    ]
     return strict[0] if len(strict) == 1 else None if not strict else _AMBIGUOUS
-
 
 
 class _Node:
@@ -176,8 +201,15 @@ class _Node:
 
     __slots__ = ("prefix", "var", "flag", "slot", "parent", "kind", "copied")
 
-    def __init__(self, prefix: tuple[Part, ...], var: str, flag: str, slot: str | None,
-                 parent: _Node | None, kind: str) -> None:
+    def __init__(
+        self,
+        prefix: tuple[Part, ...],
+        var: str,
+        flag: str,
+        slot: str | None,
+        parent: _Node | None,
+        kind: str,
+    ) -> None:
         self.prefix, self.var, self.flag, self.slot = prefix, var, flag, slot
         self.parent, self.kind, self.copied = parent, kind, _NO
 
@@ -187,12 +219,17 @@ class _Writer:
 
     def __init__(self, register: bool) -> None:
         self.register = register
-        self.names: dict[str, Any] = {"FALLBACK": FALLBACK, "MISSING": MISSING,
-                                      "REMOVE": REMOVE, "EMPTY_MAP": _EMPTY_MAP,
-                                      "EMPTY_LIST": _EMPTY_LIST,
-                                      "COPY": copy_plain,
-                                      "FIND": _find, "AMBIGUOUS": _AMBIGUOUS,
-                                      "STRICT": strict_equal}
+        self.names: dict[str, Any] = {
+            "FALLBACK": FALLBACK,
+            "MISSING": MISSING,
+            "REMOVE": REMOVE,
+            "EMPTY_MAP": _EMPTY_MAP,
+            "EMPTY_LIST": _EMPTY_LIST,
+            "COPY": copy_plain,
+            "FIND": _find,
+            "AMBIGUOUS": _AMBIGUOUS,
+            "STRICT": strict_equal,
+        }
         self.lines = ["def fused(v0, owned):", "    c0 = False"]
         if register:
             self.lines.append("    made = owned._made")
@@ -335,8 +372,11 @@ class _Writer:
         """An expression building a new copy of ``value`` (plain JSON data), every level new."""
         kind = type(value)
         if kind is dict:
-            return "{" + ", ".join(f"{self.build(key)}: {self.build(item)}"
-                                   for key, item in value.items()) + "}"
+            return (
+                "{"
+                + ", ".join(f"{self.build(key)}: {self.build(item)}" for key, item in value.items())
+                + "}"
+            )
         if kind is list:
             return "[" + ", ".join(self.build(item) for item in value) + "]"
         if kind is str or kind is bool or value is None or kind is int:
@@ -360,8 +400,16 @@ class _Writer:
     def drop_selections(self, seq: tuple[Part, ...], but: Part | None = None) -> None:
         """Drop the nodes reached through a selector in the list at ``seq`` (but ``but``)."""
         size = len(seq)
-        self.drop(lambda other: not (len(other) > size and other[:size] == seq
-                                     and _selector(other[size]) and other[size] != but))
+        self.drop(
+            lambda other: (
+                not (
+                    len(other) > size
+                    and other[:size] == seq
+                    and _selector(other[size])
+                    and other[size] != but
+                )
+            )
+        )
 
     def wrote_through(self, parts: tuple[Part, ...]) -> None:
         for index, part in enumerate(parts):
@@ -371,7 +419,7 @@ class _Writer:
                 field = parts[index + 1]
                 if type(field) is Key and any(name == field.name for name, _ in part.fields):
                     # a field the selector reads was written: it may match elsewhere now
-                    self.drop_under(parts[:index + 1], itself=True)
+                    self.drop_under(parts[: index + 1], itself=True)
 
     # -- the ops
 
@@ -391,8 +439,10 @@ class _Writer:
         if node.copied == _NO and node.parent is not None:
             # copy and append in one display: [*old, new...]
             self.writable(node.parent, 1)
-            self.emit(f"{node.var} = [*{node.var}, {', '.join(items)}]; {node.flag} = True; "
-                      f"{node.parent.var}[{node.slot}] = {node.var}")
+            self.emit(
+                f"{node.var} = [*{node.var}, {', '.join(items)}]; {node.flag} = True; "
+                f"{node.parent.var}[{node.slot}] = {node.var}"
+            )
             if self.register:
                 self.emit(f"made[id({node.var})] = {node.var}")
             node.copied = _YES
@@ -566,10 +616,13 @@ def _strip_flags(lines: list[str]) -> list[str]:
     out = []
     for line in lines:
         body = line.lstrip()
-        kept = [statement for statement in body.split("; ")
-                if not (flag := setting.fullmatch(statement)) or flag.group(1) in tested]
+        kept = [
+            statement
+            for statement in body.split("; ")
+            if not (flag := setting.fullmatch(statement)) or flag.group(1) in tested
+        ]
         if kept:
-            out.append(line[:len(line) - len(body)] + "; ".join(kept))
+            out.append(line[: len(line) - len(body)] + "; ".join(kept))
     return out
 
 

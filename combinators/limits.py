@@ -45,8 +45,16 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
-__all__ = ("MAX_DEPTH", "MAX_REPR", "MAX_NAME", "MAX_LISTED", "MAX_LINE", "short_repr",
-           "short_names", "short_line")
+__all__ = (
+    "MAX_DEPTH",
+    "MAX_REPR",
+    "MAX_NAME",
+    "MAX_LISTED",
+    "MAX_LINE",
+    "short_repr",
+    "short_names",
+    "short_line",
+)
 
 MAX_DEPTH = 100
 """The deepest nesting podfold accepts, in levels of maps and lists (and in parts of a path)."""
@@ -129,8 +137,10 @@ class _Short(reprlib.Repr):
             return "{}"
         if level <= 0:
             return "{...}"
-        pieces = [f"{self.repr1(key, level - 1)}: {self.repr1(x[key], level - 1)}"
-                  for key in itertools.islice(x, self.maxdict)]
+        pieces = [
+            f"{self.repr1(key, level - 1)}: {self.repr1(x[key], level - 1)}"
+            for key in itertools.islice(x, self.maxdict)
+        ]
         if len(x) > self.maxdict:
             pieces.append("...")
         return "{" + ", ".join(pieces) + "}"
@@ -145,7 +155,7 @@ class _Short(reprlib.Repr):
         except (RecursionError, ValueError):  # deep, or an int past Python's digit guard
             return f"<{type(value).__name__}>"
         limit = self.maxother
-        return text if len(text) <= limit else text[:limit - 3] + "..."
+        return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _NESTING = frozenset((list, tuple, dict, set, frozenset))
@@ -156,7 +166,7 @@ def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     head = max(0, (limit - 3) // 2)
-    return text[:head] + "..." + text[len(text) - max(0, limit - 3 - head):]
+    return text[:head] + "..." + text[len(text) - max(0, limit - 3 - head) :]
 
 
 def short_repr(value: Any, limit: int = MAX_REPR, *, quoted: bool = True) -> str:
@@ -183,7 +193,7 @@ def short_repr(value: Any, limit: int = MAX_REPR, *, quoted: bool = True) -> str
         text = _Short(limit).repr(value)
     except (RecursionError, ValueError):  # a custom repr that recurses or fails: the type only
         text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def short_names(names: Iterable[Any], limit: int = MAX_LISTED) -> str:

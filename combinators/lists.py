@@ -41,8 +41,13 @@ __all__ = ("append_at", "prepend_at", "insert_at", "merge_by")
 def _require_list(old: Any, edit: PathEdit) -> None:
     if not is_seq(old):
         # the edit's own place: a partial pod calls the leaf without the walk that would add it
-        raise TypeClashError(f"expected a list, found {kind_name(old)}", path=edit.path,
-                             part_index=edit._last, expected="a list", found=kind_name(old))
+        raise TypeClashError(
+            f"expected a list, found {kind_name(old)}",
+            path=edit.path,
+            part_index=edit._last,
+            expected="a list",
+            found=kind_name(old),
+        )
 
 
 class _Add(PathEdit):
@@ -50,8 +55,16 @@ class _Add(PathEdit):
 
     __slots__ = ("name", "items", "unique", "where", "anchor", "_flat_items", "_keys")
 
-    def __init__(self, name: str, target: PathLike, items: Sequence[Any], unique: bool,
-                 where: str, anchor: Part | None, params: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        name: str,
+        target: PathLike,
+        items: Sequence[Any],
+        unique: bool,
+        where: str,
+        anchor: Part | None,
+        params: dict[str, Any],
+    ) -> None:
         self.name = name
         check_flag(unique, argument="unique", factory=name)
         check_value(list(items), argument="items", factory=name)
@@ -63,8 +76,12 @@ class _Add(PathEdit):
         self.anchor = anchor
         # the common case, kept short in ``leaf`` and compiled into the fast
         # path: append maps or lists of scalars
-        simple = (bool(self.items) and not unique and where == "end"
-                  and all(item.flat for item in self.items))
+        simple = (
+            bool(self.items)
+            and not unique
+            and where == "end"
+            and all(item.flat for item in self.items)
+        )
         self._flat_items = tuple(item.plain for item in self.items) if simple else None
         self._init_path(target, CREATE, CREATE)
         self._init_params(self.path, *(item.plain for item in self.items), **params)
@@ -75,8 +92,10 @@ class _Add(PathEdit):
     def _fusion_items(self) -> tuple[tuple[Any, str], ...] | None:
         if self.unique or self.where != "end" or not self.items:
             return None
-        return tuple((item.plain, "copy" if item.flat else "deep" if item.is_container
-                      else "share") for item in self.items)
+        return tuple(
+            (item.plain, "copy" if item.flat else "deep" if item.is_container else "share")
+            for item in self.items
+        )
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         flat = self._flat_items
@@ -90,8 +109,7 @@ class _Add(PathEdit):
         else:
             _require_list(old, self)
         new: list[Any] = []
-        if self.unique and type(old) is list and not any(
-                item.plain in old for item in self.items):
+        if self.unique and type(old) is list and not any(item.plain in old for item in self.items):
             # None is even == to anything there (C's ==, no key built): strictly, none is
             # there either; only items given twice are left to find, among themselves
             seen: set[Any] = set()
@@ -145,8 +163,7 @@ def append_at(target: PathLike, *items: Any, unique: bool = False) -> Transform:
     >>> append_at("spec.containers[0].args", "--fast")({"spec": {"containers": [{"name": "t"}]}})
     {'spec': {'containers': [{'name': 't', 'args': ['--fast']}]}}
     """
-    return _Add("append_at", target, items, unique, "end", None,
-                {"unique": True} if unique else {})
+    return _Add("append_at", target, items, unique, "end", None, {"unique": True} if unique else {})
 
 
 def prepend_at(target: PathLike, *items: Any, unique: bool = False) -> Transform:
@@ -158,22 +175,29 @@ def prepend_at(target: PathLike, *items: Any, unique: bool = False) -> Transform
     ...     {"spec": {"containers": [{"command": ["python"]}]}})
     {'spec': {'containers': [{'command': ['torchrun', 'python']}]}}
     """
-    return _Add("prepend_at", target, items, unique, "start", None,
-                {"unique": True} if unique else {})
+    return _Add(
+        "prepend_at", target, items, unique, "start", None, {"unique": True} if unique else {}
+    )
 
 
 def _anchor(value: AnchorLike, argument: str) -> Part:
     if isinstance(value, bool):
-        raise ArgumentTypeError(f"{argument} takes a selector, an index or a map, "
-                                f"got {short_repr(value)}",
-                                argument=argument, factory="insert_at", value=value)
+        raise ArgumentTypeError(
+            f"{argument} takes a selector, an index or a map, got {short_repr(value)}",
+            argument=argument,
+            factory="insert_at",
+            value=value,
+        )
     if isinstance(value, int):
         return Index(value)
     if isinstance(value, dict):
         if not value:
-            raise ArgumentError(f"{argument} takes a map of the fields the element has, one "
-                                f"or more; got {{}}", argument=argument, factory="insert_at",
-                                value=value)
+            raise ArgumentError(
+                f"{argument} takes a map of the fields the element has, one or more; got {{}}",
+                argument=argument,
+                factory="insert_at",
+                value=value,
+            )
         check_value(value, argument=argument, factory="insert_at")  # names are strings
         return Match(tuple(value.items()))
     if isinstance(value, str):
@@ -182,19 +206,32 @@ def _anchor(value: AnchorLike, argument: str) -> Part:
             parts = Path.parse(text).parts
         except PathSyntaxError as err:
             # the parser's caret points into the text in brackets, not into what was given
-            raise ArgumentError(f"{argument} takes a selector such as 'name=trainer', got "
-                                f"{short_repr(value)}, which does not read as one: "
-                                f"{err.message}", argument=argument, factory="insert_at",
-                                value=value) from None
+            raise ArgumentError(
+                f"{argument} takes a selector such as 'name=trainer', got "
+                f"{short_repr(value)}, which does not read as one: "
+                f"{err.message}",
+                argument=argument,
+                factory="insert_at",
+                value=value,
+            ) from None
         if len(parts) == 1 and isinstance(parts[0], (Match, Index)):
             return parts[0]
-    raise ArgumentTypeError(f"{argument} takes a selector such as 'name=trainer', an index "
-                            f"or a map of fields, got {short_repr(value)}", argument=argument,
-                            factory="insert_at", value=value)
+    raise ArgumentTypeError(
+        f"{argument} takes a selector such as 'name=trainer', an index "
+        f"or a map of fields, got {short_repr(value)}",
+        argument=argument,
+        factory="insert_at",
+        value=value,
+    )
 
 
-def insert_at(target: PathLike, *items: Any, before: AnchorLike | None = None,
-              after: AnchorLike | None = None, unique: bool = False) -> Transform:
+def insert_at(
+    target: PathLike,
+    *items: Any,
+    before: AnchorLike | None = None,
+    after: AnchorLike | None = None,
+    unique: bool = False,
+) -> Transform:
     """Insert ``items`` into the list at ``target`` next to a selected element.
 
     ``before`` or ``after`` (exactly one) selects the element: a selector
@@ -209,9 +246,13 @@ def insert_at(target: PathLike, *items: Any, before: AnchorLike | None = None,
     {'name': 'last'}
     """
     if (before is None) == (after is None):
-        raise ArgumentTypeError(f"before= or after= (exactly one) selects where the items go; "
-                                f"got {'neither' if before is None else 'both'}",
-                                argument="before", factory="insert_at", value=before)
+        raise ArgumentTypeError(
+            f"before= or after= (exactly one) selects where the items go; "
+            f"got {'neither' if before is None else 'both'}",
+            argument="before",
+            factory="insert_at",
+            value=before,
+        )
     where, anchor = ("before", before) if before is not None else ("after", after)
     assert anchor is not None
     params: dict[str, Any] = {where: anchor}
@@ -228,18 +269,29 @@ class _MergeBy(PathEdit):
         self._init_path(target, CREATE, CREATE)
         self.keys = _key_fields(key)
         if isinstance(items, (str, bytes)) or not is_seq(items):
-            raise ArgumentTypeError(f"items must be a list of maps, got {kind_name(items)}",
-                                    argument="items", factory="merge_by", value=items)
+            raise ArgumentTypeError(
+                f"items must be a list of maps, got {kind_name(items)}",
+                argument="items",
+                factory="merge_by",
+                value=items,
+            )
         for number, item in enumerate(items):
             if not is_map(item):
-                raise ArgumentTypeError(f"items[{number}] is {kind_name(item)}; items are maps",
-                                        argument="items", factory="merge_by", value=item)
+                raise ArgumentTypeError(
+                    f"items[{number}] is {kind_name(item)}; items are maps",
+                    argument="items",
+                    factory="merge_by",
+                    value=item,
+                )
             absent = [k for k in self.keys if k not in item]
             if absent:
-                raise ArgumentError(f"items[{number}] has no {short_names(absent)} field "
-                                    f"to merge by (key={short_repr(key)}): {short_repr(item)}",
-                                    argument="items",
-                                    factory="merge_by", value=item)
+                raise ArgumentError(
+                    f"items[{number}] has no {short_names(absent)} field "
+                    f"to merge by (key={short_repr(key)}): {short_repr(item)}",
+                    argument="items",
+                    factory="merge_by",
+                    value=item,
+                )
         check_value(list(items), argument="items", factory="merge_by")
         given = [copy_plain(item) for item in items]
         # Items with the same key merge into one first: merging them one by one
@@ -248,8 +300,11 @@ class _MergeBy(PathEdit):
         for item in given:
             identity = _identity(item, self.keys)
             found = combined.get(identity, MISSING)
-            combined[identity] = copy_plain(item) if found is MISSING else \
-                merge_value(found, item, None, False, Owned())
+            combined[identity] = (
+                copy_plain(item)
+                if found is MISSING
+                else merge_value(found, item, None, False, Owned())
+            )
         # each a private copy already (merge_value copies what it takes from an item)
         self.items = tuple(Template(item, private=True) for item in combined.values())
         self._identities = tuple(combined)
@@ -272,8 +327,9 @@ class _MergeBy(PathEdit):
                 if type(element) is dict:
                     if key in element:
                         found = element[key]
-                        positions.setdefault(found if type(found) is str else strict_key(found),
-                                             position)
+                        positions.setdefault(
+                            found if type(found) is str else strict_key(found), position
+                        )
                 elif is_map(element) and key in element:
                     positions.setdefault(_identity(element, keys), position)
         else:
@@ -288,8 +344,9 @@ class _MergeBy(PathEdit):
                 continue
             position = found
             current = changes.get(position, old[position])
-            merged = merge_value(current, item.plain, item.frozen if persistent else None,
-                                 persistent, owned)
+            merged = merge_value(
+                current, item.plain, item.frozen if persistent else None, persistent, owned
+            )
             if merged is not current:
                 changes[position] = merged
         result = rebuild_seq(old, changes, (), owned) if changes else old
@@ -300,22 +357,36 @@ class _MergeBy(PathEdit):
 
 def _key_fields(key: Any) -> tuple[str, ...]:
     """merge_by's ``key``, a field name or a tuple (or list) of them, as a tuple of names."""
-    fields = (key,) if isinstance(key, str) else tuple(key) \
-        if isinstance(key, (tuple, list)) else None
+    fields = (
+        (key,) if isinstance(key, str) else tuple(key) if isinstance(key, (tuple, list)) else None
+    )
     if fields is None:
-        raise ArgumentTypeError(f"key is a field name or a tuple of them, got {short_repr(key)}",
-                                argument="key", factory="merge_by", value=key)
+        raise ArgumentTypeError(
+            f"key is a field name or a tuple of them, got {short_repr(key)}",
+            argument="key",
+            factory="merge_by",
+            value=key,
+        )
     if not fields:
-        raise ArgumentError("key needs at least one field name", argument="key",
-                            factory="merge_by", value=key)
+        raise ArgumentError(
+            "key needs at least one field name", argument="key", factory="merge_by", value=key
+        )
     for field in fields:
         if not isinstance(field, str):
-            raise ArgumentTypeError(f"key is a field name or a tuple of them; "
-                                    f"{short_repr(field)} in {short_repr(key)} is no name",
-                                    argument="key", factory="merge_by", value=key)
+            raise ArgumentTypeError(
+                f"key is a field name or a tuple of them; "
+                f"{short_repr(field)} in {short_repr(key)} is no name",
+                argument="key",
+                factory="merge_by",
+                value=key,
+            )
         if not field:
-            raise ArgumentError(f"key names a field; {short_repr(key)} holds an empty name",
-                                argument="key", factory="merge_by", value=key)
+            raise ArgumentError(
+                f"key names a field; {short_repr(key)} holds an empty name",
+                argument="key",
+                factory="merge_by",
+                value=key,
+            )
     return fields
 
 
@@ -326,8 +397,9 @@ def _identity(element: Any, keys: tuple[str, ...]) -> Any:
     return tuple(strict_key(element[k]) for k in keys)
 
 
-def merge_by(target: PathLike, items: Sequence[Any],
-             key: str | tuple[str, ...] = "name") -> Transform:
+def merge_by(
+    target: PathLike, items: Sequence[Any], key: str | tuple[str, ...] = "name"
+) -> Transform:
     """Merge each item into the list element with the same ``key``; append the rest.
 
     ``key`` is a field name or a tuple of them (a composite key such as
@@ -345,4 +417,3 @@ def merge_by(target: PathLike, items: Sequence[Any],
     {'ports': [{'containerPort': 80, 'protocol': 'TCP'}, {'containerPort': 80, 'protocol': 'UDP'}]}
     """
     return _MergeBy(target, items, key)
-

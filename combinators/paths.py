@@ -56,8 +56,10 @@ class _Grammar:
     def __init__(self) -> None:
         import re
 
-        self.ident = re.compile(r"[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*"
-                                r"|[0-9]+[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*")
+        self.ident = re.compile(
+            r"[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*"
+            r"|[0-9]+[A-Za-z_$@/:+~-][A-Za-z0-9_$@/:+~-]*"
+        )
         self.bare_key = re.compile(r"[A-Za-z_$@][A-Za-z0-9_$@/:+~-]*\Z")
         self.bare_value = re.compile(r"[^,\]\"'\s=]+")
         self.int = re.compile(r"-?[0-9]+\Z")
@@ -95,8 +97,12 @@ class Key(Part):
     def __init__(self, name: str) -> None:
         if type(name) is not str and not isinstance(name, str):
             # a map's keys are strings: Key(5) would find nothing, and print as nothing
-            raise ArgumentTypeError(f"name: a key is a string, got {short_repr(name)}",
-                                    argument="name", factory="Key", value=name)
+            raise ArgumentTypeError(
+                f"name: a key is a string, got {short_repr(name)}",
+                argument="name",
+                factory="Key",
+                value=name,
+            )
         self.name = name
 
     def text(self) -> str:
@@ -122,9 +128,12 @@ class Index(Part):
 
     def __init__(self, index: int) -> None:
         if type(index) is not int and (not isinstance(index, int) or isinstance(index, bool)):
-            raise ArgumentTypeError(f"index: a list position is an integer, got "
-                                    f"{short_repr(index)}", argument="index", factory="Index",
-                                    value=index)
+            raise ArgumentTypeError(
+                f"index: a list position is an integer, got {short_repr(index)}",
+                argument="index",
+                factory="Index",
+                value=index,
+            )
         self.index = int(index)
 
     def text(self) -> str:
@@ -188,8 +197,11 @@ def _quote(text: str) -> str:
 def _value_text(value: Any) -> str:
     if isinstance(value, str):
         grammar = _GRAMMAR or _grammar()
-        if grammar.bare_value.fullmatch(value) and value not in _LITERALS \
-                and not grammar.int.match(value):
+        if (
+            grammar.bare_value.fullmatch(value)
+            and value not in _LITERALS
+            and not grammar.int.match(value)
+        ):
             return value
         return _quote(value)
     import json  # rarely needed, and a few ms to import
@@ -209,19 +221,27 @@ def _match_fields(fields: Any) -> tuple[tuple[str, Any], ...]:
         pairs = tuple(fields)
     except TypeError:
         pairs = None
-    if pairs is None or not all(isinstance(pair, (tuple, list)) and len(pair) == 2
-                                for pair in pairs):
-        raise ArgumentTypeError(f"fields: a Match takes (field, value) pairs, got "
-                                f"{short_repr(fields)}", argument="fields", factory="Match",
-                                value=fields)
+    if pairs is None or not all(
+        isinstance(pair, (tuple, list)) and len(pair) == 2 for pair in pairs
+    ):
+        raise ArgumentTypeError(
+            f"fields: a Match takes (field, value) pairs, got {short_repr(fields)}",
+            argument="fields",
+            factory="Match",
+            value=fields,
+        )
     if not pairs:
-        raise ArgumentError("fields: a Match needs at least one field", argument="fields",
-                            factory="Match", value=())
+        raise ArgumentError(
+            "fields: a Match needs at least one field", argument="fields", factory="Match", value=()
+        )
     for name, _ in pairs:
         if not isinstance(name, str):
-            raise ArgumentTypeError(f"fields: a field's name is a string, got "
-                                    f"{short_repr(name)}", argument="fields", factory="Match",
-                                    value=fields)
+            raise ArgumentTypeError(
+                f"fields: a field's name is a string, got {short_repr(name)}",
+                argument="fields",
+                factory="Match",
+                value=fields,
+            )
     return tuple((name, value) for name, value in pairs)
 
 
@@ -255,9 +275,16 @@ class Match(Part):
         return f"[{inner}]"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Match and len(other.fields) == len(self.fields) and all(
-            key == other_key and _same(value, other_value)
-            for (key, value), (other_key, other_value) in zip(self.fields, other.fields, strict=True))
+        return (
+            type(other) is Match
+            and len(other.fields) == len(self.fields)
+            and all(
+                key == other_key and _same(value, other_value)
+                for (key, value), (other_key, other_value) in zip(
+                    self.fields, other.fields, strict=True
+                )
+            )
+        )
 
     def __hash__(self) -> int:
         return hash((Match, self.fields))
@@ -297,9 +324,12 @@ class Path:
         self.parts: tuple[Part, ...] = tuple(parts)
         for part in self.parts:
             if not isinstance(part, Part):
-                raise ArgumentTypeError(f"parts: a Path is made of Part objects, "
-                                        f"got {short_repr(part)}",
-                                        argument="parts", factory="Path", value=part)
+                raise ArgumentTypeError(
+                    f"parts: a Path is made of Part objects, got {short_repr(part)}",
+                    argument="parts",
+                    factory="Path",
+                    value=part,
+                )
         self._text = _render(self.parts)
 
     @classmethod
@@ -309,8 +339,9 @@ class Path:
 
     def child(self, *parts: Part | str | int) -> Path:
         """A longer path: strings become keys, ints indexes."""
-        extra = [p if isinstance(p, Part) else Index(p) if isinstance(p, int) else Key(p)
-                 for p in parts]
+        extra = [
+            p if isinstance(p, Part) else Index(p) if isinstance(p, int) else Key(p) for p in parts
+        ]
         return Path((*self.parts, *extra))
 
     def prefix(self, length: int) -> Path:
@@ -372,9 +403,12 @@ def as_path(value: Any, argument: str = "target") -> Path:
         return value
     if isinstance(value, str):
         return _parse_cached(value)
-    raise ArgumentTypeError(f"{argument} must be a path (a string or a Path), "
-                            f"got {type(value).__name__}: {short_repr(value)}",
-                            argument=argument, value=value)
+    raise ArgumentTypeError(
+        f"{argument} must be a path (a string or a Path), "
+        f"got {type(value).__name__}: {short_repr(value)}",
+        argument=argument,
+        value=value,
+    )
 
 
 _CACHE: dict[str, Path] = {}
@@ -407,8 +441,9 @@ class _Parser:
         self.grammar = _grammar()
 
     def fail(self, message: str, position: int | None = None) -> PathSyntaxError:
-        return PathSyntaxError(message, text=self.text,
-                               position=self.pos if position is None else position)
+        return PathSyntaxError(
+            message, text=self.text, position=self.pos if position is None else position
+        )
 
     def peek(self) -> str:
         return self.text[self.pos] if self.pos < len(self.text) else ""
@@ -473,7 +508,7 @@ class _Parser:
         if char == "*":
             self.pos += 1
             part = All()
-        elif char == "-" and self.text[self.pos + 1:self.pos + 2] in ("]", ""):
+        elif char == "-" and self.text[self.pos + 1 : self.pos + 2] in ("]", ""):
             self.pos += 1
             part = End()
         elif char in ("'", '"'):
@@ -487,20 +522,26 @@ class _Parser:
         else:
             number = self.grammar.index.match(self.text, self.pos)
             if number and len(number.group()) > 4_000:  # int() refuses past 4,300 digits
-                raise self.fail(f"an index of {len(number.group()):,} characters; a list "
-                                "position has at most 4,000 digits")
+                raise self.fail(
+                    f"an index of {len(number.group()):,} characters; a list "
+                    "position has at most 4,000 digits"
+                )
             if number:
                 self.pos = number.end()
                 part = Index(int(number.group()))
             elif char in ("]", ""):
-                raise self.fail("empty selector; expected *, -, an index, a quoted key "
-                                "or field=value")
+                raise self.fail(
+                    "empty selector; expected *, -, an index, a quoted key or field=value"
+                )
             else:
                 part = Match(self.fields())
         if self.peek() != "]":
-            raise self.fail("expected ']' to close the selector" if not self.peek()
-                            else f"unexpected {self.peek()!r} in selector opened at "
-                                 f"character {start + 1}; expected ']'")
+            raise self.fail(
+                "expected ']' to close the selector"
+                if not self.peek()
+                else f"unexpected {self.peek()!r} in selector opened at "
+                f"character {start + 1}; expected ']'"
+            )
         self.pos += 1
         return part
 
@@ -513,13 +554,19 @@ class _Parser:
                 found = self.grammar.ident.match(self.text, self.pos)
                 if not found:
                     char = self.peek()
-                    raise self.fail(f"unexpected {char!r}; expected a field name" if char
-                                    else "expected a field name")
+                    raise self.fail(
+                        f"unexpected {char!r}; expected a field name"
+                        if char
+                        else "expected a field name"
+                    )
                 name = found.group()
                 self.pos = found.end()
             if self.peek() != "=":
-                raise self.fail(f"expected '=' after field {name!r}" if self.peek() in ("", "]")
-                                else f"unexpected {self.peek()!r}; expected '='")
+                raise self.fail(
+                    f"expected '=' after field {name!r}"
+                    if self.peek() in ("", "]")
+                    else f"unexpected {self.peek()!r}; expected '='"
+                )
             self.pos += 1
             fields.append((name, self.value()))
             if self.peek() == ",":
@@ -533,8 +580,9 @@ class _Parser:
             return self.quoted()
         found = self.grammar.bare_value.match(self.text, self.pos)
         if not found:
-            raise self.fail(f"unexpected {char!r}; expected a value" if char
-                            else "expected a value")
+            raise self.fail(
+                f"unexpected {char!r}; expected a value" if char else "expected a value"
+            )
         self.pos = found.end()
         raw = found.group()
         if self.grammar.int.match(raw):

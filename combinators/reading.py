@@ -107,15 +107,25 @@ def _explain(where: Path, index: int, node: Any) -> PathError | TypeClashError:
     part = where.parts[index]
     if type(part) is Key:
         if not is_map(node):
-            return TypeClashError(f"cannot take key {part.name!r} of {kind_name(node)}",
-                                  path=where, part_index=index, expected="a map",
-                                  found=kind_name(node))
+            return TypeClashError(
+                f"cannot take key {part.name!r} of {kind_name(node)}",
+                path=where,
+                part_index=index,
+                expected="a map",
+                found=kind_name(node),
+            )
         return missing_key_error(where, index, node, part.name)
     if not is_seq(node):
-        return TypeClashError(f"cannot select {part.text()} in {kind_name(node)}", path=where,
-                              part_index=index, expected="a list", found=kind_name(node))
+        return TypeClashError(
+            f"cannot select {part.text()} in {kind_name(node)}",
+            path=where,
+            part_index=index,
+            expected="a list",
+            found=kind_name(node),
+        )
     if isinstance(part, End):
-        return PathError("[-] points past the end of the list and holds no value",
-                         path=where, part_index=index)
+        return PathError(
+            "[-] points past the end of the list and holds no value", path=where, part_index=index
+        )
     assert isinstance(part, (Match, Index, All))
     return no_match_error(where, index, node, part)

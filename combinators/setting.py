@@ -64,8 +64,9 @@ class _Upsert(PathEdit):
             if old is value or (type(old) is type(value) and old == value):
                 return old
             return value
-        return merge_value(old, self.value.plain,
-                           self.value.frozen if persistent else None, persistent, owned)
+        return merge_value(
+            old, self.value.plain, self.value.frozen if persistent else None, persistent, owned
+        )
 
     def _fusion_op(self) -> Op:
         if type(self._parts[-1]) is Key:
@@ -181,8 +182,12 @@ class _Update(PathEdit):
         policy = ERROR if default is MISSING else CREATE
         self._init_path(target, policy, policy)
         if not callable(fn):
-            raise ArgumentTypeError(f"fn must be a function of the value, got {short_repr(fn)}",
-                                    argument="fn", factory="update_at", value=fn)
+            raise ArgumentTypeError(
+                f"fn must be a function of the value, got {short_repr(fn)}",
+                argument="fn",
+                factory="update_at",
+                value=fn,
+            )
         self.fn = fn
         if default is not MISSING:
             check_value(default, argument="default", factory="update_at")

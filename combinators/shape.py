@@ -37,11 +37,20 @@ TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ("check_value", "check_flag", "value_problem", "place_text", "guarded_copy",
-           "settle", "JSON_ONLY", "Problem")
+__all__ = (
+    "check_value",
+    "check_flag",
+    "value_problem",
+    "place_text",
+    "guarded_copy",
+    "settle",
+    "JSON_ONLY",
+    "Problem",
+)
 
-JSON_ONLY = ("only strings, numbers, booleans, null, lists and maps with string keys "
-             "can go into a document")
+JSON_ONLY = (
+    "only strings, numbers, booleans, null, lists and maps with string keys can go into a document"
+)
 
 # the scalars JSON carries as they are (a float only where finite: JSON has no NaN or Infinity)
 _OK = frozenset({str, int, bool, type(None)})
@@ -73,7 +82,7 @@ def place_text(base: str, parts: tuple[Part, ...], limit: int = 160) -> str:
     if not text:
         return "the top level"
     if len(text) > limit:
-        text = f"{text[:limit // 2 - 2]}...{text[-(limit // 2 - 2):]} ({len(parts)} levels)"
+        text = f"{text[: limit // 2 - 2]}...{text[-(limit // 2 - 2) :]} ({len(parts)} levels)"
     return text
 
 
@@ -113,9 +122,11 @@ def _walk(value: Any, trail: list[Any], depth: int, markers: tuple[type, ...]) -
         depth += 1
         for key, item in value.items():
             if type(key) is not str and not isinstance(key, str):
-                raise Problem(_parts(trail), f"has a key that is not a string: "
-                                             f"{short_repr(key, 60)} ({type(key).__name__})",
-                              "type")
+                raise Problem(
+                    _parts(trail),
+                    f"has a key that is not a string: {short_repr(key, 60)} ({type(key).__name__})",
+                    "type",
+                )
             if not key.isascii():
                 _check_text(key, trail, "has a key that")
             if type(item) is str:
@@ -152,8 +163,11 @@ def _walk(value: Any, trail: list[Any], depth: int, markers: tuple[type, ...]) -
         return
     if isinstance(value, float):
         if value - value != 0.0:  # nan and the infinities: nan - nan and inf - inf are nan
-            raise Problem(_parts(trail), f"is {value!r}, a number JSON cannot carry (JSON "
-                                         f"numbers are finite)", "type")
+            raise Problem(
+                _parts(trail),
+                f"is {value!r}, a number JSON cannot carry (JSON numbers are finite)",
+                "type",
+            )
         return
     if cls in _OK or isinstance(value, int):
         return
@@ -165,9 +179,13 @@ def _check_text(text: str, trail: list[Any], what: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as err:
-        raise Problem(_parts(trail), f"{what} holds {text[err.start]!r} at character "
-                                     f"{err.start + 1}, half of a UTF-16 pair, which is "
-                                     f"no text", "type") from None
+        raise Problem(
+            _parts(trail),
+            f"{what} holds {text[err.start]!r} at character "
+            f"{err.start + 1}, half of a UTF-16 pair, which is "
+            f"no text",
+            "type",
+        ) from None
 
 
 def _find(value: Any, markers: tuple[type, ...]) -> Problem | None:
@@ -208,8 +226,14 @@ def _describe(problem: Problem, base: str) -> str:
     return f"{where} {problem.what}" + (f"; {JSON_ONLY}" if problem.sort == "type" else "")
 
 
-def check_value(value: Any, *, argument: str, factory: str | None = None,
-                markers: tuple[type, ...] = (), located: bool = False) -> None:
+def check_value(
+    value: Any,
+    *,
+    argument: str,
+    factory: str | None = None,
+    markers: tuple[type, ...] = (),
+    located: bool = False,
+) -> None:
     """Refuse, when a transform is built, a value JSON cannot carry, naming the place in it.
 
     An :class:`~combinators.errors.ArgumentTypeError` for a wrong type or a
@@ -244,8 +268,12 @@ def check_flag(value: Any, *, argument: str, factory: str | None = None) -> None
     combinators.errors.ArgumentTypeError: append_at(): unique is a flag, true or false; got a string ('false')
     """
     if type(value) is not bool:
-        raise ArgumentTypeError(f"{argument} is a flag, true or false; got {_kind(value)}",
-                                argument=argument, factory=factory, value=value)
+        raise ArgumentTypeError(
+            f"{argument} is a flag, true or false; got {_kind(value)}",
+            argument=argument,
+            factory=factory,
+            value=value,
+        )
 
 
 def _kind(value: Any) -> str:
@@ -256,8 +284,9 @@ def _kind(value: Any) -> str:
     return "null" if value is None else _what(value)
 
 
-def problem_error(problem: Problem, value: Any, *, argument: str,
-                  factory: str | None = None) -> ArgumentError:
+def problem_error(
+    problem: Problem, value: Any, *, argument: str, factory: str | None = None
+) -> ArgumentError:
     """The construction error for ``problem`` found in ``value`` (given as ``argument``)."""
     message = problem_text(problem, argument, value)
     kind = ArgumentTypeError if problem.sort == "type" else ArgumentError
@@ -277,8 +306,7 @@ def _back_reference(value: Any, parts: tuple[Part, ...]) -> tuple[Part, ...]:
     """The place below ``parts`` (a container) where the container comes back, first found."""
     node = value
     for part in parts:
-        node = node[part.name] if isinstance(part, Key) \
-            else node[part.index]  # type: ignore[attr-defined]
+        node = node[part.name] if isinstance(part, Key) else node[part.index]  # type: ignore[attr-defined]
     target = id(node)
     trail: list[Part] = list(parts)
     # breadth-first, bounded: the reference back is at most MAX_DEPTH levels below
@@ -286,8 +314,11 @@ def _back_reference(value: Any, parts: tuple[Part, ...]) -> tuple[Part, ...]:
     for _ in range(MAX_DEPTH):
         following: list[tuple[Any, tuple[Part, ...]]] = []
         for container, where in frontier:
-            children = (((Key(str(k)), v) for k, v in container.items()) if is_map(container)
-                        else ((Index(i), v) for i, v in enumerate(container)))
+            children = (
+                ((Key(str(k)), v) for k, v in container.items())
+                if is_map(container)
+                else ((Index(i), v) for i, v in enumerate(container))
+            )
             for part, child in children:
                 if id(child) == target:
                     return (*where, part)
@@ -321,10 +352,14 @@ def guarded_copy(doc: Any, where: str = "") -> Any:
         pass
     problem = _find(doc, ())
     if problem is not None and problem.sort != "type":
-        raise NestingError(_nesting_text(problem, doc, where), path=Path(problem.parts),
-                           cycle=problem.sort == "cycle")
-    raise NestingError(f"the document nests deeper than {MAX_DEPTH} levels",
-                       path=None)  # pragma: no cover - _walk finds it
+        raise NestingError(
+            _nesting_text(problem, doc, where),
+            path=Path(problem.parts),
+            cycle=problem.sort == "cycle",
+        )
+    raise NestingError(
+        f"the document nests deeper than {MAX_DEPTH} levels", path=None
+    )  # pragma: no cover - _walk finds it
 
 
 def _nesting_text(problem: Problem, doc: Any, where: str) -> str:
@@ -348,29 +383,40 @@ def _copy(value: Any, depth: int) -> Any:
         new = value.copy()
         for key, item in new.items():
             kind = type(item)
-            if kind is dict or kind is list or (kind not in _OK and isinstance(item, _CONTAINERS) \
-                    and not is_persistent(item)):
+            if (
+                kind is dict
+                or kind is list
+                or (kind not in _OK and isinstance(item, _CONTAINERS) and not is_persistent(item))
+            ):
                 new[key] = _copy(item, depth)
         return new
     if cls is list:
         new_list = value.copy()
         for position, item in enumerate(new_list):
             kind = type(item)
-            if kind is dict or kind is list or (kind not in _OK and isinstance(item, _CONTAINERS) \
-                    and not is_persistent(item)):
+            if (
+                kind is dict
+                or kind is list
+                or (kind not in _OK and isinstance(item, _CONTAINERS) and not is_persistent(item))
+            ):
                 new_list[position] = _copy(item, depth)
         return new_list
     if cls is not tuple and isinstance(value, tuple):
         # a named tuple: immutable, kept, unless it holds maps or lists, which are copied
         if not any(isinstance(item, _CONTAINERS) and not is_persistent(item) for item in value):
             return value
-        items = [_copy(item, depth) if isinstance(item, _CONTAINERS)
-                 and not is_persistent(item) else item for item in value]
+        items = [
+            _copy(item, depth)
+            if isinstance(item, _CONTAINERS) and not is_persistent(item)
+            else item
+            for item in value
+        ]
         make = getattr(cls, "_make", None)
         return make(items) if callable(make) else tuple(items)
-    items = [_copy(item, depth) if isinstance(item, _CONTAINERS)
-             and not is_persistent(item) else item
-             for item in (value.values() if isinstance(value, dict) else value)]
+    items = [
+        _copy(item, depth) if isinstance(item, _CONTAINERS) and not is_persistent(item) else item
+        for item in (value.values() if isinstance(value, dict) else value)
+    ]
     if isinstance(value, dict):
         return dict(zip(value.keys(), items, strict=True))
     return tuple(items) if cls is tuple else items
@@ -430,9 +476,13 @@ def _settle(new: Any, old: Any, trail: list[Any]) -> Any:
                 if before is MISSING:
                     # a key of old's is the caller's, not the function's doing
                     if type(key) is not str and not isinstance(key, str):
-                        raise Problem(_parts(trail), f"has a key that is not a string: "
-                                                     f"{short_repr(key, 60)} "
-                                                     f"({type(key).__name__})", "type")
+                        raise Problem(
+                            _parts(trail),
+                            f"has a key that is not a string: "
+                            f"{short_repr(key, 60)} "
+                            f"({type(key).__name__})",
+                            "type",
+                        )
                     trail.append(key)
                     value = _fresh(item, trail)
                 else:

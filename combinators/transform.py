@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
     Doc = TypeVar("Doc")
 else:
+
     def __getattr__(name: str) -> object:
         # the type alias, for code that reads it at run time: built then, as
         # importing typing costs more than all of combinators
@@ -63,9 +64,22 @@ else:
             return Union[Transform, Callable[[Any], Any]]
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ("Transform", "TransformLike", "identity", "compose", "chain", "fold", "apply_step",
-           "call_foreign", "call_step", "settled", "same_kind", "describe_step",
-           "CONFLICT_MODES")
+
+__all__ = (
+    "Transform",
+    "TransformLike",
+    "identity",
+    "compose",
+    "chain",
+    "fold",
+    "apply_step",
+    "call_foreign",
+    "call_step",
+    "settled",
+    "same_kind",
+    "describe_step",
+    "CONFLICT_MODES",
+)
 
 _PLAIN = (dict, list)
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -94,8 +108,10 @@ class Transform:
     def _key(self) -> Any:
         """The arguments, frozen: what ``==`` and ``hash`` compare."""
         if self._frozen_key is None:
-            self._frozen_key = (_freeze_param(self._args),
-                                _freeze_param(tuple(sorted(self._kwargs.items()))))
+            self._frozen_key = (
+                _freeze_param(self._args),
+                _freeze_param(tuple(sorted(self._kwargs.items()))),
+            )
         return self._frozen_key
 
     @_key.setter
@@ -235,8 +251,10 @@ def _function_text(fn: Callable[..., Any]) -> str:
     """
     inner, args, keywords = (getattr(fn, name, None) for name in ("func", "args", "keywords"))
     if callable(inner) and isinstance(args, tuple) and isinstance(keywords, dict):
-        given = [*map(_param_repr, args),
-                 *(f"{key}={_param_repr(value)}" for key, value in keywords.items())]
+        given = [
+            *map(_param_repr, args),
+            *(f"{key}={_param_repr(value)}" for key, value in keywords.items()),
+        ]
         return f"{_function_text(inner)}({', '.join(given)})" if given else _function_text(inner)
     text = getattr(fn, "__qualname__", None)
     return text if isinstance(text, str) else repr(fn)
@@ -300,12 +318,18 @@ def call_step(fn: Callable[[Any], Any], doc: Any, *, document: bool = True) -> A
     result = call_foreign(fn, guarded_copy(doc))
     if document:
         if is_map(doc) and not is_map(result):
-            raise StepError(f"{describe_step(fn)} returned {kind_name(result)} where the "
-                            f"document was a map; a step returns the new document", cause=None)
+            raise StepError(
+                f"{describe_step(fn)} returned {kind_name(result)} where the "
+                f"document was a map; a step returns the new document",
+                cause=None,
+            )
     elif not same_kind(result, doc):
-        raise StepError(f"{describe_step(fn)} returned {kind_name(result)} where it was given "
-                        f"{kind_name(doc)}; for_each's function returns a map for a map, a list "
-                        f"for a list, a scalar for a scalar", cause=None)
+        raise StepError(
+            f"{describe_step(fn)} returned {kind_name(result)} where it was given "
+            f"{kind_name(doc)}; for_each's function returns a map for a map, a list "
+            f"for a list, a scalar for a scalar",
+            cause=None,
+        )
     return settled(fn, result, doc)
 
 
@@ -343,8 +367,10 @@ def settled(fn: Callable[..., Any], result: Any, given: Any, what: str = "a docu
     try:
         return settle(result, given)
     except Problem as problem:
-        raise StepError(f"{describe_step(fn)} returned {what} where "
-                        f"{problem_text(problem, '', result)}", cause=None) from None
+        raise StepError(
+            f"{describe_step(fn)} returned {what} where {problem_text(problem, '', result)}",
+            cause=None,
+        ) from None
 
 
 def call_foreign(fn: Callable[[Any], Any], argument: Any) -> Any:
@@ -354,8 +380,9 @@ def call_foreign(fn: Callable[[Any], Any], argument: Any) -> Any:
     except TransformError:
         raise
     except Exception as err:  # a user's function: report which one failed, and how
-        raise StepError(f"{describe_step(fn)} raised {type(err).__name__}: "
-                        f"{_error_text(err)}", cause=err) from err
+        raise StepError(
+            f"{describe_step(fn)} raised {type(err).__name__}: {_error_text(err)}", cause=err
+        ) from err
 
 
 def _error_text(err: BaseException) -> str:
@@ -438,8 +465,11 @@ class Compose(Transform):
 
     def __getstate__(self) -> dict[str, Any]:
         # the plans hold compiled code: rebuilt, not pickled
-        return {name: getattr(self, name) for name in (*Transform.__slots__, "steps", "_chained")
-                if hasattr(self, name)}
+        return {
+            name: getattr(self, name)
+            for name in (*Transform.__slots__, "steps", "_chained")
+            if hasattr(self, name)
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._chained = False
@@ -549,8 +579,11 @@ def _segments(steps: tuple[TransformLike, ...]) -> _Segments:
                 cuts[-1] = (None, last[1], number + 1)
             else:
                 cuts.append((None, number, number + 1))
-        elif (last is not None and last[0] is not None
-              and len(last[0]) + len(described) <= MAX_FUSED_OPS):
+        elif (
+            last is not None
+            and last[0] is not None
+            and len(last[0]) + len(described) <= MAX_FUSED_OPS
+        ):
             last[0].extend(described)
             cuts[-1] = (last[0], last[1], number + 1)
         else:
@@ -592,10 +625,14 @@ def _flatten(steps: Iterable[TransformLike], factory: str) -> list[TransformLike
         elif callable(step):
             flat.append(step)
         else:
-            raise ArgumentTypeError(f"transforms: step {number} must be a transform or a "
-                                    f"callable doc -> doc, got {type(step).__name__}: "
-                                    f"{short_repr(step)}",
-                                    argument="transforms", factory=factory, value=step)
+            raise ArgumentTypeError(
+                f"transforms: step {number} must be a transform or a "
+                f"callable doc -> doc, got {type(step).__name__}: "
+                f"{short_repr(step)}",
+                argument="transforms",
+                factory=factory,
+                value=step,
+            )
     return flat
 
 
@@ -657,8 +694,13 @@ CONFLICT_MODES = ("last-wins", "warn", "error")
 """What :func:`fold` does where two steps write different values at one path."""
 
 
-def fold(doc: Doc, transforms: Iterable[TransformLike], *, conflicts: str = "last-wins",
-         labels: Sequence[str] | None = None) -> Doc:
+def fold(
+    doc: Doc,
+    transforms: Iterable[TransformLike],
+    *,
+    conflicts: str = "last-wins",
+    labels: Sequence[str] | None = None,
+) -> Doc:
     """Apply ``transforms`` to ``doc`` in the order listed; ``doc`` is left as it was.
 
     Either every step applies and a new document comes back, or an error
@@ -682,28 +724,47 @@ def fold(doc: Doc, transforms: Iterable[TransformLike], *, conflicts: str = "las
       ...
     combinators.errors.ArgumentError: fold(): conflicts must be one of last-wins, warn, error, got 'errors'; did you mean: error?
     """
-    if callable(transforms) or isinstance(transforms, (str, bytes)) \
-            or (type(transforms) not in (list, tuple) and not _iterable(transforms)):
-        raise ArgumentTypeError(f"transforms must be a list of transforms, got "
-                                f"{type(transforms).__name__}: {short_repr(transforms)}",
-                                argument="transforms", factory="fold", value=transforms)
+    if (
+        callable(transforms)
+        or isinstance(transforms, (str, bytes))
+        or (type(transforms) not in (list, tuple) and not _iterable(transforms))
+    ):
+        raise ArgumentTypeError(
+            f"transforms must be a list of transforms, got "
+            f"{type(transforms).__name__}: {short_repr(transforms)}",
+            argument="transforms",
+            factory="fold",
+            value=transforms,
+        )
     if conflicts == "last-wins":
         result: Doc = _composed(_flatten(transforms, "fold"))(doc)
         return result
     if not isinstance(conflicts, str) or conflicts not in CONFLICT_MODES:
-        close = close_matches(str(conflicts), CONFLICT_MODES, n=2, cutoff=0.5) \
-            if isinstance(conflicts, str) else []
+        close = (
+            close_matches(str(conflicts), CONFLICT_MODES, n=2, cutoff=0.5)
+            if isinstance(conflicts, str)
+            else []
+        )
         hint = f"; did you mean: {', '.join(close)}?" if close else ""
         kind = ArgumentError if isinstance(conflicts, str) else ArgumentTypeError
-        raise kind(f"conflicts must be one of {', '.join(CONFLICT_MODES)}, got "
-                   f"{short_repr(conflicts)}{hint}", argument="conflicts", factory="fold",
-                   value=conflicts)
+        raise kind(
+            f"conflicts must be one of {', '.join(CONFLICT_MODES)}, got "
+            f"{short_repr(conflicts)}{hint}",
+            argument="conflicts",
+            factory="fold",
+            value=conflicts,
+        )
     from combinators.conflicts import checked_fold  # glue: the checks live there
 
     steps = _flatten(transforms, "fold")
     try:  # a warning is shown at the line that called fold
-        checked: Doc = checked_fold(doc, steps, mode="error" if conflicts == "error" else "warn",
-                                    labels=labels, stacklevel=3)
+        checked: Doc = checked_fold(
+            doc,
+            steps,
+            mode="error" if conflicts == "error" else "warn",
+            labels=labels,
+            stacklevel=3,
+        )
     except ArgumentError as err:  # labels that do not fit: fold's argument
         if err.factory == "checked_fold":
             err.factory = "fold"

@@ -50,6 +50,7 @@ team_overlay = chain(a100_pool, team_labels, nccl_debug)
 
 # --- the tests ----------------------------------------------------------------------------------
 
+
 def test_team_overlay_is_pure_and_idempotent(pod: dict[str, Any]) -> None:
     assert_pure(team_overlay, pod)
     assert_idempotent(team_overlay, pod)
@@ -61,19 +62,23 @@ def test_team_overlay_gives_valid_pods_for_every_replica(pod_factory: Any) -> No
 
 
 def test_a100_pool_only_schedules_and_sizes_shm(pod: dict[str, Any]) -> None:
-    assert_changes(a100_pool, pod, only=["spec.nodeSelector", "spec.tolerations",
-                                         "spec.volumes[name=dshm]"])
+    assert_changes(
+        a100_pool, pod, only=["spec.nodeSelector", "spec.tolerations", "spec.volumes[name=dshm]"]
+    )
 
 
 def test_team_labels_write_exactly_two_labels(pod: dict[str, Any]) -> None:
-    assert changed_paths(team_labels, pod) == ["metadata.labels.team",
-                                               "metadata.labels.cost_center"]
+    assert changed_paths(team_labels, pod) == [
+        "metadata.labels.team",
+        "metadata.labels.cost_center",
+    ]
 
 
 def test_nccl_debug_touches_only_the_main_container(pod: dict[str, Any]) -> None:
     with_proxy = recipes.sidecar("proxy", "envoyproxy/envoy:v1.30")(pod)
     assert assert_changes(nccl_debug, with_proxy, only=["spec.containers[0].env"]) == [
-        "spec.containers[name=trainer-0].env[name=NCCL_DEBUG]"]
+        "spec.containers[name=trainer-0].env[name=NCCL_DEBUG]"
+    ]
 
 
 def test_every_pod_of_the_job_gets_the_overlay(torchx_app: Any) -> None:
@@ -84,7 +89,8 @@ def test_every_pod_of_the_job_gets_the_overlay(torchx_app: Any) -> None:
         assert_valid_pod(pod)
         labels = pod["metadata"]["labels"]
         (trainers if labels["torchx.pytorch.org/role-name"] == "trainer" else servers).append(
-            labels.get("team"))
+            labels.get("team")
+        )
     assert trainers == ["vision", "vision"] and servers == [None]
 
 
@@ -97,8 +103,7 @@ def test_nccl_debug_on_any_valid_pod(pod: dict[str, Any]) -> None:
 
 @settings(max_examples=30, deadline=None)
 @given(pods(), transforms(max_steps=3))
-def test_team_overlay_composes_with_any_other_overlay(pod: dict[str, Any],
-                                                      other: Any) -> None:
+def test_team_overlay_composes_with_any_other_overlay(pod: dict[str, Any], other: Any) -> None:
     both = chain(other, team_overlay)
     assert_pure(both, pod)
     assert upsert("metadata.labels", {"team": "vision"})(both(pod)) == both(pod)

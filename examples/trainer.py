@@ -38,10 +38,16 @@ def trainer(
         resource=specs.Resource(cpu=8, gpu=1, memMB=32_000),
         port_map={"c10d": 29500},
     )
-    trainer_role = with_overlays(trainer_role, merge_by(
-        "spec.containers[0].env",
-        [{"name": "TRAINER_RANK", "value": "${replica_id}"},
-         {"name": "JOB_ID", "value": "${app_id}"}]))
+    trainer_role = with_overlays(
+        trainer_role,
+        merge_by(
+            "spec.containers[0].env",
+            [
+                {"name": "TRAINER_RANK", "value": "${replica_id}"},
+                {"name": "JOB_ID", "value": "${app_id}"},
+            ],
+        ),
+    )
     ps_role = specs.Role(
         name="ps",
         image=ps_image,

@@ -21,9 +21,22 @@ from typing import Any, NoReturn, TypeVar
 from combinators.errors import ArgumentError, ArgumentTypeError, close_matches
 from combinators.limits import MAX_NAME, short_names, short_repr
 
-__all__ = ("check_choice", "check_text", "check_int", "INT64_MAX", "check_bool",
-           "check_dns_label", "check_qualified_name", "check_label_value", "check_string_map",
-           "scalar_text", "merge_kwargs", "bad_value", "bad_type", "naming_factory")
+__all__ = (
+    "check_choice",
+    "check_text",
+    "check_int",
+    "INT64_MAX",
+    "check_bool",
+    "check_dns_label",
+    "check_qualified_name",
+    "check_label_value",
+    "check_string_map",
+    "scalar_text",
+    "merge_kwargs",
+    "bad_value",
+    "bad_type",
+    "naming_factory",
+)
 
 T = TypeVar("T")
 
@@ -57,9 +70,11 @@ def bad_type(argument: str, value: Any, wanted: str) -> NoReturn:
       ...
     combinators.errors.ArgumentTypeError: count must be an integer, got str: '8'
     """
-    raise ArgumentTypeError(f"{_named(argument)} must be {wanted}, got "
-                            f"{type(value).__name__}: {short_repr(value)}",
-                            argument=argument, value=value)
+    raise ArgumentTypeError(
+        f"{_named(argument)} must be {wanted}, got {type(value).__name__}: {short_repr(value)}",
+        argument=argument,
+        value=value,
+    )
 
 
 @contextmanager
@@ -98,8 +113,11 @@ def check_choice(argument: str, value: Any, allowed: Iterable[T]) -> T:
         bad_type(argument, value, f"one of {listed}")
     close = close_matches(str(value), [str(o) for o in options], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    bad_value(argument, value, f"{_named(argument)} must be one of {listed}, got "
-                               f"{short_repr(value)}{hint}")
+    bad_value(
+        argument,
+        value,
+        f"{_named(argument)} must be one of {listed}, got {short_repr(value)}{hint}",
+    )
 
 
 def check_text(argument: str, value: Any) -> str:
@@ -138,11 +156,18 @@ def check_int(argument: str, value: Any, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         bad_type(argument, value, "an integer")
     if value < minimum:
-        bad_value(argument, value, f"{_named(argument)} must be an integer >= {minimum}, got "
-                                   f"{short_repr(value)}")
+        bad_value(
+            argument,
+            value,
+            f"{_named(argument)} must be an integer >= {minimum}, got {short_repr(value)}",
+        )
     if value > INT64_MAX:
-        bad_value(argument, value, f"{_named(argument)} must be an integer <= 2^63-1 "
-                                   f"({INT64_MAX}), got {short_repr(value)}")
+        bad_value(
+            argument,
+            value,
+            f"{_named(argument)} must be an integer <= 2^63-1 "
+            f"({INT64_MAX}), got {short_repr(value)}",
+        )
     return value
 
 
@@ -163,10 +188,14 @@ def check_dns_label(argument: str, value: Any) -> str:
     """
     check_text(argument, value)
     if len(value) > 63 or not _DNS_LABEL.match(value):
-        bad_value(argument, value, f"{_named(argument)} must be a DNS-1123 label (lower case "
-                  f"letters, "
-                  f"digits and '-', starting and ending with a letter or digit, at most 63 "
-                  f"characters), got {short_repr(value)}")
+        bad_value(
+            argument,
+            value,
+            f"{_named(argument)} must be a DNS-1123 label (lower case "
+            f"letters, "
+            f"digits and '-', starting and ending with a letter or digit, at most 63 "
+            f"characters), got {short_repr(value)}",
+        )
     return str(value)
 
 
@@ -174,8 +203,12 @@ def check_dns_subdomain(argument: str, value: Any) -> str:
     """``value`` if it is a DNS-1123 subdomain (labels joined by '.'; at most 253)."""
     check_text(argument, value)
     if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
-        bad_value(argument, value, f"{_named(argument)} must be a DNS-1123 subdomain (lower case "
-                  f"letters, digits, '-' and '.'), got {short_repr(value)}")
+        bad_value(
+            argument,
+            value,
+            f"{_named(argument)} must be a DNS-1123 subdomain (lower case "
+            f"letters, digits, '-' and '.'), got {short_repr(value)}",
+        )
     return str(value)
 
 
@@ -191,11 +224,18 @@ def check_qualified_name(argument: str, value: Any) -> str:
     """
     check_text(argument, value)
     prefix, _, name = value.rpartition("/")
-    if (("/" in value and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)))
-            or len(name) > 63 or not _NAME.match(name)):
-        bad_value(argument, value, f"{_named(argument)} must be a qualified name such as 'gpu' or "
-                  f"'example.com/gpu' (letters, digits, '-', '_', '.'; at most 63 after an "
-                  f"optional DNS prefix and '/'), got {short_repr(value)}")
+    if (
+        ("/" in value and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)))
+        or len(name) > 63
+        or not _NAME.match(name)
+    ):
+        bad_value(
+            argument,
+            value,
+            f"{_named(argument)} must be a qualified name such as 'gpu' or "
+            f"'example.com/gpu' (letters, digits, '-', '_', '.'; at most 63 after an "
+            f"optional DNS prefix and '/'), got {short_repr(value)}",
+        )
     return str(value)
 
 
@@ -204,10 +244,14 @@ def check_label_value(argument: str, value: Any) -> str:
     if not isinstance(value, str):
         bad_type(argument, value, "a string")
     if value and (len(value) > 63 or not _NAME.match(value)):
-        bad_value(argument, value, f"{_named(argument)} must be a label value (letters, "
-                  f"digits, '-', "
-                  f"'_', '.', starting and ending with a letter or digit, at most 63), "
-                  f"got {short_repr(value)}")
+        bad_value(
+            argument,
+            value,
+            f"{_named(argument)} must be a label value (letters, "
+            f"digits, '-', "
+            f"'_', '.', starting and ending with a letter or digit, at most 63), "
+            f"got {short_repr(value)}",
+        )
     return value
 
 
@@ -224,8 +268,9 @@ def scalar_text(argument: str, value: Any) -> str:
     bad_type(argument, value, "a string, a number or a boolean")
 
 
-def merge_kwargs(argument: str, given: Mapping[str, Any] | None,
-                 keywords: Mapping[str, Any]) -> dict[str, Any]:
+def merge_kwargs(
+    argument: str, given: Mapping[str, Any] | None, keywords: Mapping[str, Any]
+) -> dict[str, Any]:
     """One map from a positional map and keyword arguments, refusing a key given twice.
 
     >>> merge_kwargs("labels", {"a.b/c": "1"}, {"team": "ml"})
@@ -237,19 +282,25 @@ def merge_kwargs(argument: str, given: Mapping[str, Any] | None,
         bad_type(argument, given, "a map")
     twice = sorted(set(given) & set(keywords))
     if twice:
-        bad_value(argument, given, f"{_named(argument)}: {short_names(twice)} given both in "
-                  f"the map "
-                  f"and as keywords")
+        bad_value(
+            argument,
+            given,
+            f"{_named(argument)}: {short_names(twice)} given both in the map and as keywords",
+        )
     merged = {**given, **keywords}
     for key in merged:
         if not isinstance(key, str):
-            raise ArgumentTypeError(f"{_named(argument)} keys must be strings, got "
-                                    f"{short_repr(key)}",
-                                    argument=argument, value=given)
+            raise ArgumentTypeError(
+                f"{_named(argument)} keys must be strings, got {short_repr(key)}",
+                argument=argument,
+                value=given,
+            )
     return merged
 
 
 def check_string_map(argument: str, value: Mapping[str, Any] | None) -> dict[str, str]:
     """A map of names to scalars, as text; ``None`` is empty."""
-    return {key: scalar_text(f"{_named(argument)}[{short_repr(key, MAX_NAME)}]", item)
-            for key, item in merge_kwargs(argument, value, {}).items()}
+    return {
+        key: scalar_text(f"{_named(argument)}[{short_repr(key, MAX_NAME)}]", item)
+        for key, item in merge_kwargs(argument, value, {}).items()
+    }

@@ -34,18 +34,35 @@ from combinators.data import Owned, copy_plain, is_map, is_seq, strict_equal
 from combinators.transform import TransformLike, apply_step
 from recipes._target import ContainerTarget, container_path
 
-__all__ = ("NameClashError", "CONTAINER_LISTS", "IDENTITY", "ContainerNameFree", "VolumeFits",
-           "MountPathFree", "ReleasingVolumes", "describe_volume", "source_text",
-           "volume_in_use", "displaced_mounts")
+__all__ = (
+    "NameClashError",
+    "CONTAINER_LISTS",
+    "IDENTITY",
+    "ContainerNameFree",
+    "VolumeFits",
+    "MountPathFree",
+    "ReleasingVolumes",
+    "describe_volume",
+    "source_text",
+    "volume_in_use",
+    "displaced_mounts",
+)
 
 CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 """The lists of a pod spec whose containers share one namespace of names."""
 
 _MOUNT_LISTS = ("volumeMounts", "volumeDevices")
 
-IDENTITY: Mapping[str, str] = MappingProxyType({
-    "persistentVolumeClaim": "claimName", "secret": "secretName", "configMap": "name",
-    "hostPath": "path", "csi": "driver", "nfs": "path"})
+IDENTITY: Mapping[str, str] = MappingProxyType(
+    {
+        "persistentVolumeClaim": "claimName",
+        "secret": "secretName",
+        "configMap": "name",
+        "hostPath": "path",
+        "csi": "driver",
+        "nfs": "path",
+    }
+)
 """For each kind of volume source, the field that says which thing it is (read-only)."""
 
 
@@ -65,8 +82,9 @@ class NameClashError(TransformError, ValueError):
     (True, 'sidecar', 'proxy')
     """
 
-    def __init__(self, message: str, *, recipe: str, name: str, path: Path,
-                 existing: Any = None) -> None:
+    def __init__(
+        self, message: str, *, recipe: str, name: str, path: Path, existing: Any = None
+    ) -> None:
         super().__init__(message, path=path)
         self.recipe = recipe
         self.name = name
@@ -124,25 +142,36 @@ def source_text(kind: str, which: Any) -> str:
 
 
 def _volumes_named(pod: Any, name: str) -> list[tuple[int, Any]]:
-    return [(index, volume) for index, volume in _items(_spec(pod), "volumes")
-            if volume.get("name") == name]
+    return [
+        (index, volume)
+        for index, volume in _items(_spec(pod), "volumes")
+        if volume.get("name") == name
+    ]
 
 
 def _mounted(pod: Any, volume: str) -> str:
     """Where the pod's containers mount ``volume``: ``"mounted at /data in trainer-0"``."""
     spec = _spec(pod)
-    places = [f"{mount.get('mountPath')} in {container.get('name')}"
-              for field in CONTAINER_LISTS for _, container in _items(spec, field)
-              for _, mount in _items(container, "volumeMounts") if mount.get("name") == volume]
+    places = [
+        f"{mount.get('mountPath')} in {container.get('name')}"
+        for field in CONTAINER_LISTS
+        for _, container in _items(spec, field)
+        for _, mount in _items(container, "volumeMounts")
+        if mount.get("name") == volume
+    ]
     return f"mounted at {', '.join(places)}" if places else "mounted nowhere"
 
 
 def volume_in_use(pod: Any, volume: str) -> bool:
     """Whether a container of ``pod`` mounts ``volume`` (or uses it as a block device)."""
     spec = _spec(pod)
-    return any(mount.get("name") == volume
-               for field in CONTAINER_LISTS for _, container in _items(spec, field)
-               for mounts in _MOUNT_LISTS for _, mount in _items(container, mounts))
+    return any(
+        mount.get("name") == volume
+        for field in CONTAINER_LISTS
+        for _, container in _items(spec, field)
+        for mounts in _MOUNT_LISTS
+        for _, mount in _items(container, mounts)
+    )
 
 
 def _shown(value: Any) -> str:
@@ -196,16 +225,26 @@ class ContainerNameFree:
                 f"(image {_shown(container.get('image'))}): container names are unique across "
                 f"{', '.join(CONTAINER_LISTS[:-1])} and {CONTAINER_LISTS[-1]}; give this one "
                 f"another name, or pass replace=True to replace that one",
-                recipe=self.recipe, name=self.name, path=at, existing=copy_plain(container))
-        differences = [f"{key} {_shown(container.get(key))}, this one {_shown(value)}"
-                       for key, value in self.identity
-                       if not _same(container.get(key), value)]
+                recipe=self.recipe,
+                name=self.name,
+                path=at,
+                existing=copy_plain(container),
+            )
+        differences = [
+            f"{key} {_shown(container.get(key))}, this one {_shown(value)}"
+            for key, value in self.identity
+            if not _same(container.get(key), value)
+        ]
         if differences:
             raise NameClashError(
                 f"{start} another container {self.name!r} is there already "
                 f"({'; '.join(differences)}): give this one another name, or pass "
                 f"replace=True to replace that one",
-                recipe=self.recipe, name=self.name, path=at, existing=copy_plain(container))
+                recipe=self.recipe,
+                name=self.name,
+                path=at,
+                existing=copy_plain(container),
+            )
 
 
 def _same(found: Any, wanted: Any) -> bool:
@@ -254,16 +293,21 @@ class VolumeFits:
 
     def _refuse(self, pod: Any, volume: Any) -> None:
         ours = source_text(self.kind, self.which)
-        other = (f"pass {self.argument}= another name, or replace=True" if self.argument
-                 else "pass replace=True")
+        other = (
+            f"pass {self.argument}= another name, or replace=True"
+            if self.argument
+            else "pass replace=True"
+        )
         raise NameClashError(
             f"{self.recipe}() adds volume {self.name!r} ({ours}), and the pod has a volume "
             f"{self.name!r} already ({describe_volume(volume)}, {_mounted(pod, self.name)}): volume "
             f"names are unique in a pod; {other} to replace that volume (its mounts then "
             f"mount this one)",
-            recipe=self.recipe, name=self.name,
+            recipe=self.recipe,
+            name=self.name,
             path=Path([Key("spec"), Key("volumes"), Match([("name", self.name)])]),
-            existing=copy_plain(volume))
+            existing=copy_plain(volume),
+        )
 
 
 @dataclass(frozen=True)
@@ -285,25 +329,33 @@ class MountPathFree:
     argument: str | None
 
     def __call__(self, pod: Any) -> None:
-        for at, container, mount in displaced_mounts(pod, self.container, self.mount_path,
-                                                     self.volume):
+        for at, container, mount in displaced_mounts(
+            pod, self.container, self.mount_path, self.volume
+        ):
             other = str(mount.get("name"))
             volumes = _volumes_named(pod, other)
             source = describe_volume(volumes[0][1]) if volumes else "no such volume"
-            instead = (f"pass {self.argument}= another path, or replace=True" if self.argument
-                       else "pass replace=True")
+            instead = (
+                f"pass {self.argument}= another path, or replace=True"
+                if self.argument
+                else "pass replace=True"
+            )
             raise NameClashError(
                 f"{self.recipe}() mounts volume {self.volume!r} at {self.mount_path} in "
                 f"container {container.get('name')!r}, which mounts volume {other!r} "
                 f"({source}) there already: a container mounts one volume at a path; "
                 f"{instead} to replace that mount (and drop volume {other!r} if nothing else "
                 f"mounts it)",
-                recipe=self.recipe, name=self.mount_path, path=at,
-                existing=copy_plain(mount))
+                recipe=self.recipe,
+                name=self.mount_path,
+                path=at,
+                existing=copy_plain(mount),
+            )
 
 
-def displaced_mounts(pod: Any, container: ContainerTarget, mount_path: str,
-                     volume: str) -> Iterator[tuple[Path, Any, Any]]:
+def displaced_mounts(
+    pod: Any, container: ContainerTarget, mount_path: str, volume: str
+) -> Iterator[tuple[Path, Any, Any]]:
     """``(path, container, mount)`` for each mount of another volume than ``volume`` at
     ``mount_path`` in the containers ``container`` selects."""
     containers = Path([Key("spec"), Key("containers")])
@@ -333,8 +385,9 @@ class ReleasingVolumes(Transform):
     __slots__ = ("body", "container", "mount_path", "volume")
     name = "releasing_volumes"
 
-    def __init__(self, body: TransformLike, container: ContainerTarget, mount_path: str,
-                 volume: str) -> None:
+    def __init__(
+        self, body: TransformLike, container: ContainerTarget, mount_path: str, volume: str
+    ) -> None:
         self.body = body
         self.container = container
         self.mount_path = mount_path
@@ -342,8 +395,10 @@ class ReleasingVolumes(Transform):
         self._init_params(body, container, mount_path, volume)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
-        released = {str(mount.get("name")) for _, _, mount in
-                    displaced_mounts(doc, self.container, self.mount_path, self.volume)}
+        released = {
+            str(mount.get("name"))
+            for _, _, mount in displaced_mounts(doc, self.container, self.mount_path, self.volume)
+        }
         result = apply_step(self.body, doc, owned)
         for name in sorted(released):
             if not volume_in_use(result, name):

@@ -26,6 +26,7 @@ from transforms.kube.quantity import QuantityRangeError, is_quantity, quantity_v
 
 __all__ = ("parse_quantity", "check_quantity", "is_quantity")
 
+
 def parse_quantity(text: str) -> Fraction:
     """The value of the quantity ``text`` as Kubernetes keeps it; an :class:`ArgumentError`
     (a ``ValueError``) if it is none, or beyond 2^63-1 in magnitude.
@@ -40,11 +41,16 @@ def parse_quantity(text: str) -> Fraction:
     try:
         value = quantity_value(text) if isinstance(text, str) else None
     except QuantityRangeError as err:
-        raise ArgumentError(err.message, argument="text",
-                            factory="parse_quantity", value=text) from None
+        raise ArgumentError(
+            err.message, argument="text", factory="parse_quantity", value=text
+        ) from None
     if value is None:
-        raise ArgumentError(f"not a Kubernetes quantity: {text!r}", argument="text",
-                            factory="parse_quantity", value=text)
+        raise ArgumentError(
+            f"not a Kubernetes quantity: {text!r}",
+            argument="text",
+            factory="parse_quantity",
+            value=text,
+        )
     return value
 
 
@@ -65,24 +71,37 @@ def check_quantity(argument: str, value: object, *, positive: bool = False) -> s
     combinators.errors.ArgumentError: size: quantity '1e999999999' is out of range: Kubernetes keeps at most 2^63-1 (9223372036854775807) in magnitude
     """
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise ArgumentTypeError(f"{argument} must be a quantity (text such as '1Gi', or a "
-                                f"number), got {type(value).__name__}: {short_repr(value)}",
-                                argument=argument, value=value)
+        raise ArgumentTypeError(
+            f"{argument} must be a quantity (text such as '1Gi', or a "
+            f"number), got {type(value).__name__}: {short_repr(value)}",
+            argument=argument,
+            value=value,
+        )
     if isinstance(value, int) and value.bit_length() > 63:  # str() fails past 4,300 digits
-        raise ArgumentError(f"{argument}: quantity {short_repr(value)} is out of range: "
-                            f"Kubernetes keeps at most 2^63-1 ({2**63 - 1}) in magnitude",
-                            argument=argument, value=value)
-    text = value if isinstance(value, str) else (
-        str(value) if isinstance(value, int) or not value.is_integer() else str(int(value)))
+        raise ArgumentError(
+            f"{argument}: quantity {short_repr(value)} is out of range: "
+            f"Kubernetes keeps at most 2^63-1 ({2**63 - 1}) in magnitude",
+            argument=argument,
+            value=value,
+        )
+    text = (
+        value
+        if isinstance(value, str)
+        else (str(value) if isinstance(value, int) or not value.is_integer() else str(int(value)))
+    )
     if not is_quantity(text):
-        raise ArgumentError(f"{argument} must be a Kubernetes quantity such as '1Gi', '500m' "
-                            f"or '2', got {short_repr(value)}", argument=argument, value=value)
+        raise ArgumentError(
+            f"{argument} must be a Kubernetes quantity such as '1Gi', '500m' "
+            f"or '2', got {short_repr(value)}",
+            argument=argument,
+            value=value,
+        )
     try:
         amount = quantity_value(text)
     except QuantityRangeError as err:
-        raise ArgumentError(f"{argument}: {err.message}", argument=argument,
-                            value=value) from None
+        raise ArgumentError(f"{argument}: {err.message}", argument=argument, value=value) from None
     if positive and amount is not None and amount <= 0:
-        raise ArgumentError(f"{argument} must be a positive quantity, got {value!r}",
-                            argument=argument, value=value)
+        raise ArgumentError(
+            f"{argument} must be a positive quantity, got {value!r}", argument=argument, value=value
+        )
     return text

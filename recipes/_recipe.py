@@ -69,8 +69,9 @@ class Recipe(Transform):
 
     __slots__ = ("name", "body")
 
-    def __init__(self, name: str, body: TransformLike, args: tuple[Any, ...],
-                 kwargs: dict[str, Any]) -> None:
+    def __init__(
+        self, name: str, body: TransformLike, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> None:
         self.name = name
         self.body = body
         self._init_params(*args, **kwargs)
@@ -86,8 +87,11 @@ class Recipe(Transform):
         # its spec), testing the common case (a plain template) first
         if type(doc) is dict:
             spec = doc.get("spec")
-            if ("kind" in doc or "node_selector" in doc
-                    or (type(spec) is dict and "node_selector" in spec)):
+            if (
+                "kind" in doc
+                or "node_selector" in doc
+                or (type(spec) is dict and "node_selector" in spec)
+            ):
                 check_pod_document(doc, overlay=self.name)
         else:
             check_pod_document(doc, overlay=self.name)
@@ -104,8 +108,14 @@ class _Requiring(Recipe):
 
     __slots__ = ("requires",)
 
-    def __init__(self, name: str, body: TransformLike, args: tuple[Any, ...],
-                 kwargs: dict[str, Any], requires: tuple[PodCheck, ...]) -> None:
+    def __init__(
+        self,
+        name: str,
+        body: TransformLike,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        requires: tuple[PodCheck, ...],
+    ) -> None:
         super().__init__(name, body, args, kwargs)
         self.requires = requires
 
@@ -119,8 +129,9 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
-def _canonical(signature: inspect.Signature, bound: inspect.BoundArguments
-               ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+def _canonical(
+    signature: inspect.Signature, bound: inspect.BoundArguments
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """The arguments as the shortest call that means the same: required
     parameters by position, the rest by keyword, defaults left out."""
     args: list[Any] = []
@@ -143,19 +154,25 @@ def _canonical(signature: inspect.Signature, bound: inspect.BoundArguments
     return _fold_map_into_keywords(signature, tuple(args), kwargs)
 
 
-def _fold_map_into_keywords(signature: inspect.Signature, args: tuple[Any, ...],
-                            kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+def _fold_map_into_keywords(
+    signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """``f({"gpu": "a"})`` and ``f(gpu="a")`` mean the same for a recipe taking a
     map then ``**more``: keys that can be keywords become keywords, so both
     calls give one canonical form (and equal recipes)."""
     params = list(signature.parameters.values())
-    if not (len(params) >= 2 and params[0].kind is params[0].POSITIONAL_ONLY
-            and params[-1].kind is params[-1].VAR_KEYWORD and args
-            and isinstance(args[0], dict)):
+    if not (
+        len(params) >= 2
+        and params[0].kind is params[0].POSITIONAL_ONLY
+        and params[-1].kind is params[-1].VAR_KEYWORD
+        and args
+        and isinstance(args[0], dict)
+    ):
         return args, kwargs
     named = [p.name for p in params[1:]]
-    as_keywords = {k: v for k, v in args[0].items()
-                   if k.isidentifier() and k not in named and k not in kwargs}
+    as_keywords = {
+        k: v for k, v in args[0].items() if k.isidentifier() and k not in named and k not in kwargs
+    }
     rest = {k: v for k, v in args[0].items() if k not in as_keywords}
     merged = {**as_keywords, **kwargs}
     return ((rest, *args[1:]) if rest else args[1:]), merged
@@ -166,13 +183,14 @@ def recipe(build: Callable[P, Built], /) -> Callable[P, Recipe]: ...
 
 
 @overload
-def recipe(*, synonyms: Mapping[str, str]
-           ) -> Callable[[Callable[P, Built]], Callable[P, Recipe]]: ...
+def recipe(
+    *, synonyms: Mapping[str, str]
+) -> Callable[[Callable[P, Built]], Callable[P, Recipe]]: ...
 
 
-def recipe(build: Callable[P, Built] | None = None, /, *,
-           synonyms: Mapping[str, str] | None = None
-           ) -> Callable[P, Recipe] | Callable[[Callable[P, Built]], Callable[P, Recipe]]:
+def recipe(
+    build: Callable[P, Built] | None = None, /, *, synonyms: Mapping[str, str] | None = None
+) -> Callable[P, Recipe] | Callable[[Callable[P, Built]], Callable[P, Recipe]]:
     """Turn a function that builds a transform into a recipe factory.
 
     The factory keeps ``build``'s name, signature and docstring; the
@@ -225,8 +243,13 @@ def _factory(build: Callable[P, Built], synonyms: Mapping[str, str]) -> Callable
     return factory
 
 
-def call_error(name: str, signature: inspect.Signature, kwargs: Mapping[str, Any],
-               message: str, synonyms: Mapping[str, str] | None = None) -> ArgumentTypeError:
+def call_error(
+    name: str,
+    signature: inspect.Signature,
+    kwargs: Mapping[str, Any],
+    message: str,
+    synonyms: Mapping[str, str] | None = None,
+) -> ArgumentTypeError:
     """The error for a call of recipe ``name`` that does not fit its ``signature``.
 
     ``message`` is what :meth:`inspect.Signature.bind` said; the error names
@@ -249,11 +272,18 @@ def call_error(name: str, signature: inspect.Signature, kwargs: Mapping[str, Any
         word = unknown[0]
         near = [synonyms[word]] if synonyms and word in synonyms else []
         lowered = {p.lower(): p for p in named}
-        near += [lowered[close] for close in close_matches(word.lower(), list(lowered))
-                 if lowered[close] not in near]
+        near += [
+            lowered[close]
+            for close in close_matches(word.lower(), list(lowered))
+            if lowered[close] not in near
+        ]
         hint = f"; did you mean {' or '.join(near)}?" if near else ""
-        return ArgumentTypeError(f"takes no argument {word!r}{hint} (it takes: {takes})",
-                                 argument=word, factory=name, value=kwargs[word])
+        return ArgumentTypeError(
+            f"takes no argument {word!r}{hint} (it takes: {takes})",
+            argument=word,
+            factory=name,
+            value=kwargs[word],
+        )
     quoted = message.split("'")
     argument = quoted[1] if len(quoted) > 2 else "arguments"
     return ArgumentTypeError(f"{message} (it takes: {takes})", argument=argument, factory=name)

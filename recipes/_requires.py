@@ -69,8 +69,11 @@ class HasLabel:
             f"{self.label!r}{note}, and this pod has no label {self.label!r}{none}: pass "
             f"{self.argument}= a label the pods to {_infinitive(self.does)} share{example}, "
             f"or match_labels= labels that select them",
-            path=Path([Key("metadata"), Key("labels"), Key(self.label)]), part_index=2,
-            present=present, present_label="labels present")
+            path=Path([Key("metadata"), Key("labels"), Key(self.label)]),
+            part_index=2,
+            present=present,
+            present_label="labels present",
+        )
 
 
 def _infinitive(does: str) -> str:

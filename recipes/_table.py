@@ -31,6 +31,7 @@ def markdown_table() -> str:
     lines = ["| recipe | what it does |", "|---|---|"]
     for topic, factories in GROUPS:
         lines.append(f"| **{topic}** | |")
-        lines.extend(f"| `{factory.__name__}` | {cell(summary(factory))} |"
-                     for factory in factories)
+        lines.extend(
+            f"| `{factory.__name__}` | {cell(summary(factory))} |" for factory in factories
+        )
     return "\n".join(lines) + "\n"

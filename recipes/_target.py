@@ -32,8 +32,16 @@ from combinators.transform import TransformLike
 from recipes._check import check_dns_label
 from transforms.kube.containers import FIRST, MainContainer
 
-__all__ = ("ContainerTarget", "MAIN", "ALL", "MainContainer", "FIRST", "container_path",
-           "check_container", "on_container")
+__all__ = (
+    "ContainerTarget",
+    "MAIN",
+    "ALL",
+    "MainContainer",
+    "FIRST",
+    "container_path",
+    "check_container",
+    "on_container",
+)
 
 ContainerTarget = str | None
 MAIN: ContainerTarget = None
@@ -48,8 +56,9 @@ def check_container(container: object) -> ContainerTarget:
         return None
     if container == ALL:
         return ALL
-    return check_dns_label("container (None for the main container, '*' for all, or a name)",
-                           container)
+    return check_dns_label(
+        "container (None for the main container, '*' for all, or a name)", container
+    )
 
 
 def container_path(container: ContainerTarget, *, main: MainContainer = FIRST) -> Path:
@@ -69,14 +78,18 @@ def container_path(container: ContainerTarget, *, main: MainContainer = FIRST) -
 
 def _check_main(main: object) -> MainContainer:
     if not isinstance(main, MainContainer):
-        raise ArgumentTypeError(f"main must be a MainContainer (such as "
-                                f"MainContainer.named('primary')), found {type(main).__name__}",
-                                argument="main", value=main)
+        raise ArgumentTypeError(
+            f"main must be a MainContainer (such as "
+            f"MainContainer.named('primary')), found {type(main).__name__}",
+            argument="main",
+            value=main,
+        )
     return main
 
 
-def on_container(container: ContainerTarget, transform: TransformLike, *,
-                 main: MainContainer = FIRST) -> Transform:
+def on_container(
+    container: ContainerTarget, transform: TransformLike, *, main: MainContainer = FIRST
+) -> Transform:
     """Apply ``transform`` (paths relative to a container) to the selected container(s).
 
     ``container=None`` selects the main container as ``main`` finds it.

@@ -27,14 +27,25 @@ from recipes.containers import set_resources
 from recipes.gpu_types import GPU_LABELS, PROVIDERS, lookup_gpu, lookup_tpu
 from recipes.scheduling import node_expression, require_expression, toleration_value
 
-__all__ = ("gpu", "mig", "tpu", "efa", "rdma", "GPU_RESOURCE", "TPU_RESOURCE", "EFA_RESOURCE",
-           "request_devices")
+__all__ = (
+    "gpu",
+    "mig",
+    "tpu",
+    "efa",
+    "rdma",
+    "GPU_RESOURCE",
+    "TPU_RESOURCE",
+    "EFA_RESOURCE",
+    "request_devices",
+)
 
 GPU_RESOURCE = "nvidia.com/gpu"
 TPU_RESOURCE = "google.com/tpu"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
-MIG_LABELS = {"gke": "cloud.google.com/gke-gpu-partition-size",
-              "eks": "k8s.amazonaws.com/gpu-partition-size"}
+MIG_LABELS = {
+    "gke": "cloud.google.com/gke-gpu-partition-size",
+    "eks": "k8s.amazonaws.com/gpu-partition-size",
+}
 
 _MIG_PROFILE = re.compile(r"[1-8]g\.[0-9]+gb\Z")
 _TOPOLOGY = re.compile(r"[1-9][0-9]*x[1-9][0-9]*(x[1-9][0-9]*)?\Z")
@@ -56,10 +67,24 @@ def _steps(*steps: Transform | None) -> Transform:
     return result
 
 
-@recipe(synonyms={"gpus": "count", "num_gpus": "count", "gpu_count": "count", "n_gpus": "count",
-                   "gpu_type": "type", "model": "type", "accelerator": "type"})
-def gpu(type: str, count: int | None = None, provider: str = "gke", label: str | None = None,
-        container: ContainerTarget = None) -> Transform:
+@recipe(
+    synonyms={
+        "gpus": "count",
+        "num_gpus": "count",
+        "gpu_count": "count",
+        "n_gpus": "count",
+        "gpu_type": "type",
+        "model": "type",
+        "accelerator": "type",
+    }
+)
+def gpu(
+    type: str,
+    count: int | None = None,
+    provider: str = "gke",
+    label: str | None = None,
+    container: ContainerTarget = None,
+) -> Transform:
     """Run on nodes with GPU ``type``, tolerate their taint, and ask for ``count`` GPUs.
 
     ``provider`` picks the node label vocabulary: ``'gke'``
@@ -88,14 +113,21 @@ def gpu(type: str, count: int | None = None, provider: str = "gke", label: str |
         check_qualified_name("label", label)
     if provider == "custom":
         if label is None:
-            bad_value("label", label,
-                      "provider='custom' needs label=, the node label holding the GPU type")
+            bad_value(
+                "label",
+                label,
+                "provider='custom' needs label=, the node label holding the GPU type",
+            )
         check_label_value("type", type)
         steer: Transform = upsert("spec.nodeSelector", {label: type})
     else:
         if label is not None:
-            bad_value("label", label, f"label= only goes with provider='custom'; provider "
-                      f"{short_repr(provider)} uses {short_repr(GPU_LABELS[provider])}, got label={short_repr(label)}")
+            bad_value(
+                "label",
+                label,
+                f"label= only goes with provider='custom'; provider "
+                f"{short_repr(provider)} uses {short_repr(GPU_LABELS[provider])}, got label={short_repr(label)}",
+            )
         values = lookup_gpu(check_text("type", type), provider)
         if provider == "gfd":
             steer = require_expression(node_expression(GPU_LABELS[provider], values, "In"))
@@ -108,8 +140,9 @@ def gpu(type: str, count: int | None = None, provider: str = "gke", label: str |
 
 
 @recipe
-def mig(profile: str, count: int = 1, provider: str | None = None,
-        container: ContainerTarget = None) -> Transform:
+def mig(
+    profile: str, count: int = 1, provider: str | None = None, container: ContainerTarget = None
+) -> Transform:
     """Ask for ``count`` MIG partitions of a ``profile`` such as ``'1g.5gb'`` (``nvidia.com/mig-<profile>``).
 
     With the NVIDIA device plugin's *mixed* strategy each profile is its own
@@ -132,8 +165,12 @@ def mig(profile: str, count: int = 1, provider: str | None = None,
     if not isinstance(profile, str):
         bad_type("profile", profile, "a MIG profile such as '1g.5gb'")
     if not _MIG_PROFILE.match(profile):
-        bad_value("profile", profile, f"profile must be a MIG profile such as '1g.5gb', "
-                  f"'3g.40gb' or '7g.80gb', got {short_repr(profile)}")
+        bad_value(
+            "profile",
+            profile,
+            f"profile must be a MIG profile such as '1g.5gb', "
+            f"'3g.40gb' or '7g.80gb', got {short_repr(profile)}",
+        )
     check_int("count", count, minimum=1)
     if provider is not None:
         check_choice("provider", provider, tuple(MIG_LABELS))
@@ -162,12 +199,23 @@ def tpu(type: str, topology: str, count: int, container: ContainerTarget = None)
     if not isinstance(topology, str):
         bad_type("topology", topology, "text such as '2x4' or '2x2x4'")
     if not _TOPOLOGY.match(topology):
-        bad_value("topology", topology,
-                  f"topology must read like '2x4' or '2x2x4', got {short_repr(topology)}")
+        bad_value(
+            "topology",
+            topology,
+            f"topology must read like '2x4' or '2x2x4', got {short_repr(topology)}",
+        )
     check_int("count", count, minimum=1)
-    return _steps(upsert("spec.nodeSelector", {"cloud.google.com/gke-tpu-accelerator": accelerator,
-                                               "cloud.google.com/gke-tpu-topology": topology}),
-                  _tolerate(TPU_RESOURCE), request_devices(TPU_RESOURCE, count, container))
+    return _steps(
+        upsert(
+            "spec.nodeSelector",
+            {
+                "cloud.google.com/gke-tpu-accelerator": accelerator,
+                "cloud.google.com/gke-tpu-topology": topology,
+            },
+        ),
+        _tolerate(TPU_RESOURCE),
+        request_devices(TPU_RESOURCE, count, container),
+    )
 
 
 @recipe
@@ -181,7 +229,9 @@ def efa(count: int, container: ContainerTarget = None) -> Transform:
 
 
 @recipe
-def rdma(resource: str = "rdma/hca", count: int = 1, container: ContainerTarget = None) -> Transform:
+def rdma(
+    resource: str = "rdma/hca", count: int = 1, container: ContainerTarget = None
+) -> Transform:
     """Ask for ``count`` RDMA devices of a device plugin's ``resource`` (e.g. ``rdma/hca``).
 
     RDMA usually also needs ``add_capabilities('IPC_LOCK')`` to pin memory.
@@ -191,6 +241,10 @@ def rdma(resource: str = "rdma/hca", count: int = 1, container: ContainerTarget 
     """
     check_qualified_name("resource", resource)
     if "/" not in resource:
-        bad_value("resource", resource, f"resource must be a device plugin resource with a "
-                  f"domain, such as 'rdma/hca' or 'rdma/rdma_shared_device_a', got {short_repr(resource)}")
+        bad_value(
+            "resource",
+            resource,
+            f"resource must be a device plugin resource with a "
+            f"domain, such as 'rdma/hca' or 'rdma/rdma_shared_device_a', got {short_repr(resource)}",
+        )
     return request_devices(resource, check_int("count", count, minimum=1), container)

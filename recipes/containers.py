@@ -43,10 +43,22 @@ from recipes._requires import Requiring
 from recipes._target import ContainerTarget, on_container
 from recipes.env import ConfigMapKey, EnvValue, FieldRef, SecretKey, env_var
 
-__all__ = ("add_env", "add_env_from_secret", "add_env_from_config_map", "add_env_from_field",
-           "resources", "image_pull_policy", "working_dir", "security_context",
-           "add_capabilities", "sidecar", "init_container", "set_env", "set_resources",
-           "resource_map")
+__all__ = (
+    "add_env",
+    "add_env_from_secret",
+    "add_env_from_config_map",
+    "add_env_from_field",
+    "resources",
+    "image_pull_policy",
+    "working_dir",
+    "security_context",
+    "add_capabilities",
+    "sidecar",
+    "init_container",
+    "set_env",
+    "set_resources",
+    "resource_map",
+)
 
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 
@@ -59,15 +71,24 @@ def set_env(variables: Mapping[str, Any]) -> Transform:
 
 
 def _set_env_vars(variables: Sequence[dict[str, Any]]) -> Transform:
-    result = chain(*(replace_at(Path([Key("env"), Match([("name", variable["name"])])]), variable)
-                     for variable in variables))
+    result = chain(
+        *(
+            replace_at(Path([Key("env"), Match([("name", variable["name"])])]), variable)
+            for variable in variables
+        )
+    )
     assert isinstance(result, Transform)
     return result
 
 
 @recipe
-def add_env(variables: Mapping[str, EnvValue] | None = None, /, *,
-            container: ContainerTarget = None, **values: EnvValue) -> Transform:
+def add_env(
+    variables: Mapping[str, EnvValue] | None = None,
+    /,
+    *,
+    container: ContainerTarget = None,
+    **values: EnvValue,
+) -> Transform:
     """Set environment variables on a container (``containers[].env``).
 
     Values are text, numbers or booleans (written as text), or a source:
@@ -93,8 +114,9 @@ def add_env(variables: Mapping[str, EnvValue] | None = None, /, *,
 
 
 @recipe
-def add_env_from_secret(name: str, secret: str, key: str, optional: bool = False,
-                        container: ContainerTarget = None) -> Transform:
+def add_env_from_secret(
+    name: str, secret: str, key: str, optional: bool = False, container: ContainerTarget = None
+) -> Transform:
     """Set env var ``name`` from ``key`` of a Secret (``env[].valueFrom.secretKeyRef``).
 
     A variable ``name`` already in the container is replaced, never
@@ -112,8 +134,9 @@ def add_env_from_secret(name: str, secret: str, key: str, optional: bool = False
 
 
 @recipe
-def add_env_from_config_map(name: str, config_map: str, key: str, optional: bool = False,
-                            container: ContainerTarget = None) -> Transform:
+def add_env_from_config_map(
+    name: str, config_map: str, key: str, optional: bool = False, container: ContainerTarget = None
+) -> Transform:
     """Set env var ``name`` from ``key`` of a ConfigMap (``env[].valueFrom.configMapKeyRef``).
 
     A variable ``name`` already in the container is replaced, never
@@ -131,8 +154,7 @@ def add_env_from_config_map(name: str, config_map: str, key: str, optional: bool
 
 
 @recipe
-def add_env_from_field(name: str, field_path: str,
-                       container: ContainerTarget = None) -> Transform:
+def add_env_from_field(name: str, field_path: str, container: ContainerTarget = None) -> Transform:
     """Set env var ``name`` from a pod field, via the downward API (``env[].valueFrom.fieldRef``).
 
     A variable ``name`` already in the container is replaced, never
@@ -174,10 +196,18 @@ def _per_resource(name: str) -> str:
     return f"requests={{{short_repr(name)}: ...}} or limits={{{short_repr(name)}: ...}}"
 
 
-@recipe(synonyms={"cpu": _per_resource("cpu"), "memory": _per_resource("memory"),
-                  "ephemeral_storage": _per_resource("ephemeral-storage")})
-def resources(requests: Mapping[str, Any] | None = None, limits: Mapping[str, Any] | None = None,
-              container: ContainerTarget = None) -> Transform:
+@recipe(
+    synonyms={
+        "cpu": _per_resource("cpu"),
+        "memory": _per_resource("memory"),
+        "ephemeral_storage": _per_resource("ephemeral-storage"),
+    }
+)
+def resources(
+    requests: Mapping[str, Any] | None = None,
+    limits: Mapping[str, Any] | None = None,
+    container: ContainerTarget = None,
+) -> Transform:
     """Set resource requests and limits (``containers[].resources``), merging by resource name.
 
     Quantities are checked (``'8Gi'``, ``'500m'``, ``4``); a request above its
@@ -198,8 +228,12 @@ def resources(requests: Mapping[str, Any] | None = None, limits: Mapping[str, An
     for name, amount in wanted_requests.items():
         limit = wanted_limits.get(name)
         if limit is not None and parse_quantity(amount) > parse_quantity(limit):
-            bad_value(f"requests[{short_repr(name)}]", amount, f"requests[{short_repr(name)}] = {short_repr(amount)} is above "
-                      f"limits[{short_repr(name)}] = {short_repr(limit)}")
+            bad_value(
+                f"requests[{short_repr(name)}]",
+                amount,
+                f"requests[{short_repr(name)}] = {short_repr(amount)} is above "
+                f"limits[{short_repr(name)}] = {short_repr(limit)}",
+            )
     return on_container(container, set_resources(wanted_requests, wanted_limits))
 
 
@@ -226,11 +260,16 @@ def working_dir(path: str, container: ContainerTarget = None) -> Transform:
 
 
 @recipe
-def security_context(*, run_as_user: int | None = None, run_as_group: int | None = None,
-                     run_as_non_root: bool | None = None, privileged: bool | None = None,
-                     read_only_root_filesystem: bool | None = None,
-                     allow_privilege_escalation: bool | None = None,
-                     container: ContainerTarget = None) -> Transform:
+def security_context(
+    *,
+    run_as_user: int | None = None,
+    run_as_group: int | None = None,
+    run_as_non_root: bool | None = None,
+    privileged: bool | None = None,
+    read_only_root_filesystem: bool | None = None,
+    allow_privilege_escalation: bool | None = None,
+    container: ContainerTarget = None,
+) -> Transform:
     """Merge settings into a container's ``securityContext``; unset ones are left alone.
 
     >>> pod = {"spec": {"containers": [{"name": "t", "securityContext": {}}]}}
@@ -238,31 +277,39 @@ def security_context(*, run_as_user: int | None = None, run_as_group: int | None
     {'name': 't', 'securityContext': {'runAsUser': 1000, 'runAsNonRoot': True}}
     """
     wanted: dict[str, Any] = {}
-    for argument, key, value in (("run_as_user", "runAsUser", run_as_user),
-                                 ("run_as_group", "runAsGroup", run_as_group)):
+    for argument, key, value in (
+        ("run_as_user", "runAsUser", run_as_user),
+        ("run_as_group", "runAsGroup", run_as_group),
+    ):
         if value is not None:
             wanted[key] = check_int(argument, value)
     for argument, key, flag in (
-            ("run_as_non_root", "runAsNonRoot", run_as_non_root),
-            ("privileged", "privileged", privileged),
-            ("read_only_root_filesystem", "readOnlyRootFilesystem", read_only_root_filesystem),
-            ("allow_privilege_escalation", "allowPrivilegeEscalation",
-             allow_privilege_escalation)):
+        ("run_as_non_root", "runAsNonRoot", run_as_non_root),
+        ("privileged", "privileged", privileged),
+        ("read_only_root_filesystem", "readOnlyRootFilesystem", read_only_root_filesystem),
+        ("allow_privilege_escalation", "allowPrivilegeEscalation", allow_privilege_escalation),
+    ):
         if flag is not None:
             wanted[key] = check_bool(argument, flag)
     if not wanted:
-        bad_value("settings", None, "settings: needs at least one of run_as_user, run_as_group, "
-                  "run_as_non_root, privileged, read_only_root_filesystem, "
-                  "allow_privilege_escalation")
+        bad_value(
+            "settings",
+            None,
+            "settings: needs at least one of run_as_user, run_as_group, "
+            "run_as_non_root, privileged, read_only_root_filesystem, "
+            "allow_privilege_escalation",
+        )
     if wanted.get("privileged") and wanted.get("allowPrivilegeEscalation") is False:
-        bad_value("privileged", True,
-                  "privileged=True cannot go with allow_privilege_escalation=False")
+        bad_value(
+            "privileged", True, "privileged=True cannot go with allow_privilege_escalation=False"
+        )
     return on_container(container, upsert("securityContext", wanted))
 
 
 @recipe
-def add_capabilities(capabilities: Sequence[str] | str,
-                     container: ContainerTarget = None) -> Transform:
+def add_capabilities(
+    capabilities: Sequence[str] | str, container: ContainerTarget = None
+) -> Transform:
     """Add Linux capabilities (``containers[].securityContext.capabilities.add``), once each.
 
     Names are written without ``CAP_``, as Kubernetes expects: ``IPC_LOCK``,
@@ -283,25 +330,44 @@ def add_capabilities(capabilities: Sequence[str] | str,
     for capability in listed:
         check_text("capabilities", capability)
         if capability.upper().startswith("CAP_"):
-            bad_value("capabilities", capability, f"capabilities: write "
-                      f"{short_repr(capability[4:].upper())} without the CAP_ prefix, got {short_repr(capability)}")
+            bad_value(
+                "capabilities",
+                capability,
+                f"capabilities: write "
+                f"{short_repr(capability[4:].upper())} without the CAP_ prefix, got {short_repr(capability)}",
+            )
         if not capability.replace("_", "").isalnum() or capability.upper() != capability:
-            bad_value("capabilities", capability, f"capabilities must be upper-case names "
-                      f"such as 'IPC_LOCK', got {short_repr(capability)}")
-    return on_container(container, append_at("securityContext.capabilities.add", *listed,
-                                              unique=True))
+            bad_value(
+                "capabilities",
+                capability,
+                f"capabilities must be upper-case names "
+                f"such as 'IPC_LOCK', got {short_repr(capability)}",
+            )
+    return on_container(
+        container, append_at("securityContext.capabilities.add", *listed, unique=True)
+    )
 
 
-def _container_spec(name: str, image: str, command: Sequence[str] | None,
-                    args: Sequence[str] | None, env: Mapping[str, EnvValue] | None,
-                    requests: Mapping[str, Any] | None,
-                    limits: Mapping[str, Any] | None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"name": check_dns_label("name", name),
-                            "image": check_text("image", image)}
+def _container_spec(
+    name: str,
+    image: str,
+    command: Sequence[str] | None,
+    args: Sequence[str] | None,
+    env: Mapping[str, EnvValue] | None,
+    requests: Mapping[str, Any] | None,
+    limits: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "name": check_dns_label("name", name),
+        "image": check_text("image", image),
+    }
     for argument, words in (("command", command), ("args", args)):
         if words is not None:
-            if (isinstance(words, str) or not isinstance(words, Sequence)
-                    or not all(isinstance(word, str) for word in words)):
+            if (
+                isinstance(words, str)
+                or not isinstance(words, Sequence)
+                or not all(isinstance(word, str) for word in words)
+            ):
                 bad_type(argument, words, "a list of strings")
             spec[argument] = list(words)
     variables = merge_kwargs("env", env, {})
@@ -310,16 +376,26 @@ def _container_spec(name: str, image: str, command: Sequence[str] | None,
     wanted_requests = resource_map("requests", requests)
     wanted_limits = resource_map("limits", limits)
     if wanted_requests or wanted_limits:
-        spec["resources"] = {key: value for key, value in
-                             (("requests", wanted_requests), ("limits", wanted_limits)) if value}
+        spec["resources"] = {
+            key: value
+            for key, value in (("requests", wanted_requests), ("limits", wanted_limits))
+            if value
+        }
     return spec
 
 
 @recipe
-def sidecar(name: str, image: str, command: Sequence[str] | None = None,
-            args: Sequence[str] | None = None, env: Mapping[str, EnvValue] | None = None,
-            requests: Mapping[str, Any] | None = None, limits: Mapping[str, Any] | None = None,
-            native: bool = False, replace: bool = False) -> Transform | Requiring:
+def sidecar(
+    name: str,
+    image: str,
+    command: Sequence[str] | None = None,
+    args: Sequence[str] | None = None,
+    env: Mapping[str, EnvValue] | None = None,
+    requests: Mapping[str, Any] | None = None,
+    limits: Mapping[str, Any] | None = None,
+    native: bool = False,
+    replace: bool = False,
+) -> Transform | Requiring:
     """Run a helper container next to the main one (appended to ``spec.containers``).
 
     With ``native=True`` it is a Kubernetes native sidecar instead (1.29+):
@@ -347,16 +423,25 @@ def sidecar(name: str, image: str, command: Sequence[str] | None = None,
     spec = _container_spec(name, image, command, args, env, requests, limits)
     if check_bool("native", native):
         spec["restartPolicy"] = "Always"
-    return _add_container("sidecar", "initContainers" if native else "containers", spec,
-                          check_bool("replace", replace))
+    return _add_container(
+        "sidecar",
+        "initContainers" if native else "containers",
+        spec,
+        check_bool("replace", replace),
+    )
 
 
 @recipe
-def init_container(name: str, image: str, command: Sequence[str] | None = None,
-                   args: Sequence[str] | None = None, env: Mapping[str, EnvValue] | None = None,
-                   requests: Mapping[str, Any] | None = None,
-                   limits: Mapping[str, Any] | None = None,
-                   replace: bool = False) -> Transform | Requiring:
+def init_container(
+    name: str,
+    image: str,
+    command: Sequence[str] | None = None,
+    args: Sequence[str] | None = None,
+    env: Mapping[str, EnvValue] | None = None,
+    requests: Mapping[str, Any] | None = None,
+    limits: Mapping[str, Any] | None = None,
+    replace: bool = False,
+) -> Transform | Requiring:
     """Run a container to completion before the others start (``spec.initContainers``).
 
     Init containers run in the order added. An init container of this name
@@ -371,23 +456,26 @@ def init_container(name: str, image: str, command: Sequence[str] | None = None,
     {'spec': {'initContainers': [{'name': 'fetch', 'image': 'busybox', 'command': ['sh', '-c', 'echo ready']}]}}
     """
     spec = _container_spec(name, image, command, args, env, requests, limits)
-    return _add_container("init_container", "initContainers", spec,
-                          check_bool("replace", replace))
+    return _add_container("init_container", "initContainers", spec, check_bool("replace", replace))
 
 
 _IDENTITY_FIELDS = ("image", "command", "args", "restartPolicy")
 """What makes a container the one a recipe adds: the rest (env, resources) it merges."""
 
 
-def _add_container(recipe: str, where: str, spec: dict[str, Any],
-                   replace: bool) -> Transform | Requiring:
+def _add_container(
+    recipe: str, where: str, spec: dict[str, Any], replace: bool
+) -> Transform | Requiring:
     """Add container ``spec`` to ``spec.<where>``: merged into the same container there,
     refusing one of its name elsewhere, or (``replace``) replacing whatever holds the name."""
     name = spec["name"]
     target = Path([Key("spec"), Key(where), Match([("name", name)])])
     if replace:
-        others = [remove_at(Path([Key("spec"), Key(field), Match([("name", name)])]))
-                  for field in CONTAINER_LISTS if field != where]
+        others = [
+            remove_at(Path([Key("spec"), Key(field), Match([("name", name)])]))
+            for field in CONTAINER_LISTS
+            if field != where
+        ]
         replaced = chain(*others, replace_at(target, spec))
         assert isinstance(replaced, Transform)
         return replaced
@@ -395,12 +483,17 @@ def _add_container(recipe: str, where: str, spec: dict[str, Any],
     if "env" in spec:
         merge.append(_set_env_vars(spec["env"]))
     if "resources" in spec:
-        merge.append(set_resources(spec["resources"].get("requests", {}),
-                                   spec["resources"].get("limits", {})))
+        merge.append(
+            set_resources(
+                spec["resources"].get("requests", {}), spec["resources"].get("limits", {})
+            )
+        )
     into = for_each(target, chain(*merge)) if merge else identity
     identity_of = tuple((field, _frozen(spec.get(field))) for field in _IDENTITY_FIELDS)
-    return Requiring(when(target, into, otherwise=replace_at(target, spec)),
-                     (ContainerNameFree(recipe, name, where, identity_of),))
+    return Requiring(
+        when(target, into, otherwise=replace_at(target, spec)),
+        (ContainerNameFree(recipe, name, where, identity_of),),
+    )
 
 
 def _frozen(value: Any) -> Any:

@@ -20,8 +20,16 @@ from typing import Any, Union
 
 from recipes._check import bad_type, bad_value, check_bool, check_text, naming_factory
 
-__all__ = ("SecretKey", "ConfigMapKey", "FieldRef", "ResourceFieldRef", "EnvSource",
-           "EnvValue", "env_var", "VALUE_FROM_KINDS")
+__all__ = (
+    "SecretKey",
+    "ConfigMapKey",
+    "FieldRef",
+    "ResourceFieldRef",
+    "EnvSource",
+    "EnvValue",
+    "env_var",
+    "VALUE_FROM_KINDS",
+)
 
 VALUE_FROM_KINDS = ("secretKeyRef", "configMapKeyRef", "fieldRef", "resourceFieldRef")
 
@@ -112,6 +120,7 @@ class ResourceFieldRef:
                 check_text("container", self.container)
             if self.divisor is not None:
                 from recipes._quantity import check_quantity
+
                 check_quantity("divisor", self.divisor, positive=True)
 
     def value_from(self) -> dict[str, Any]:
@@ -146,18 +155,29 @@ def env_var(name: str, value: EnvValue) -> dict[str, Any]:
     if isinstance(value, (SecretKey, ConfigMapKey, FieldRef, ResourceFieldRef)):
         return {"name": name, "valueFrom": value.value_from()}
     if isinstance(value, Mapping):
-        if len(value) != 1 or next(iter(value)) not in VALUE_FROM_KINDS or not isinstance(
-                next(iter(value.values())), Mapping):
-            bad_value(f"env var {name!r}", value, f"env var {name!r}: a map value is a "
-                      f"valueFrom with exactly one of {', '.join(VALUE_FROM_KINDS)}, "
-                      f"got {dict(value)!r}")
+        if (
+            len(value) != 1
+            or next(iter(value)) not in VALUE_FROM_KINDS
+            or not isinstance(next(iter(value.values())), Mapping)
+        ):
+            bad_value(
+                f"env var {name!r}",
+                value,
+                f"env var {name!r}: a map value is a "
+                f"valueFrom with exactly one of {', '.join(VALUE_FROM_KINDS)}, "
+                f"got {dict(value)!r}",
+            )
         return {"name": name, "valueFrom": _thaw(value)}
     if isinstance(value, bool):
         return {"name": name, "value": "true" if value else "false"}
     if isinstance(value, (str, int, float)):
         return {"name": name, "value": str(value)}
-    bad_type(f"env var {name!r}", value, "text, a number, a boolean, a SecretKey, "
-             "ConfigMapKey, FieldRef, ResourceFieldRef or a valueFrom map")
+    bad_type(
+        f"env var {name!r}",
+        value,
+        "text, a number, a boolean, a SecretKey, "
+        "ConfigMapKey, FieldRef, ResourceFieldRef or a valueFrom map",
+    )
 
 
 def _thaw(value: Any) -> Any:

@@ -32,14 +32,23 @@ from combinators.errors import close_matches
 from combinators.limits import short_repr
 from recipes._check import bad_value
 
-__all__ = ("GPU_LABELS", "GPU_TYPES", "GPU_ALIASES", "TPU_TYPES", "lookup_gpu", "lookup_tpu",
-           "PROVIDERS")
+__all__ = (
+    "GPU_LABELS",
+    "GPU_TYPES",
+    "GPU_ALIASES",
+    "TPU_TYPES",
+    "lookup_gpu",
+    "lookup_tpu",
+    "PROVIDERS",
+)
 
-GPU_LABELS: Mapping[str, str] = MappingProxyType({
-    "gke": "cloud.google.com/gke-accelerator",
-    "eks": "k8s.amazonaws.com/accelerator",
-    "gfd": "nvidia.com/gpu.product",
-})
+GPU_LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "gke": "cloud.google.com/gke-accelerator",
+        "eks": "k8s.amazonaws.com/accelerator",
+        "gfd": "nvidia.com/gpu.product",
+    }
+)
 """The node label each provider puts GPU models in."""
 
 PROVIDERS = ("gke", "eks", "gfd", "custom")
@@ -56,39 +65,61 @@ def _row(gke: str | None, eks: str | None, gfd: _T) -> Mapping[str, _T]:
     return MappingProxyType(row)
 
 
-GPU_TYPES: Mapping[str, Mapping[str, _T]] = MappingProxyType({
-    "a100-40gb": _row("nvidia-tesla-a100", "nvidia-tesla-a100",
-                      ("NVIDIA-A100-SXM4-40GB", "NVIDIA-A100-PCIE-40GB")),
-    "a100-80gb": _row("nvidia-a100-80gb", "nvidia-a100-80gb",
-                      ("NVIDIA-A100-SXM4-80GB", "NVIDIA-A100-80GB-PCIe")),
-    "h100-80gb": _row("nvidia-h100-80gb", "nvidia-h100",
-                      ("NVIDIA-H100-80GB-HBM3", "NVIDIA-H100-PCIe")),
-    "h100-mega-80gb": _row("nvidia-h100-mega-80gb", None, ("NVIDIA-H100-80GB-HBM3",)),
-    "h200-141gb": _row("nvidia-h200-141gb", "nvidia-h200", ("NVIDIA-H200",)),
-    "b200": _row("nvidia-b200", "nvidia-b200", ("NVIDIA-B200",)),
-    "l4": _row("nvidia-l4", "nvidia-l4", ("NVIDIA-L4",)),
-    "l40s": _row(None, "nvidia-l40s", ("NVIDIA-L40S",)),
-    "a10g": _row(None, "nvidia-a10g", ("NVIDIA-A10G",)),
-    "t4": _row("nvidia-tesla-t4", "nvidia-tesla-t4", ("Tesla-T4",)),
-    "v100": _row("nvidia-tesla-v100", "nvidia-tesla-v100",
-                 ("Tesla-V100-SXM2-16GB", "Tesla-V100-SXM2-32GB", "Tesla-V100-PCIE-16GB",
-                  "Tesla-V100-PCIE-32GB")),
-    "p100": _row("nvidia-tesla-p100", None, ("Tesla-P100-PCIE-16GB",)),
-    "p4": _row("nvidia-tesla-p4", None, ("Tesla-P4",)),
-})
+GPU_TYPES: Mapping[str, Mapping[str, _T]] = MappingProxyType(
+    {
+        "a100-40gb": _row(
+            "nvidia-tesla-a100",
+            "nvidia-tesla-a100",
+            ("NVIDIA-A100-SXM4-40GB", "NVIDIA-A100-PCIE-40GB"),
+        ),
+        "a100-80gb": _row(
+            "nvidia-a100-80gb",
+            "nvidia-a100-80gb",
+            ("NVIDIA-A100-SXM4-80GB", "NVIDIA-A100-80GB-PCIe"),
+        ),
+        "h100-80gb": _row(
+            "nvidia-h100-80gb", "nvidia-h100", ("NVIDIA-H100-80GB-HBM3", "NVIDIA-H100-PCIe")
+        ),
+        "h100-mega-80gb": _row("nvidia-h100-mega-80gb", None, ("NVIDIA-H100-80GB-HBM3",)),
+        "h200-141gb": _row("nvidia-h200-141gb", "nvidia-h200", ("NVIDIA-H200",)),
+        "b200": _row("nvidia-b200", "nvidia-b200", ("NVIDIA-B200",)),
+        "l4": _row("nvidia-l4", "nvidia-l4", ("NVIDIA-L4",)),
+        "l40s": _row(None, "nvidia-l40s", ("NVIDIA-L40S",)),
+        "a10g": _row(None, "nvidia-a10g", ("NVIDIA-A10G",)),
+        "t4": _row("nvidia-tesla-t4", "nvidia-tesla-t4", ("Tesla-T4",)),
+        "v100": _row(
+            "nvidia-tesla-v100",
+            "nvidia-tesla-v100",
+            (
+                "Tesla-V100-SXM2-16GB",
+                "Tesla-V100-SXM2-32GB",
+                "Tesla-V100-PCIE-16GB",
+                "Tesla-V100-PCIE-32GB",
+            ),
+        ),
+        "p100": _row("nvidia-tesla-p100", None, ("Tesla-P100-PCIE-16GB",)),
+        "p4": _row("nvidia-tesla-p4", None, ("Tesla-P4",)),
+    }
+)
 """GPU model -> provider -> the label values that mean it."""
 
-GPU_ALIASES: Mapping[str, str] = MappingProxyType({
-    "a100": "a100-40gb", "h100": "h100-80gb", "h200": "h200-141gb",
-})
+GPU_ALIASES: Mapping[str, str] = MappingProxyType(
+    {
+        "a100": "a100-40gb",
+        "h100": "h100-80gb",
+        "h200": "h200-141gb",
+    }
+)
 
-TPU_TYPES: Mapping[str, str] = MappingProxyType({
-    "v4": "tpu-v4-podslice",
-    "v5e": "tpu-v5-lite-podslice",
-    "v5e-device": "tpu-v5-lite-device",
-    "v5p": "tpu-v5p-slice",
-    "v6e": "tpu-v6e-slice",
-})
+TPU_TYPES: Mapping[str, str] = MappingProxyType(
+    {
+        "v4": "tpu-v4-podslice",
+        "v5e": "tpu-v5-lite-podslice",
+        "v5e-device": "tpu-v5-lite-device",
+        "v5p": "tpu-v5p-slice",
+        "v6e": "tpu-v6e-slice",
+    }
+)
 """Short TPU names -> GKE's ``cloud.google.com/gke-tpu-accelerator`` values."""
 
 
@@ -102,9 +133,13 @@ def lookup_gpu(type: str, provider: str) -> _T:
         if type in values:
             return (type,)
     known = ", ".join(name for name, row in GPU_TYPES.items() if provider in row)
-    bad_value("type", type, f"type {short_repr(type)} is not a GPU {provider} offers{_hint(type, provider)}; "
-              f"known {provider} types: {known} (or their label values, or provider='custom' "
-              f"with label=)")
+    bad_value(
+        "type",
+        type,
+        f"type {short_repr(type)} is not a GPU {provider} offers{_hint(type, provider)}; "
+        f"known {provider} types: {known} (or their label values, or provider='custom' "
+        f"with label=)",
+    )
 
 
 def lookup_tpu(type: str) -> str:
@@ -117,8 +152,12 @@ def lookup_tpu(type: str) -> str:
         return TPU_TYPES[type]
     if type in TPU_TYPES.values():
         return type
-    bad_value("type", type, f"type must be a TPU type: one of {', '.join(TPU_TYPES)} or its "
-              f"GKE label value ({', '.join(TPU_TYPES.values())}), got {short_repr(type)}")
+    bad_value(
+        "type",
+        type,
+        f"type must be a TPU type: one of {', '.join(TPU_TYPES)} or its "
+        f"GKE label value ({', '.join(TPU_TYPES.values())}), got {short_repr(type)}",
+    )
 
 
 def _names(provider: str) -> dict[str, str]:
@@ -129,8 +168,9 @@ def _names(provider: str) -> dict[str, str]:
         if provider in row:
             names[model] = model
             names.update((value.lower(), value) for value in row[provider])
-    names.update((alias, alias) for alias, model in GPU_ALIASES.items()
-                 if provider in GPU_TYPES[model])
+    names.update(
+        (alias, alias) for alias, model in GPU_ALIASES.items() if provider in GPU_TYPES[model]
+    )
     return names
 
 
@@ -139,8 +179,9 @@ def _offering(lowered: str) -> list[str]:
     provider's label value) means, in table order; none for a name no row knows."""
     model = GPU_ALIASES.get(lowered, lowered)
     for name, row in GPU_TYPES.items():
-        if name == model or any(lowered == value.lower()
-                                for values in row.values() for value in values):
+        if name == model or any(
+            lowered == value.lower() for values in row.values() for value in values
+        ):
             return [provider for provider in PROVIDERS if provider in row]
     return []
 
@@ -160,5 +201,6 @@ def _hint(type: str, provider: str) -> str:
     if offering:
         return f" (offered by: {', '.join(offering)})"
     close = [name for name in names if name.startswith(lowered)][:1] or close_matches(
-        lowered, list(names), n=1)
+        lowered, list(names), n=1
+    )
     return f" (did you mean {short_repr(names[close[0]])}?)" if close else ""

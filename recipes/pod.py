@@ -20,9 +20,19 @@ from recipes._check import (
 )
 from recipes._recipe import recipe
 
-__all__ = ("add_labels", "add_annotations", "istio_sidecar", "service_account",
-           "image_pull_secret", "host_network", "host_ipc", "dns_policy",
-           "termination_grace_period", "active_deadline", "ISTIO_INJECT")
+__all__ = (
+    "add_labels",
+    "add_annotations",
+    "istio_sidecar",
+    "service_account",
+    "image_pull_secret",
+    "host_network",
+    "host_ipc",
+    "dns_policy",
+    "termination_grace_period",
+    "active_deadline",
+    "ISTIO_INJECT",
+)
 
 DNS_POLICIES = ("ClusterFirst", "ClusterFirstWithHostNet", "Default", "None")
 ISTIO_INJECT = "sidecar.istio.io/inject"
@@ -47,7 +57,9 @@ def add_labels(labels: Mapping[str, Any] | None = None, /, **more: Any) -> Trans
     checked = {}
     for key, value in merged.items():
         check_qualified_name("label key", key)
-        checked[key] = check_label_value(f"label {short_repr(key)}", scalar_text(f"label {short_repr(key)}", value))
+        checked[key] = check_label_value(
+            f"label {short_repr(key)}", scalar_text(f"label {short_repr(key)}", value)
+        )
     return upsert("metadata.labels", checked)
 
 
@@ -80,8 +92,10 @@ def istio_sidecar(enabled: bool) -> Transform:
     {'metadata': {'annotations': {'sidecar.istio.io/inject': 'true'}, 'labels': {'sidecar.istio.io/inject': 'true'}}}
     """
     text = "true" if check_bool("enabled", enabled) else "false"
-    result = chain(replace_at(Path([Key("metadata"), Key("annotations"), Key(ISTIO_INJECT)]), text),
-                   replace_at(Path([Key("metadata"), Key("labels"), Key(ISTIO_INJECT)]), text))
+    result = chain(
+        replace_at(Path([Key("metadata"), Key("annotations"), Key(ISTIO_INJECT)]), text),
+        replace_at(Path([Key("metadata"), Key("labels"), Key(ISTIO_INJECT)]), text),
+    )
     assert isinstance(result, Transform)
     return result
 
@@ -105,8 +119,9 @@ def image_pull_secret(name: str) -> Transform:
     >>> pod, pull(pod) is pod
     ({'spec': {'imagePullSecrets': [{'name': 'registry-creds'}]}}, True)
     """
-    return append_at("spec.imagePullSecrets", {"name": check_dns_subdomain("name", name)},
-                     unique=True)
+    return append_at(
+        "spec.imagePullSecrets", {"name": check_dns_subdomain("name", name)}, unique=True
+    )
 
 
 @recipe

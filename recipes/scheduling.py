@@ -40,10 +40,24 @@ from recipes._requires import HasLabel, Requiring
 from transforms.kube.scopes import UnsupportedWorkloadError, workload_level
 from transforms.kube.table import a_kind, api_group
 
-__all__ = ("node_selector", "add_toleration", "require_node_affinity", "prefer_node_affinity",
-           "spread", "anti_affinity", "priority_class", "scheduler_name", "runtime_class",
-           "kueue_queue", "JOB_LABEL", "KUEUE_QUEUE", "KUEUE_PRIORITY_CLASS", "KUEUE_WORKLOADS",
-           "toleration_value", "node_expression")
+__all__ = (
+    "node_selector",
+    "add_toleration",
+    "require_node_affinity",
+    "prefer_node_affinity",
+    "spread",
+    "anti_affinity",
+    "priority_class",
+    "scheduler_name",
+    "runtime_class",
+    "kueue_queue",
+    "JOB_LABEL",
+    "KUEUE_QUEUE",
+    "KUEUE_PRIORITY_CLASS",
+    "KUEUE_WORKLOADS",
+    "toleration_value",
+    "node_expression",
+)
 
 JOB_LABEL = "app.kubernetes.io/instance"
 """The label torchx gives every pod of a job (its app id): the default group of
@@ -79,8 +93,13 @@ def node_selector(labels: Mapping[str, str] | None = None, /, **more: str) -> Tr
     return upsert("spec.nodeSelector", merged)
 
 
-def toleration_value(key: str, operator: str | None = None, value: str | None = None,
-                     effect: str | None = None, seconds: int | None = None) -> dict[str, Any]:
+def toleration_value(
+    key: str,
+    operator: str | None = None,
+    value: str | None = None,
+    effect: str | None = None,
+    seconds: int | None = None,
+) -> dict[str, Any]:
     """A checked toleration in API form (see :func:`add_toleration`).
 
     >>> toleration_value("nvidia.com/gpu", effect="NoSchedule")
@@ -93,23 +112,34 @@ def toleration_value(key: str, operator: str | None = None, value: str | None = 
     toleration: dict[str, Any] = {"key": key, "operator": operator}
     if value is not None:
         if operator == "Exists":
-            bad_value("value", value,
-                      f"value must be left out with operator 'Exists', got {short_repr(value)}")
+            bad_value(
+                "value",
+                value,
+                f"value must be left out with operator 'Exists', got {short_repr(value)}",
+            )
         toleration["value"] = check_label_value("value", value)
     if effect is not None:
         toleration["effect"] = check_choice("effect", effect, TAINT_EFFECTS)
     if seconds is not None:
         check_int("seconds", seconds)
         if effect != "NoExecute":
-            bad_value("seconds", seconds, f"seconds only applies with effect 'NoExecute', "
-                      f"got effect={short_repr(effect)}")
+            bad_value(
+                "seconds",
+                seconds,
+                f"seconds only applies with effect 'NoExecute', got effect={short_repr(effect)}",
+            )
         toleration["tolerationSeconds"] = seconds
     return toleration
 
 
 @recipe
-def add_toleration(key: str, operator: str | None = None, value: str | None = None,
-                   effect: str | None = None, seconds: int | None = None) -> Transform:
+def add_toleration(
+    key: str,
+    operator: str | None = None,
+    value: str | None = None,
+    effect: str | None = None,
+    seconds: int | None = None,
+) -> Transform:
     """Tolerate a node taint (appends to ``spec.tolerations`` unless already there).
 
     ``operator`` is ``'Exists'`` (the default without a ``value``) or
@@ -128,8 +158,9 @@ def add_toleration(key: str, operator: str | None = None, value: str | None = No
       ...
     combinators.errors.ArgumentError: add_toleration(): operator must be one of 'Exists', 'Equal', got 'Equals' (did you mean 'Equal'?)
     """
-    return append_at("spec.tolerations", toleration_value(key, operator, value, effect, seconds),
-                     unique=True)
+    return append_at(
+        "spec.tolerations", toleration_value(key, operator, value, effect, seconds), unique=True
+    )
 
 
 def node_expression(key: str, values: Sequence[str] | str, operator: str) -> dict[str, Any]:
@@ -147,30 +178,40 @@ def node_expression(key: str, values: Sequence[str] | str, operator: str) -> dic
         check_label_value("values", value)
     if operator in ("Exists", "DoesNotExist"):
         if listed:
-            bad_value("values", values,
-                      f"values must be empty with operator {short_repr(operator)}, got {short_repr(listed)}")
+            bad_value(
+                "values",
+                values,
+                f"values must be empty with operator {short_repr(operator)}, got {short_repr(listed)}",
+            )
         return {"key": key, "operator": operator}
     if operator in ("Gt", "Lt") and (len(listed) != 1 or not listed[0].lstrip("-").isdigit()):
-        bad_value("values", values,
-                  f"operator {short_repr(operator)} needs exactly one integer value in values, "
-                  f"got {short_repr(listed)}")
+        bad_value(
+            "values",
+            values,
+            f"operator {short_repr(operator)} needs exactly one integer value in values, "
+            f"got {short_repr(listed)}",
+        )
     if not listed:
-        bad_value("values", values, f"operator {short_repr(operator)} needs at least one value in values")
+        bad_value(
+            "values", values, f"operator {short_repr(operator)} needs at least one value in values"
+        )
     return {"key": key, "operator": operator, "values": listed}
 
 
 def require_expression(expression: Mapping[str, Any]) -> Transform:
     """AND ``expression`` into every required node selector term (one term if none)."""
     every_term = Path.parse(_TERMS + "[*]")
-    return when(every_term,
-                for_each(every_term, append_at("matchExpressions", dict(expression),
-                                               unique=True)),
-                otherwise=replace_at(_TERMS, [{"matchExpressions": [dict(expression)]}]))
+    return when(
+        every_term,
+        for_each(every_term, append_at("matchExpressions", dict(expression), unique=True)),
+        otherwise=replace_at(_TERMS, [{"matchExpressions": [dict(expression)]}]),
+    )
 
 
 @recipe
-def require_node_affinity(key: str, values: Sequence[str] | str = (),
-                          operator: str = "In") -> Transform:
+def require_node_affinity(
+    key: str, values: Sequence[str] | str = (), operator: str = "In"
+) -> Transform:
     """Run only on nodes whose label ``key`` satisfies ``operator`` over ``values``.
 
     Sets ``spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution``.
@@ -189,8 +230,9 @@ def require_node_affinity(key: str, values: Sequence[str] | str = (),
 
 
 @recipe
-def prefer_node_affinity(key: str, values: Sequence[str] | str = (), operator: str = "In",
-                         weight: int = 1) -> Transform:
+def prefer_node_affinity(
+    key: str, values: Sequence[str] | str = (), operator: str = "In", weight: int = 1
+) -> Transform:
     """Prefer nodes whose label ``key`` satisfies ``operator`` over ``values``.
 
     Appends a term of weight 1-100 to
@@ -202,9 +244,11 @@ def prefer_node_affinity(key: str, values: Sequence[str] | str = (), operator: s
     """
     expression = node_expression(key, values, operator)
     _check_weight(weight)
-    return append_at("spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution",
-                     {"weight": weight, "preference": {"matchExpressions": [expression]}},
-                     unique=True)
+    return append_at(
+        "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution",
+        {"weight": weight, "preference": {"matchExpressions": [expression]}},
+        unique=True,
+    )
 
 
 def _check_weight(weight: int) -> int:
@@ -215,23 +259,37 @@ def _check_weight(weight: int) -> int:
     return weight
 
 
-def _pod_selector(match_labels: Mapping[str, str] | None, group_label: str | None
-                  ) -> tuple[dict[str, Any], str | None]:
+def _pod_selector(
+    match_labels: Mapping[str, str] | None, group_label: str | None
+) -> tuple[dict[str, Any], str | None]:
     """A label selector (and matchLabelKeys), and the label the pod itself must carry:
     the pods sharing this pod's value of ``group_label`` (torchx's job label by
     default), or the pods matching ``match_labels`` (then nothing is required)."""
     if match_labels is None:
-        label = JOB_LABEL if group_label is None else check_qualified_name("group_label",
-                                                                           group_label)
-        return ({"labelSelector": {"matchExpressions": [{"key": label, "operator": "Exists"}]},
-                 "matchLabelKeys": [label]}, label)
+        label = (
+            JOB_LABEL if group_label is None else check_qualified_name("group_label", group_label)
+        )
+        return (
+            {
+                "labelSelector": {"matchExpressions": [{"key": label, "operator": "Exists"}]},
+                "matchLabelKeys": [label],
+            },
+            label,
+        )
     if group_label is not None:
-        bad_value("group_label", group_label, f"group_label={short_repr(group_label)} and match_labels= "
-                  f"select the pods two ways: give one of them")
+        bad_value(
+            "group_label",
+            group_label,
+            f"group_label={short_repr(group_label)} and match_labels= "
+            f"select the pods two ways: give one of them",
+        )
     labels = merge_kwargs("match_labels", match_labels, {})
     if not labels:
-        bad_value("match_labels", match_labels, "match_labels must name at least one label "
-                  "(or be None for the pods of the same job)")
+        bad_value(
+            "match_labels",
+            match_labels,
+            "match_labels must name at least one label (or be None for the pods of the same job)",
+        )
     for key, value in labels.items():
         check_qualified_name("match_labels key", key)
         check_label_value(f"match_labels[{short_repr(key)}]", value)
@@ -247,9 +305,13 @@ def _requiring(recipe: str, does: str, body: Transform, label: str | None) -> Tr
 
 
 @recipe
-def spread(topology_key: str, max_skew: int = 1, when_unsatisfiable: str = "ScheduleAnyway",
-           match_labels: Mapping[str, str] | None = None,
-           group_label: str | None = None) -> Transform | Requiring:
+def spread(
+    topology_key: str,
+    max_skew: int = 1,
+    when_unsatisfiable: str = "ScheduleAnyway",
+    match_labels: Mapping[str, str] | None = None,
+    group_label: str | None = None,
+) -> Transform | Requiring:
     """Spread the job's pods evenly over ``topology_key`` domains (``spec.topologySpreadConstraints``).
 
     The pods counted are those sharing this pod's value of label
@@ -271,16 +333,28 @@ def spread(topology_key: str, max_skew: int = 1, when_unsatisfiable: str = "Sche
     check_int("max_skew", max_skew, minimum=1)
     check_choice("when_unsatisfiable", when_unsatisfiable, ("ScheduleAnyway", "DoNotSchedule"))
     selector, label = _pod_selector(match_labels, group_label)
-    constraint = {"topologyKey": topology_key, "maxSkew": max_skew,
-                  "whenUnsatisfiable": when_unsatisfiable, **selector}
-    return _requiring("spread", "spreads",
-                      append_at("spec.topologySpreadConstraints", constraint, unique=True), label)
+    constraint = {
+        "topologyKey": topology_key,
+        "maxSkew": max_skew,
+        "whenUnsatisfiable": when_unsatisfiable,
+        **selector,
+    }
+    return _requiring(
+        "spread",
+        "spreads",
+        append_at("spec.topologySpreadConstraints", constraint, unique=True),
+        label,
+    )
 
 
 @recipe
-def anti_affinity(topology_key: str = "kubernetes.io/hostname", required: bool = False,
-                  weight: int = 100, match_labels: Mapping[str, str] | None = None,
-                  group_label: str | None = None) -> Transform | Requiring:
+def anti_affinity(
+    topology_key: str = "kubernetes.io/hostname",
+    required: bool = False,
+    weight: int = 100,
+    match_labels: Mapping[str, str] | None = None,
+    group_label: str | None = None,
+) -> Transform | Requiring:
     """Keep pods apart: no two of the job's pods in one ``topology_key`` domain.
 
     Sets ``spec.affinity.podAntiAffinity``: a required term with
@@ -309,12 +383,14 @@ def anti_affinity(topology_key: str = "kubernetes.io/hostname", required: bool =
     term = {"topologyKey": topology_key, **selector}
     base = "spec.affinity.podAntiAffinity."
     if check_bool("required", required):
-        body = append_at(base + "requiredDuringSchedulingIgnoredDuringExecution", term,
-                         unique=True)
+        body = append_at(base + "requiredDuringSchedulingIgnoredDuringExecution", term, unique=True)
     else:
         _check_weight(weight)
-        body = append_at(base + "preferredDuringSchedulingIgnoredDuringExecution",
-                         {"weight": weight, "podAffinityTerm": term}, unique=True)
+        body = append_at(
+            base + "preferredDuringSchedulingIgnoredDuringExecution",
+            {"weight": weight, "podAffinityTerm": term},
+            unique=True,
+        )
     return _requiring("anti_affinity", "keeps apart", body, label)
 
 
@@ -354,18 +430,20 @@ def runtime_class(name: str) -> Transform:
 KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
 KUEUE_PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"
 
-KUEUE_WORKLOADS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "": ("Pod",),
-    "batch": ("Job", "CronJob"),
-    "jobset.x-k8s.io": ("JobSet",),
-    "apps": ("Deployment", "StatefulSet"),
-    "leaderworkerset.x-k8s.io": ("LeaderWorkerSet",),
-    "workload.codeflare.dev": ("AppWrapper",),
-    "kubeflow.org": ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob"),
-    "trainer.kubeflow.org": ("TrainJob",),
-    "ray.io": ("RayJob", "RayCluster", "RayService"),
-    "sparkoperator.k8s.io": ("SparkApplication",),
-})
+KUEUE_WORKLOADS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "": ("Pod",),
+        "batch": ("Job", "CronJob"),
+        "jobset.x-k8s.io": ("JobSet",),
+        "apps": ("Deployment", "StatefulSet"),
+        "leaderworkerset.x-k8s.io": ("LeaderWorkerSet",),
+        "workload.codeflare.dev": ("AppWrapper",),
+        "kubeflow.org": ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob"),
+        "trainer.kubeflow.org": ("TrainJob",),
+        "ray.io": ("RayJob", "RayCluster", "RayService"),
+        "sparkoperator.k8s.io": ("SparkApplication",),
+    }
+)
 """The workloads Kueue queues, by API group (``""``: the core group): those of its job
 integrations (Kueue's ``pkg/controller/jobs``), and a CronJob, whose Jobs it manages. Kueue
 never reads :data:`KUEUE_QUEUE` on any other kind (a DaemonSet, a ReplicaSet, a Volcano Job),
@@ -410,13 +488,20 @@ class QueuedByKueue:
         what = a_kind(kind)
         if group is not None and kind in supported:  # a Volcano Job: Kueue queues batch's
             what += f" of {group or 'the core API group'}"
-        volcano = "; Volcano queues its jobs itself, in the queue their spec.queue names" \
-            if group in _VOLCANO_GROUPS else ""
+        volcano = (
+            "; Volcano queues its jobs itself, in the queue their spec.queue names"
+            if group in _VOLCANO_GROUPS
+            else ""
+        )
         raise UnsupportedWorkloadError(
             f"{self.recipe}: Kueue does not manage {what}; the label {KUEUE_QUEUE} would not "
             f"be read there, and the workload would never be queued{volcano} (Kueue queues "
             f"a {', '.join(supported[:-1])} or {supported[-1]}); leave it out (--select, "
-            f"Selector)", kind=kind, api_version=api_version, supported=supported)
+            f"Selector)",
+            kind=kind,
+            api_version=api_version,
+            supported=supported,
+        )
 
 
 @recipe
@@ -455,7 +540,10 @@ def kueue_queue(name: str, priority_class: str | None = None) -> Transform | Req
     labels = {KUEUE_QUEUE: check_label_value("name", check_text("name", name))}
     if priority_class is not None:
         labels[KUEUE_PRIORITY_CLASS] = check_label_value(
-            "priority_class", check_text("priority_class", priority_class))
-    edits = [replace_at(Path([Key("metadata"), Key("labels"), Key(key)]), value)
-             for key, value in labels.items()]
+            "priority_class", check_text("priority_class", priority_class)
+        )
+    edits = [
+        replace_at(Path([Key("metadata"), Key("labels"), Key(key)]), value)
+        for key, value in labels.items()
+    ]
     return Requiring(workload_level(chain(*edits)), (QueuedByKueue(),))

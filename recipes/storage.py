@@ -47,9 +47,19 @@ from recipes._recipe import recipe
 from recipes._requires import Requiring
 from recipes._target import ContainerTarget, check_container, on_container
 
-__all__ = ("shm_size", "mount_pvc", "mount_secret", "mount_config_map", "mount_empty_dir",
-           "mount_host_path", "mount_volume", "volume_name_for", "SHM_VOLUME", "SHM_PATH",
-           "Quantity")
+__all__ = (
+    "shm_size",
+    "mount_pvc",
+    "mount_secret",
+    "mount_config_map",
+    "mount_empty_dir",
+    "mount_host_path",
+    "mount_volume",
+    "volume_name_for",
+    "SHM_VOLUME",
+    "SHM_PATH",
+    "Quantity",
+)
 
 Quantity = str | int | float
 """A Kubernetes quantity as a recipe takes it: text (``'64Gi'``) or a number of bytes."""
@@ -60,8 +70,16 @@ SHM_VOLUME = "dshm"
 SHM_PATH = "/dev/shm"
 """Where a container's shared memory is."""
 
-HOST_PATH_TYPES = ("", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket",
-                   "CharDevice", "BlockDevice")
+HOST_PATH_TYPES = (
+    "",
+    "DirectoryOrCreate",
+    "Directory",
+    "FileOrCreate",
+    "File",
+    "Socket",
+    "CharDevice",
+    "BlockDevice",
+)
 
 
 def volume_name_for(text: str, prefix: str = "") -> str:
@@ -80,15 +98,24 @@ def volume_name_for(text: str, prefix: str = "") -> str:
 def _mount_path(mount_path: Any) -> str:
     check_text("mount_path", mount_path)
     if not mount_path.startswith("/"):
-        bad_value("mount_path", mount_path,
-                  f"mount_path must be an absolute path, got {short_repr(mount_path)}")
+        bad_value(
+            "mount_path",
+            mount_path,
+            f"mount_path must be an absolute path, got {short_repr(mount_path)}",
+        )
     return str(mount_path)
 
 
-def mount_volume(volume: dict[str, Any], mount: dict[str, Any], container: ContainerTarget,
-                 *, recipe: str = "mount_volume", replace: bool = False,
-                 volume_argument: str | None = "volume",
-                 path_argument: str | None = "mount_path") -> Transform | Requiring:
+def mount_volume(
+    volume: dict[str, Any],
+    mount: dict[str, Any],
+    container: ContainerTarget,
+    *,
+    recipe: str = "mount_volume",
+    replace: bool = False,
+    volume_argument: str | None = "volume",
+    path_argument: str | None = "mount_path",
+) -> Transform | Requiring:
     """Set ``volume`` by name and ``mount`` by mount path in the selected container(s),
     with the checks of what holds that name and that path already (see above).
 
@@ -116,21 +143,29 @@ def mount_volume(volume: dict[str, Any], mount: dict[str, Any], container: Conta
     kind = next(key for key in volume if key != "name")
     field = IDENTITY.get(kind)
     which = volume[kind].get(field) if field is not None else None
-    return Requiring(body, (MountPathFree(recipe, check_container(container), mount_path, name,
-                                          path_argument),
-                            VolumeFits(recipe, name, kind, which, volume_argument)))
+    return Requiring(
+        body,
+        (
+            MountPathFree(recipe, check_container(container), mount_path, name, path_argument),
+            VolumeFits(recipe, name, kind, which, volume_argument),
+        ),
+    )
 
 
-def _mount(name: str, mount_path: str, read_only: bool = False,
-           sub_path: str | None = None) -> dict[str, Any]:
+def _mount(
+    name: str, mount_path: str, read_only: bool = False, sub_path: str | None = None
+) -> dict[str, Any]:
     mount: dict[str, Any] = {"mountPath": _mount_path(mount_path), "name": name}
     if check_bool("read_only", read_only):
         mount["readOnly"] = True
     if sub_path is not None:
         check_text("sub_path", sub_path)
         if sub_path.startswith("/") or ".." in sub_path.split("/"):
-            bad_value("sub_path", sub_path,
-                      f"sub_path must be a relative path without '..', got {short_repr(sub_path)}")
+            bad_value(
+                "sub_path",
+                sub_path,
+                f"sub_path must be a relative path without '..', got {short_repr(sub_path)}",
+            )
         mount["subPath"] = sub_path
     return mount
 
@@ -144,14 +179,18 @@ def _mode(default_mode: int | None) -> dict[str, Any]:
         return {}
     check_int("default_mode", default_mode)
     if default_mode > 0o777:
-        bad_value("default_mode", default_mode, f"default_mode must be a file mode between "
-                  f"0 and 0o777, got {short_repr(default_mode)}")
+        bad_value(
+            "default_mode",
+            default_mode,
+            f"default_mode must be a file mode between 0 and 0o777, got {short_repr(default_mode)}",
+        )
     return {"defaultMode": default_mode}
 
 
 @recipe
-def shm_size(size: Quantity, container: ContainerTarget = None,
-             replace: bool = False) -> Transform | Requiring:
+def shm_size(
+    size: Quantity, container: ContainerTarget = None, replace: bool = False
+) -> Transform | Requiring:
     """Size the shared memory at ``/dev/shm`` (the memory-backed ``dshm`` emptyDir volume).
 
     Sets ``spec.volumes[name=dshm]`` to ``{emptyDir: {medium: Memory,
@@ -174,16 +213,27 @@ def shm_size(size: Quantity, container: ContainerTarget = None,
     combinators.errors.ArgumentError: shm_size(): size must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '64 GB'
     """
     limit = check_quantity("size", size, positive=True)
-    return mount_volume({"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": limit}},
-                        {"mountPath": SHM_PATH, "name": SHM_VOLUME}, container,
-                        recipe="shm_size", replace=replace, volume_argument=None,
-                        path_argument=None)
+    return mount_volume(
+        {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": limit}},
+        {"mountPath": SHM_PATH, "name": SHM_VOLUME},
+        container,
+        recipe="shm_size",
+        replace=replace,
+        volume_argument=None,
+        path_argument=None,
+    )
 
 
 @recipe
-def mount_pvc(claim: str, mount_path: str, volume: str | None = None, read_only: bool = False,
-              sub_path: str | None = None, container: ContainerTarget = None,
-              replace: bool = False) -> Transform | Requiring:
+def mount_pvc(
+    claim: str,
+    mount_path: str,
+    volume: str | None = None,
+    read_only: bool = False,
+    sub_path: str | None = None,
+    container: ContainerTarget = None,
+    replace: bool = False,
+) -> Transform | Requiring:
     """Mount a PersistentVolumeClaim (``volumes[].persistentVolumeClaim``) at ``mount_path``.
 
     The volume is named ``volume``, by default after the claim. A volume of
@@ -200,16 +250,25 @@ def mount_pvc(claim: str, mount_path: str, volume: str | None = None, read_only:
     source: dict[str, Any] = {"claimName": claim}
     if check_bool("read_only", read_only):
         source["readOnly"] = True
-    return mount_volume({"name": name, "persistentVolumeClaim": source},
-                        _mount(name, mount_path, read_only, sub_path), container,
-                        recipe="mount_pvc", replace=replace)
+    return mount_volume(
+        {"name": name, "persistentVolumeClaim": source},
+        _mount(name, mount_path, read_only, sub_path),
+        container,
+        recipe="mount_pvc",
+        replace=replace,
+    )
 
 
 @recipe
-def mount_secret(secret: str, mount_path: str, volume: str | None = None,
-                 default_mode: int | None = None, optional: bool = False,
-                 container: ContainerTarget = None,
-                 replace: bool = False) -> Transform | Requiring:
+def mount_secret(
+    secret: str,
+    mount_path: str,
+    volume: str | None = None,
+    default_mode: int | None = None,
+    optional: bool = False,
+    container: ContainerTarget = None,
+    replace: bool = False,
+) -> Transform | Requiring:
     """Mount a Secret's keys as files (``volumes[].secret``), read-only, at ``mount_path``.
 
     A volume of that name for the same Secret, and its mount at
@@ -221,15 +280,30 @@ def mount_secret(secret: str, mount_path: str, volume: str | None = None,
     >>> pod["spec"]["volumes"], pod["spec"]["containers"][0]["volumeMounts"]
     ([{'name': 'gcs-key', 'secret': {'secretName': 'gcs-key', 'defaultMode': 256}}], [{'mountPath': '/secrets/gcs', 'name': 'gcs-key', 'readOnly': True}])
     """
-    return _mount_keys("mount_secret", "secret", "secretName", secret, mount_path, volume,
-                       default_mode, optional, container, replace)
+    return _mount_keys(
+        "mount_secret",
+        "secret",
+        "secretName",
+        secret,
+        mount_path,
+        volume,
+        default_mode,
+        optional,
+        container,
+        replace,
+    )
 
 
 @recipe
-def mount_config_map(config_map: str, mount_path: str, volume: str | None = None,
-                     default_mode: int | None = None, optional: bool = False,
-                     container: ContainerTarget = None,
-                     replace: bool = False) -> Transform | Requiring:
+def mount_config_map(
+    config_map: str,
+    mount_path: str,
+    volume: str | None = None,
+    default_mode: int | None = None,
+    optional: bool = False,
+    container: ContainerTarget = None,
+    replace: bool = False,
+) -> Transform | Requiring:
     """Mount a ConfigMap's keys as files (``volumes[].configMap``), read-only, at ``mount_path``.
 
     A volume of that name for the same ConfigMap, and its mount at
@@ -241,28 +315,56 @@ def mount_config_map(config_map: str, mount_path: str, volume: str | None = None
     >>> pod["spec"]["volumes"]
     [{'name': 'train-config', 'configMap': {'name': 'train-config'}}]
     """
-    return _mount_keys("mount_config_map", "configMap", "name", config_map, mount_path, volume,
-                       default_mode, optional, container, replace)
+    return _mount_keys(
+        "mount_config_map",
+        "configMap",
+        "name",
+        config_map,
+        mount_path,
+        volume,
+        default_mode,
+        optional,
+        container,
+        replace,
+    )
 
 
-def _mount_keys(recipe: str, kind: str, name_field: str, source_name: str, mount_path: str,
-                volume: str | None, default_mode: int | None, optional: bool,
-                container: ContainerTarget, replace: bool) -> Transform | Requiring:
+def _mount_keys(
+    recipe: str,
+    kind: str,
+    name_field: str,
+    source_name: str,
+    mount_path: str,
+    volume: str | None,
+    default_mode: int | None,
+    optional: bool,
+    container: ContainerTarget,
+    replace: bool,
+) -> Transform | Requiring:
     """A Secret's or ConfigMap's keys as read-only files: the volume and its mount."""
     check_text("secret" if kind == "secret" else "config_map", source_name)
     name = _volume_name(volume, source_name)
     source: dict[str, Any] = {name_field: source_name, **_mode(default_mode)}
     if check_bool("optional", optional):
         source["optional"] = True
-    return mount_volume({"name": name, kind: source},
-                        _mount(name, mount_path, read_only=True), container,
-                        recipe=recipe, replace=replace)
+    return mount_volume(
+        {"name": name, kind: source},
+        _mount(name, mount_path, read_only=True),
+        container,
+        recipe=recipe,
+        replace=replace,
+    )
 
 
 @recipe
-def mount_empty_dir(name: str, mount_path: str, size: Quantity | None = None,
-                    memory: bool = False, container: ContainerTarget = None,
-                    replace: bool = False) -> Transform | Requiring:
+def mount_empty_dir(
+    name: str,
+    mount_path: str,
+    size: Quantity | None = None,
+    memory: bool = False,
+    container: ContainerTarget = None,
+    replace: bool = False,
+) -> Transform | Requiring:
     """Mount scratch space that lives as long as the pod (``volumes[].emptyDir``).
 
     ``memory=True`` backs it with RAM (tmpfs); ``size`` sets ``sizeLimit``.
@@ -280,14 +382,26 @@ def mount_empty_dir(name: str, mount_path: str, size: Quantity | None = None,
         source["medium"] = "Memory"
     if size is not None:
         source["sizeLimit"] = check_quantity("size", size, positive=True)
-    return mount_volume({"name": name, "emptyDir": source}, _mount(name, mount_path), container,
-                        recipe="mount_empty_dir", replace=replace, volume_argument="name")
+    return mount_volume(
+        {"name": name, "emptyDir": source},
+        _mount(name, mount_path),
+        container,
+        recipe="mount_empty_dir",
+        replace=replace,
+        volume_argument="name",
+    )
 
 
 @recipe
-def mount_host_path(path: str, mount_path: str, volume: str | None = None, type: str = "",
-                    read_only: bool = False, container: ContainerTarget = None,
-                    replace: bool = False) -> Transform | Requiring:
+def mount_host_path(
+    path: str,
+    mount_path: str,
+    volume: str | None = None,
+    type: str = "",
+    read_only: bool = False,
+    container: ContainerTarget = None,
+    replace: bool = False,
+) -> Transform | Requiring:
     """Mount a file or directory of the node (``volumes[].hostPath``) at ``mount_path``.
 
     ``type`` is a hostPath type such as ``'Directory'`` or
@@ -304,13 +418,22 @@ def mount_host_path(path: str, mount_path: str, volume: str | None = None, type:
     """
     check_text("path", path)
     if not path.startswith("/"):
-        bad_value("path", path, f"path must be an absolute path on the node, got {short_repr(path)}")
+        bad_value(
+            "path", path, f"path must be an absolute path on the node, got {short_repr(path)}"
+        )
     check_choice("type", type, HOST_PATH_TYPES)
-    name = volume_name_for(path, prefix="host") if volume is None else check_dns_label(
-        "volume", volume)
+    name = (
+        volume_name_for(path, prefix="host")
+        if volume is None
+        else check_dns_label("volume", volume)
+    )
     source: dict[str, Any] = {"path": path}
     if type:
         source["type"] = type
-    return mount_volume({"name": name, "hostPath": source},
-                        _mount(name, mount_path, read_only), container,
-                        recipe="mount_host_path", replace=replace)
+    return mount_volume(
+        {"name": name, "hostPath": source},
+        _mount(name, mount_path, read_only),
+        container,
+        recipe="mount_host_path",
+        replace=replace,
+    )

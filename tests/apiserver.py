@@ -56,19 +56,30 @@ class ApiServer:
     def kubeconfig(self, directory: Path) -> Path:
         """A kubeconfig file whose current context is this server."""
         path = directory / "kubeconfig"
-        path.write_text(json.dumps({
-            "apiVersion": "v1", "kind": "Config", "current-context": "fake",
-            "clusters": [{"name": "fake", "cluster": {"server": self.host}}],
-            "users": [{"name": "fake", "user": {"token": "t"}}],
-            "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake"}}],
-        }))
+        path.write_text(
+            json.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "current-context": "fake",
+                    "clusters": [{"name": "fake", "cluster": {"server": self.host}}],
+                    "users": [{"name": "fake", "user": {"token": "t"}}],
+                    "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake"}}],
+                }
+            )
+        )
         return path
 
 
 def _status(code: int, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     """A Status object, as the API server refuses with."""
-    status = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message,
-              "code": code}
+    status = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "status": "Failure",
+        "message": message,
+        "code": code,
+    }
     return status if details is None else {**status, "details": details}
 
 
@@ -85,8 +96,7 @@ def _handler(server: ApiServer) -> type[BaseHTTPRequestHandler]:
                     server.created[f"{url.path}/{body['metadata']['name']}"] = body
                 self._answer(server.status, body)
             else:
-                self._answer(server.status, _status(server.status, server.message,
-                                                    server.details))
+                self._answer(server.status, _status(server.status, server.message, server.details))
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)
@@ -112,8 +122,9 @@ def _handler(server: ApiServer) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def api_server(status: int = 201, message: str = "",
-               details: dict[str, Any] | None = None) -> Iterator[ApiServer]:
+def api_server(
+    status: int = 201, message: str = "", details: dict[str, Any] | None = None
+) -> Iterator[ApiServer]:
     """A running :class:`ApiServer` answering ``status`` (and, when refusing, a Status
     with ``message`` and ``details``)."""
     state = ApiServer(host="", status=status, message=message, details=details)

@@ -88,8 +88,10 @@ class Outcome:
             return self.value
         if self.status == "raised" and self.error is not None:
             raise self.error
-        raise AssertionError(f"{self.status} after {self.seconds:.2f} s: "
-                             f"{self.error_types[:1]} {self.error_text}\n{self.traceback}")
+        raise AssertionError(
+            f"{self.status} after {self.seconds:.2f} s: "
+            f"{self.error_types[:1]} {self.error_text}\n{self.traceback}"
+        )
 
 
 def _qualified(cls: type) -> str:
@@ -110,9 +112,13 @@ def _report(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
     except MemoryError:
         return pickle.dumps(Outcome("memory", seconds=time.monotonic() - started))
     except BaseException as err:
-        report = Outcome("raised", error_types=tuple(_qualified(cls) for cls in type(err).__mro__),
-                         error_text=_text(err), traceback=traceback.format_exc(),
-                         seconds=time.monotonic() - started)
+        report = Outcome(
+            "raised",
+            error_types=tuple(_qualified(cls) for cls in type(err).__mro__),
+            error_text=_text(err),
+            traceback=traceback.format_exc(),
+            seconds=time.monotonic() - started,
+        )
         try:
             return pickle.dumps(Outcome(**{**report.__dict__, "error": err}))
         except BaseException:  # an error that does not pickle still reports its names
@@ -121,8 +127,9 @@ def _report(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
     try:
         return pickle.dumps(Outcome("returned", value=value, seconds=elapsed))
     except BaseException as err:  # too deep, cyclic through unpicklable parts, ...
-        return pickle.dumps(Outcome("returned", value_note=f"not picklable: {type(err).__name__}",
-                                    seconds=elapsed))
+        return pickle.dumps(
+            Outcome("returned", value_note=f"not picklable: {type(err).__name__}", seconds=elapsed)
+        )
 
 
 def _address_space() -> int:
@@ -133,13 +140,21 @@ def _address_space() -> int:
     return 0  # pragma: no cover - Linux always says
 
 
-def _child(write_fd: int, seconds: float, megabytes: float, fn: Callable[..., Any],
-           args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+def _child(
+    write_fd: int,
+    seconds: float,
+    megabytes: float,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
     try:
         cpu = max(1, math.ceil(seconds))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (_address_space() + int(megabytes * 2**20),
-                                                resource.getrlimit(resource.RLIMIT_AS)[1]))
+        resource.setrlimit(
+            resource.RLIMIT_AS,
+            (_address_space() + int(megabytes * 2**20), resource.getrlimit(resource.RLIMIT_AS)[1]),
+        )
         data = _report(fn, args, kwargs)
         with os.fdopen(write_fd, "wb") as pipe:
             pipe.write(data)
@@ -150,8 +165,14 @@ def _child(write_fd: int, seconds: float, megabytes: float, fn: Callable[..., An
     os._exit(0)
 
 
-def within(fn: Callable[..., Any], /, *args: Any, seconds: float = 5.0, megabytes: float = 512,
-           **kwargs: Any) -> Outcome:
+def within(
+    fn: Callable[..., Any],
+    /,
+    *args: Any,
+    seconds: float = 5.0,
+    megabytes: float = 512,
+    **kwargs: Any,
+) -> Outcome:
     """Call ``fn(*args, **kwargs)`` in a forked child within the budget; see the module."""
     read_fd, write_fd = os.pipe()
     started = time.monotonic()
@@ -186,17 +207,29 @@ def within(fn: Callable[..., Any], /, *args: Any, seconds: float = 5.0, megabyte
     return Outcome("crashed", error_text=f"child ended with status {status}", seconds=elapsed)
 
 
-def run_code(source: str, *, seconds: float = 30.0, megabytes: float = 2048,
-             cwd: str | os.PathLike[str] | None = None) -> Outcome:
+def run_code(
+    source: str,
+    *,
+    seconds: float = 30.0,
+    megabytes: float = 2048,
+    cwd: str | os.PathLike[str] | None = None,
+) -> Outcome:
     """Run ``python -c source`` in a fresh interpreter within the budget; see the module."""
+
     def limit() -> None:  # pragma: no cover - runs in the child
         size = int(megabytes * 2**20)
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
     started = time.monotonic()
     try:
-        done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
-                              timeout=seconds, preexec_fn=limit, cwd=cwd)
+        done = subprocess.run(
+            [sys.executable, "-c", source],
+            capture_output=True,
+            text=True,
+            timeout=seconds,
+            preexec_fn=limit,
+            cwd=cwd,
+        )
     except subprocess.TimeoutExpired:
         return Outcome("timeout", seconds=time.monotonic() - started)
     elapsed = time.monotonic() - started
@@ -206,8 +239,18 @@ def run_code(source: str, *, seconds: float = 30.0, megabytes: float = 2048,
     if "MemoryError" in last:
         return Outcome("memory", traceback=done.stderr, seconds=elapsed)
     if done.returncode < 0:
-        return Outcome("crashed", error_text=f"signal {-done.returncode}",
-                       traceback=done.stderr, seconds=elapsed)
+        return Outcome(
+            "crashed",
+            error_text=f"signal {-done.returncode}",
+            traceback=done.stderr,
+            seconds=elapsed,
+        )
     name, _, text = last.partition(": ")
-    return Outcome("raised", value=done.stdout, error_types=(name,) if name else (),
-                   error_text=text, traceback=done.stderr, seconds=elapsed)
+    return Outcome(
+        "raised",
+        value=done.stdout,
+        error_types=(name,) if name else (),
+        error_text=text,
+        traceback=done.stderr,
+        seconds=elapsed,
+    )

@@ -69,16 +69,33 @@ __all__ = (
     "KIND_KEEPING",
 )
 
-KEYS = ("a", "b", "name", "env", "value", "x.y", "sidecar.istio.io/inject", "true",
-        "0n", "sp ace", 'q"t', "é\n", "")
+KEYS = (
+    "a",
+    "b",
+    "name",
+    "env",
+    "value",
+    "x.y",
+    "sidecar.istio.io/inject",
+    "true",
+    "0n",
+    "sp ace",
+    'q"t',
+    "é\n",
+    "",
+)
 """Keys of generated maps; most of them need quotes in a path."""
 
 NAMES = ("a", "b", "trainer", "8080", "true", "x,y", "é")
 """Values of the ``name`` fields that match selectors look for."""
 
-scalars = (st.none() | st.booleans() | st.integers(-2, 2)
-           | st.floats(allow_nan=False, allow_infinity=False, width=16)
-           | st.sampled_from(NAMES))
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-2, 2)
+    | st.floats(allow_nan=False, allow_infinity=False, width=16)
+    | st.sampled_from(NAMES)
+)
 """JSON scalars, including ``1``, ``1.0`` and ``True``, which must stay apart."""
 
 _path_scalars = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(NAMES)
@@ -87,7 +104,8 @@ _path_scalars = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from
 def _named_maps(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries(
         {"name": st.sampled_from(NAMES)},
-        optional={"value": children, "env": children, "b": scalars})
+        optional={"value": children, "env": children, "b": scalars},
+    )
 
 
 @cache
@@ -95,10 +113,13 @@ def json_values(max_leaves: int = 10) -> st.SearchStrategy[Any]:
     """Nested maps and lists of scalars; lists often hold maps with a ``name``."""
     return st.recursive(
         scalars,
-        lambda children: (st.lists(children, max_size=3)
-                          | st.lists(_named_maps(children), max_size=3)
-                          | st.dictionaries(st.sampled_from(KEYS), children, max_size=3)),
-        max_leaves=max_leaves)
+        lambda children: (
+            st.lists(children, max_size=3)
+            | st.lists(_named_maps(children), max_size=3)
+            | st.dictionaries(st.sampled_from(KEYS), children, max_size=3)
+        ),
+        max_leaves=max_leaves,
+    )
 
 
 @cache
@@ -110,28 +131,51 @@ def json_docs(max_leaves: int = 12) -> st.SearchStrategy[dict[str, Any]]:
 @cache
 def pods() -> st.SearchStrategy[dict[str, Any]]:
     """Small pods: containers with names, env lists, labels, tolerations."""
-    env = st.lists(st.fixed_dictionaries({"name": st.sampled_from(("A", "B", "NCCL_DEBUG")),
-                                          "value": st.sampled_from(("0", "1", "INFO"))}),
-                   max_size=3)
+    env = st.lists(
+        st.fixed_dictionaries(
+            {
+                "name": st.sampled_from(("A", "B", "NCCL_DEBUG")),
+                "value": st.sampled_from(("0", "1", "INFO")),
+            }
+        ),
+        max_size=3,
+    )
     container = st.fixed_dictionaries(
         {"name": st.sampled_from(("trainer", "trainer-0", "sidecar"))},
-        optional={"image": st.sampled_from(("x", "y")), "env": env,
-                  "args": st.lists(st.sampled_from(("--fast", "-v")), max_size=2)})
+        optional={
+            "image": st.sampled_from(("x", "y")),
+            "env": env,
+            "args": st.lists(st.sampled_from(("--fast", "-v")), max_size=2),
+        },
+    )
     spec = st.fixed_dictionaries(
         {"containers": st.lists(container, max_size=3)},
-        optional={"nodeSelector": st.dictionaries(st.sampled_from(("gpu", "zone")),
-                                                  st.sampled_from(("a", "b")), max_size=2),
-                  "tolerations": st.lists(st.fixed_dictionaries(
-                      {"key": st.sampled_from(("a", "b"))}), max_size=2),
-                  "hostIPC": st.booleans()})
+        optional={
+            "nodeSelector": st.dictionaries(
+                st.sampled_from(("gpu", "zone")), st.sampled_from(("a", "b")), max_size=2
+            ),
+            "tolerations": st.lists(
+                st.fixed_dictionaries({"key": st.sampled_from(("a", "b"))}), max_size=2
+            ),
+            "hostIPC": st.booleans(),
+        },
+    )
     metadata = st.fixed_dictionaries(
-        {}, optional={"labels": st.dictionaries(st.sampled_from(("team", "app")),
-                                                st.sampled_from(("ml", "x")), max_size=2),
-                      "annotations": st.dictionaries(
-                          st.sampled_from(("sidecar.istio.io/inject", "a/b")),
-                          st.sampled_from(("true", "false")), max_size=2)})
-    return st.fixed_dictionaries({"spec": spec}, optional={"metadata": metadata,
-                                                         "kind": st.just("Pod")})
+        {},
+        optional={
+            "labels": st.dictionaries(
+                st.sampled_from(("team", "app")), st.sampled_from(("ml", "x")), max_size=2
+            ),
+            "annotations": st.dictionaries(
+                st.sampled_from(("sidecar.istio.io/inject", "a/b")),
+                st.sampled_from(("true", "false")),
+                max_size=2,
+            ),
+        },
+    )
+    return st.fixed_dictionaries(
+        {"spec": spec}, optional={"metadata": metadata, "kind": st.just("Pod")}
+    )
 
 
 _NOTHING = object()
@@ -154,22 +198,25 @@ def paths_into(draw: st.DrawFn, doc: Any, max_parts: int = 4, min_parts: int = 1
             if isinstance(part, Index) and -len(node) <= part.index < len(node):
                 node = node[part.index]
             elif isinstance(part, (All, Match)):
-                found = [e for e in node if part.matches(e)] if isinstance(part, Match) \
-                    else node
+                found = [e for e in node if part.matches(e)] if isinstance(part, Match) else node
                 node = found[0] if found else _NOTHING
             else:
                 node = _NOTHING
         else:
             part = draw(st.sampled_from(KEYS).map(Key) | _list_part([]))
             parts.append(part)
-            node = node.get(part.name, _NOTHING) if (
-                isinstance(part, Key) and isinstance(node, dict)) else _NOTHING
+            node = (
+                node.get(part.name, _NOTHING)
+                if (isinstance(part, Key) and isinstance(node, dict))
+                else _NOTHING
+            )
     return Path(parts)
 
 
 def _list_part(seq: list[Any]) -> st.SearchStrategy[Any]:
-    names = sorted({str(e["name"]) for e in seq if isinstance(e, dict)
-                    and isinstance(e.get("name"), str)}) or ["a"]
+    names = sorted(
+        {str(e["name"]) for e in seq if isinstance(e, dict) and isinstance(e.get("name"), str)}
+    ) or ["a"]
     return _list_part_for(tuple(names), len(seq))
 
 
@@ -178,10 +225,16 @@ def _list_part_for(names: tuple[str, ...], size: int) -> st.SearchStrategy[Any]:
     single = st.sampled_from((*names, "nope")).map(lambda name: Match((("name", name),)))
     # no floats: the path grammar has none, so str() of such a path would not parse back
     double = st.tuples(st.sampled_from(names), _path_scalars).map(
-        lambda pair: Match((("name", pair[0]), ("b", pair[1]))))
+        lambda pair: Match((("name", pair[0]), ("b", pair[1])))
+    )
     return st.one_of(
         st.integers(-size - 1, size).map(Index),
-        st.just(End()), st.just(All()), single, single, double)
+        st.just(End()),
+        st.just(All()),
+        single,
+        single,
+        double,
+    )
 
 
 @cache
@@ -189,12 +242,16 @@ def any_paths(max_parts: int = 5) -> st.SearchStrategy[Path]:
     """Paths of every kind of part, with keys and match values that need quoting."""
     text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
     key = (text | st.sampled_from(KEYS)).map(Key)
-    value = (st.none() | st.booleans() | st.integers(-1000, 1000) | text
-             | st.sampled_from(("true", "8080", "-1", "a,b", "x]", "a=b", "'q'", "\\")))
+    value = (
+        st.none()
+        | st.booleans()
+        | st.integers(-1000, 1000)
+        | text
+        | st.sampled_from(("true", "8080", "-1", "a,b", "x]", "a=b", "'q'", "\\"))
+    )
     field = text.filter(bool) | st.sampled_from(("name", "containerPort", "x.y"))
     match = st.lists(st.tuples(field, value), min_size=1, max_size=3).map(Match)
-    part = st.one_of(key, key, st.integers(-5, 5).map(Index), st.just(End()), st.just(All()),
-                     match)
+    part = st.one_of(key, key, st.integers(-5, 5).map(Index), st.just(End()), st.just(All()), match)
     return st.lists(part, max_size=max_parts).map(Path)
 
 
@@ -239,8 +296,9 @@ def _map_values() -> st.SearchStrategy[dict[str, Any]]:
 
 
 @st.composite
-def plain_transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1,
-                         root_ok: bool = True, kind: str | None = None) -> Transform:
+def plain_transforms_for(
+    draw: st.DrawFn, doc: Any, depth: int = 1, root_ok: bool = True, kind: str | None = None
+) -> Transform:
     """A transform of any combinator (or of ``kind``), built from plain values only
     (no functions), with a path into ``doc``."""
     target = draw(paths_into(doc, min_parts=0 if root_ok else 1))
@@ -261,8 +319,11 @@ def plain_transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1,
         return factory(target, *items, unique=draw(st.booleans()))
     if kind == "insert_at":
         items = draw(st.lists(json_values(4), min_size=1, max_size=2))
-        anchor = draw(st.sampled_from(NAMES).map(lambda n: Match((("name", n),)).text()[1:-1])
-                      | st.integers(-2, 2) | st.sampled_from(NAMES).map(lambda n: {"name": n}))
+        anchor = draw(
+            st.sampled_from(NAMES).map(lambda n: Match((("name", n),)).text()[1:-1])
+            | st.integers(-2, 2)
+            | st.sampled_from(NAMES).map(lambda n: {"name": n})
+        )
         if draw(st.booleans()):
             return insert_at(target, *items, before=anchor, unique=draw(st.booleans()))
         return insert_at(target, *items, after=anchor, unique=draw(st.booleans()))
@@ -289,8 +350,20 @@ def plain_transforms_for(draw: st.DrawFn, doc: Any, depth: int = 1,
     return result
 
 
-PLAIN_KINDS = ("upsert", "replace_at", "set_default", "remove_at", "append_at", "prepend_at",
-               "insert_at", "merge_by", "expect", "for_each", "when", "chain")
+PLAIN_KINDS = (
+    "upsert",
+    "replace_at",
+    "set_default",
+    "remove_at",
+    "append_at",
+    "prepend_at",
+    "insert_at",
+    "merge_by",
+    "expect",
+    "for_each",
+    "when",
+    "chain",
+)
 """What :func:`plain_transforms_for` builds: every combinator, and compositions."""
 
 KINDS = (*PLAIN_KINDS, "update_at", "when_fn", "for_each_fn")

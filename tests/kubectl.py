@@ -22,7 +22,23 @@ def kubectl_patch(obj: Any, patch: Any, patch_type: str) -> tuple[int, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "object.json"
         source.write_text(json.dumps(obj))
-        done = subprocess.run([KUBECTL, "patch", "--local", "-f", str(source), "--type",
-                               patch_type, "-p", json.dumps(patch), "-o", "json"],
-                              capture_output=True, text=True, timeout=60, check=False)
+        done = subprocess.run(
+            [
+                KUBECTL,
+                "patch",
+                "--local",
+                "-f",
+                str(source),
+                "--type",
+                patch_type,
+                "-p",
+                json.dumps(patch),
+                "-o",
+                "json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     return done.returncode, json.loads(done.stdout) if done.returncode == 0 else done.stderr

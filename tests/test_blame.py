@@ -31,12 +31,16 @@ def test_every_change_is_blamed_once_and_the_steps_give_the_overlay_s_result() -
 
 
 def test_the_last_step_that_changed_a_field_wins() -> None:
-    text = ("- {op: upsert, path: spec.priorityClassName, value: low}\n"
-            "- {op: upsert, path: spec.hostIPC, value: false}\n"
-            "- {op: upsert, path: spec.priorityClassName, value: high}\n")
+    text = (
+        "- {op: upsert, path: spec.priorityClassName, value: low}\n"
+        "- {op: upsert, path: spec.hostIPC, value: false}\n"
+        "- {op: upsert, path: spec.priorityClassName, value: high}\n"
+    )
     found = {str(item.change.path): item.origin for item in blame(POD, yaml_steps(text, "o.yaml"))}
-    assert (found["spec.priorityClassName"].source, found["spec.priorityClassName"].line) == \
-        ("o.yaml", 3)
+    assert (found["spec.priorityClassName"].source, found["spec.priorityClassName"].line) == (
+        "o.yaml",
+        3,
+    )
     assert found["spec.hostIPC"].line == 2
 
 
@@ -59,8 +63,11 @@ def test_a_recipe_is_cut_into_its_body_s_steps() -> None:
 
 
 def test_python_overlays_are_blamed_by_step() -> None:
-    overlay = chain(upsert("spec.hostIPC", True), append_at("spec.tolerations", {"key": "g"}),
-                    remove_at("spec.hostIPC"))
+    overlay = chain(
+        upsert("spec.hostIPC", True),
+        append_at("spec.tolerations", {"key": "g"}),
+        remove_at("spec.hostIPC"),
+    )
     found = blame(POD, steps_of(overlay))
     assert [str(item.change.path) for item in found] == ["spec.tolerations"]
     assert str(found[0].origin).startswith("step 2: ")
@@ -83,24 +90,30 @@ def test_a_bad_overlay_raises_what_loads_overlay_raises() -> None:
 # ---------------------------------------------------------------- per list element
 
 SHM = "- {recipe: shm_size, size: 2Gi}\n"
-SECRET = ("spec:\n"
-          "  volumes:\n"
-          "  - name: creds\n"
-          "    secret: {secretName: creds}\n"
-          "  containers: !merge-by\n"
-          "  - name: trainer\n"
-          "    volumeMounts:\n"
-          "    - {name: creds, mountPath: /etc/creds}\n")
-SHM_PARTIAL = ("spec:\n"
-               "  volumes:\n"
-               "  - name: dshm\n"
-               "    emptyDir: {medium: Memory}\n"
-               "  containers: !merge-by\n"
-               "  - name: trainer\n"
-               "    volumeMounts:\n"
-               "    - {name: dshm, mountPath: /dev/shm}\n")
-MANIFEST = ("apiVersion: v1\nkind: Pod\nmetadata: {name: train}\n"
-            "spec:\n  containers:\n  - {name: trainer, image: 't:1'}\n")
+SECRET = (
+    "spec:\n"
+    "  volumes:\n"
+    "  - name: creds\n"
+    "    secret: {secretName: creds}\n"
+    "  containers: !merge-by\n"
+    "  - name: trainer\n"
+    "    volumeMounts:\n"
+    "    - {name: creds, mountPath: /etc/creds}\n"
+)
+SHM_PARTIAL = (
+    "spec:\n"
+    "  volumes:\n"
+    "  - name: dshm\n"
+    "    emptyDir: {medium: Memory}\n"
+    "  containers: !merge-by\n"
+    "  - name: trainer\n"
+    "    volumeMounts:\n"
+    "    - {name: dshm, mountPath: /dev/shm}\n"
+)
+MANIFEST = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: train}\n"
+    "spec:\n  containers:\n  - {name: trainer, image: 't:1'}\n"
+)
 MOUNTS = "spec.containers[name=trainer].volumeMounts"
 
 
@@ -133,25 +146,31 @@ def test_the_split_changes_together_are_the_change_of_the_whole() -> None:
     (mounts,) = select(after, MOUNTS)
     by_path = {str(item.change.path): item.change for item in found}
     assert [by_path[f"{MOUNTS}[mountPath={m['mountPath']}]"].after for m in mounts] == mounts
-    assert [by_path[f"spec.volumes[name={v['name']}]"].after for v in after["spec"]["volumes"]] \
-        == after["spec"]["volumes"]
+    assert [
+        by_path[f"spec.volumes[name={v['name']}]"].after for v in after["spec"]["volumes"]
+    ] == after["spec"]["volumes"]
     assert all(item.change.before is MISSING for item in found)
 
 
 def test_a_new_subtree_two_steps_build_names_both_where_they_differ() -> None:
     # one step makes the map, a second adds a key inside it: both are named, each at its key
-    overlay = chain(upsert("spec.nodeSelector", {"pool": "a"}),
-                    upsert("spec.nodeSelector.zone", "z1"),
-                    upsert("metadata.labels.team", "ml"))
+    overlay = chain(
+        upsert("spec.nodeSelector", {"pool": "a"}),
+        upsert("spec.nodeSelector.zone", "z1"),
+        upsert("metadata.labels.team", "ml"),
+    )
     found = {str(item.change.path): str(item.origin) for item in blame(POD, steps_of(overlay))}
-    assert found == {"spec.nodeSelector.pool": "step 1: merge {pool: a} into spec.nodeSelector",
-                     "spec.nodeSelector.zone": "step 2: set spec.nodeSelector.zone to z1",
-                     "metadata": "step 3: set metadata.labels.team to ml"}
+    assert found == {
+        "spec.nodeSelector.pool": "step 1: merge {pool: a} into spec.nodeSelector",
+        "spec.nodeSelector.zone": "step 2: set spec.nodeSelector.zone to z1",
+        "metadata": "step 3: set metadata.labels.team to ml",
+    }
 
 
 def test_one_step_that_rewrote_all_a_former_step_built_is_the_only_writer() -> None:
-    overlay = chain(upsert("spec.nodeSelector", {"pool": "a"}),
-                    upsert("spec.nodeSelector.pool", "b"))
+    overlay = chain(
+        upsert("spec.nodeSelector", {"pool": "a"}), upsert("spec.nodeSelector.pool", "b")
+    )
     (found,) = blame(POD, steps_of(overlay))
     assert str(found.change.path) == "spec.nodeSelector" and found.origin is not None
     assert found.origin.step.startswith("step 2: ")
@@ -159,8 +178,10 @@ def test_one_step_that_rewrote_all_a_former_step_built_is_the_only_writer() -> N
 
 def test_writers_at_a_path_name_every_step_per_element() -> None:
     walk = writers(POD, two_files())
-    assert where_of(walk.at("spec.volumes")) == {"spec.volumes[name=dshm]": "shm.yaml:1",
-                                                 "spec.volumes[name=creds]": "secret.yaml:3"}
+    assert where_of(walk.at("spec.volumes")) == {
+        "spec.volumes[name=dshm]": "shm.yaml:1",
+        "spec.volumes[name=creds]": "secret.yaml:3",
+    }
     # a path as validation names it (a mount by its volume's name) finds the element too
     (mount,) = walk.at(f"{MOUNTS}[name=dshm].name")
     assert (mount.origin.source, mount.step) == ("shm.yaml", 2)
@@ -171,9 +192,20 @@ def test_writers_at_a_path_name_every_step_per_element() -> None:
 def test_writers_at_a_selector_name_every_element_it_selects() -> None:
     # [containerPort=80] selects a port of either protocol, as select finds them; the walk
     # named only the one whose merge key it is
-    pod = {"spec": {"containers": [{"name": "a", "ports": [
-        {"containerPort": 80}, {"containerPort": 80, "protocol": "UDP"},
-        {"containerPort": 81}]}]}}
+    pod = {
+        "spec": {
+            "containers": [
+                {
+                    "name": "a",
+                    "ports": [
+                        {"containerPort": 80},
+                        {"containerPort": 80, "protocol": "UDP"},
+                        {"containerPort": 81},
+                    ],
+                }
+            ]
+        }
+    }
     where = "spec.containers[name=a].ports[containerPort=80]"
     walk = writers(pod, steps_of(upsert("spec.containers[name=a].ports[*].name", "web")))
     assert [found.change.after for found in walk.at(where)] == select(walk.after, where)
@@ -188,16 +220,21 @@ PODFOLD = Path(sys.executable).with_name("podfold")
 def podfold(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     for name, text in (("shm.yaml", SHM), ("secret.yaml", SECRET), ("pod.yaml", MANIFEST)):
         (tmp_path / name).write_text(text)
-    return subprocess.run([str(PODFOLD), *args], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [str(PODFOLD), *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_explain_blame_names_each_file_per_element(tmp_path: Path) -> None:
-    result = podfold(tmp_path, "explain", "--blame", "-f", "shm.yaml", "-f", "secret.yaml",
-                     "pod.yaml")
+    result = podfold(
+        tmp_path, "explain", "--blame", "-f", "shm.yaml", "-f", "secret.yaml", "pod.yaml"
+    )
     assert result.returncode == 0, result.stderr
-    blamed = dict(line.removeprefix("#   ").split("  <- ") for line in result.stdout.splitlines()
-                  if "  <- " in line)
+    blamed = dict(
+        line.removeprefix("#   ").split("  <- ")
+        for line in result.stdout.splitlines()
+        if "  <- " in line
+    )
     assert {where: origin.split(": ")[0] for where, origin in blamed.items()} == {
         f"{MOUNTS}[mountPath=/dev/shm]": "shm.yaml:1",
         f"{MOUNTS}[mountPath=/etc/creds]": "secret.yaml:8",
@@ -205,12 +242,24 @@ def test_explain_blame_names_each_file_per_element(tmp_path: Path) -> None:
         "spec.volumes[name=creds]": "secret.yaml:3",
     }
     assert blamed["spec.volumes[name=dshm]"].startswith(
-        "shm.yaml:1: step 1: recipe shm_size('2Gi') > its step 3 of 3: ")
+        "shm.yaml:1: step 1: recipe shm_size('2Gi') > its step 3 of 3: "
+    )
 
 
 def test_deny_names_each_file_for_the_elements_it_wrote(tmp_path: Path) -> None:
-    result = podfold(tmp_path, "apply", "--deny", "spec.volumes", "--deny", MOUNTS,
-                     "-f", "shm.yaml", "-f", "secret.yaml", "pod.yaml")
+    result = podfold(
+        tmp_path,
+        "apply",
+        "--deny",
+        "spec.volumes",
+        "--deny",
+        MOUNTS,
+        "-f",
+        "shm.yaml",
+        "-f",
+        "secret.yaml",
+        "pod.yaml",
+    )
     assert result.returncode == 1 and result.stdout == ""
     label = "pod.yaml: document 1: Pod/train template (the document itself)"
     assert result.stderr.splitlines()[:-1] == [
@@ -223,34 +272,39 @@ def test_deny_names_each_file_for_the_elements_it_wrote(tmp_path: Path) -> None:
 
 
 def test_deny_names_the_one_file_that_wrote_a_path(tmp_path: Path) -> None:
-    result = podfold(tmp_path, "apply", "--deny", "spec.volumes", "-f", "secret.yaml",
-                     "pod.yaml")
+    result = podfold(tmp_path, "apply", "--deny", "spec.volumes", "-f", "secret.yaml", "pod.yaml")
     assert result.returncode == 1
     assert result.stderr.splitlines()[0].endswith(
-        "spec.volumes: a denied path was changed (denied: spec.volumes) "
-        "(written by secret.yaml:2)")
+        "spec.volumes: a denied path was changed (denied: spec.volumes) (written by secret.yaml:2)"
+    )
 
 
 # ---------------------------------------------------------------- the walk's laws
 
+
 def test_a_removed_element_names_the_step_that_removed_it_and_unchanged_ones_none() -> None:
     pod = {"spec": {"volumes": [{"name": "a", "emptyDir": {}}, {"name": "b", "emptyDir": {}}]}}
-    overlay = chain(remove_at("spec.volumes[name=a]"),
-                    upsert("spec.volumes[name=c]", {"secret": {"secretName": "c"}}))
+    overlay = chain(
+        remove_at("spec.volumes[name=a]"),
+        upsert("spec.volumes[name=c]", {"secret": {"secretName": "c"}}),
+    )
     found = writers(pod, steps_of(overlay)).at("spec.volumes")
     assert [(str(item.change.path), item.step, item.change.after) for item in found] == [
         ("spec.volumes[name=c]", 2, {"name": "c", "secret": {"secretName": "c"}}),
-        ("spec.volumes[name=a]", 1, MISSING)]
+        ("spec.volumes[name=a]", 1, MISSING),
+    ]
     assert found[1].change.before == {"name": "a", "emptyDir": {}}
 
 
 def test_what_a_step_added_and_a_later_one_removed_has_no_writer() -> None:
-    overlay = chain(upsert("spec.nodeSelector", {"pool": "a", "zone": "z"}),
-                    remove_at("spec.nodeSelector.zone"))
+    overlay = chain(
+        upsert("spec.nodeSelector", {"pool": "a", "zone": "z"}), remove_at("spec.nodeSelector.zone")
+    )
     walk = writers(POD, steps_of(overlay))
     assert walk.at("spec.nodeSelector.zone") == []
-    assert [(str(item.change.path), item.step) for item in walk.at("spec.nodeSelector")] == \
-        [("spec.nodeSelector", 1)]
+    assert [(str(item.change.path), item.step) for item in walk.at("spec.nodeSelector")] == [
+        ("spec.nodeSelector", 1)
+    ]
 
 
 def test_a_walk_over_states_names_steps_by_number() -> None:
@@ -261,16 +315,19 @@ def test_a_walk_over_states_names_steps_by_number() -> None:
     walk = Writers([POD, first, second])
     assert [str(item) for item in walk.at("spec.volumes")] == [
         "spec.volumes[name=a]: (absent) -> {'name': 'a', 'emptyDir': {}}  <- step 1",
-        "spec.volumes[name=b]: (absent) -> {'name': 'b', 'emptyDir': {}}  <- step 2"]
+        "spec.volumes[name=b]: (absent) -> {'name': 'b', 'emptyDir': {}}  <- step 2",
+    ]
     with pytest.raises(ValueError, match="a walk needs the document"):
         Writers([])
 
 
 VOLUMES = st.sampled_from(["a", "b", "c"])
 STEPS = st.one_of(
-    st.builds(lambda name, size: upsert(f"spec.volumes[name={name}]",
-                                        {"emptyDir": {"sizeLimit": size}}),
-              VOLUMES, st.sampled_from(["1Gi", "2Gi"])),
+    st.builds(
+        lambda name, size: upsert(f"spec.volumes[name={name}]", {"emptyDir": {"sizeLimit": size}}),
+        VOLUMES,
+        st.sampled_from(["1Gi", "2Gi"]),
+    ),
     st.builds(lambda name: remove_at(f"spec.volumes[name={name}]"), VOLUMES),
     st.builds(lambda name: upsert(f"spec.volumes[name={name}]", {"secret": {}}), VOLUMES),
     st.builds(lambda key: upsert(f"spec.nodeSelector.{key}", "x"), st.sampled_from("pq")),
@@ -289,20 +346,26 @@ def test_each_part_is_the_last_step_that_wrote_at_or_above_it(overlay: list[Any]
     states = [pod]
     for step in overlay:
         states.append(step(states[-1]))
-    written = [[change.path for change in changes_between(before, after)]
-               for before, after in itertools.pairwise(states)]
+    written = [
+        [change.path for change in changes_between(before, after)]
+        for before, after in itertools.pairwise(states)
+    ]
     found = blame(pod, steps_of(chain(*overlay)) if overlay else [])
     for change in changes_between(pod, states[-1]):  # each change is named, or its parts are
-        assert any(item.change.path.parts[:len(change.path)] == change.path.parts
-                   for item in found)
+        assert any(
+            item.change.path.parts[: len(change.path)] == change.path.parts for item in found
+        )
     for item in found:
         assert item.step is not None
         where = item.change.path
         now = select(states[-1], where)
         assert now == ([] if item.change.after is MISSING else [item.change.after])
         assert any(_overlap(path, where) for path in written[item.step - 1])
-        assert not any(path.parts == where.parts[:len(path)]
-                       for later in written[item.step:] for path in later)
+        assert not any(
+            path.parts == where.parts[: len(path)]
+            for later in written[item.step :]
+            for path in later
+        )
 
 
 def _overlap(a: Any, b: Any) -> bool:
@@ -314,11 +377,14 @@ def test_blame_on_8000_volumes_stays_within_budget() -> None:
     from tests.test_growth import run_bounded
 
     # two steps over 8,000 volumes: a scan of every write for each change took minutes
-    assert run_bounded("""
+    assert run_bounded(
+        """
         from combinators import chain, merge_by, upsert
         from transforms.analysis.blame import blame, steps_of
         overlay = chain(merge_by("spec.volumes", volumes),
                         upsert("spec.volumes[*].emptyDir.medium", "Memory"))
         found = blame(pod, steps_of(overlay))
         print(len(found), len({item.step for item in found}))
-    """, n=8_000).split() == ["24000", "2"]
+    """,
+        n=8_000,
+    ).split() == ["24000", "2"]

@@ -36,16 +36,19 @@ A100 = REPO / "examples" / "a100.yaml"
 COMMANDS = ("apply", "explain", "validate", "render", "recipes")
 
 
-def podfold(*args: str, stdin: str | None = None, cwd: Path = REPO
-            ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(PODFOLD), *args], input=stdin, cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+def podfold(
+    *args: str, stdin: str | None = None, cwd: Path = REPO
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(PODFOLD), *args], input=stdin, cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 def python_apply(overlay: Path, manifest: Path, select: str | None = None) -> list[Any]:
     documents = [doc for doc in yaml.safe_load_all(manifest.read_text()) if doc is not None]
-    return apply_to_documents(load_overlay(overlay), documents,
-                              select=Selector.parse(select) if select else None)
+    return apply_to_documents(
+        load_overlay(overlay), documents, select=Selector.parse(select) if select else None
+    )
 
 
 def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
@@ -71,17 +74,22 @@ def test_top_level_help_names_every_command_and_the_exit_codes() -> None:
     assert all(name in text for name in COMMANDS)
     assert "0 success, 1 a validation or overlay failure, 2 a usage error" in text
     # what a script sees where the output cannot be written (tests/test_output_faults.py)
-    assert "Output that cannot be written whole (a full disk, a closed stdout) fails with 1" \
+    assert (
+        "Output that cannot be written whole (a full disk, a closed stdout) fails with 1"
         in " ".join(text.split())
+    )
     assert "by SIGPIPE, as it ends any writer (141 in a shell)" in " ".join(text.split())
 
 
 def test_help_does_not_import_torchx_or_kubernetes() -> None:
-    code = ("import sys\nfrom transforms.cli import main\ntry:\n    main(['--help'])\n"
-            "except SystemExit:\n    pass\nprint(sorted(m for m in ('torchx', 'kubernetes', "
-            "'transforms.kube.workloads') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=60, cwd=REPO)
+    code = (
+        "import sys\nfrom transforms.cli import main\ntry:\n    main(['--help'])\n"
+        "except SystemExit:\n    pass\nprint(sorted(m for m in ('torchx', 'kubernetes', "
+        "'transforms.kube.workloads') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
@@ -129,8 +137,9 @@ def test_apply_several_overlays_in_order(tmp_path: Path) -> None:
 
 
 def test_apply_select_by_role() -> None:
-    result = podfold("apply", "-f", str(A100), "--select", "kind=PyTorchJob,role=Worker",
-                     str(PYTORCHJOB))
+    result = podfold(
+        "apply", "-f", str(A100), "--select", "kind=PyTorchJob,role=Worker", str(PYTORCHJOB)
+    )
     assert result.returncode == 0, result.stderr
     (job,) = yaml.safe_load_all(result.stdout)
     (original,) = yaml.safe_load_all(PYTORCHJOB.read_text())
@@ -160,15 +169,34 @@ def test_apply_to_a_list_reaches_its_items() -> None:
 
 @needs_kubectl
 def test_a_strategic_step_gives_kubectl_s_result_on_a_deployment(tmp_path: Path) -> None:
-    pod_patch = {"spec": {"containers": [{"name": "nginx", "resources": {
-        "limits": {"memory": "1Gi"}}}], "tolerations": [{"key": "gpu", "operator": "Exists"}]}}
+    pod_patch = {
+        "spec": {
+            "containers": [{"name": "nginx", "resources": {"limits": {"memory": "1Gi"}}}],
+            "tolerations": [{"key": "gpu", "operator": "Exists"}],
+        }
+    }
     overlay = tmp_path / "patch.yaml"
     overlay.write_text(yaml.safe_dump([{"strategic": pod_patch}]))
     ours = json.loads(podfold("apply", "-f", str(overlay), "-o", "json", str(DEPLOYMENT)).stdout)
     assert KUBECTL is not None
-    kubectl = subprocess.run([KUBECTL, "patch", "--local", "-f", str(DEPLOYMENT), "--type",
-                              "strategic", "-p", json.dumps({"spec": {"template": pod_patch}}),
-                              "-o", "json"], capture_output=True, text=True, timeout=60)
+    kubectl = subprocess.run(
+        [
+            KUBECTL,
+            "patch",
+            "--local",
+            "-f",
+            str(DEPLOYMENT),
+            "--type",
+            "strategic",
+            "-p",
+            json.dumps({"spec": {"template": pod_patch}}),
+            "-o",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert kubectl.returncode == 0, kubectl.stderr
     assert ours == json.loads(kubectl.stdout)
     assert [c["name"] for c in ours["spec"]["template"]["spec"]["containers"]] == ["nginx"]
@@ -178,10 +206,10 @@ def test_a_strategic_step_gives_kubectl_s_result_on_a_deployment(tmp_path: Path)
 
 
 def test_an_overlay_failure_is_one_line_naming_document_template_and_what_was_there(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     overlay = tmp_path / "strict.yaml"
-    overlay.write_text("- {op: remove, path: 'spec.containers[name=trainer]', "
-                       "missing_ok: false}\n")
+    overlay.write_text("- {op: remove, path: 'spec.containers[name=trainer]', missing_ok: false}\n")
     line = one_error_line(podfold("apply", "-f", str(overlay), str(PYTORCHJOB)))
     assert "no element [name=trainer] in spec.containers" in line
     assert "names present: pytorch" in line
@@ -208,24 +236,29 @@ def test_a_bad_manifest_names_file_and_line(tmp_path: Path) -> None:
 def test_debug_adds_the_traceback(tmp_path: Path) -> None:
     overlay = tmp_path / "strict.yaml"
     overlay.write_text("- {op: remove, path: 'spec.containers[name=x]', missing_ok: false}\n")
-    for args in (("--debug", "apply", "-f", str(overlay), str(DEPLOYMENT)),
-                 ("apply", "--debug", "-f", str(overlay), str(DEPLOYMENT))):
+    for args in (
+        ("--debug", "apply", "-f", str(overlay), str(DEPLOYMENT)),
+        ("apply", "--debug", "-f", str(overlay), str(DEPLOYMENT)),
+    ):
         result = podfold(*args)
         assert result.returncode == 1
         assert "Traceback (most recent call last)" in result.stderr
         assert result.stderr.splitlines()[-1].startswith("podfold: error: ")
 
 
-@pytest.mark.parametrize("args", [
-    ("apply", str(DEPLOYMENT)),                                        # no -f
-    ("apply", "-f", str(A100), "--select", "rol=Worker", str(DEPLOYMENT)),
-    ("apply", "-f", str(A100), "--select", "kind=Deploymnt", str(DEPLOYMENT)),
-    ("apply", "-f", str(A100), "no-such-file.yaml"),
-    ("apply", "-f", str(A100), "-o", "xml", str(DEPLOYMENT)),
-    ("validate", "--k8s-version", "0.1", str(DEPLOYMENT)),
-    ("recipes", "gpx"),
-    ("frobnicate",),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("apply", str(DEPLOYMENT)),  # no -f
+        ("apply", "-f", str(A100), "--select", "rol=Worker", str(DEPLOYMENT)),
+        ("apply", "-f", str(A100), "--select", "kind=Deploymnt", str(DEPLOYMENT)),
+        ("apply", "-f", str(A100), "no-such-file.yaml"),
+        ("apply", "-f", str(A100), "-o", "xml", str(DEPLOYMENT)),
+        ("validate", "--k8s-version", "0.1", str(DEPLOYMENT)),
+        ("recipes", "gpx"),
+        ("frobnicate",),
+    ],
+)
 def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
     result = podfold(*args)
     assert result.returncode == 2, result.stderr
@@ -234,8 +267,10 @@ def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
 
 
 def test_near_misses_in_usage_errors() -> None:
-    assert "did you mean: Deployment" in podfold(
-        "apply", "-f", str(A100), "--select", "kind=Deploymnt", str(DEPLOYMENT)).stderr
+    assert (
+        "did you mean: Deployment"
+        in podfold("apply", "-f", str(A100), "--select", "kind=Deploymnt", str(DEPLOYMENT)).stderr
+    )
     assert "did you mean gpu?" in podfold("recipes", "gpx").stderr
 
 
@@ -259,8 +294,13 @@ def test_explain_colours_when_asked_and_on_a_terminal() -> None:
     # on a terminal, by default
     main, secondary = pty.openpty()
     try:
-        done = subprocess.run([str(PODFOLD), "explain", "-f", str(A100), str(DEPLOYMENT)],
-                              stdout=secondary, stderr=subprocess.PIPE, cwd=REPO, timeout=60)
+        done = subprocess.run(
+            [str(PODFOLD), "explain", "-f", str(A100), str(DEPLOYMENT)],
+            stdout=secondary,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            timeout=60,
+        )
         os.close(secondary)
         chunks = []
         while True:
@@ -280,14 +320,18 @@ def test_explain_colours_when_asked_and_on_a_terminal() -> None:
 def test_explain_blame_names_file_line_and_recipe_steps() -> None:
     result = podfold("explain", "--blame", "-f", str(A100), str(DEPLOYMENT))
     assert result.returncode == 0, result.stderr
-    blamed = {line.split("  <- ")[0].strip("# "): line.split("  <- ")[1]
-              for line in result.stdout.splitlines() if "  <- " in line}
+    blamed = {
+        line.split("  <- ")[0].strip("# "): line.split("  <- ")[1]
+        for line in result.stdout.splitlines()
+        if "  <- " in line
+    }
     text = A100.read_text().splitlines()
     node_selector_line = next(n for n, line in enumerate(text, 1) if "nodeSelector:" in line)
     assert blamed["spec.nodeSelector"] == f"{A100}:{node_selector_line}: partial pod"
     shm_line = next(n for n, line in enumerate(text, 1) if "shm_size" in line)
     assert blamed["spec.volumes"].startswith(
-        f"{A100}:{shm_line}: document 2, step 1: recipe shm_size('16Gi') > its step 3 of 3: ")
+        f"{A100}:{shm_line}: document 2, step 1: recipe shm_size('16Gi') > its step 3 of 3: "
+    )
     assert blamed["spec.containers[name=nginx].env"].startswith(f"{A100}:{shm_line + 1}: ")
     assert "recipe add_env(NCCL_DEBUG='INFO')" in blamed["spec.containers[name=nginx].env"]
 

@@ -34,8 +34,9 @@ WORKER = "document 1: PyTorchJob/pytorch-simple template Worker (spec.pytorchRep
 
 
 def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True, text=True, timeout=120
+    )
 
 
 def written(tmp_path: Path, name: str, text: str) -> Path:
@@ -60,19 +61,36 @@ def problems_of(result: subprocess.CompletedProcess[str], source: Path) -> list[
 # ---------------------------------------------------------------- validation of what changed
 
 
-@pytest.mark.parametrize(("overlay", "where", "message"), [
-    # lists append: a second container 'pytorch', with no image
-    ("spec: {containers: [{name: pytorch, resources: {limits: {nvidia.com/gpu: 1}}}]}\n",
-     "spec.containers[1].image", "a container of a pod needs an image"),
-    ("- {op: upsert, path: spec.nodeSelector, value: [a]}\n",
-     "spec.nodeSelector", "expected object, found list ['a']"),
-    ("spec: {restartPolicy: always}\n",
-     "spec.restartPolicy", "'always' is not one of: Always, OnFailure, Never"),
-    ('- {op: upsert, path: spec.terminationGracePeriodSeconds, value: "30"}\n',
-     "spec.terminationGracePeriodSeconds", "expected integer, found string '30'"),
-], ids=["container-without-image", "list-for-a-map", "enum", "string-for-an-integer"])
-def test_apply_refuses_what_the_overlays_break(tmp_path: Path, overlay: str, where: str,
-                                               message: str) -> None:
+@pytest.mark.parametrize(
+    ("overlay", "where", "message"),
+    [
+        # lists append: a second container 'pytorch', with no image
+        (
+            "spec: {containers: [{name: pytorch, resources: {limits: {nvidia.com/gpu: 1}}}]}\n",
+            "spec.containers[1].image",
+            "a container of a pod needs an image",
+        ),
+        (
+            "- {op: upsert, path: spec.nodeSelector, value: [a]}\n",
+            "spec.nodeSelector",
+            "expected object, found list ['a']",
+        ),
+        (
+            "spec: {restartPolicy: always}\n",
+            "spec.restartPolicy",
+            "'always' is not one of: Always, OnFailure, Never",
+        ),
+        (
+            '- {op: upsert, path: spec.terminationGracePeriodSeconds, value: "30"}\n',
+            "spec.terminationGracePeriodSeconds",
+            "expected integer, found string '30'",
+        ),
+    ],
+    ids=["container-without-image", "list-for-a-map", "enum", "string-for-an-integer"],
+)
+def test_apply_refuses_what_the_overlays_break(
+    tmp_path: Path, overlay: str, where: str, message: str
+) -> None:
     given = written(tmp_path, "o.yaml", overlay)
     lines = problems_of(podfold("apply", "-f", str(given), str(PYTORCHJOB)), PYTORCHJOB)
     # the overlay's line that wrote the value, where one did (a missing image: none did)
@@ -88,9 +106,10 @@ def test_apply_refuses_what_the_overlays_break(tmp_path: Path, overlay: str, whe
 def test_a_whole_pod_used_as_an_overlay_on_a_deployment_is_refused() -> None:
     lines = problems_of(podfold("apply", "-f", str(KUEUE_POD), str(DEPLOYMENT)), DEPLOYMENT)
     label = "document 1: Deployment/nginx-deployment template (spec.template)"
-    assert lines == [f"{label}: spec.template.apiVersion: unknown field apiVersion "
-                     f"(written by {KUEUE_POD}:1)",
-                     f"{label}: spec.template.kind: unknown field kind (written by {KUEUE_POD}:2)"]
+    assert lines == [
+        f"{label}: spec.template.apiVersion: unknown field apiVersion (written by {KUEUE_POD}:1)",
+        f"{label}: spec.template.kind: unknown field kind (written by {KUEUE_POD}:2)",
+    ]
 
 
 def test_only_the_problems_the_overlays_brought_are_reported(tmp_path: Path) -> None:
@@ -111,30 +130,41 @@ def test_only_the_problems_the_overlays_brought_are_reported(tmp_path: Path) -> 
 
 def test_warnings_print_and_do_not_fail(tmp_path: Path) -> None:
     # an env name set twice is a warning of validation
-    twice = written(tmp_path, "env.yaml", "- {op: append, path: 'spec.containers[name=nginx].env',"
-                                          " value: {name: A, value: '1'}}\n"
-                                          "- {op: append, path: 'spec.containers[name=nginx].env',"
-                                          " value: {name: A, value: '2'}}\n")
+    twice = written(
+        tmp_path,
+        "env.yaml",
+        "- {op: append, path: 'spec.containers[name=nginx].env',"
+        " value: {name: A, value: '1'}}\n"
+        "- {op: append, path: 'spec.containers[name=nginx].env',"
+        " value: {name: A, value: '2'}}\n",
+    )
     result = podfold("apply", "-f", str(twice), str(DEPLOYMENT))
     assert result.returncode == 0, result.stderr
     assert yaml.safe_load(result.stdout)["kind"] == "Deployment"
     [warning] = result.stderr.splitlines()
-    assert warning.startswith(f"podfold: warning: {DEPLOYMENT}: document 1: "
-                              "Deployment/nginx-deployment template (spec.template): "
-                              "spec.template.spec.containers[name=nginx].env")
+    assert warning.startswith(
+        f"podfold: warning: {DEPLOYMENT}: document 1: "
+        "Deployment/nginx-deployment template (spec.template): "
+        "spec.template.spec.containers[name=nginx].env"
+    )
 
 
 def test_k8s_version_picks_the_schema(tmp_path: Path) -> None:
     # pod-level resources are in the newest schemas, not in 1.29's
     pod_resources = written(tmp_path, "r.yaml", "spec: {resources: {limits: {cpu: '1'}}}\n")
     assert podfold("apply", "-f", str(pod_resources), str(DEPLOYMENT)).returncode == 0
-    lines = problems_of(podfold("apply", "--k8s-version", "1.29", "-f", str(pod_resources),
-                                str(DEPLOYMENT)), DEPLOYMENT)
-    assert lines == ["document 1: Deployment/nginx-deployment template (spec.template): "
-                     "spec.template.spec.resources: unknown field spec.resources; did you "
-                     f"mean resourceClaims? (written by {pod_resources}:1)"]
-    assert podfold("apply", "--k8s-version", "0.1", "-f", str(A100),
-                   str(DEPLOYMENT)).returncode == 2
+    lines = problems_of(
+        podfold("apply", "--k8s-version", "1.29", "-f", str(pod_resources), str(DEPLOYMENT)),
+        DEPLOYMENT,
+    )
+    assert lines == [
+        "document 1: Deployment/nginx-deployment template (spec.template): "
+        "spec.template.spec.resources: unknown field spec.resources; did you "
+        f"mean resourceClaims? (written by {pod_resources}:1)"
+    ]
+    assert (
+        podfold("apply", "--k8s-version", "0.1", "-f", str(A100), str(DEPLOYMENT)).returncode == 2
+    )
 
 
 def test_explain_validates_too(tmp_path: Path) -> None:
@@ -143,8 +173,7 @@ def test_explain_validates_too(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.startswith("# document 1: Deployment/nginx-deployment")
     assert "spec.template.spec.restartPolicy: 'always' is not one of" in result.stderr
-    assert podfold("explain", "--no-validate", "-f", str(broken),
-                   str(DEPLOYMENT)).returncode == 0
+    assert podfold("explain", "--no-validate", "-f", str(broken), str(DEPLOYMENT)).returncode == 0
 
 
 def test_a_jobset_s_claim_volumes_are_the_pods_own(tmp_path: Path) -> None:
@@ -152,9 +181,13 @@ def test_a_jobset_s_claim_volumes_are_the_pods_own(tmp_path: Path) -> None:
     result = podfold("validate", str(SINGLE_PVC))
     assert result.returncode == 0, result.stdout
     assert podfold("apply", "-f", str(A100), str(SINGLE_PVC)).returncode == 0
-    mount = written(tmp_path, "o.yaml", "- {op: upsert, path: 'spec.containers[*].volumeMounts"
-                                        "[name=scratch]', value: {name: scratch, "
-                                        "mountPath: /scratch}}\n")
+    mount = written(
+        tmp_path,
+        "o.yaml",
+        "- {op: upsert, path: 'spec.containers[*].volumeMounts"
+        "[name=scratch]', value: {name: scratch, "
+        "mountPath: /scratch}}\n",
+    )
     lines = problems_of(podfold("apply", "-f", str(mount), str(SINGLE_PVC)), SINGLE_PVC)
     assert len(lines) == 2
     assert all("volumeMounts[name=scratch].name: " in line for line in lines)
@@ -166,48 +199,105 @@ def test_a_jobset_s_claim_volumes_are_the_pods_own(tmp_path: Path) -> None:
 UNKNOWN_KINDS = {
     # kubeflow trainer v2: a JobSet template inside the runtime
     "ClusterTrainingRuntime": {
-        "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "ClusterTrainingRuntime",
         "metadata": {"name": "torch-distributed"},
-        "spec": {"template": {"spec": {"replicatedJobs": [{"name": "node", "template": {
-            "spec": {"template": {"spec": {"containers": [
-                {"name": "node", "image": "pytorch/pytorch:2.7.1"}]}}}}}]}}}},
+        "spec": {
+            "template": {
+                "spec": {
+                    "replicatedJobs": [
+                        {
+                            "name": "node",
+                            "template": {
+                                "spec": {
+                                    "template": {
+                                        "spec": {
+                                            "containers": [
+                                                {"name": "node", "image": "pytorch/pytorch:2.7.1"}
+                                            ]
+                                        }
+                                    }
+                                }
+                            },
+                        }
+                    ]
+                }
+            }
+        },
+    },
     "DisaggregatedSet": {
-        "apiVersion": "disaggregatedset.x-k8s.io/v1alpha1", "kind": "DisaggregatedSet",
+        "apiVersion": "disaggregatedset.x-k8s.io/v1alpha1",
+        "kind": "DisaggregatedSet",
         "metadata": {"name": "vllm"},
-        "spec": {"roles": [{"name": "prefill", "leaderWorkerTemplate": {"workerTemplate": {
-            "spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai"}]}}}}]}},
+        "spec": {
+            "roles": [
+                {
+                    "name": "prefill",
+                    "leaderWorkerTemplate": {
+                        "workerTemplate": {
+                            "spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai"}]}
+                        }
+                    },
+                }
+            ]
+        },
+    },
     "SandboxTemplate": {
-        "apiVersion": "extensions.agents.x-k8s.io/v1alpha1", "kind": "SandboxTemplate",
+        "apiVersion": "extensions.agents.x-k8s.io/v1alpha1",
+        "kind": "SandboxTemplate",
         "metadata": {"name": "python"},
-        "spec": {"podTemplate": {"spec": {"containers": [
-            {"name": "python", "image": "python:3.12"}]}}}},
+        "spec": {
+            "podTemplate": {"spec": {"containers": [{"name": "python", "image": "python:3.12"}]}}
+        },
+    },
     "Workflow": {
-        "apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Workflow",
         "metadata": {"generateName": "steps-"},
-        "spec": {"entrypoint": "main", "templates": [{"name": "main", "containerSet": {
-            "containers": [{"name": "a", "image": "argoproj/argosay:v2"}]}}]}},
+        "spec": {
+            "entrypoint": "main",
+            "templates": [
+                {
+                    "name": "main",
+                    "containerSet": {"containers": [{"name": "a", "image": "argoproj/argosay:v2"}]},
+                }
+            ],
+        },
+    },
     "WorkflowTemplate": {  # Argo's usual templates: one container, one script
-        "apiVersion": "argoproj.io/v1alpha1", "kind": "WorkflowTemplate",
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "WorkflowTemplate",
         "metadata": {"name": "hello"},
-        "spec": {"entrypoint": "main", "templates": [
-            {"name": "main", "container": {"image": "busybox", "command": ["echo"]}},
-            {"name": "gen", "script": {"image": "python:3.12", "source": "print(1)"}}]}},
+        "spec": {
+            "entrypoint": "main",
+            "templates": [
+                {"name": "main", "container": {"image": "busybox", "command": ["echo"]}},
+                {"name": "gen", "script": {"image": "python:3.12", "source": "print(1)"}},
+            ],
+        },
+    },
 }
-WHERE = {"ClusterTrainingRuntime": "spec.template.spec.replicatedJobs[0].template.spec."
-                                   "template.spec.containers",
-         "DisaggregatedSet": "spec.roles[0].leaderWorkerTemplate.workerTemplate.spec.containers",
-         "SandboxTemplate": "spec.podTemplate.spec.containers",
-         "Workflow": "spec.templates[0].containerSet.containers",
-         "WorkflowTemplate": "spec.templates[0].container, spec.templates[1].script"}
+WHERE = {
+    "ClusterTrainingRuntime": "spec.template.spec.replicatedJobs[0].template.spec."
+    "template.spec.containers",
+    "DisaggregatedSet": "spec.roles[0].leaderWorkerTemplate.workerTemplate.spec.containers",
+    "SandboxTemplate": "spec.podTemplate.spec.containers",
+    "Workflow": "spec.templates[0].containerSet.containers",
+    "WorkflowTemplate": "spec.templates[0].container, spec.templates[1].script",
+}
 
 
 @pytest.mark.parametrize("kind", sorted(UNKNOWN_KINDS))
 @pytest.mark.parametrize("command", ["apply", "explain", "validate"])
-def test_an_unknown_kind_holding_containers_is_warned_about(tmp_path: Path, kind: str,
-                                                           command: str) -> None:
+def test_an_unknown_kind_holding_containers_is_warned_about(
+    tmp_path: Path, kind: str, command: str
+) -> None:
     document = UNKNOWN_KINDS[kind]
-    manifest = written(tmp_path, "m.yaml", yaml.safe_dump_all(
-        [yaml.safe_load(DEPLOYMENT.read_text()), document], sort_keys=False))
+    manifest = written(
+        tmp_path,
+        "m.yaml",
+        yaml.safe_dump_all([yaml.safe_load(DEPLOYMENT.read_text()), document], sort_keys=False),
+    )
     args = ("-f", str(A100)) if command != "validate" else ()
     result = podfold(command, *args, str(manifest))
     assert result.returncode == 0, result.stderr
@@ -217,7 +307,8 @@ def test_an_unknown_kind_holding_containers_is_warned_about(tmp_path: Path, kind
         f"podfold: warning: {manifest}: document 2: {kind}/{name} holds containers at "
         f"{WHERE[kind]}, but {kind} is not one of the kinds podfold knows, so podfold does "
         f"not know where its pods are: no overlay or check reaches them (the kinds podfold "
-        f"knows: `podfold apply --help`)"]
+        f"knows: `podfold apply --help`)"
+    ]
     if command == "apply":  # passed through as it was
         assert list(yaml.safe_load_all(result.stdout))[1] == document
 
@@ -234,7 +325,8 @@ def test_a_known_kind_whose_template_is_null_or_missing_is_warned_about(tmp_path
         "spec.template, where its pod template (a map) belongs; no overlay or check reaches "
         "its pods",
         f"podfold: warning: {manifest}: document 2: Deployment/nginx-deployment has no pod "
-        "template at spec.template; no overlay or check reaches its pods"]
+        "template at spec.template; no overlay or check reaches its pods",
+    ]
 
 
 def test_apply_help_names_every_kind_podfold_knows() -> None:
@@ -250,23 +342,30 @@ def test_apply_help_names_every_kind_podfold_knows() -> None:
 def test_an_error_while_applying_names_the_overlay_file_and_line(tmp_path: Path) -> None:
     deployment = DEPLOYMENT.read_text().replace("name: nginx\n", "name: inference-server\n")
     manifest = written(tmp_path, "dep.yaml", deployment)
-    overlay = written(tmp_path, "o1.yaml", "# env for the server\n"
-                                           "- {op: upsert, path: spec.hostIPC, value: false}\n"
-                                           "- {recipe: add_env, container: inference, FOO: bar}\n")
+    overlay = written(
+        tmp_path,
+        "o1.yaml",
+        "# env for the server\n"
+        "- {op: upsert, path: spec.hostIPC, value: false}\n"
+        "- {recipe: add_env, container: inference, FOO: bar}\n",
+    )
     for command in ("apply", "explain"):
         result = podfold(command, "-f", str(A100), "-f", str(overlay), str(manifest))
         assert result.returncode == 1
         [line] = result.stderr.splitlines()
-        assert line.startswith(f"podfold: error: {overlay}:3: expected 1 match for "
-                               "spec.containers[name=inference], found 0; did you mean: "
-                               "inference-server?"), line
+        assert line.startswith(
+            f"podfold: error: {overlay}:3: expected 1 match for "
+            "spec.containers[name=inference], found 0; did you mean: "
+            "inference-server?"
+        ), line
         assert "document 1 > Deployment/nginx-deployment template (spec.template)" in line
 
 
 def test_a_recipe_that_refuses_the_pod_is_named_by_its_line_too(tmp_path: Path) -> None:
     # the refusal comes from the recipe's check of the pod, not from a step of its body
-    overlay = written(tmp_path, "aa.yaml", "- {recipe: gpu, type: a100}\n"
-                                           "- {recipe: anti_affinity}\n")
+    overlay = written(
+        tmp_path, "aa.yaml", "- {recipe: gpu, type: a100}\n- {recipe: anti_affinity}\n"
+    )
     result = podfold("apply", "-f", str(overlay), str(DEPLOYMENT))
     assert result.returncode == 1 and result.stdout == ""
     [line] = result.stderr.splitlines()
@@ -280,22 +379,28 @@ def test_an_empty_overlay_file_is_warned_about(tmp_path: Path) -> None:
     empty = written(tmp_path, "empty.yaml", "# nothing yet\n")
     result = podfold("apply", "-f", str(empty), str(DEPLOYMENT))
     assert result.returncode == 0
-    assert result.stderr == (f"podfold: warning: {empty}: the overlay holds no step (the file "
-                             "is empty or only comments); it changes nothing\n")
+    assert result.stderr == (
+        f"podfold: warning: {empty}: the overlay holds no step (the file "
+        "is empty or only comments); it changes nothing\n"
+    )
 
 
 def test_torchx_macros_an_overlay_writes_are_warned_about_once_each(tmp_path: Path) -> None:
-    overlay = written(tmp_path, "rank.yaml", "- {recipe: add_env, container: '*', "
-                                             "RANK: '${replica_id}', APP: '$app_id', "
-                                             "ID: 'r${replica_id}'}\n")
+    overlay = written(
+        tmp_path,
+        "rank.yaml",
+        "- {recipe: add_env, container: '*', "
+        "RANK: '${replica_id}', APP: '$app_id', "
+        "ID: 'r${replica_id}'}\n",
+    )
     result = podfold("apply", "-f", str(overlay), str(PYTORCHJOB))
     assert result.returncode == 0, result.stderr
     assert "${replica_id}" in result.stdout  # left as text
     warnings = result.stderr.splitlines()
-    assert [line.split(": the overlays write the TorchX macro ")[1].split(",")[0]
-            for line in warnings] == ["$app_id", "${replica_id}"]
-    assert all(line.startswith(f"podfold: warning: {PYTORCHJOB}: {MASTER}: ")
-               for line in warnings)
+    assert [
+        line.split(": the overlays write the TorchX macro ")[1].split(",")[0] for line in warnings
+    ] == ["$app_id", "${replica_id}"]
+    assert all(line.startswith(f"podfold: warning: {PYTORCHJOB}: {MASTER}: ") for line in warnings)
 
 
 @pytest.mark.parametrize("text", ["- kind: Pod\n", "just text\n"])
@@ -309,8 +414,16 @@ def test_a_manifest_that_is_not_a_map_names_its_file(tmp_path: Path, text: str) 
 
 
 def test_select_repeated_means_either_value_of_one_field() -> None:
-    both = podfold("apply", "-f", str(A100), "--select", "role=Master", "--select",
-                   "role=Worker", str(PYTORCHJOB))
+    both = podfold(
+        "apply",
+        "-f",
+        str(A100),
+        "--select",
+        "role=Master",
+        "--select",
+        "role=Worker",
+        str(PYTORCHJOB),
+    )
     assert both.returncode == 0, both.stderr
     specs = yaml.safe_load(both.stdout)["spec"]["pytorchReplicaSpecs"]
     assert all("nodeSelector" in specs[role]["template"]["spec"] for role in specs)
@@ -320,16 +433,26 @@ def test_select_repeated_means_either_value_of_one_field() -> None:
 
 def test_a_workload_patch_that_targets_no_document_is_warned_about(tmp_path: Path) -> None:
     # as kustomize matches a patch by kind and name: one for another Deployment changes nothing
-    patch = written(tmp_path, "other.yaml", "- strategic: {apiVersion: apps/v1, kind: Deployment, "
-                    "metadata: {name: other}, spec: {template: {spec: {hostIPC: true}}}}\n")
+    patch = written(
+        tmp_path,
+        "other.yaml",
+        "- strategic: {apiVersion: apps/v1, kind: Deployment, "
+        "metadata: {name: other}, spec: {template: {spec: {hostIPC: true}}}}\n",
+    )
     for command in ("apply", "explain"):
         result = podfold(command, "-f", str(patch), str(DEPLOYMENT))
         assert result.returncode == 0, result.stderr
-        assert result.stderr == (f"podfold: warning: {patch}: the strategic patch for Deployment "
-                                 "'other' matches no document of the stream, so it changes "
-                                 "nothing (workloads present: Deployment)\n")
-    named = written(tmp_path, "nginx.yaml", "- strategic: {apiVersion: apps/v1, kind: Deployment, "
-                    "metadata: {name: nginx-deployment}, spec: {template: {spec: {hostIPC: true}}}}\n")
+        assert result.stderr == (
+            f"podfold: warning: {patch}: the strategic patch for Deployment "
+            "'other' matches no document of the stream, so it changes "
+            "nothing (workloads present: Deployment)\n"
+        )
+    named = written(
+        tmp_path,
+        "nginx.yaml",
+        "- strategic: {apiVersion: apps/v1, kind: Deployment, "
+        "metadata: {name: nginx-deployment}, spec: {template: {spec: {hostIPC: true}}}}\n",
+    )
     result = podfold("apply", "-f", str(named), str(DEPLOYMENT))
     assert result.returncode == 0 and result.stderr == ""
     assert "hostIPC: true" in result.stdout

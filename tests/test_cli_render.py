@@ -30,10 +30,18 @@ COMPONENT = "examples/trainer.py:trainer"
 A100 = {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"}
 
 
-def run(*args: str, cwd: Path = REPO,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(PODFOLD), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env, check=False)
+def run(
+    *args: str, cwd: Path = REPO, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(PODFOLD), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
 
 
 def usage_error(result: subprocess.CompletedProcess[str]) -> str:
@@ -61,6 +69,7 @@ def tasks(stdout: str) -> list[dict[str, object]]:
 
 # --- the help's examples ---------------------------------------------------------------------
 
+
 def help_examples() -> list[list[str]]:
     result = run("render", "--help")
     assert result.returncode == 0, result.stderr
@@ -76,27 +85,34 @@ def test_the_help_s_examples_run_as_written() -> None:
     assert first.returncode == 0, first.stderr
     rendered = tasks(first.stdout)
     assert [task["name"] for task in rendered] == [*(f"trainer-{n}" for n in range(4)), "ps-0"]
-    assert all(task["template"]["spec"]["nodeSelector"] == A100  # type: ignore[index]
-               for task in rendered)
+    assert all(
+        task["template"]["spec"]["nodeSelector"] == A100  # type: ignore[index]
+        for task in rendered
+    )
     second = run(*one_role)
     assert second.returncode == 0, second.stderr
-    selectors = {task["name"]: task["template"]["spec"]["nodeSelector"]  # type: ignore[index]
-                 for task in tasks(second.stdout)}
+    selectors = {
+        task["name"]: task["template"]["spec"]["nodeSelector"]  # type: ignore[index]
+        for task in tasks(second.stdout)
+    }
     assert selectors == {"trainer-0": {}, "trainer-1": {}, "ps-0": A100}
 
 
 # --- usage errors ----------------------------------------------------------------------------
 
+
 def test_a_missing_queue_names_render_s_queue_flag() -> None:
     message = usage_error(run("render", "-f", "examples/a100.yaml", COMPONENT))
-    assert message == ("kubernetes_overlay needs the run option queue: give --queue QUEUE "
-                       "(or -c queue=...)")
+    assert message == (
+        "kubernetes_overlay needs the run option queue: give --queue QUEUE (or -c queue=...)"
+    )
 
 
 def test_a_component_refusing_its_arguments_is_a_usage_error_naming_it() -> None:
     message = usage_error(run("render", "--queue", "q", "dist.ddp"))
-    assert message.startswith("component dist.ddp failed: ValueError: exactly one of --script "
-                              "and -m must be specified")
+    assert message.startswith(
+        "component dist.ddp failed: ValueError: exactly one of --script and -m must be specified"
+    )
     assert "podfold render [OPTIONS] dist.ddp [ARGS]..." in message
     assert "'podfold render dist.ddp --help' lists them" in message
     # the arguments go after the component, as the message says
@@ -114,10 +130,15 @@ def test_an_argument_the_component_s_parser_refuses_exits_2() -> None:
 
 COMPONENTS = {
     "syntax": ("def app(:\n", "cannot be loaded: SyntaxError: "),
-    "import": ("import podfold_no_such_module\n",
-               "cannot be loaded: ModuleNotFoundError: No module named 'podfold_no_such_module'"),
-    "not-an-app": ('import torchx.specs as specs\n\n\ndef app() -> specs.AppDef:\n'
-                   '    """An app."""\n    return 1\n', "returned int, not a torchx.specs.AppDef"),
+    "import": (
+        "import podfold_no_such_module\n",
+        "cannot be loaded: ModuleNotFoundError: No module named 'podfold_no_such_module'",
+    ),
+    "not-an-app": (
+        "import torchx.specs as specs\n\n\ndef app() -> specs.AppDef:\n"
+        '    """An app."""\n    return 1\n',
+        "returned int, not a torchx.specs.AppDef",
+    ),
 }
 
 
@@ -135,21 +156,32 @@ def test_an_app_torchx_cannot_render_is_a_failure_naming_it(tmp_path: Path) -> N
     (tmp_path / "component.py").write_text(
         'import torchx.specs as specs\n\n\ndef app() -> specs.AppDef:\n    """No resource."""\n'
         '    return specs.AppDef("job", roles=[specs.Role("r", image="i", entrypoint="e", '
-        'resource=None)])\n')
+        "resource=None)])\n"
+    )
     line = failure(run("render", "--queue", "q", f"{tmp_path / 'component.py'}:app"))
-    assert line == ("TorchX cannot render the app 'job': AttributeError: 'NoneType' object "
-                    "has no attribute 'cpu'")
+    assert line == (
+        "TorchX cannot render the app 'job': AttributeError: 'NoneType' object "
+        "has no attribute 'cpu'"
+    )
 
 
-@pytest.mark.parametrize(("cfg", "words"), [
-    ("role_overlays=trainer=examples/a100.yaml",
-     "run option role_overlays: an item is ROLE:URI (trainer:gpu.yaml), got "
-     "'trainer=examples/a100.yaml'; did you mean trainer:examples/a100.yaml?"),
-    ("validate=maybe", "run option validate: expected true or false, got 'maybe'"),
-    ("policy=strict", "run option policy is one of baseline, restricted, got 'strict'; "
-                      "did you mean restricted?"),
-    ("overlay=examples/a100.yaml", "no run option 'overlay'; did you mean overlays?"),
-])
+@pytest.mark.parametrize(
+    ("cfg", "words"),
+    [
+        (
+            "role_overlays=trainer=examples/a100.yaml",
+            "run option role_overlays: an item is ROLE:URI (trainer:gpu.yaml), got "
+            "'trainer=examples/a100.yaml'; did you mean trainer:examples/a100.yaml?",
+        ),
+        ("validate=maybe", "run option validate: expected true or false, got 'maybe'"),
+        (
+            "policy=strict",
+            "run option policy is one of baseline, restricted, got 'strict'; "
+            "did you mean restricted?",
+        ),
+        ("overlay=examples/a100.yaml", "no run option 'overlay'; did you mean overlays?"),
+    ],
+)
 def test_a_malformed_cfg_is_a_usage_error_naming_the_option(cfg: str, words: str) -> None:
     assert words in usage_error(run("render", "--queue", "q", "-c", cfg, COMPONENT))
 
@@ -160,8 +192,9 @@ def test_a_torchxconfig_that_cannot_be_read_is_named(tmp_path: Path) -> None:
     env = {**os.environ, "HOME": str(tmp_path)}
     env.pop("TORCHXCONFIG", None)
     line = failure(run("render", f"{REPO}/{COMPONENT}", cwd=tmp_path, env=env))
-    assert line == (f"{config}: cannot read TorchX's configuration: ValueError: "
-                    "Not a boolean: maybe")
+    assert line == (
+        f"{config}: cannot read TorchX's configuration: ValueError: Not a boolean: maybe"
+    )
     config.write_text("[kubernetes_overlay]\nqueue = default\n")
     read = run("render", f"{REPO}/{COMPONENT}", cwd=tmp_path, env=env)
     assert read.returncode == 0, read.stderr
@@ -176,8 +209,9 @@ NO_HOST = "https://example.invalid/podfold/a100.yaml"
 
 def test_an_absent_memory_uri_says_why() -> None:
     line = failure(run("render", "--queue", "q", "-f", ABSENT, COMPONENT))
-    assert line == (f"{ABSENT}: cannot read the overlay: FileNotFoundError "
-                    "[in run option overlays]")
+    assert line == (
+        f"{ABSENT}: cannot read the overlay: FileNotFoundError [in run option overlays]"
+    )
     with pytest.raises(OverlayError) as caught:
         load_overlay(ABSENT)
     assert caught.value.source == ABSENT
@@ -204,9 +238,15 @@ def test_s3_without_credentials_is_a_user_error(tmp_path: Path) -> None:
     pytest.importorskip("s3fs")
     # no credentials anywhere, and no instance metadata service to ask: offline
     env = {key: value for key, value in os.environ.items() if not key.startswith("AWS_")}
-    env.update(AWS_EC2_METADATA_DISABLED="true", AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "no"),
-               AWS_CONFIG_FILE=str(tmp_path / "no"))
-    line = failure(run("render", "--queue", "q", "-f", "s3://podfold-nobucket/x.yaml", COMPONENT,
-                       env=env))
-    assert line == ("s3://podfold-nobucket/x.yaml: cannot read the overlay: NoCredentialsError: "
-                    "Unable to locate credentials [in run option overlays]")
+    env.update(
+        AWS_EC2_METADATA_DISABLED="true",
+        AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "no"),
+        AWS_CONFIG_FILE=str(tmp_path / "no"),
+    )
+    line = failure(
+        run("render", "--queue", "q", "-f", "s3://podfold-nobucket/x.yaml", COMPONENT, env=env)
+    )
+    assert line == (
+        "s3://podfold-nobucket/x.yaml: cannot read the overlay: NoCredentialsError: "
+        "Unable to locate credentials [in run option overlays]"
+    )

@@ -109,14 +109,18 @@ def check_like_dicts(transform: Any, obj: Any) -> Any:
 
 # ------------------------------------------------------------------ every recipe of the catalog
 
-CASES = [pytest.param(name, args, kwargs, id=f"{name}-{number}")
-         for name, samples in SAMPLES.items() for number, (args, kwargs) in enumerate(samples)]
+CASES = [
+    pytest.param(name, args, kwargs, id=f"{name}-{number}")
+    for name, samples in SAMPLES.items()
+    for number, (args, kwargs) in enumerate(samples)
+]
 
 
 @pytest.mark.skipif(not CASES, reason="the recipe samples need torchx")
 @pytest.mark.parametrize(("name", "args", "kwargs"), CASES)
 def test_every_recipe_gives_on_client_objects_what_it_gives_on_dicts(
-        name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     recipe = recipes.catalog[name](*args, **kwargs)
     for pod in PODS:
         for model in MODELS:
@@ -172,8 +176,9 @@ def test_fold_with_a_chain(model: str) -> None:
         assert as_seen(new) == fold(as_seen(obj), OVERLAY)
         assert fold(obj, [chain(*OVERLAY)]) == new
         # a plain function in the chain is given the data, as on dicts
-        labelled = fold(obj, [*OVERLAY, lambda data: {**data, "spec": {**data["spec"],
-                                                                        "hostIPC": True}}])
+        labelled = fold(
+            obj, [*OVERLAY, lambda data: {**data, "spec": {**data["spec"], "hostIPC": True}}]
+        )
         assert labelled.host_ipc if model == "V1PodSpec" else labelled.spec.host_ipc
         assert fold(new, OVERLAY) is new  # applied again, nothing changes
         assert fold(obj, []) is obj
@@ -186,8 +191,12 @@ def test_the_very_same_object_where_nothing_changes(model: str) -> None:
     assert remove_at("spec.tolerations[key=no-such-key]")(obj) is obj
     first = obj.spec.containers[0].name if model != "V1PodSpec" else obj.containers[0].name
     assert expect(f"spec.containers[name={first}]")(obj) is obj
-    assert chain(upsert("spec.nodeSelector", {}), remove_at("spec.nodeSelector"))(
-        upsert("spec.nodeSelector", {"x": "y"})(obj)) is not obj
+    assert (
+        chain(upsert("spec.nodeSelector", {}), remove_at("spec.nodeSelector"))(
+            upsert("spec.nodeSelector", {"x": "y"})(obj)
+        )
+        is not obj
+    )
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -225,9 +234,17 @@ def test_a_field_the_client_does_not_know_is_refused_not_dropped() -> None:
 
 # ------------------------------------------------------------------ what is accepted
 
-@pytest.mark.parametrize("document", [
-    {1, 2}, object(), b"spec", to_client({"metadata": {"name": "web"}}, "V1Deployment"),
-    client.V1Container(name="c")])
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {1, 2},
+        object(),
+        b"spec",
+        to_client({"metadata": {"name": "web"}}, "V1Deployment"),
+        client.V1Container(name="c"),
+    ],
+)
 def test_a_document_of_an_unknown_type_is_refused(document: Any) -> None:
     with pytest.raises(TypeClashError) as caught:
         upsert("spec.nodeSelector", {"gpu": "a100"})(document)
@@ -251,8 +268,11 @@ def test_a_scalar_document_is_data_a_path_cannot_enter() -> None:
 def test_the_adapter_comes_from_the_entry_point() -> None:
     assert ADAPTER in document_adapters()
     assert adapter_for(client.V1PodSpec(containers=[])) is ADAPTER
-    assert [root_kind(as_client(PODS[0], model)) for model in MODELS] == \
-        ["Pod", "PodSpec", "PodTemplateSpec"]
+    assert [root_kind(as_client(PODS[0], model)) for model in MODELS] == [
+        "Pod",
+        "PodSpec",
+        "PodTemplateSpec",
+    ]
     assert root_kind(to_client({}, "V1Deployment")) is None and root_kind({"spec": {}}) is None
 
 
@@ -282,6 +302,7 @@ def test_persistent_documents_stay_persistent() -> None:
 
 # ------------------------------------------------------------------ the client's to_dict() output
 
+
 def test_client_dicts_are_refused_naming_the_conversion() -> None:
     obj = as_client(PODS[0], "V1Pod")
     with pytest.raises(ClientDictError) as caught:
@@ -297,8 +318,9 @@ def test_the_conversion_takes_exactly_those_dicts(model: str) -> None:
         assert to_data(obj.to_dict(), kind) == to_data(obj)
         # and the overlay then does on it what it does on the object
         if model != "V1PodSpec":
-            assert recipes.gpu("a100")(to_data(obj.to_dict(), kind)) == \
-                to_data(recipes.gpu("a100")(obj))
+            assert recipes.gpu("a100")(to_data(obj.to_dict(), kind)) == to_data(
+                recipes.gpu("a100")(obj)
+            )
 
 
 def test_to_client_agrees_with_the_clients_own_deserializer() -> None:
@@ -315,17 +337,28 @@ def test_a_workload_object_built_without_kind_is_known_by_its_class() -> None:
 
     template = client.V1PodTemplateSpec(
         metadata=client.V1ObjectMeta(labels={"app": "web"}),
-        spec=client.V1PodSpec(containers=[client.V1Container(name="web", image="x")]))
+        spec=client.V1PodSpec(containers=[client.V1Container(name="web", image="x")]),
+    )
     deployment = client.V1Deployment(
-        metadata=client.V1ObjectMeta(name="web"), spec=client.V1DeploymentSpec(
-            selector=client.V1LabelSelector(match_labels={"app": "web"}), template=template))
+        metadata=client.V1ObjectMeta(name="web"),
+        spec=client.V1DeploymentSpec(
+            selector=client.V1LabelSelector(match_labels={"app": "web"}), template=template
+        ),
+    )
     before = copy.deepcopy(deployment)
-    new = apply_to_workload(upsert("spec.nodeSelector", {"gpu": "a100"}), deployment,
-                            select=Selector.parse("kind=Deployment"))
+    new = apply_to_workload(
+        upsert("spec.nodeSelector", {"gpu": "a100"}),
+        deployment,
+        select=Selector.parse("kind=Deployment"),
+    )
     assert type(new) is client.V1Deployment and new.kind is None  # no field it was not given
     assert new.spec.template.spec.node_selector == {"gpu": "a100"}
     assert deployment == before
     job = client.V1Job(spec=client.V1JobSpec(template=template))
     assert apply_to_workload(upsert("spec.hostIPC", True), job).spec.template.spec.host_ipc
-    assert apply_to_workload(upsert("spec.hostIPC", True), job,
-                             select=Selector.parse("kind=Deployment")) is job
+    assert (
+        apply_to_workload(
+            upsert("spec.hostIPC", True), job, select=Selector.parse("kind=Deployment")
+        )
+        is job
+    )

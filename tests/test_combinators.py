@@ -40,17 +40,25 @@ from combinators.data import strict_equal
 from tests import doc_strategies
 from tests.doc_strategies import KINDS, PLAIN_KINDS, json_docs, json_values, pods, transforms_for
 
-PER_KIND = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PER_KIND = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def pod() -> dict[str, Any]:
-    return {"metadata": {"name": "p", "labels": {"team": "ml"}},
-            "spec": {"containers": [{"name": "trainer", "image": "x",
-                                     "env": [{"name": "A", "value": "1"}]},
-                                    {"name": "sidecar", "image": "envoy"}],
-                     "nodeSelector": {"zone": "a"},
-                     "hostIPC": False}}
+    return {
+        "metadata": {"name": "p", "labels": {"team": "ml"}},
+        "spec": {
+            "containers": [
+                {"name": "trainer", "image": "x", "env": [{"name": "A", "value": "1"}]},
+                {"name": "sidecar", "image": "envoy"},
+            ],
+            "nodeSelector": {"zone": "a"},
+            "hostIPC": False,
+        },
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -92,13 +100,17 @@ def test_upsert_match_selector_appends_with_the_selectors_fields_first() -> None
     assert list(new["spec"]["containers"][-1].items()) == [("name", "proxy"), ("image", "envoy")]
     ports = upsert("ports[containerPort=29500,protocol=TCP]", {"name": "c10d"})({"ports": []})
     assert list(ports["ports"][0].items()) == [
-        ("containerPort", 29500), ("protocol", "TCP"), ("name", "c10d")]
+        ("containerPort", 29500),
+        ("protocol", "TCP"),
+        ("name", "c10d"),
+    ]
 
 
 def test_upsert_match_selector_merges_into_every_match() -> None:
     doc = {"c": [{"name": "a", "x": 1}, {"name": "b"}, {"name": "a"}]}
     assert upsert("c[name=a]", {"y": 2})(doc) == {
-        "c": [{"name": "a", "x": 1, "y": 2}, {"name": "b"}, {"name": "a", "y": 2}]}
+        "c": [{"name": "a", "x": 1, "y": 2}, {"name": "b"}, {"name": "a", "y": 2}]
+    }
 
 
 def test_upsert_end_appends_and_all_merges_into_every_element() -> None:
@@ -141,8 +153,9 @@ def test_append_at_appends_and_creates() -> None:
     doc = pod()
     new = append_at("spec.tolerations", {"key": "a"}, {"key": "b"})(doc)
     assert new["spec"]["tolerations"] == [{"key": "a"}, {"key": "b"}]
-    assert append_at("spec.containers[name=sidecar].args", "-v")(doc)[
-        "spec"]["containers"][1]["args"] == ["-v"]
+    assert append_at("spec.containers[name=sidecar].args", "-v")(doc)["spec"]["containers"][1][
+        "args"
+    ] == ["-v"]
     assert append_at("a", 1)({"a": None}) == {"a": [1]}
     assert append_at("a", 1)({"a": (0,)}) == {"a": (0, 1)}
 
@@ -151,7 +164,8 @@ def test_append_at_unique_skips_what_is_there_or_given_twice() -> None:
     doc = {"t": [{"key": "a"}]}
     assert append_at("t", {"key": "a"}, unique=True)(doc) is doc
     assert append_at("t", {"key": "b"}, {"key": "b"}, unique=True)(doc) == {
-        "t": [{"key": "a"}, {"key": "b"}]}
+        "t": [{"key": "a"}, {"key": "b"}]
+    }
     assert append_at("t", True, 1, 1.0, unique=True)({"t": [1]}) == {"t": [1, True, 1.0]}
 
 
@@ -163,21 +177,26 @@ def test_append_at_to_a_map_is_a_type_clash() -> None:
 def test_prepend_at_keeps_the_order_given() -> None:
     doc = {"cmd": ["python"]}
     assert prepend_at("cmd", "torchrun", "--nnodes=2")(doc) == {
-        "cmd": ["torchrun", "--nnodes=2", "python"]}
+        "cmd": ["torchrun", "--nnodes=2", "python"]
+    }
     assert prepend_at("cmd", "python", unique=True)(doc) is doc
     assert prepend_at("new", 1)({}) == {"new": [1]}
 
 
-@pytest.mark.parametrize(("where", "expected"), [
-    ({"before": "name=b"}, ["a", "x", "b", "b"]),
-    ({"after": "name=b"}, ["a", "b", "b", "x"]),
-    ({"before": {"name": "b"}}, ["a", "x", "b", "b"]),
-    ({"after": 0}, ["a", "x", "b", "b"]),
-    ({"before": -1}, ["a", "b", "x", "b"]),
-    ({"after": "[name=a]"}, ["a", "x", "b", "b"]),
-])
-def test_insert_at_goes_before_the_first_match_or_after_the_last(where: Any,
-                                                                  expected: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        ({"before": "name=b"}, ["a", "x", "b", "b"]),
+        ({"after": "name=b"}, ["a", "b", "b", "x"]),
+        ({"before": {"name": "b"}}, ["a", "x", "b", "b"]),
+        ({"after": 0}, ["a", "x", "b", "b"]),
+        ({"before": -1}, ["a", "b", "x", "b"]),
+        ({"after": "[name=a]"}, ["a", "x", "b", "b"]),
+    ],
+)
+def test_insert_at_goes_before_the_first_match_or_after_the_last(
+    where: Any, expected: list[str]
+) -> None:
     doc = {"l": [{"name": "a"}, {"name": "b"}, {"name": "b"}]}
     new = insert_at("l", {"name": "x"}, **where)(doc)
     assert [element["name"] for element in new["l"]] == expected
@@ -199,20 +218,26 @@ def test_insert_at_needs_exactly_one_anchor_that_matches() -> None:
 
 def test_merge_by_merges_by_name_and_appends_the_rest_in_order() -> None:
     doc = pod()
-    new = merge_by("spec.containers[name=trainer].env",
-                   [{"name": "B", "value": "2"}, {"name": "A", "value": "9"},
-                    {"name": "C", "value": "3"}])(doc)
+    new = merge_by(
+        "spec.containers[name=trainer].env",
+        [{"name": "B", "value": "2"}, {"name": "A", "value": "9"}, {"name": "C", "value": "3"}],
+    )(doc)
     assert new["spec"]["containers"][0]["env"] == [
-        {"name": "A", "value": "9"}, {"name": "B", "value": "2"}, {"name": "C", "value": "3"}]
+        {"name": "A", "value": "9"},
+        {"name": "B", "value": "2"},
+        {"name": "C", "value": "3"},
+    ]
     assert new["spec"]["containers"][1] is doc["spec"]["containers"][1]
-    assert merge_by("spec.containers[name=trainer].env", [{"name": "A", "value": "1"}])(
-        doc) is doc
+    assert merge_by("spec.containers[name=trainer].env", [{"name": "A", "value": "1"}])(doc) is doc
     assert merge_by("missing", [{"name": "a"}])({}) == {"missing": [{"name": "a"}]}
 
 
 def test_merge_by_items_with_the_same_key_merge_in_order() -> None:
-    items = [{"name": "a", "v": 1}, {"name": "a", "v": 2, "w": {"x": 1}}, {"name": "a",
-                                                                       "w": {"y": 2}}]
+    items = [
+        {"name": "a", "v": 1},
+        {"name": "a", "v": 2, "w": {"x": 1}},
+        {"name": "a", "w": {"y": 2}},
+    ]
     merged = {"name": "a", "v": 2, "w": {"x": 1, "y": 2}}
     assert merge_by("l", items)({}) == {"l": [merged]}
     doc = {"l": [merged]}
@@ -224,11 +249,14 @@ def test_merge_by_composite_keys() -> None:
     ports = {"ports": [{"containerPort": 80, "protocol": "TCP"}]}
     key = ("containerPort", "protocol")
     assert merge_by("ports", [{"containerPort": 80, "protocol": "UDP"}], key=key)(ports) == {
-        "ports": [{"containerPort": 80, "protocol": "TCP"},
-                  {"containerPort": 80, "protocol": "UDP"}]}
-    assert merge_by("ports", [{"containerPort": 80, "protocol": "TCP", "name": "h"}],
-                    key=key)(ports) == {
-        "ports": [{"containerPort": 80, "protocol": "TCP", "name": "h"}]}
+        "ports": [
+            {"containerPort": 80, "protocol": "TCP"},
+            {"containerPort": 80, "protocol": "UDP"},
+        ]
+    }
+    assert merge_by("ports", [{"containerPort": 80, "protocol": "TCP", "name": "h"}], key=key)(
+        ports
+    ) == {"ports": [{"containerPort": 80, "protocol": "TCP", "name": "h"}]}
 
 
 def test_merge_by_checks_its_items() -> None:
@@ -249,11 +277,11 @@ def test_merge_by_checks_its_items() -> None:
 def test_replace_at_replaces_whole_values() -> None:
     doc = pod()
     assert replace_at("spec.nodeSelector", {"gpu": "a"})(doc)["spec"]["nodeSelector"] == {
-        "gpu": "a"}
+        "gpu": "a"
+    }
     assert replace_at("spec.containers", [])(doc)["spec"]["containers"] == []
     assert replace_at("spec.x.y", 1)({}) == {"spec": {"x": {"y": 1}}}
-    assert replace_at("spec.containers[0].image", "y")(doc)["spec"]["containers"][0][
-        "image"] == "y"
+    assert replace_at("spec.containers[0].image", "y")(doc)["spec"]["containers"][0]["image"] == "y"
     assert replace_at("spec.nodeSelector", {"zone": "a"})(doc) is doc
     with pytest.raises(PathError):
         replace_at("spec.containers[7]", {})(doc)
@@ -262,7 +290,8 @@ def test_replace_at_replaces_whole_values() -> None:
 def test_replace_at_match_replaces_every_match_or_appends() -> None:
     doc = {"c": [{"name": "a", "x": 1}, {"name": "b"}, {"name": "a"}]}
     assert replace_at("c[name=a]", {"name": "a", "y": 2})(doc) == {
-        "c": [{"name": "a", "y": 2}, {"name": "b"}, {"name": "a", "y": 2}]}
+        "c": [{"name": "a", "y": 2}, {"name": "b"}, {"name": "a", "y": 2}]
+    }
     assert replace_at("c[name=z]", {"y": 2})(doc)["c"][-1] == {"name": "z", "y": 2}
 
 
@@ -273,8 +302,7 @@ def test_set_default_keeps_falsy_values(present: Any) -> None:
 
 
 def test_set_default_sets_missing_and_null() -> None:
-    assert set_default("spec.restartPolicy", "Never")({}) == {
-        "spec": {"restartPolicy": "Never"}}
+    assert set_default("spec.restartPolicy", "Never")({}) == {"spec": {"restartPolicy": "Never"}}
     assert set_default("v", 1)({"v": None}) == {"v": 1}
     doc = {"c": [{"name": "a"}]}
     assert set_default("c[name=a]", {"image": "x"})(doc) is doc
@@ -293,8 +321,13 @@ def test_remove_at_removes_keys_and_every_matching_element() -> None:
 
 def test_remove_at_where_nothing_is_there() -> None:
     doc = pod()
-    for target in ("spec.x", "spec.containers[name=z]", "spec.containers[9]", "x.y.z",
-                   "spec.containers[-]"):
+    for target in (
+        "spec.x",
+        "spec.containers[name=z]",
+        "spec.containers[9]",
+        "x.y.z",
+        "spec.containers[-]",
+    ):
         assert remove_at(target)(doc) is doc
         with pytest.raises(PathError):
             remove_at(target, missing_ok=False)(doc)
@@ -335,8 +368,12 @@ def test_for_each_applies_a_relative_transform() -> None:
     assert select(new, "spec.containers[*].args") == [["--fast"], ["--fast"]]
     assert for_each("spec.initContainers[*]", append_at("args", "-v"))(doc) is doc
     assert for_each("spec.containers[name=z]", upsert("x", 1))(doc) is doc
-    assert for_each("spec.containers[name=sidecar].image", str.upper)(doc)["spec"][
-        "containers"][1]["image"] == "ENVOY"
+    assert (
+        for_each("spec.containers[name=sidecar].image", str.upper)(doc)["spec"]["containers"][1][
+            "image"
+        ]
+        == "ENVOY"
+    )
     assert for_each("spec.containers[*]", identity)(doc) is doc
 
 
@@ -346,8 +383,12 @@ def test_when_with_a_predicate_or_a_path() -> None:
     assert when("spec.hostIPC", gpu)(doc)["spec"]["nodeSelector"]["pool"] == "gpu"
     assert when("spec.hostNetwork", gpu)(doc) is doc
     assert when(lambda d: "metadata" in d, gpu)(doc)["spec"]["nodeSelector"]["pool"] == "gpu"
-    assert when(lambda d: False, gpu, otherwise=remove_at("spec.hostIPC"))(doc)["spec"].get(
-        "hostIPC", MISSING) is MISSING
+    assert (
+        when(lambda d: False, gpu, otherwise=remove_at("spec.hostIPC"))(doc)["spec"].get(
+            "hostIPC", MISSING
+        )
+        is MISSING
+    )
     with pytest.raises(TypeError):
         when(3, gpu)  # type: ignore[arg-type]
 
@@ -417,8 +458,9 @@ def _draw_transform(data: st.DataObject, doc: Any, kind: str) -> Any:
 @pytest.mark.parametrize("kind", KINDS)
 @PER_KIND
 @given(data=st.data(), doc=json_docs() | pods())
-def test_no_transform_mutates_its_input_or_its_values(kind: str, data: st.DataObject,
-                                                      doc: dict[str, Any]) -> None:
+def test_no_transform_mutates_its_input_or_its_values(
+    kind: str, data: st.DataObject, doc: dict[str, Any]
+) -> None:
     transform = _draw_transform(data, doc, kind)
     before = copy.deepcopy(doc)
     try:
@@ -437,14 +479,29 @@ def test_no_transform_mutates_its_input_or_its_values(kind: str, data: st.DataOb
     assert repr(doc) == repr(before)
 
 
-@pytest.mark.parametrize("kind", ["upsert", "replace_at", "set_default", "append_at",
-                                  "prepend_at", "insert_at", "merge_by", "update_at"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "upsert",
+        "replace_at",
+        "set_default",
+        "append_at",
+        "prepend_at",
+        "insert_at",
+        "merge_by",
+        "update_at",
+    ],
+)
 @PER_KIND
 @given(data=st.data(), doc=json_docs() | pods())
-def test_values_given_to_a_factory_are_copied(kind: str, data: st.DataObject,
-                                              doc: dict[str, Any]) -> None:
-    value = data.draw(st.dictionaries(st.sampled_from(("name", "a", "b")), json_values(4),
-                                      max_size=3).map(lambda v: {**v, "name": "a"}))
+def test_values_given_to_a_factory_are_copied(
+    kind: str, data: st.DataObject, doc: dict[str, Any]
+) -> None:
+    value = data.draw(
+        st.dictionaries(st.sampled_from(("name", "a", "b")), json_values(4), max_size=3).map(
+            lambda v: {**v, "name": "a"}
+        )
+    )
     target = data.draw(doc_strategies.paths_into(doc))
     build = {
         "upsert": lambda v: upsert(target, v),
@@ -481,8 +538,7 @@ def _persistent_only(value: Any) -> bool:
 @pytest.mark.parametrize("kind", KINDS)
 @PER_KIND
 @given(data=st.data(), doc=json_docs() | pods())
-def test_persistent_in_persistent_out(kind: str, data: st.DataObject,
-                                      doc: dict[str, Any]) -> None:
+def test_persistent_in_persistent_out(kind: str, data: st.DataObject, doc: dict[str, Any]) -> None:
     transform = _draw_transform(data, doc, kind)
     frozen = freeze(doc)
     try:
@@ -507,25 +563,36 @@ def test_persistent_in_persistent_out(kind: str, data: st.DataObject,
 
 def test_persistent_documents_get_frozen_values() -> None:
     doc = pmap({"spec": pmap({"c": pvector([pmap({"name": "a"})])})})
-    new = chain(upsert("spec.c[name=b]", {"x": [1]}), append_at("spec.t", {"k": 1}),
-                update_at("spec.n", lambda v: [v], default={"a": 1}),
-                for_each("spec.c[*]", lambda c: {**c, "seen": True}))(doc)
+    new = chain(
+        upsert("spec.c[name=b]", {"x": [1]}),
+        append_at("spec.t", {"k": 1}),
+        update_at("spec.n", lambda v: [v], default={"a": 1}),
+        for_each("spec.c[*]", lambda c: {**c, "seen": True}),
+    )(doc)
     assert _persistent_only(new)
     assert new["spec"]["c"][1] == {"name": "b", "x": [1], "seen": True}
 
 
 def test_plain_documents_keep_key_order_and_new_keys_go_last() -> None:
     doc = {"z": 1, "a": {"y": 1, "b": 2}, "m": []}
-    new = chain(upsert("a.c", 3), upsert("a.y", 9), remove_at("z"), upsert("n", 0),
-                merge_by("m", [{"name": "x", "v": 1}]))(doc)
+    new = chain(
+        upsert("a.c", 3),
+        upsert("a.y", 9),
+        remove_at("z"),
+        upsert("n", 0),
+        merge_by("m", [{"name": "x", "v": 1}]),
+    )(doc)
     assert type(new) is dict
     assert list(new) == ["a", "m", "n"]
     assert list(new["a"]) == ["y", "b", "c"]
     assert list(doc) == ["z", "a", "m"] and list(doc["a"]) == ["y", "b"]
 
 
-_NAMESPACE = {**vars(combinators), **{fn.__name__: fn for fn in (*doc_strategies.FUNCTIONS, *doc_strategies.KIND_KEEPING)},
-              "has_many_keys": doc_strategies.has_many_keys}
+_NAMESPACE = {
+    **vars(combinators),
+    **{fn.__name__: fn for fn in (*doc_strategies.FUNCTIONS, *doc_strategies.KIND_KEEPING)},
+    "has_many_keys": doc_strategies.has_many_keys,
+}
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -556,43 +623,53 @@ def _same_outcome(left: Any, right: Any, doc: Any) -> bool:
     return strict_equal(result, right(doc))
 
 
-@pytest.mark.parametrize(("left", "right"), [
-    (append_at("a", 1), prepend_at("a", 1)),
-    (upsert("a", 1), upsert("a", True)),
-    (upsert("a", 1), upsert("a", 1.0)),
-    (upsert("a", [1]), upsert("a", [True])),
-    (upsert("a[x=1]", {}), upsert("a[x=true]", {})),
-    (upsert("a", 1), replace_at("a", 1)),
-    (remove_at("a"), remove_at("a", missing_ok=False)),
-    (insert_at("a", 1, before=0), insert_at("a", 1, after=0)),
-    (merge_by("a", [{"name": "x"}]), merge_by("a", [{"name": "x"}], key=("name",))),
-    (compose(upsert("a", 1), upsert("b", 1)), chain(upsert("a", 1), upsert("b", 1))),
-])
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        (append_at("a", 1), prepend_at("a", 1)),
+        (upsert("a", 1), upsert("a", True)),
+        (upsert("a", 1), upsert("a", 1.0)),
+        (upsert("a", [1]), upsert("a", [True])),
+        (upsert("a[x=1]", {}), upsert("a[x=true]", {})),
+        (upsert("a", 1), replace_at("a", 1)),
+        (remove_at("a"), remove_at("a", missing_ok=False)),
+        (insert_at("a", 1, before=0), insert_at("a", 1, after=0)),
+        (merge_by("a", [{"name": "x"}]), merge_by("a", [{"name": "x"}], key=("name",))),
+        (compose(upsert("a", 1), upsert("b", 1)), chain(upsert("a", 1), upsert("b", 1))),
+    ],
+)
 def test_different_transforms_are_not_equal(left: Any, right: Any) -> None:
     assert left != right
 
 
-@pytest.mark.parametrize(("left", "right"), [
-    (upsert("a", {"x": 1}), upsert(combinators.path("a"), {"x": 1})),
-    (remove_at("a"), remove_at("a", missing_ok=True)),
-    (expect("a"), expect("a", 1)),
-    (compose(upsert("a", 1), upsert("b", 1)), chain(upsert("b", 1), upsert("a", 1))),
-    (when("a", upsert("b", 1)), when("a", upsert("b", 1), otherwise=identity)),
-    (for_each("a[*]", upsert("b", 1)), for_each("a[*]", upsert("b", 1))),
-])
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        (upsert("a", {"x": 1}), upsert(combinators.path("a"), {"x": 1})),
+        (remove_at("a"), remove_at("a", missing_ok=True)),
+        (expect("a"), expect("a", 1)),
+        (compose(upsert("a", 1), upsert("b", 1)), chain(upsert("b", 1), upsert("a", 1))),
+        (when("a", upsert("b", 1)), when("a", upsert("b", 1), otherwise=identity)),
+        (for_each("a[*]", upsert("b", 1)), for_each("a[*]", upsert("b", 1))),
+    ],
+)
 def test_equal_parameters_make_equal_transforms(left: Any, right: Any) -> None:
     assert left == right and hash(left) == hash(right)
 
 
 def test_repr_reads_as_the_call() -> None:
     assert repr(upsert("spec.nodeSelector", {"gpu": "a100"})) == (
-        "upsert('spec.nodeSelector', {'gpu': 'a100'})")
+        "upsert('spec.nodeSelector', {'gpu': 'a100'})"
+    )
     assert repr(insert_at("l", 1, before="name=x", unique=True)) == (
-        "insert_at('l', 1, before='name=x', unique=True)")
+        "insert_at('l', 1, before='name=x', unique=True)"
+    )
     assert repr(merge_by("p", [{"a": 1, "b": 2}], key=("a", "b"))) == (
-        "merge_by('p', [{'a': 1, 'b': 2}], key=('a', 'b'))")
+        "merge_by('p', [{'a': 1, 'b': 2}], key=('a', 'b'))"
+    )
     assert repr(update_at("a", doc_strategies.wrap_in_list, default=[])) == (
-        "update_at('a', wrap_in_list, default=[])")
+        "update_at('a', wrap_in_list, default=[])"
+    )
     assert repr(expect("a", "1+")) == "expect('a', count='1+')"
     assert repr(identity) == "identity"
 

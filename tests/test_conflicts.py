@@ -24,8 +24,13 @@ from combinators import (
 )
 from combinators.conflicts import ConflictError, ConflictWarning, checked_fold
 
-POD: dict[str, Any] = {"spec": {"containers": [{"name": "trainer", "image": "t:1"}],
-                                "tolerations": [{"key": "base"}], "hostIPC": False}}
+POD: dict[str, Any] = {
+    "spec": {
+        "containers": [{"name": "trainer", "image": "t:1"}],
+        "tolerations": [{"key": "base"}],
+        "hostIPC": False,
+    }
+}
 
 
 def _found(steps: list[Any], doc: Any = None) -> list[tuple[str, str, str, Any, Any]]:
@@ -34,113 +39,172 @@ def _found(steps: list[Any], doc: Any = None) -> list[tuple[str, str, str, Any, 
     try:
         result = checked_fold(doc, steps, mode="error", labels=labels)
     except ConflictError as err:
-        return [(str(c.path), c.first, c.second, c.first_value, c.second_value)
-                for c in err.conflicts]
+        return [
+            (str(c.path), c.first, c.second, c.first_value, c.second_value) for c in err.conflicts
+        ]
     assert result == fold(doc, steps)
     return []
 
 
 # conflicts
 def test_two_steps_set_different_scalars() -> None:
-    assert _found([upsert("spec.nodeSelector", {"gpu": "a100"}),
-                   upsert("spec.nodeSelector", {"gpu": "h100"})]) == [
-        ("spec.nodeSelector.gpu", "s1", "s2", "a100", "h100")]
+    assert _found(
+        [upsert("spec.nodeSelector", {"gpu": "a100"}), upsert("spec.nodeSelector", {"gpu": "h100"})]
+    ) == [("spec.nodeSelector.gpu", "s1", "s2", "a100", "h100")]
 
 
 def test_a_step_replaces_a_map_another_wrote() -> None:
-    assert _found([upsert("spec.nodeSelector", {"gpu": "a100", "zone": "a"}),
-                   replace_at("spec.nodeSelector", {"zone": "a"})]) == [
-        ("spec.nodeSelector.gpu", "s1", "s2", "a100", MISSING)]
+    assert _found(
+        [
+            upsert("spec.nodeSelector", {"gpu": "a100", "zone": "a"}),
+            replace_at("spec.nodeSelector", {"zone": "a"}),
+        ]
+    ) == [("spec.nodeSelector.gpu", "s1", "s2", "a100", MISSING)]
 
 
 def test_a_step_replaces_a_list_another_wrote() -> None:
-    assert _found([replace_at("spec.containers[name=trainer].args", ["--a"]),
-                   replace_at("spec.containers[name=trainer].args", ["--b"])]) == [
-        ("spec.containers[name=trainer].args[0]", "s1", "s2", "--a", "--b")]
+    assert _found(
+        [
+            replace_at("spec.containers[name=trainer].args", ["--a"]),
+            replace_at("spec.containers[name=trainer].args", ["--b"]),
+        ]
+    ) == [("spec.containers[name=trainer].args[0]", "s1", "s2", "--a", "--b")]
 
 
 def test_a_step_removes_what_another_wrote() -> None:
-    assert _found([upsert("spec.runtimeClassName", "nvidia"),
-                   remove_at("spec.runtimeClassName")]) == [
-        ("spec.runtimeClassName", "s1", "s2", "nvidia", MISSING)]
+    assert _found(
+        [upsert("spec.runtimeClassName", "nvidia"), remove_at("spec.runtimeClassName")]
+    ) == [("spec.runtimeClassName", "s1", "s2", "nvidia", MISSING)]
 
 
 def test_a_step_sets_again_what_another_removed() -> None:
     assert _found([remove_at("spec.hostIPC"), upsert("spec.hostIPC", True)]) == [
-        ("spec.hostIPC", "s1", "s2", MISSING, True)]
+        ("spec.hostIPC", "s1", "s2", MISSING, True)
+    ]
 
 
 def test_a_step_changes_an_element_another_appended() -> None:
-    assert _found([append_at("spec.tolerations", {"key": "gpu", "effect": "NoSchedule"}),
-                   upsert("spec.tolerations[1].effect", "NoExecute")]) == [
-        ("spec.tolerations[1].effect", "s1", "s2", "NoSchedule", "NoExecute")]
+    assert _found(
+        [
+            append_at("spec.tolerations", {"key": "gpu", "effect": "NoSchedule"}),
+            upsert("spec.tolerations[1].effect", "NoExecute"),
+        ]
+    ) == [("spec.tolerations[1].effect", "s1", "s2", "NoSchedule", "NoExecute")]
 
 
 def test_a_conflict_after_elements_moved() -> None:
     # step 2 prepends, so what step 1 appended moves from index 1 to 2
-    assert _found([append_at("spec.tolerations", {"key": "gpu", "value": "a"}),
-                   prepend_at("spec.tolerations", {"key": "first"}),
-                   upsert("spec.tolerations[2].value", "b")]) == [
-        ("spec.tolerations[2].value", "s1", "s3", "a", "b")]
+    assert _found(
+        [
+            append_at("spec.tolerations", {"key": "gpu", "value": "a"}),
+            prepend_at("spec.tolerations", {"key": "first"}),
+            upsert("spec.tolerations[2].value", "b"),
+        ]
+    ) == [("spec.tolerations[2].value", "s1", "s3", "a", "b")]
 
 
 def test_the_latest_writer_is_named() -> None:
-    assert _found([upsert("spec.priority", 1), upsert("spec.priority", 2),
-                   upsert("spec.priority", 3)]) == [
-        ("spec.priority", "s1", "s2", 1, 2), ("spec.priority", "s2", "s3", 2, 3)]
+    assert _found(
+        [upsert("spec.priority", 1), upsert("spec.priority", 2), upsert("spec.priority", 3)]
+    ) == [("spec.priority", "s1", "s2", 1, 2), ("spec.priority", "s2", "s3", 2, 3)]
 
 
 # no conflicts
 def test_the_same_value_again_is_no_conflict() -> None:
-    assert _found([upsert("spec.nodeSelector", {"gpu": "a100"}),
-                   upsert("spec.nodeSelector", {"gpu": "a100"})]) == []
+    assert (
+        _found(
+            [
+                upsert("spec.nodeSelector", {"gpu": "a100"}),
+                upsert("spec.nodeSelector", {"gpu": "a100"}),
+            ]
+        )
+        == []
+    )
 
 
 def test_appending_to_a_list_another_step_created_is_no_conflict() -> None:
-    assert _found([append_at("spec.containers[name=trainer].args", "--a"),
-                   append_at("spec.containers[name=trainer].args", "--b"),
-                   prepend_at("spec.containers[name=trainer].args", "--c")]) == []
+    assert (
+        _found(
+            [
+                append_at("spec.containers[name=trainer].args", "--a"),
+                append_at("spec.containers[name=trainer].args", "--b"),
+                prepend_at("spec.containers[name=trainer].args", "--c"),
+            ]
+        )
+        == []
+    )
 
 
 def test_adding_keys_to_a_map_another_step_created_is_no_conflict() -> None:
-    assert _found([upsert("metadata.labels", {"team": "ml"}),
-                   upsert("metadata.labels", {"queue": "gpu"}),
-                   merge_by("spec.containers[name=trainer].env", [{"name": "A", "value": "1"}]),
-                   merge_by("spec.containers[name=trainer].env", [{"name": "B", "value": "2"}])]) \
+    assert (
+        _found(
+            [
+                upsert("metadata.labels", {"team": "ml"}),
+                upsert("metadata.labels", {"queue": "gpu"}),
+                merge_by("spec.containers[name=trainer].env", [{"name": "A", "value": "1"}]),
+                merge_by("spec.containers[name=trainer].env", [{"name": "B", "value": "2"}]),
+            ]
+        )
         == []
+    )
 
 
 def test_overriding_the_documents_own_values_is_no_conflict() -> None:
-    assert _found([upsert("spec.hostIPC", True),
-                   upsert("spec.containers[name=trainer].image", "t:2"),
-                   remove_at("spec.tolerations[key=base]")]) == []
+    assert (
+        _found(
+            [
+                upsert("spec.hostIPC", True),
+                upsert("spec.containers[name=trainer].image", "t:2"),
+                remove_at("spec.tolerations[key=base]"),
+            ]
+        )
+        == []
+    )
 
 
 def test_steps_writing_apart_are_no_conflict() -> None:
-    assert _found([upsert("spec.containers[name=trainer].image", "t:2"),
-                   append_at("spec.containers", {"name": "sidecar", "image": "s:1"}),
-                   upsert("spec.containers[name=sidecar].env", [{"name": "X", "value": "1"}])]) \
+    assert (
+        _found(
+            [
+                upsert("spec.containers[name=trainer].image", "t:2"),
+                append_at("spec.containers", {"name": "sidecar", "image": "s:1"}),
+                upsert("spec.containers[name=sidecar].env", [{"name": "X", "value": "1"}]),
+            ]
+        )
         == []
+    )
 
 
 # modes, labels and errors
 def test_error_lists_every_conflict_with_labels() -> None:
     with pytest.raises(ConflictError) as caught:
-        checked_fold(POD, [upsert("spec.hostIPC", True), upsert("spec.priority", 1),
-                           upsert("spec.hostIPC", False), upsert("spec.priority", 2)],
-                     mode="error", labels=["a100.yaml:3", "a100.yaml:4", "recipe gpu step 2",
-                                           "debug.yaml:1"])
+        checked_fold(
+            POD,
+            [
+                upsert("spec.hostIPC", True),
+                upsert("spec.priority", 1),
+                upsert("spec.hostIPC", False),
+                upsert("spec.priority", 2),
+            ],
+            mode="error",
+            labels=["a100.yaml:3", "a100.yaml:4", "recipe gpu step 2", "debug.yaml:1"],
+        )
     text = str(caught.value)
     assert text.splitlines() == [
         "2 conflicts between steps:",
         "  spec.hostIPC: a100.yaml:3 wrote True, then recipe gpu step 2 wrote False",
-        "  spec.priority: a100.yaml:4 wrote 1, then debug.yaml:1 wrote 2"]
+        "  spec.priority: a100.yaml:4 wrote 1, then debug.yaml:1 wrote 2",
+    ]
     assert isinstance(caught.value, ValueError)
 
 
 def test_warn_emits_one_warning_per_conflict_and_returns_the_fold() -> None:
-    steps = [upsert("spec.hostIPC", True), upsert("spec.priority", 1),
-             upsert("spec.hostIPC", False), upsert("spec.priority", 2)]
+    steps = [
+        upsert("spec.hostIPC", True),
+        upsert("spec.priority", 1),
+        upsert("spec.hostIPC", False),
+        upsert("spec.priority", 2),
+    ]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = checked_fold(POD, steps, mode="warn")
@@ -154,8 +218,7 @@ def test_fold_warns_at_the_line_that_called_it() -> None:
     # not inside podfold: the user's line is what Python prints with the warning
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fold(POD, [upsert("spec.hostIPC", True), upsert("spec.hostIPC", False)],
-             conflicts="warn")
+        fold(POD, [upsert("spec.hostIPC", True), upsert("spec.hostIPC", False)], conflicts="warn")
     [warning] = caught
     assert warning.filename == __file__
 
@@ -174,17 +237,24 @@ def test_the_input_is_left_as_it_was() -> None:
 def test_client_objects_come_back_as_client_objects() -> None:
     pod = client.V1Pod(spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="x")]))
     with pytest.raises(ConflictError):
-        checked_fold(pod, [upsert("spec.hostPID", True), upsert("spec.hostPID", False)],
-                     mode="error")
+        checked_fold(
+            pod, [upsert("spec.hostPID", True), upsert("spec.hostPID", False)], mode="error"
+        )
     result = checked_fold(pod, [upsert("spec.hostPID", True)], mode="error")
     assert isinstance(result, client.V1Pod) and result.spec.host_pid is True
 
 
 def test_a_failing_step_is_named_by_its_label() -> None:
     with pytest.raises(PathError) as caught:
-        checked_fold(POD, [upsert("spec.hostIPC", True),
-                           remove_at("spec.containers[name=nope]", missing_ok=False)],
-                     mode="error", labels=["one.yaml:1", "two.yaml:7"])
+        checked_fold(
+            POD,
+            [
+                upsert("spec.hostIPC", True),
+                remove_at("spec.containers[name=nope]", missing_ok=False),
+            ],
+            mode="error",
+            labels=["one.yaml:1", "two.yaml:7"],
+        )
     assert "step 2 of 2: two.yaml:7" in str(caught.value)
 
 

@@ -85,45 +85,89 @@ def failing(doc: Any) -> Any:
     raise RuntimeError("a user's function failed")
 
 
-partial_pods = st.fixed_dictionaries({}, optional={
-    "metadata": st.fixed_dictionaries({}, optional={
-        "labels": st.dictionaries(st.sampled_from(("team", "app")), st.sampled_from(("ml", "y")),
-                                  max_size=2)}),
-    "spec": st.fixed_dictionaries({}, optional={
-        "nodeSelector": st.dictionaries(st.sampled_from(("gpu", "zone")),
-                                        st.sampled_from(("a", "c")), max_size=2),
-        "tolerations": st.lists(st.fixed_dictionaries({"key": st.sampled_from(("a", "z"))}),
-                                max_size=2),
-        "hostIPC": st.booleans(),
-    }),
-})
+partial_pods = st.fixed_dictionaries(
+    {},
+    optional={
+        "metadata": st.fixed_dictionaries(
+            {},
+            optional={
+                "labels": st.dictionaries(
+                    st.sampled_from(("team", "app")), st.sampled_from(("ml", "y")), max_size=2
+                )
+            },
+        ),
+        "spec": st.fixed_dictionaries(
+            {},
+            optional={
+                "nodeSelector": st.dictionaries(
+                    st.sampled_from(("gpu", "zone")), st.sampled_from(("a", "c")), max_size=2
+                ),
+                "tolerations": st.lists(
+                    st.fixed_dictionaries({"key": st.sampled_from(("a", "z"))}), max_size=2
+                ),
+                "hostIPC": st.booleans(),
+            },
+        ),
+    },
+)
 
-strategic_patches = st.fixed_dictionaries({}, optional={
-    "metadata": st.fixed_dictionaries({}, optional={
-        "labels": st.dictionaries(st.sampled_from(("team", "app")),
-                                  st.none() | st.sampled_from(("ml", "y")), max_size=2)}),
-    "spec": st.fixed_dictionaries({}, optional={
-        "containers": st.lists(st.fixed_dictionaries(
-            {"name": st.sampled_from(("trainer", "sidecar", "new"))},
-            optional={"image": st.sampled_from(("x", "z")),
-                      "env": st.lists(st.fixed_dictionaries(
-                          {"name": st.sampled_from(("A", "C")),
-                           "value": st.sampled_from(("1", "2"))}), max_size=2,
-                          unique_by=lambda env: env["name"])}),
-            max_size=2, unique_by=lambda container: container["name"]),
-        "tolerations": st.lists(st.fixed_dictionaries({"key": st.sampled_from(("a", "z"))}),
-                                max_size=1),
-    }),
-})
+strategic_patches = st.fixed_dictionaries(
+    {},
+    optional={
+        "metadata": st.fixed_dictionaries(
+            {},
+            optional={
+                "labels": st.dictionaries(
+                    st.sampled_from(("team", "app")),
+                    st.none() | st.sampled_from(("ml", "y")),
+                    max_size=2,
+                )
+            },
+        ),
+        "spec": st.fixed_dictionaries(
+            {},
+            optional={
+                "containers": st.lists(
+                    st.fixed_dictionaries(
+                        {"name": st.sampled_from(("trainer", "sidecar", "new"))},
+                        optional={
+                            "image": st.sampled_from(("x", "z")),
+                            "env": st.lists(
+                                st.fixed_dictionaries(
+                                    {
+                                        "name": st.sampled_from(("A", "C")),
+                                        "value": st.sampled_from(("1", "2")),
+                                    }
+                                ),
+                                max_size=2,
+                                unique_by=lambda env: env["name"],
+                            ),
+                        },
+                    ),
+                    max_size=2,
+                    unique_by=lambda container: container["name"],
+                ),
+                "tolerations": st.lists(
+                    st.fixed_dictionaries({"key": st.sampled_from(("a", "z"))}), max_size=1
+                ),
+            },
+        ),
+    },
+)
 
 merge_patches = st.dictionaries(
     st.sampled_from(("metadata", "spec", "kind", "extra")),
-    st.none() | st.sampled_from(("Pod", "x")) | st.dictionaries(
+    st.none()
+    | st.sampled_from(("Pod", "x"))
+    | st.dictionaries(
         st.sampled_from(("labels", "nodeSelector", "hostIPC")),
-        st.none() | st.booleans() | st.dictionaries(st.sampled_from(("team", "gpu")),
-                                                    st.none() | st.just("v"), max_size=2),
-        max_size=2),
-    max_size=3)
+        st.none()
+        | st.booleans()
+        | st.dictionaries(st.sampled_from(("team", "gpu")), st.none() | st.just("v"), max_size=2),
+        max_size=2,
+    ),
+    max_size=3,
+)
 
 
 class EngineMachine(RuleBasedStateMachine):
@@ -170,16 +214,24 @@ class EngineMachine(RuleBasedStateMachine):
         keys = sorted(spec) if isinstance(spec, dict) else []
         key = data.draw(st.sampled_from([*keys, "hostNetwork"]))
         value = data.draw(st.sampled_from(({"a": 1}, [1], "x", True)))
-        ops = data.draw(st.lists(st.sampled_from([
-            {"op": "add", "path": f"/spec/{key}", "value": value},
-            {"op": "replace", "path": f"/spec/{key}", "value": value},
-            {"op": "remove", "path": f"/spec/{key}"},
-            {"op": "add", "path": "/spec/containers/-", "value": {"name": "added"}},
-            {"op": "add", "path": "/spec/containers/0/image", "value": "z"},
-            {"op": "copy", "from": "/spec/containers", "path": "/spec/initContainers"},
-            {"op": "move", "from": f"/spec/{key}", "path": "/metadata"},
-            {"op": "test", "path": "/kind", "value": "Pod"},
-        ]), min_size=1, max_size=3))
+        ops = data.draw(
+            st.lists(
+                st.sampled_from(
+                    [
+                        {"op": "add", "path": f"/spec/{key}", "value": value},
+                        {"op": "replace", "path": f"/spec/{key}", "value": value},
+                        {"op": "remove", "path": f"/spec/{key}"},
+                        {"op": "add", "path": "/spec/containers/-", "value": {"name": "added"}},
+                        {"op": "add", "path": "/spec/containers/0/image", "value": "z"},
+                        {"op": "copy", "from": "/spec/containers", "path": "/spec/initContainers"},
+                        {"op": "move", "from": f"/spec/{key}", "path": "/metadata"},
+                        {"op": "test", "path": "/kind", "value": "Pod"},
+                    ]
+                ),
+                min_size=1,
+                max_size=3,
+            )
+        )
 
         def oracle(current: Any) -> Any:
             try:
@@ -215,10 +267,12 @@ class EngineMachine(RuleBasedStateMachine):
             result = chain(*(step for step, _ in steps))(self.doc)
         except TransformError as err:
             assert isinstance(expected, Exception), (
-                f"the composition raised {err!r}, the oracle gave {expected!r}")
+                f"the composition raised {err!r}, the oracle gave {expected!r}"
+            )
             return
         assert not isinstance(expected, Exception), (
-            f"the oracle raised {expected!r}, the composition gave {result!r}")
+            f"the oracle raised {expected!r}, the composition gave {result!r}"
+        )
         assert strict_equal(plain(result), plain(expected)), (result, expected)
         if isinstance(self.doc, PMap):
             assert not isinstance(result, (dict, list)), "persistent in, persistent out"
@@ -231,10 +285,14 @@ class EngineMachine(RuleBasedStateMachine):
         for keeper in self.keepers:
             for value, then in keeper.seen:
                 assert strict_equal(value, then), (
-                    f"what a plain function was given changed: {then!r} became {value!r}")
+                    f"what a plain function was given changed: {then!r} became {value!r}"
+                )
 
 
 EngineMachine.TestCase.settings = settings(
-    max_examples=200, stateful_step_count=15, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    max_examples=200,
+    stateful_step_count=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 TestEngine = EngineMachine.TestCase

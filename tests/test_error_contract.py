@@ -42,8 +42,9 @@ def names_argument(text: str, argument: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(argument)}(?!\w)", text) is not None
 
 
-def check_contract(err: BaseException, arguments: tuple[str, ...],
-                   factory: str | None = None) -> None:
+def check_contract(
+    err: BaseException, arguments: tuple[str, ...], factory: str | None = None
+) -> None:
     """``err`` is an ArgumentError naming one of ``arguments`` (and ``factory``, if given)."""
     assert isinstance(err, ArgumentError), f"{type(err).__name__} is no ArgumentError: {err}"
     assert isinstance(err, TransformError) and isinstance(err, ValueError)
@@ -51,9 +52,11 @@ def check_contract(err: BaseException, arguments: tuple[str, ...],
     # short on any input (tests/test_short_errors.py sweeps huge values through every factory)
     assert len(message) <= MAX_LINE and "\n" not in message, message[:300]
     assert any(names_argument(message, name) for name in arguments), (
-        f"message does not name {' or '.join(arguments)}: {message}")
+        f"message does not name {' or '.join(arguments)}: {message}"
+    )
     assert any(names_argument(err.argument, name) for name in arguments), (
-        f"err.argument is {err.argument!r}, not {' or '.join(arguments)}")
+        f"err.argument is {err.argument!r}, not {' or '.join(arguments)}"
+    )
     if factory is not None:
         assert err.factory == factory, f"err.factory is {err.factory!r}, not {factory!r}"
         assert message.startswith(f"{factory}(): "), message
@@ -75,24 +78,36 @@ COMBINATOR_CASES: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = [
     ("append_at", lambda: loose.append_at(3, 1), ("target",)),
     ("prepend_at", lambda: loose.prepend_at(3, 1), ("target",)),
     ("insert_at", lambda: loose.insert_at(3, 1, before=0), ("target",)),
-    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}),
-     ("before", "after")),
-    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, before=0,
-                                                after=1), ("before", "after")),
-    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, before=1.5),
-     ("before",)),
-    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, after={}),
-     ("after",)),
-    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, after={1: "a"}),
-     ("after",)),
-    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, before="name"),
-     ("before",)),
+    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}), ("before", "after")),
+    (
+        "insert_at",
+        lambda: loose.insert_at("spec.containers", {"name": "x"}, before=0, after=1),
+        ("before", "after"),
+    ),
+    (
+        "insert_at",
+        lambda: loose.insert_at("spec.containers", {"name": "x"}, before=1.5),
+        ("before",),
+    ),
+    ("insert_at", lambda: loose.insert_at("spec.containers", {"name": "x"}, after={}), ("after",)),
+    (
+        "insert_at",
+        lambda: loose.insert_at("spec.containers", {"name": "x"}, after={1: "a"}),
+        ("after",),
+    ),
+    (
+        "insert_at",
+        lambda: loose.insert_at("spec.containers", {"name": "x"}, before="name"),
+        ("before",),
+    ),
     ("merge_by", lambda: loose.merge_by(3, [{"name": "a"}]), ("target",)),
-    ("merge_by", lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=()),
-     ("key",)),
+    ("merge_by", lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=()), ("key",)),
     ("merge_by", lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=5), ("key",)),
-    ("merge_by", lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=("name", 5)),
-     ("key",)),
+    (
+        "merge_by",
+        lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=("name", 5)),
+        ("key",),
+    ),
     ("merge_by", lambda: loose.merge_by("spec.containers", [{"name": "a"}], key=""), ("key",)),
     ("merge_by", lambda: loose.merge_by("spec.containers", [3]), ("items",)),
     ("merge_by", lambda: loose.merge_by("spec.containers", [{"image": "x"}]), ("items",)),
@@ -116,17 +131,22 @@ COMBINATOR_CASES: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = [
 
 
 def test_every_public_combinator_is_walked() -> None:
-    factories = {name for name in combinators.__all__
-                 if callable(getattr(combinators, name))
-                 and not isinstance(getattr(combinators, name), type)} - {"identity"}
+    factories = {
+        name
+        for name in combinators.__all__
+        if callable(getattr(combinators, name)) and not isinstance(getattr(combinators, name), type)
+    } - {"identity"}
     assert factories == {name for name, _, _ in COMBINATOR_CASES}
 
 
-@pytest.mark.parametrize(("factory", "make", "arguments"), COMBINATOR_CASES,
-                         ids=[f"{case[0]}-{number}" for number, case in
-                              enumerate(COMBINATOR_CASES)])
-def test_combinators_refuse_bad_arguments(factory: str, make: Callable[[], Any],
-                                          arguments: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("factory", "make", "arguments"),
+    COMBINATOR_CASES,
+    ids=[f"{case[0]}-{number}" for number, case in enumerate(COMBINATOR_CASES)],
+)
+def test_combinators_refuse_bad_arguments(
+    factory: str, make: Callable[[], Any], arguments: tuple[str, ...]
+) -> None:
     with pytest.raises(ArgumentError) as caught:
         make()
     check_contract(caught.value, arguments)
@@ -134,19 +154,27 @@ def test_combinators_refuse_bad_arguments(factory: str, make: Callable[[], Any],
 
 # the parts of a path, built by hand: each refuses what no path can hold, naming its argument
 PART_CASES: list[tuple[Callable[..., Any], str, Any]] = [
-    (combinators.Key, "name", 5), (combinators.Key, "name", None),
-    (combinators.Index, "index", "0"), (combinators.Index, "index", True),
-    (combinators.Index, "index", 1.5), (combinators.Match, "fields", 5),
-    (combinators.Match, "fields", ()), (combinators.Match, "fields", [(1, "a")]),
-    (combinators.Match, "fields", ["name=a"]), (combinators.Path, "parts", ["spec"]),
+    (combinators.Key, "name", 5),
+    (combinators.Key, "name", None),
+    (combinators.Index, "index", "0"),
+    (combinators.Index, "index", True),
+    (combinators.Index, "index", 1.5),
+    (combinators.Match, "fields", 5),
+    (combinators.Match, "fields", ()),
+    (combinators.Match, "fields", [(1, "a")]),
+    (combinators.Match, "fields", ["name=a"]),
+    (combinators.Path, "parts", ["spec"]),
 ]
 
 
-@pytest.mark.parametrize(("part", "argument", "odd"), PART_CASES,
-                         ids=[f"{case[0].__name__}-{number}"
-                              for number, case in enumerate(PART_CASES)])
-def test_path_parts_refuse_what_no_path_holds(part: Callable[..., Any], argument: str,
-                                              odd: Any) -> None:
+@pytest.mark.parametrize(
+    ("part", "argument", "odd"),
+    PART_CASES,
+    ids=[f"{case[0].__name__}-{number}" for number, case in enumerate(PART_CASES)],
+)
+def test_path_parts_refuse_what_no_path_holds(
+    part: Callable[..., Any], argument: str, odd: Any
+) -> None:
     with pytest.raises(ArgumentError) as caught:
         part(odd)
     check_contract(caught.value, (argument,), factory=part.__name__)
@@ -161,7 +189,9 @@ def test_the_issue_examples_name_the_argument_and_what_was_given() -> None:
     assert (refused.value.factory, refused.value.argument) == ("insert_at", "after")
     assert "Match" not in str(refused.value) and "got {}" in str(refused.value)
 
+
 # --- recipes: a wrong type for each parameter, derived from the signature -------------------------
+
 
 def accepts(hint: Any, value: Any) -> bool:
     """Whether ``value`` is of type ``hint`` (one level into maps and sequences)."""
@@ -182,8 +212,10 @@ def accepts(hint: Any, value: Any) -> bool:
         return False
     arguments = typing.get_args(hint)
     if issubclass(origin, collections.abc.Mapping) and len(arguments) == 2:
-        return all(accepts(arguments[0], key) and accepts(arguments[1], item)
-                   for key, item in value.items())
+        return all(
+            accepts(arguments[0], key) and accepts(arguments[1], item)
+            for key, item in value.items()
+        )
     if issubclass(origin, collections.abc.Sequence) and len(arguments) == 1:
         return not isinstance(value, str) and all(accepts(arguments[0], item) for item in value)
     return True
@@ -214,8 +246,7 @@ SAMPLE_CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "remove_at": (("spec.x",), {"missing_ok": True}),
     "append_at": (("spec.xs", 1), {"unique": False}),
     "prepend_at": (("spec.xs", 1), {"unique": False}),
-    "insert_at": (("spec.containers", {"name": "x"}), {"after": "name=trainer-0",
-                                                       "unique": False}),
+    "insert_at": (("spec.containers", {"name": "x"}), {"after": "name=trainer-0", "unique": False}),
     "merge_by": (("spec.containers", [{"name": "a"}]), {"key": "name"}),
     "for_each": (("spec.containers[*]", identity), {}),
     "when": (("spec.x", identity), {"otherwise": identity}),
@@ -227,9 +258,31 @@ SAMPLE_CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
 
 # values of every kind and odd shape: of the wrong type for most arguments, odd for the rest,
 # and too large for any message to quote whole (5,000 digits, 100,000 characters)
-ODD_VALUES: tuple[Any, ...] = (5, -1, 1.5, True, None, "", "x", "[", "*", b"name", (), [], [1],
-                               ("name", 5), {}, {1: 2}, {"a": [1]}, {"a": {"b": 1}}, Odd(),
-                               float("nan"), 10**30, 10**5000, "x" * 100_000)
+ODD_VALUES: tuple[Any, ...] = (
+    5,
+    -1,
+    1.5,
+    True,
+    None,
+    "",
+    "x",
+    "[",
+    "*",
+    b"name",
+    (),
+    [],
+    [1],
+    ("name", 5),
+    {},
+    {1: 2},
+    {"a": [1]},
+    {"a": {"b": 1}},
+    Odd(),
+    float("nan"),
+    10**30,
+    10**5000,
+    "x" * 100_000,
+)
 # the arguments that are the document: what is no document is refused, not as an argument
 DOCUMENTS = {("fold", "doc"), ("select", "doc"), ("get_at", "doc"), ("exists", "doc")}
 PATHS = {"text", "target", "predicate"}
@@ -248,21 +301,31 @@ def sweep_cases() -> list[Any]:
             for number, odd in enumerate(ODD_VALUES):
                 case_id = f"{name}-{parameter.name}-{number}"
                 reason = WRITTEN_WHOLE.get(case_id)
-                cases.append(pytest.param(name, parameter.name, odd, id=case_id, marks=[
-                    pytest.mark.xfail(strict=True, reason=reason)] if reason else []))
+                cases.append(
+                    pytest.param(
+                        name,
+                        parameter.name,
+                        odd,
+                        id=case_id,
+                        marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [],
+                    )
+                )
     return cases
 
 
 def test_every_public_combinator_is_swept() -> None:
-    factories = {name for name in combinators.__all__
-                 if callable(getattr(combinators, name))
-                 and not isinstance(getattr(combinators, name), type)} - {"identity"}
+    factories = {
+        name
+        for name in combinators.__all__
+        if callable(getattr(combinators, name)) and not isinstance(getattr(combinators, name), type)
+    } - {"identity"}
     assert factories == set(SAMPLE_CALLS)
 
 
 @pytest.mark.parametrize(("name", "parameter", "odd"), sweep_cases())
-def test_combinators_take_or_refuse_every_odd_argument_by_name(name: str, parameter: str,
-                                                               odd: Any) -> None:
+def test_combinators_take_or_refuse_every_odd_argument_by_name(
+    name: str, parameter: str, odd: Any
+) -> None:
     # Each argument, given any value: the factory builds a transform that applies or
     # raises a TransformError, or it refuses the value with an ArgumentError naming the
     # argument. Never a bare TypeError from deep inside.
@@ -368,8 +431,11 @@ def test_recipes_refuse_a_wrong_type_for_each_parameter(name: str, parameter: st
     with pytest.raises(ArgumentTypeError) as caught:
         call(name, signature, arguments)
     check_contract(caught.value, (named,), factory=name)
-    assert caught.value.value is bad or caught.value.value == bad or bad in _values_within(
-        caught.value.value)
+    assert (
+        caught.value.value is bad
+        or caught.value.value == bad
+        or bad in _values_within(caught.value.value)
+    )
 
 
 def _values_within(value: Any) -> list[Any]:
@@ -392,16 +458,24 @@ def test_every_recipe_sample_is_typed_as_its_signature_says() -> None:
             catalog[name](*args, **kwargs)
             for parameter, value in signature.bind(*args, **kwargs).arguments.items():
                 kind = signature.parameters[parameter].kind
-                values = (list(value.values()) if kind is inspect.Parameter.VAR_KEYWORD
-                          else list(value) if kind is inspect.Parameter.VAR_POSITIONAL
-                          else [value])
-                misfits += [f"{name}({parameter}={item!r}): typed {hints[parameter]}"
-                            for item in values if not accepts(hints[parameter], item)]
+                values = (
+                    list(value.values())
+                    if kind is inspect.Parameter.VAR_KEYWORD
+                    else list(value)
+                    if kind is inspect.Parameter.VAR_POSITIONAL
+                    else [value]
+                )
+                misfits += [
+                    f"{name}({parameter}={item!r}): typed {hints[parameter]}"
+                    for item in values
+                    if not accepts(hints[parameter], item)
+                ]
     assert not misfits, "\n".join(misfits)
 
 
 def test_quantities_are_typed_and_taken_as_text_or_numbers() -> None:
     from recipes import mount_empty_dir, shm_size
+
     assert accepts(typing.get_type_hints(shm_size)["size"], 2**30)
     assert shm_size(2**30)(POD)["spec"]["volumes"][0]["emptyDir"]["sizeLimit"] == "1073741824"
     volume = mount_empty_dir("scratch", "/scratch", size=2**30)(POD)["spec"]["volumes"][0]
@@ -471,8 +545,12 @@ VALUE_CASES: list[tuple[str, tuple[Any, ...], dict[str, Any], str]] = [
     ("working_dir", ("",), {}, "path"),
     ("security_context", (), {}, "settings"),
     ("security_context", (), {"run_as_user": -1}, "run_as_user"),
-    ("security_context", (), {"privileged": True, "allow_privilege_escalation": False},
-     "privileged"),
+    (
+        "security_context",
+        (),
+        {"privileged": True, "allow_privilege_escalation": False},
+        "privileged",
+    ),
     ("add_capabilities", ("CAP_SYS_ADMIN",), {}, "capabilities"),
     ("add_capabilities", ("sys_admin",), {}, "capabilities"),
     ("add_capabilities", ([],), {}, "capabilities"),
@@ -497,10 +575,14 @@ def test_value_cases_name_recipes_of_the_catalog() -> None:
     assert {name for name, _, _, _ in VALUE_CASES} <= set(catalog)
 
 
-@pytest.mark.parametrize(("name", "args", "kwargs", "argument"), VALUE_CASES,
-                         ids=[f"{case[0]}-{number}" for number, case in enumerate(VALUE_CASES)])
-def test_recipes_refuse_bad_values(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                                   argument: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs", "argument"),
+    VALUE_CASES,
+    ids=[f"{case[0]}-{number}" for number, case in enumerate(VALUE_CASES)],
+)
+def test_recipes_refuse_bad_values(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], argument: str
+) -> None:
     with pytest.raises(ArgumentError) as caught:
         catalog[name](*args, **kwargs)
     check_contract(caught.value, (argument,), factory=name)
@@ -508,22 +590,29 @@ def test_recipes_refuse_bad_values(name: str, args: tuple[Any, ...], kwargs: dic
 
 def test_the_issue_example_reads_well() -> None:
     from recipes import shm_size
+
     with pytest.raises(ArgumentError) as caught:
         shm_size("16GB")
     err = caught.value
     assert (err.factory, err.argument, err.value) == ("shm_size", "size", "16GB")
-    assert str(err) == ("shm_size(): size must be a Kubernetes quantity such as '1Gi', '500m' "
-                        "or '2', got '16GB'")
+    assert str(err) == (
+        "shm_size(): size must be a Kubernetes quantity such as '1Gi', '500m' or '2', got '16GB'"
+    )
 
 
 def test_value_objects_name_themselves() -> None:
     from recipes import ConfigMapKey, FieldRef, ResourceFieldRef, SecretKey
-    for make, factory, argument in ((lambda: SecretKey("", "k"), "SecretKey", "name"),
-                                    (lambda: ConfigMapKey("c", 3),  # type: ignore[arg-type]
-                                     "ConfigMapKey", "key"),
-                                    (lambda: FieldRef(""), "FieldRef", "field_path"),
-                                    (lambda: ResourceFieldRef("limits.memory", divisor="x"),
-                                     "ResourceFieldRef", "divisor")):
+
+    for make, factory, argument in (
+        (lambda: SecretKey("", "k"), "SecretKey", "name"),
+        (
+            lambda: ConfigMapKey("c", 3),  # type: ignore[arg-type]
+            "ConfigMapKey",
+            "key",
+        ),
+        (lambda: FieldRef(""), "FieldRef", "field_path"),
+        (lambda: ResourceFieldRef("limits.memory", divisor="x"), "ResourceFieldRef", "divisor"),
+    ):
         with pytest.raises(ArgumentError) as caught:
             make()
         check_contract(caught.value, (argument,), factory=factory)
@@ -531,13 +620,16 @@ def test_value_objects_name_themselves() -> None:
 
 # --- pipeline steps, patch builders, as_transform -------------------------------------------------
 
+
 def _build_step(step: Any) -> Any:
     from transforms.forms.pipeline import build_step
+
     return build_step(step)
 
 
 def _transforms(name: str) -> Any:
     import transforms
+
     return getattr(transforms, name)
 
 
@@ -546,40 +638,71 @@ BUILDER_CASES: list[tuple[str, Callable[[], Any], tuple[str, ...], str | None]] 
     ("build_step", lambda: _build_step(42), ("step",), None),
     ("build_step", lambda: _build_step({"op": "frobnicate", "path": "spec.x"}), ("op",), None),
     ("build_step", lambda: _build_step({"op": "upsert", "value": {"a": 1}}), ("path",), None),
-    ("build_step", lambda: _build_step({"op": "upsert", "path": "spec.x", "value": 1,
-                                        "bogus": 2}), ("bogus",), None),
-    ("build_step", lambda: _build_step({"op": "merge_by", "path": "spec.containers",
-                                        "items": [{"name": "a"}], "key": []}), ("key",), None),
-    ("build_step", lambda: _build_step({"recipe": "shm_size", "size": "16GB"}), ("size",),
-     "shm_size"),
+    (
+        "build_step",
+        lambda: _build_step({"op": "upsert", "path": "spec.x", "value": 1, "bogus": 2}),
+        ("bogus",),
+        None,
+    ),
+    (
+        "build_step",
+        lambda: _build_step(
+            {"op": "merge_by", "path": "spec.containers", "items": [{"name": "a"}], "key": []}
+        ),
+        ("key",),
+        None,
+    ),
+    (
+        "build_step",
+        lambda: _build_step({"recipe": "shm_size", "size": "16GB"}),
+        ("size",),
+        "shm_size",
+    ),
     ("build_step", lambda: _build_step({"recipe": "shm_size", "sise": "16Gi"}), ("sise",), None),
     ("build_step", lambda: _build_step({"recipe": "no_such_recipe"}), ("recipe",), None),
     ("build_step", lambda: _build_step({"op": "upsert", "recipe": "gpu"}), ("step",), None),
     ("json_patch", lambda: _transforms("json_patch")("not a list"), ("ops",), None),
-    ("json_patch", lambda: _transforms("json_patch")([{"op": "ad", "path": "/a"}]), ("ops",),
-     None),
-    ("json_patch", lambda: _transforms("json_patch")([{"op": "add", "value": 1}]), ("ops",),
-     None),
-    ("json_patch", lambda: _transforms("json_patch")([{"op": "add", "path": "a", "value": 1}]),
-     ("ops",), None),
-    ("merge_patch", lambda: _transforms("merge_patch")({"metadata": {1: "x"}}), ("patch",),
-     None),
-    ("strategic_merge", lambda: _transforms("strategic_merge")(["not", "a", "map"]), ("patch",),
-     None),
-    ("strategic_merge", lambda: _transforms("strategic_merge")(
-        {"spec": {"containers": [{"name": "c", "$patch": "frobnicate"}]}}), ("patch",), None),
-    ("strategic_merge", lambda: _transforms("strategic_merge")({}, kind="Deployment"),
-     ("kind",), None),
+    ("json_patch", lambda: _transforms("json_patch")([{"op": "ad", "path": "/a"}]), ("ops",), None),
+    ("json_patch", lambda: _transforms("json_patch")([{"op": "add", "value": 1}]), ("ops",), None),
+    (
+        "json_patch",
+        lambda: _transforms("json_patch")([{"op": "add", "path": "a", "value": 1}]),
+        ("ops",),
+        None,
+    ),
+    ("merge_patch", lambda: _transforms("merge_patch")({"metadata": {1: "x"}}), ("patch",), None),
+    (
+        "strategic_merge",
+        lambda: _transforms("strategic_merge")(["not", "a", "map"]),
+        ("patch",),
+        None,
+    ),
+    (
+        "strategic_merge",
+        lambda: _transforms("strategic_merge")(
+            {"spec": {"containers": [{"name": "c", "$patch": "frobnicate"}]}}
+        ),
+        ("patch",),
+        None,
+    ),
+    (
+        "strategic_merge",
+        lambda: _transforms("strategic_merge")({}, kind="Deployment"),
+        ("kind",),
+        None,
+    ),
     ("as_transform", lambda: _transforms("as_transform")(42), ("value",), None),
 ]
 
 
-@pytest.mark.parametrize(("built", "make", "arguments", "recipe"), BUILDER_CASES,
-                         ids=[f"{case[0]}-{number}" for number, case in
-                              enumerate(BUILDER_CASES)])
+@pytest.mark.parametrize(
+    ("built", "make", "arguments", "recipe"),
+    BUILDER_CASES,
+    ids=[f"{case[0]}-{number}" for number, case in enumerate(BUILDER_CASES)],
+)
 def test_steps_patches_and_as_transform_refuse_bad_arguments(
-        built: str, make: Callable[[], Any], arguments: tuple[str, ...],
-        recipe: str | None) -> None:
+    built: str, make: Callable[[], Any], arguments: tuple[str, ...], recipe: str | None
+) -> None:
     with pytest.raises(ArgumentError) as caught:
         make()
     check_contract(caught.value, arguments, factory=recipe)

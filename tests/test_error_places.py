@@ -50,8 +50,9 @@ def errors(transform: Any, times: int = 4) -> list[TransformError]:
     return found
 
 
-@pytest.mark.parametrize(("text", "place"), TAGGED, ids=[case[1] + "-" + case[0].split("!")[1]
-                                                        for case in TAGGED])
+@pytest.mark.parametrize(
+    ("text", "place"), TAGGED, ids=[case[1] + "-" + case[0].split("!")[1] for case in TAGGED]
+)
 def test_a_list_tag_on_a_map_names_the_place(text: str, place: str) -> None:
     overlay = loads_overlay(text, source="overlay.yaml")
     for transform in (overlay, chain(upsert("metadata.annotations.a", "b"), overlay)):
@@ -61,10 +62,15 @@ def test_a_list_tag_on_a_map_names_the_place(text: str, place: str) -> None:
             assert place in str(err)
 
 
-@pytest.mark.parametrize("edit", [append_at("spec.nodeSelector", "x"),
-                                  prepend_at("metadata.labels", "x"),
-                                  merge_by("metadata.labels", [{"name": "x"}])],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "edit",
+    [
+        append_at("spec.nodeSelector", "x"),
+        prepend_at("metadata.labels", "x"),
+        merge_by("metadata.labels", [{"name": "x"}]),
+    ],
+    ids=repr,
+)
 def test_a_list_edit_on_a_map_names_the_place_alone_and_fused(edit: Any) -> None:
     alone = [str(err) for err in errors(edit)]
     composed = chain(upsert("metadata.annotations.a", "b"), edit, upsert("spec.hostIPC", False))

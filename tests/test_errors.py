@@ -32,17 +32,26 @@ from combinators import (
 
 
 def pod() -> dict[str, Any]:
-    return {"spec": {"containers": [{"name": "trainer-0", "image": "x"},
-                                    {"name": "sidecar", "image": "envoy"}],
-                     "nodeSelector": {"zone": "a"}}}
+    return {
+        "spec": {
+            "containers": [
+                {"name": "trainer-0", "image": "x"},
+                {"name": "sidecar", "image": "envoy"},
+            ],
+            "nodeSelector": {"zone": "a"},
+        }
+    }
 
 
-@pytest.mark.parametrize("make", [
-    lambda: get_at(pod(), "spec.containers[name=trainr].image"),
-    lambda: upsert("spec.containers[name=trainr].image", "y")(pod()),
-    lambda: remove_at("spec.containers[name=trainr].image", missing_ok=False)(pod()),
-    lambda: update_at("spec.containers[name=trainr].image", str.upper)(pod()),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: get_at(pod(), "spec.containers[name=trainr].image"),
+        lambda: upsert("spec.containers[name=trainr].image", "y")(pod()),
+        lambda: remove_at("spec.containers[name=trainr].image", missing_ok=False)(pod()),
+        lambda: update_at("spec.containers[name=trainr].image", str.upper)(pod()),
+    ],
+)
 def test_path_error_names_the_part_and_the_near_misses(make: Any) -> None:
     with pytest.raises(PathError) as caught:
         make()
@@ -63,9 +72,14 @@ def test_path_error_for_a_missing_key() -> None:
         get_at(pod(), "spec.nodeSelectr.zone")
     err = caught.value
     assert (err.path, err.part_index, err.near_misses) == (
-        path("spec.nodeSelectr.zone"), 1, ("nodeSelector",))
-    assert str(err) == ("no key 'nodeSelectr' in spec (part 2 of spec.nodeSelectr.zone); "
-                        "did you mean: nodeSelector?; present: containers, nodeSelector")
+        path("spec.nodeSelectr.zone"),
+        1,
+        ("nodeSelector",),
+    )
+    assert str(err) == (
+        "no key 'nodeSelectr' in spec (part 2 of spec.nodeSelectr.zone); "
+        "did you mean: nodeSelector?; present: containers, nodeSelector"
+    )
 
 
 def test_path_error_for_an_index_out_of_range() -> None:
@@ -90,8 +104,11 @@ def test_path_error_is_picklable_with_its_fields() -> None:
     copy = pickle.loads(pickle.dumps(caught.value))
     assert type(copy) is PathError
     assert (copy.path, copy.part_index, copy.near_misses, str(copy)) == (
-        caught.value.path, caught.value.part_index, caught.value.near_misses,
-        str(caught.value))
+        caught.value.path,
+        caught.value.part_index,
+        caught.value.near_misses,
+        str(caught.value),
+    )
 
 
 def test_type_clash_appending_to_a_map() -> None:
@@ -105,12 +122,15 @@ def test_type_clash_appending_to_a_map() -> None:
     assert "expected a list, found a map" in str(err)
 
 
-@pytest.mark.parametrize("transform", [
-    merge_by("spec.nodeSelector", [{"name": "x"}]),
-    upsert("spec.nodeSelector.zone.deep", 1),
-    upsert("spec.nodeSelector[0]", 1),
-    for_each("spec.nodeSelector[*]", upsert("x", 1)),
-])
+@pytest.mark.parametrize(
+    "transform",
+    [
+        merge_by("spec.nodeSelector", [{"name": "x"}]),
+        upsert("spec.nodeSelector.zone.deep", 1),
+        upsert("spec.nodeSelector[0]", 1),
+        for_each("spec.nodeSelector[*]", upsert("x", 1)),
+    ],
+)
 def test_type_clash_where_the_kind_is_wrong(transform: Any) -> None:
     with pytest.raises(TypeClashError):
         transform(pod())
@@ -122,12 +142,15 @@ def test_type_clash_for_a_new_element_that_cannot_match_its_selector() -> None:
     assert caught.value.part_index == 2
 
 
-@pytest.mark.parametrize(("count", "wanted"), [
-    (1, "expected 1 match for"),
-    (3, "expected 3 matches for"),
-    ("3+", "expected at least 3 matches for"),
-    (lambda n: n > 5, "expected a count satisfying"),
-])
+@pytest.mark.parametrize(
+    ("count", "wanted"),
+    [
+        (1, "expected 1 match for"),
+        (3, "expected 3 matches for"),
+        ("3+", "expected at least 3 matches for"),
+        (lambda n: n > 5, "expected a count satisfying"),
+    ],
+)
 def test_expectation_error(count: Any, wanted: str) -> None:
     with pytest.raises(ExpectationError) as caught:
         expect("spec.containers[*]", count)(pod())
@@ -144,8 +167,10 @@ def test_expectation_error_names_what_is_present() -> None:
     assert caught.value.found == 0
     assert caught.value.present == ("trainer-0", "sidecar")
     assert caught.value.near_misses == ("trainer-0",)
-    assert str(caught.value) == ("expected 1 match for spec.containers[name=trainr], found 0; "
-                                 "did you mean: trainer-0?; names present: trainer-0, sidecar")
+    assert str(caught.value) == (
+        "expected 1 match for spec.containers[name=trainr], found 0; "
+        "did you mean: trainer-0?; names present: trainer-0, sidecar"
+    )
 
 
 def test_expectation_error_where_the_parent_is_not_a_list() -> None:
@@ -155,14 +180,18 @@ def test_expectation_error_where_the_parent_is_not_a_list() -> None:
     assert str(caught.value).endswith("found 0; spec.nodeSelector holds a map, not a list")
 
 
-@pytest.mark.parametrize(("doc", "said"), [
-    ({"spec": {"containers": "oops"}}, "; spec.containers holds a string ('oops'), not a list"),
-    ({"spec": None}, "; spec holds null, not a map"),
-    ([{"spec": {}}], "; the document holds a list, not a map"),
-    ({"spec": {"containers": []}}, ""),  # all of the right kind: nothing to add
-])
+@pytest.mark.parametrize(
+    ("doc", "said"),
+    [
+        ({"spec": {"containers": "oops"}}, "; spec.containers holds a string ('oops'), not a list"),
+        ({"spec": None}, "; spec holds null, not a map"),
+        ([{"spec": {}}], "; the document holds a list, not a map"),
+        ({"spec": {"containers": []}}, ""),  # all of the right kind: nothing to add
+    ],
+)
 def test_expectation_error_says_where_a_value_of_the_wrong_kind_stopped_the_path(
-        doc: Any, said: str) -> None:
+    doc: Any, said: str
+) -> None:
     with pytest.raises(ExpectationError) as caught:
         expect("spec.containers[0]")(doc)
     assert str(caught.value) == f"expected 1 match for spec.containers[0], found 0{said}"
@@ -186,10 +215,13 @@ def test_step_error_wraps_a_failing_function_and_names_the_step() -> None:
         transform({})
     err = caught.value
     assert isinstance(err.cause, KeyError) and err.__cause__ is err.cause
-    assert err.steps == ("step 2 of 3: test_step_error_wraps_a_failing_function_and_names_the_step"
-                         ".<locals>.explode",)
-    assert str(err).startswith("test_step_error_wraps_a_failing_function_and_names_the_step"
-                               ".<locals>.explode raised KeyError: 'boom'")
+    assert err.steps == (
+        "step 2 of 3: test_step_error_wraps_a_failing_function_and_names_the_step.<locals>.explode",
+    )
+    assert str(err).startswith(
+        "test_step_error_wraps_a_failing_function_and_names_the_step"
+        ".<locals>.explode raised KeyError: 'boom'"
+    )
     assert "[in step 2 of 3: " in str(err)
 
 
@@ -215,8 +247,10 @@ def test_nested_steps_are_named_outermost_first() -> None:
     transform = chain(upsert("a", 1), when("a", inner))
     with pytest.raises(ExpectationError) as caught:
         transform({})
-    assert caught.value.steps == ("step 2 of 2: when('a', chain(upsert('x', 1), expect('y')))",
-                                  "step 2 of 2: expect('y')")
+    assert caught.value.steps == (
+        "step 2 of 2: when('a', chain(upsert('x', 1), expect('y')))",
+        "step 2 of 2: expect('y')",
+    )
     assert " > " in str(caught.value)
 
 
@@ -246,6 +280,7 @@ def test_a_failing_update_function_or_predicate_comes_out_as_a_step_error() -> N
 def test_a_reader_given_its_arguments_swapped_says_the_document_comes_first(reader: str) -> None:
     import combinators
 
-    with pytest.raises(ArgumentTypeError, match=re.escape(
-            f"(the document comes first: {reader}(doc, 'spec.x'))")):
+    with pytest.raises(
+        ArgumentTypeError, match=re.escape(f"(the document comes first: {reader}(doc, 'spec.x'))")
+    ):
         getattr(combinators, reader)("spec.x", {"spec": {"x": 1}})

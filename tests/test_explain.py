@@ -56,9 +56,10 @@ def make_pod() -> dict[str, Any]:
     return {
         "metadata": {"name": "job-0", "labels": {"app": "job"}},
         "spec": {
-            "containers": [{"name": "trainer", "image": "t:1",
-                            "env": [{"name": "A", "value": "1"}]},
-                           {"name": "sidecar", "image": "envoy"}],
+            "containers": [
+                {"name": "trainer", "image": "t:1", "env": [{"name": "A", "value": "1"}]},
+                {"name": "sidecar", "image": "envoy"},
+            ],
             "tolerations": [{"key": "a"}],
             "volumes": [{"name": "dshm", "emptyDir": {}}],
             "hostIPC": True,
@@ -74,15 +75,18 @@ def paths_of(explanation: Explanation) -> list[str]:
 
 
 def test_changes_name_list_elements_by_name() -> None:
-    transform = chain(upsert("spec.containers[name=trainer].env[name=A].value", "2"),
-                      upsert("spec.containers[name=sidecar].image", "envoy:2"),
-                      remove_at("spec.volumes[name=dshm]"),
-                      merge_by("spec.containers[name=trainer].env", [{"name": "B", "value": "3"}]))
+    transform = chain(
+        upsert("spec.containers[name=trainer].env[name=A].value", "2"),
+        upsert("spec.containers[name=sidecar].image", "envoy:2"),
+        remove_at("spec.volumes[name=dshm]"),
+        merge_by("spec.containers[name=trainer].env", [{"name": "B", "value": "3"}]),
+    )
     explanation = explain(transform, make_pod())
     assert explanation.changes == [
         Change(path("spec.containers[name=trainer].env[name=A].value"), "1", "2"),
-        Change(path("spec.containers[name=trainer].env[name=B]"), MISSING,
-               {"name": "B", "value": "3"}),
+        Change(
+            path("spec.containers[name=trainer].env[name=B]"), MISSING, {"name": "B", "value": "3"}
+        ),
         Change(path("spec.containers[name=sidecar].image"), "envoy", "envoy:2"),
         Change(path("spec.volumes[name=dshm]"), {"name": "dshm", "emptyDir": {}}, MISSING),
     ]
@@ -92,48 +96,72 @@ def test_changes_name_list_elements_by_name() -> None:
 def test_changes_name_list_elements_by_their_kubernetes_merge_key() -> None:
     # volumeMounts merge by mountPath (two mounts may share a volume), ports by
     # containerPort and protocol (protocol may be left out: it defaults to TCP)
-    pod = {"spec": {"containers": [{"name": "t", "volumeMounts": [
-        {"name": "data", "mountPath": "/a"}], "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}
+    pod = {
+        "spec": {
+            "containers": [
+                {
+                    "name": "t",
+                    "volumeMounts": [{"name": "data", "mountPath": "/a"}],
+                    "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                }
+            ]
+        }
+    }
     transform = chain(
         append_at("spec.containers[name=t].volumeMounts", {"name": "data", "mountPath": "/b"}),
         append_at("spec.containers[name=t].ports", {"containerPort": 81}),
-        upsert("spec.containers[name=t].volumeMounts[mountPath=/a].readOnly", True))
+        upsert("spec.containers[name=t].volumeMounts[mountPath=/a].readOnly", True),
+    )
     assert paths_of(explain(transform, pod)) == [
         "spec.containers[name=t].volumeMounts[mountPath=/a].readOnly",
         "spec.containers[name=t].volumeMounts[mountPath=/b]",
-        "spec.containers[name=t].ports[containerPort=81]"]
+        "spec.containers[name=t].ports[containerPort=81]",
+    ]
     for change in explain(transform, pod).changes:  # each path reaches what changed
         assert select(explain(transform, pod).after, change.path) == [change.after]
 
 
 def test_a_list_some_of_whose_elements_lack_the_key_uses_indexes() -> None:
-    pod = {"spec": {"containers": [{"name": "t", "volumeMounts": [{"name": "a", "mountPath": "/a"}]}]}}
+    pod = {
+        "spec": {"containers": [{"name": "t", "volumeMounts": [{"name": "a", "mountPath": "/a"}]}]}
+    }
     explanation = explain(append_at("spec.containers[name=t].volumeMounts", {"name": "b"}), pod)
     assert paths_of(explanation) == ["spec.containers[name=t].volumeMounts[1]"]
 
 
 def test_changes_of_unnamed_lists_use_indexes() -> None:
-    explanation = explain(chain(append_at("spec.tolerations", {"key": "b"}),
-                                append_at("spec.containers[name=trainer].args", "--fast")),
-                          make_pod())
-    assert paths_of(explanation) == ["spec.containers[name=trainer].args",
-                                     "spec.tolerations[1]"]
+    explanation = explain(
+        chain(
+            append_at("spec.tolerations", {"key": "b"}),
+            append_at("spec.containers[name=trainer].args", "--fast"),
+        ),
+        make_pod(),
+    )
+    assert paths_of(explanation) == ["spec.containers[name=trainer].args", "spec.tolerations[1]"]
     explanation = explain(prepend_at("spec.tolerations", {"key": "z"}), make_pod())
-    assert explanation.changes == [Change(path("spec.tolerations"), [{"key": "a"}],
-                                          [{"key": "z"}, {"key": "a"}])]
+    assert explanation.changes == [
+        Change(path("spec.tolerations"), [{"key": "a"}], [{"key": "z"}, {"key": "a"}])
+    ]
     explanation = explain(replace_at("spec.tolerations[0].key", "b"), make_pod())
     assert paths_of(explanation) == ["spec.tolerations[0].key"]
 
 
 def test_reordered_named_elements_are_one_change() -> None:
-    explanation = explain(replace_at("spec.containers", [{"name": "sidecar", "image": "envoy"},
-                                                         {"name": "trainer"}]), make_pod())
+    explanation = explain(
+        replace_at("spec.containers", [{"name": "sidecar", "image": "envoy"}, {"name": "trainer"}]),
+        make_pod(),
+    )
     assert paths_of(explanation) == ["spec.containers"]
 
 
 def test_added_removed_and_scalar_changes() -> None:
-    explanation = explain({"spec": {"hostIPC": Remove(), "nodeSelector": {"gpu": "a100"}},
-                           "metadata": {"labels": {"app": "other"}}}, make_pod())
+    explanation = explain(
+        {
+            "spec": {"hostIPC": Remove(), "nodeSelector": {"gpu": "a100"}},
+            "metadata": {"labels": {"app": "other"}},
+        },
+        make_pod(),
+    )
     assert explanation.changes == [
         Change(path("metadata.labels.app"), "job", "other"),
         Change(path("spec.hostIPC"), True, MISSING),
@@ -179,12 +207,18 @@ def test_diff_is_a_unified_diff_of_the_yaml() -> None:
 
 
 def test_str_prints_changes_then_diff() -> None:
-    text = str(explain(chain(upsert("spec.nodeSelector", {"gpu": "a100"}),
-                             remove_at("spec.hostIPC")), make_pod()))
+    text = str(
+        explain(
+            chain(upsert("spec.nodeSelector", {"gpu": "a100"}), remove_at("spec.hostIPC")),
+            make_pod(),
+        )
+    )
     head, diff = text.split("\n\n", 1)
-    assert head.splitlines() == ["2 changes:",
-                                 "  spec.hostIPC: True -> (absent)",
-                                 "  spec.nodeSelector: (absent) -> {'gpu': 'a100'}"]
+    assert head.splitlines() == [
+        "2 changes:",
+        "  spec.hostIPC: True -> (absent)",
+        "  spec.nodeSelector: (absent) -> {'gpu': 'a100'}",
+    ]
     assert diff.startswith("--- before\n+++ after\n")
 
 
@@ -193,25 +227,43 @@ def test_explain_takes_any_overlay_form_and_mutates_nothing(tmp_path: Any) -> No
     before = copy.deepcopy(pod)
     file = tmp_path / "o.yaml"
     file.write_text("spec:\n  hostIPC: !remove\n", encoding="utf-8")
-    for form in (file, str(file), [{"op": "remove", "path": "/spec/hostIPC"}],
-                 {"spec": {DEL("hostIPC"): None}}, remove_at("spec.hostIPC"),
-                 lambda p: {**p, "spec": {k: v for k, v in p["spec"].items() if k != "hostIPC"}}):
+    for form in (
+        file,
+        str(file),
+        [{"op": "remove", "path": "/spec/hostIPC"}],
+        {"spec": {DEL("hostIPC"): None}},
+        remove_at("spec.hostIPC"),
+        lambda p: {**p, "spec": {k: v for k, v in p["spec"].items() if k != "hostIPC"}},
+    ):
         assert paths_of(explain(form, pod)) == ["spec.hostIPC"]
     assert pod == before
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.dictionaries(st.sampled_from(["a", "b", "name"]),
-                       st.none() | st.integers(0, 2) | st.lists(st.integers(0, 2), max_size=2)
-                       | st.lists(st.fixed_dictionaries({"name": st.sampled_from("xyz")},
-                                                        optional={"v": st.integers(0, 1)}),
-                                  max_size=2),
-                       max_size=3),
-       st.dictionaries(st.sampled_from(["a", "b", "c"]),
-                       st.none() | st.integers(0, 2) | st.lists(st.integers(0, 2), max_size=2)
-                       | st.tuples(st.integers(0, 2)), max_size=3))
-def test_each_change_is_what_its_path_reaches(pod: dict[str, Any], partial: dict[str, Any]
-                                              ) -> None:
+@given(
+    st.dictionaries(
+        st.sampled_from(["a", "b", "name"]),
+        st.none()
+        | st.integers(0, 2)
+        | st.lists(st.integers(0, 2), max_size=2)
+        | st.lists(
+            st.fixed_dictionaries(
+                {"name": st.sampled_from("xyz")}, optional={"v": st.integers(0, 1)}
+            ),
+            max_size=2,
+        ),
+        max_size=3,
+    ),
+    st.dictionaries(
+        st.sampled_from(["a", "b", "c"]),
+        st.none()
+        | st.integers(0, 2)
+        | st.lists(st.integers(0, 2), max_size=2)
+        | st.tuples(st.integers(0, 2)),
+        max_size=3,
+    ),
+)
+def test_each_change_is_what_its_path_reaches(pod: dict[str, Any], partial: dict[str, Any]) -> None:
     try:
         explanation = explain(overlay({"spec": partial}), {"spec": pod})
     except TypeError:
@@ -219,8 +271,7 @@ def test_each_change_is_what_its_path_reaches(pod: dict[str, Any], partial: dict
     before, after = {"spec": pod}, explanation.after
     assert bool(explanation.changes) == (after != before)
     for change in explanation.changes:
-        assert select(before, change.path) == ([] if change.before is MISSING
-                                               else [change.before])
+        assert select(before, change.path) == ([] if change.before is MISSING else [change.before])
         assert select(after, change.path) == ([] if change.after is MISSING else [change.after])
 
 
@@ -228,24 +279,30 @@ def test_each_change_is_what_its_path_reaches(pod: dict[str, Any], partial: dict
 
 
 def test_describe_every_combinator() -> None:
-    plan = describe(chain(
-        upsert("spec.nodeSelector", {"gpu": "a100"}),
-        upsert("spec.hostIPC", True),
-        append_at("spec.tolerations", {"key": "gpu"}, unique=True),
-        prepend_at("spec.containers[0].args", "-u", "-v"),
-        insert_at("spec.initContainers", {"name": "w"}, after="name=fetch"),
-        merge_by("spec.containers[0].ports", [{"containerPort": 80, "protocol": "TCP"}],
-                 key=("containerPort", "protocol")),
-        replace_at("spec.volumes", []),
-        set_default("spec.restartPolicy", "Never"),
-        remove_at("spec.hostIPC", missing_ok=False),
-        update_at("spec.terminationGracePeriodSeconds", abs, default=30),
-        for_each("spec.containers[*]", chain(upsert("imagePullPolicy", "Always"),
-                                             remove_at("tty"))),
-        when("spec.tolerations", upsert("a", 1), otherwise=remove_at("b")),
-        expect("spec.containers[name=trainer]"),
-        expect("spec.containers[*]", "2+"),
-    ))
+    plan = describe(
+        chain(
+            upsert("spec.nodeSelector", {"gpu": "a100"}),
+            upsert("spec.hostIPC", True),
+            append_at("spec.tolerations", {"key": "gpu"}, unique=True),
+            prepend_at("spec.containers[0].args", "-u", "-v"),
+            insert_at("spec.initContainers", {"name": "w"}, after="name=fetch"),
+            merge_by(
+                "spec.containers[0].ports",
+                [{"containerPort": 80, "protocol": "TCP"}],
+                key=("containerPort", "protocol"),
+            ),
+            replace_at("spec.volumes", []),
+            set_default("spec.restartPolicy", "Never"),
+            remove_at("spec.hostIPC", missing_ok=False),
+            update_at("spec.terminationGracePeriodSeconds", abs, default=30),
+            for_each(
+                "spec.containers[*]", chain(upsert("imagePullPolicy", "Always"), remove_at("tty"))
+            ),
+            when("spec.tolerations", upsert("a", 1), otherwise=remove_at("b")),
+            expect("spec.containers[name=trainer]"),
+            expect("spec.containers[*]", "2+"),
+        )
+    )
     assert plan.splitlines() == [
         "1. merge {gpu: a100} into spec.nodeSelector",
         "2. set spec.hostIPC to true",
@@ -266,19 +323,35 @@ def test_describe_every_combinator() -> None:
 
 
 def test_describe_overlays_patches_and_functions() -> None:
-    plan = describe(chain(
-        overlay({"spec": {"nodeSelector": {"gpu": "a100"}, "tolerations": [{"key": "g"}],
-                          "volumes": ({"name": "v"},), "hostIPC": Remove(),
-                          "restartPolicy": Default("Never"), "affinity": Replace({}),
-                          "containers": MergeBy([{"name": "t"}]),
-                          PUT("dnsConfig"): {}, DEL("hostNetwork"): None,
-                          JOIN("initContainers", on="name"): [{"name": "i"}]}}),
-        json_patch([{"op": "add", "path": "/spec/hostIPC", "value": True},
-                    {"op": "remove", "path": "/spec/x"}]),
-        merge_patch({"spec": {"hostIPC": None}}),
-        strategic_merge({"containers": []}, kind="PodSpec"),
-        lambda pod: pod,
-    ))
+    plan = describe(
+        chain(
+            overlay(
+                {
+                    "spec": {
+                        "nodeSelector": {"gpu": "a100"},
+                        "tolerations": [{"key": "g"}],
+                        "volumes": ({"name": "v"},),
+                        "hostIPC": Remove(),
+                        "restartPolicy": Default("Never"),
+                        "affinity": Replace({}),
+                        "containers": MergeBy([{"name": "t"}]),
+                        PUT("dnsConfig"): {},
+                        DEL("hostNetwork"): None,
+                        JOIN("initContainers", on="name"): [{"name": "i"}],
+                    }
+                }
+            ),
+            json_patch(
+                [
+                    {"op": "add", "path": "/spec/hostIPC", "value": True},
+                    {"op": "remove", "path": "/spec/x"},
+                ]
+            ),
+            merge_patch({"spec": {"hostIPC": None}}),
+            strategic_merge({"containers": []}, kind="PodSpec"),
+            lambda pod: pod,
+        )
+    )
     lines = plan.splitlines()
     assert lines[0] == (
         "1. overlay: merge {gpu: a100} into spec.nodeSelector; append 1 item to "
@@ -286,7 +359,8 @@ def test_describe_overlays_patches_and_functions() -> None:
         "set spec.restartPolicy to Never where absent; replace spec.affinity with {}; "
         "merge 1 item into spec.containers by name; replace spec.dnsConfig with {}; "
         "remove spec.hostNetwork; merge 1 item into spec.initContainers by name "
-        "(top-level fields), appending those not there")
+        "(top-level fields), appending those not there"
+    )
     assert lines[1:4] == [
         "2. apply a JSON Patch: add /spec/hostIPC, remove /spec/x",
         "3. apply a JSON merge patch {spec: {hostIPC: null}}",
@@ -310,8 +384,9 @@ def test_describe_recipes_from_a_catalog() -> None:
         """Label the pod with its team."""
         return Team(name)
 
-    assert describe(team("ml"), {"team": team}) == \
-        "1. recipe team('ml'): Label the pod with its team."
+    assert (
+        describe(team("ml"), {"team": team}) == "1. recipe team('ml'): Label the pod with its team."
+    )
     assert describe(team("ml"), {}) == "1. team('ml')"  # the generic fallback: the repr
 
 
@@ -327,8 +402,9 @@ def test_describe_nothing_and_yaml() -> None:
     assert describe(identity) == "leave the pod as it is"
     assert describe({"spec": {"hostIPC": False}}) == "1. overlay: merge {hostIPC: false} into spec"
     assert describe({"spec": {"hostIPC": Remove()}}) == "1. overlay: remove spec.hostIPC"
-    assert describe(loads_overlay("- {op: remove_at, path: spec.hostIPC}")) == \
-        "1. remove spec.hostIPC"
+    assert (
+        describe(loads_overlay("- {op: remove_at, path: spec.hostIPC}")) == "1. remove spec.hostIPC"
+    )
 
 
 def test_explain_and_the_kit_read_a_client_object_as_its_api_form() -> None:
@@ -339,15 +415,21 @@ def test_explain_and_the_kit_read_a_client_object_as_its_api_form() -> None:
     import recipes
     from transforms.testing import assert_changes, changed_paths
 
-    pod = V1Pod(metadata=V1ObjectMeta(name="p"),
-                spec=V1PodSpec(containers=[V1Container(name="main", image="t:1")]))
+    pod = V1Pod(
+        metadata=V1ObjectMeta(name="p"),
+        spec=V1PodSpec(containers=[V1Container(name="main", image="t:1")]),
+    )
     overlay = recipes.shm_size("1Gi")
     explained = explain(overlay, pod)
-    assert [str(change.path) for change in explained.changes] == \
-        ["spec.containers[name=main].volumeMounts", "spec.volumes"]
+    assert [str(change.path) for change in explained.changes] == [
+        "spec.containers[name=main].volumeMounts",
+        "spec.volumes",
+    ]
     assert "+    - mountPath: /dev/shm" in explained.diff and "api_version" not in explained.diff
-    assert changed_paths(overlay, pod) == ["spec.containers[name=main].volumeMounts",
-                                           "spec.volumes"]
+    assert changed_paths(overlay, pod) == [
+        "spec.containers[name=main].volumeMounts",
+        "spec.volumes",
+    ]
     assert assert_changes(overlay, pod, only=["spec.volumes", "spec.containers[*].volumeMounts"])
     with pytest.raises(AssertionError, match=r"changes outside spec\.volumes"):
         assert_changes(overlay, pod, only=["spec.volumes"])
@@ -396,14 +478,19 @@ def _assert_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) ->
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from("abcdef"), max_size=12), st.lists(st.sampled_from("abcxyz"), max_size=12))
+@given(
+    st.lists(st.sampled_from("abcdef"), max_size=12),
+    st.lists(st.sampled_from("abcxyz"), max_size=12),
+)
 def test_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) -> None:
     _assert_the_diff_rebuilds_both_sides(before, after)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from("abcdef"), max_size=12),
-       st.lists(st.sampled_from("abcxyz"), max_size=12))
+@given(
+    st.lists(st.sampled_from("abcdef"), max_size=12),
+    st.lists(st.sampled_from("abcxyz"), max_size=12),
+)
 def test_the_diff_of_long_runs_rebuilds_both_sides(before: list[str], after: list[str]) -> None:
     # every run of more than one line on each side is anchored (on its unique lines, else on
     # each line's n-th occurrence), as runs too long for difflib are on a large pod

@@ -83,12 +83,25 @@ FACTORIES: dict[str, Callable[[str], Any]] = {
 def pods() -> list[dict[str, Any]]:
     """Fresh documents, one of each shape the paths above meet."""
     return [
-        {"kind": "Pod", "metadata": {"annotations": {"sidecar.istio.io/inject": "false"}},
-         "spec": {"hostIPC": False, "nodeSelector": {"zone": "a"},
-                  "tolerations": [{"key": "a"}],
-                  "containers": [{"name": "t", "image": "x", "args": ["-v"],
-                                  "env": [{"name": "A", "value": "1"}]},
-                                 {"name": "twin"}, {"name": "twin"}]}},
+        {
+            "kind": "Pod",
+            "metadata": {"annotations": {"sidecar.istio.io/inject": "false"}},
+            "spec": {
+                "hostIPC": False,
+                "nodeSelector": {"zone": "a"},
+                "tolerations": [{"key": "a"}],
+                "containers": [
+                    {
+                        "name": "t",
+                        "image": "x",
+                        "args": ["-v"],
+                        "env": [{"name": "A", "value": "1"}],
+                    },
+                    {"name": "twin"},
+                    {"name": "twin"},
+                ],
+            },
+        },
         {"spec": {"containers": [], "nodeSelector": None}},
         {"spec": {"containers": {"name": "t"}, "tolerations": "none", "hostIPC": True}},
         {},
@@ -113,8 +126,9 @@ def same(fast: tuple[str, Any], walk: tuple[str, Any], transform: PathEdit) -> N
         assert strict_equal(fast[1], walk[1]), (fast[1], walk[1])
 
 
-CASES = [pytest.param(label, where, id=f"{label}:{where}") for label in FACTORIES
-         for where in PATHS]
+CASES = [
+    pytest.param(label, where, id=f"{label}:{where}") for label in FACTORIES for where in PATHS
+]
 answered: dict[str, int] = {"lone": 0, "owned": 0}
 
 
@@ -128,8 +142,9 @@ def test_fast_path_agrees_with_the_walk(label: str, where: str) -> None:
     assert (compiled is None) == (lone is None)
     if compiled is not None:  # the cached compilation of the path, nothing else
         append = not callable(leaf)
-        assert compiled is compile_path(Path.parse(where), create=transform.missing_leaf ==
-                                        "create", append=append)
+        assert compiled is compile_path(
+            Path.parse(where), create=transform.missing_leaf == "create", append=append
+        )
     for doc in pods():
         before = copy.deepcopy(doc)
         walk = run(lambda: walk_apply(doc, Owned()))  # noqa: B023
@@ -149,7 +164,8 @@ def test_fast_path_agrees_with_the_walk(label: str, where: str) -> None:
 
 @pytest.mark.parametrize(("label", "where"), CASES)
 def test_fast_path_agrees_with_the_walk_on_what_this_application_made(
-        label: str, where: str) -> None:
+    label: str, where: str
+) -> None:
     transform = FACTORIES[label](where)
     assert isinstance(transform, PathEdit)
     compiled, leaf, _ = transform._fast_parts()

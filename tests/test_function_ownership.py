@@ -43,11 +43,21 @@ from combinators.transform import Compose
 
 
 def _pod() -> dict[str, Any]:
-    return {"metadata": {"name": "trainer-0", "labels": {"app": "x"}},
-            "spec": {"containers": [{"name": "trainer", "image": "t:1", "args": ["-v"],
-                                     "env": [{"name": "A", "value": "1"}]},
-                                    {"name": "sidecar", "image": "s:1", "args": []}],
-                     "nodeSelector": {"pool": "a"}}}
+    return {
+        "metadata": {"name": "trainer-0", "labels": {"app": "x"}},
+        "spec": {
+            "containers": [
+                {
+                    "name": "trainer",
+                    "image": "t:1",
+                    "args": ["-v"],
+                    "env": [{"name": "A", "value": "1"}],
+                },
+                {"name": "sidecar", "image": "s:1", "args": []},
+            ],
+            "nodeSelector": {"pool": "a"},
+        },
+    }
 
 
 def _containers(value: Any) -> Iterator[Any]:
@@ -99,6 +109,7 @@ _SELECTOR = upsert("spec.nodeSelector.zone", "b")
 
 def _fused(*steps: Any) -> Runner:
     """A runner that applies ``chain(*steps, fn, *steps)`` three times, the last fused."""
+
     def run(fn: Callable[[Any], Any], pod: Any) -> Any:
         composed = chain(*steps, fn, *steps)
         assert isinstance(composed, Compose)
@@ -106,6 +117,7 @@ def _fused(*steps: Any) -> Runner:
             composed(copy.deepcopy(pod))
         assert composed._fused and any(fused is not None for fused, _, _ in composed._fused)
         return composed(pod)
+
     return run
 
 
@@ -126,9 +138,11 @@ STEPS: dict[str, Runner] = {
 VALUES: dict[str, Runner] = {
     "for_each": lambda fn, pod: for_each("spec.containers[*]", fn)(pod),
     "for_each of a chain": lambda fn, pod: for_each(
-        "spec.containers[*]", chain(fn, upsert("imagePullPolicy", "Always")))(pod),
+        "spec.containers[*]", chain(fn, upsert("imagePullPolicy", "Always"))
+    )(pod),
     "for_each, fused around it": lambda fn, pod: _fused(_LABEL, _SELECTOR)(
-        for_each("spec.containers[*]", fn), pod),
+        for_each("spec.containers[*]", fn), pod
+    ),
     "update_at": lambda fn, pod: update_at("spec.containers[*]", fn)(pod),
 }
 
@@ -146,7 +160,8 @@ def _runner(kind: str, name: str) -> Runner:
 
 @pytest.mark.parametrize(("kind", "runner"), _pairs())
 def test_a_function_that_keeps_its_argument_and_edits_it_later_changes_nothing(
-        kind: str, runner: str) -> None:
+    kind: str, runner: str
+) -> None:
     kept: list[Any] = []
 
     def keeper(given: Any) -> Any:
@@ -168,7 +183,8 @@ def test_a_function_that_keeps_its_argument_and_edits_it_later_changes_nothing(
 
 @pytest.mark.parametrize(("kind", "runner"), _pairs())
 def test_what_a_function_is_given_and_gives_back_is_not_in_the_result(
-        kind: str, runner: str) -> None:
+    kind: str, runner: str
+) -> None:
     seen: list[Any] = []
 
     def rebuilds(given: Any) -> Any:
@@ -202,11 +218,13 @@ def _fresh_shared_values() -> Iterator[None]:
     pod = _pod()
     SHARED.clear()
     # equal to the caller's in part: podfold used to swap those parts for the caller's
-    SHARED.update({"metadata": {"name": "shared", "labels": {"app": "x"}},
-                   "spec": copy.deepcopy(pod["spec"])})
+    SHARED.update(
+        {"metadata": {"name": "shared", "labels": {"app": "x"}}, "spec": copy.deepcopy(pod["spec"])}
+    )
     SHARED_CONTAINER.clear()
-    SHARED_CONTAINER.update({"name": "trainer", "image": "t:2", "args": ["-v"],
-                             "env": [{"name": "A", "value": "1"}]})
+    SHARED_CONTAINER.update(
+        {"name": "trainer", "image": "t:2", "args": ["-v"], "env": [{"name": "A", "value": "1"}]}
+    )
     yield
 
 
@@ -217,8 +235,7 @@ def _returns_shared(kind: str) -> Callable[[Any], Any]:
 
 
 @pytest.mark.parametrize(("kind", "runner"), _pairs())
-def test_a_module_level_value_a_function_returns_is_left_as_it_was(kind: str,
-                                                                  runner: str) -> None:
+def test_a_module_level_value_a_function_returns_is_left_as_it_was(kind: str, runner: str) -> None:
     shared = SHARED_CONTAINER if kind == "value" else SHARED
     layout, before = _layout(shared), copy.deepcopy(shared)
     pod = _pod()
@@ -231,7 +248,8 @@ def test_a_module_level_value_a_function_returns_is_left_as_it_was(kind: str,
 
 @pytest.mark.parametrize(("kind", "runner"), _pairs())
 def test_editing_the_result_leaves_the_module_level_value_and_vice_versa(
-        kind: str, runner: str) -> None:
+    kind: str, runner: str
+) -> None:
     shared = SHARED_CONTAINER if kind == "value" else SHARED
     before = copy.deepcopy(shared)
     result = _runner(kind, runner)(_returns_shared(kind), _pod())
@@ -318,12 +336,13 @@ def test_fused_and_step_by_step_runs_give_the_same_and_own_alike() -> None:
 # ------------------------------------------------------------------ what for_each's function returns
 
 
-@pytest.mark.parametrize("runner", ["for_each", "for_each of a chain",
-                                    "for_each, fused around it"])
-@pytest.mark.parametrize(("answer", "found"), [(None, "null"), ("pod", "a string ('pod')"),
-                                               (["x"], "a list")])
-def test_for_each_refuses_a_container_replaced_by_another_kind(runner: str, answer: Any,
-                                                               found: str) -> None:
+@pytest.mark.parametrize("runner", ["for_each", "for_each of a chain", "for_each, fused around it"])
+@pytest.mark.parametrize(
+    ("answer", "found"), [(None, "null"), ("pod", "a string ('pod')"), (["x"], "a list")]
+)
+def test_for_each_refuses_a_container_replaced_by_another_kind(
+    runner: str, answer: Any, found: str
+) -> None:
     def answers(container: Any) -> Any:
         return copy.deepcopy(answer)
 
@@ -340,16 +359,31 @@ def test_for_each_refuses_a_container_replaced_by_another_kind(runner: str, answ
     assert pod == before
 
 
-@pytest.mark.parametrize(("target", "fn", "message"), [
-    ("spec.containers[*].args", lambda args: "-v", "returned a string ('-v') where it was "
-                                                   "given a list"),
-    ("spec.nodeSelector", lambda selector: [selector], "returned a list where it was given "
-                                                       "a map"),
-    ("spec.containers[*].args[*]", lambda arg: {"arg": arg}, "returned a map where it was "
-                                                             "given a string ('-v')"),
-    ("spec.containers[*].image", lambda image: None, "returned null where it was given a "
-                                                     "string ('t:1')"),
-])
+@pytest.mark.parametrize(
+    ("target", "fn", "message"),
+    [
+        (
+            "spec.containers[*].args",
+            lambda args: "-v",
+            "returned a string ('-v') where it was given a list",
+        ),
+        (
+            "spec.nodeSelector",
+            lambda selector: [selector],
+            "returned a list where it was given a map",
+        ),
+        (
+            "spec.containers[*].args[*]",
+            lambda arg: {"arg": arg},
+            "returned a map where it was given a string ('-v')",
+        ),
+        (
+            "spec.containers[*].image",
+            lambda image: None,
+            "returned null where it was given a string ('t:1')",
+        ),
+    ],
+)
 def test_for_each_refuses_a_value_of_another_kind(target: str, fn: Any, message: str) -> None:
     with pytest.raises(StepError, match=message.replace("(", r"\(").replace(")", r"\)")):
         for_each(target, fn)(_pod())
@@ -370,28 +404,36 @@ def test_for_each_maps_scalars_to_scalars_and_fills_in_null() -> None:
 def test_for_each_refuses_a_container_replaced_by_null_on_a_persistent_pod() -> None:
     from pyrsistent import freeze
 
-    with pytest.raises(StepError, match=r"returned null where it was given a map; .* "
-                                        r"\(in spec.containers\[1\]\)"):
+    with pytest.raises(
+        StepError,
+        match=r"returned null where it was given a map; .* "
+        r"\(in spec.containers\[1\]\)",
+    ):
         for_each("spec.containers[name=sidecar]", lambda container: None)(freeze(_pod()))
 
 
 def test_for_each_holds_a_branch_of_when_to_the_kind_too() -> None:
     pod = _pod()
     wraps = when(lambda arg: arg == "-v", lambda arg: {"arg": arg})
-    with pytest.raises(StepError, match=r"<lambda> returned a map where it was given a string "
-                                        r"\('-v'\); .* \(in spec.containers\[0\].args\[0\]\)"):
+    with pytest.raises(
+        StepError,
+        match=r"<lambda> returned a map where it was given a string "
+        r"\('-v'\); .* \(in spec.containers\[0\].args\[0\]\)",
+    ):
         for_each("spec.containers[*].args[*]", wraps)(pod)
     upper = when(lambda arg: arg == "-v", str.upper)
-    assert for_each("spec.containers[*].args[*]", upper)(pod)["spec"]["containers"][0][
-        "args"] == ["-V"]
+    assert for_each("spec.containers[*].args[*]", upper)(pod)["spec"]["containers"][0]["args"] == [
+        "-V"
+    ]
 
 
 def test_for_each_of_a_chain_with_a_function_keeps_a_persistent_pod_persistent() -> None:
     from pyrsistent import PMap, freeze
 
     pod = freeze(_pod())
-    overlay = for_each("spec.containers[*]", chain(lambda container: {**container, "a": 1},
-                                                   upsert("b", 2)))
+    overlay = for_each(
+        "spec.containers[*]", chain(lambda container: {**container, "a": 1}, upsert("b", 2))
+    )
     for _ in range(3):  # the composition inside compiles too
         result = overlay(pod)
         containers = result["spec"]["containers"]

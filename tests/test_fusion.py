@@ -42,44 +42,96 @@ from recipes import add_env, add_toleration, gpu, node_selector, shm_size
 
 names = st.sampled_from(("a", "b", "c"))
 scalars = st.sampled_from((None, True, 1, 1.0, "1", "a", 0, ""))
-leaves = st.recursive(scalars, lambda inner: st.lists(inner, max_size=2)
-                      | st.dictionaries(names, inner, max_size=2), max_leaves=4)
+leaves = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(names, inner, max_size=2),
+    max_leaves=4,
+)
 elements = st.one_of(
-    st.fixed_dictionaries({"name": names}, optional={"env": st.lists(
-        st.fixed_dictionaries({"name": names}, optional={"value": scalars}), max_size=3),
-        "x": leaves}),
-    scalars)
-documents = st.fixed_dictionaries({}, optional={
-    "spec": st.one_of(st.none(), st.just([]), st.fixed_dictionaries({}, optional={
-        "containers": st.one_of(st.none(), st.lists(elements, max_size=4)),
-        "nodeSelector": st.one_of(st.none(), st.dictionaries(names, scalars, max_size=2)),
-        "tolerations": st.lists(leaves, max_size=2),
-        "x": leaves,
-    })),
-    "metadata": st.fixed_dictionaries({}, optional={"labels": st.dictionaries(
-        names, scalars, max_size=2)}),
-})
+    st.fixed_dictionaries(
+        {"name": names},
+        optional={
+            "env": st.lists(
+                st.fixed_dictionaries({"name": names}, optional={"value": scalars}), max_size=3
+            ),
+            "x": leaves,
+        },
+    ),
+    scalars,
+)
+documents = st.fixed_dictionaries(
+    {},
+    optional={
+        "spec": st.one_of(
+            st.none(),
+            st.just([]),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "containers": st.one_of(st.none(), st.lists(elements, max_size=4)),
+                    "nodeSelector": st.one_of(
+                        st.none(), st.dictionaries(names, scalars, max_size=2)
+                    ),
+                    "tolerations": st.lists(leaves, max_size=2),
+                    "x": leaves,
+                },
+            ),
+        ),
+        "metadata": st.fixed_dictionaries(
+            {}, optional={"labels": st.dictionaries(names, scalars, max_size=2)}
+        ),
+    },
+)
 
 # -- steps: every fusable kind, at paths that share prefixes and selectors
 
-lists_at = st.sampled_from((
-    "spec.tolerations", "spec.containers", "spec.containers[name=a].env",
-    "spec.containers[name=b].env", "spec.containers[0].env", "spec.containers[-1].env",
-    "spec.containers[name=a].env[name=b].x", "spec.x", "other",
-))
-maps_at = st.sampled_from((
-    "spec", "spec.nodeSelector", "metadata.labels", "spec.containers[name=a]",
-    "spec.containers[name=c]", "spec.containers[0]", "spec.containers[name=a].env[name=a]",
-    "spec.containers[name=b].x", "spec.x", "spec.x.y",
-))
-keys_at = st.sampled_from((
-    "spec.nodeSelector.a", "metadata.labels.b", "spec.containers[name=a].name",
-    "spec.containers[0].x", "spec.containers[name=b].env[-1].value", "spec.x", "top",
-    "spec.containers[-]", "spec.containers[name=a].env[-]",
-))
+lists_at = st.sampled_from(
+    (
+        "spec.tolerations",
+        "spec.containers",
+        "spec.containers[name=a].env",
+        "spec.containers[name=b].env",
+        "spec.containers[0].env",
+        "spec.containers[-1].env",
+        "spec.containers[name=a].env[name=b].x",
+        "spec.x",
+        "other",
+    )
+)
+maps_at = st.sampled_from(
+    (
+        "spec",
+        "spec.nodeSelector",
+        "metadata.labels",
+        "spec.containers[name=a]",
+        "spec.containers[name=c]",
+        "spec.containers[0]",
+        "spec.containers[name=a].env[name=a]",
+        "spec.containers[name=b].x",
+        "spec.x",
+        "spec.x.y",
+    )
+)
+keys_at = st.sampled_from(
+    (
+        "spec.nodeSelector.a",
+        "metadata.labels.b",
+        "spec.containers[name=a].name",
+        "spec.containers[0].x",
+        "spec.containers[name=b].env[-1].value",
+        "spec.x",
+        "top",
+        "spec.containers[-]",
+        "spec.containers[name=a].env[-]",
+    )
+)
 flat_maps = st.dictionaries(names, scalars, max_size=2)
-items = st.one_of(flat_maps, st.fixed_dictionaries({"name": names, "x": leaves}), scalars,
-                  st.lists(scalars, max_size=2))
+items = st.one_of(
+    flat_maps,
+    st.fixed_dictionaries({"name": names, "x": leaves}),
+    scalars,
+    st.lists(scalars, max_size=2),
+)
 
 fusable_steps = st.one_of(
     st.builds(upsert, maps_at, flat_maps),
@@ -88,27 +140,39 @@ fusable_steps = st.one_of(
     st.builds(replace_at, keys_at | maps_at, leaves),
     st.builds(set_default, keys_at | maps_at, leaves),
     st.builds(lambda at, xs: append_at(at, *xs), lists_at, st.lists(items, min_size=1, max_size=3)),
-    st.builds(lambda at, xs: append_at(at, *xs, unique=True), lists_at,
-              st.lists(items, min_size=1, max_size=2)),
-    st.builds(lambda at, xs: merge_by(at, xs), lists_at,
-              st.lists(st.fixed_dictionaries({"name": names}, optional={"value": scalars}),
-                       max_size=2)),
+    st.builds(
+        lambda at, xs: append_at(at, *xs, unique=True),
+        lists_at,
+        st.lists(items, min_size=1, max_size=2),
+    ),
+    st.builds(
+        lambda at, xs: merge_by(at, xs),
+        lists_at,
+        st.lists(st.fixed_dictionaries({"name": names}, optional={"value": scalars}), max_size=2),
+    ),
 )
 
 
 # for_each over one element, around relative edits: fused as the same edits at the joined paths
 inner_steps = st.one_of(
     st.builds(upsert, st.sampled_from(("x", "x.y", "name", "env[name=a]")), leaves),
-    st.builds(lambda at, xs: append_at(at, *xs), st.sampled_from(("env", "x")),
-              st.lists(items, min_size=1, max_size=2)),
+    st.builds(
+        lambda at, xs: append_at(at, *xs),
+        st.sampled_from(("env", "x")),
+        st.lists(items, min_size=1, max_size=2),
+    ),
     st.builds(replace_at, st.sampled_from(("name", "env[0]", "x")), scalars),
 )
 fusable_steps = fusable_steps | st.builds(
-    for_each, st.sampled_from(("spec.containers[0]", "spec.containers[name=a]", "spec",
-                               "spec.containers[-1]")),
-    st.lists(inner_steps, min_size=1, max_size=3).map(lambda inner: chain(*inner)))
-fusable_steps = fusable_steps | st.builds(expect, st.sampled_from(("spec.containers[0]",
-                                                                   "spec.containers[name=a]")))
+    for_each,
+    st.sampled_from(
+        ("spec.containers[0]", "spec.containers[name=a]", "spec", "spec.containers[-1]")
+    ),
+    st.lists(inner_steps, min_size=1, max_size=3).map(lambda inner: chain(*inner)),
+)
+fusable_steps = fusable_steps | st.builds(
+    expect, st.sampled_from(("spec.containers[0]", "spec.containers[name=a]"))
+)
 
 
 def _rename(doc: Any) -> Any:
@@ -187,7 +251,8 @@ def test_a_fused_composition_equals_its_steps_one_by_one(doc: Any, transforms: l
 @settings(max_examples=EXAMPLES // 5, deadline=None)
 @given(st.lists(fusable_steps, min_size=2, max_size=6))
 def test_the_same_object_twice_in_a_document_is_copied_for_each_place(
-        transforms: list[Any]) -> None:
+    transforms: list[Any],
+) -> None:
     # Law as above, on a document where one map sits at two places (as YAML aliases make).
     shared = {"name": "a", "env": [{"name": "a"}]}
     doc = {"spec": {"containers": [shared, shared], "x": shared}}
@@ -206,9 +271,15 @@ OVERLAY = [
     append_at("spec.volumes", {"name": "ckpt", "persistentVolumeClaim": {"claimName": "c"}}),
     upsert("metadata.annotations", {"scrape": "true"}),
 ]
-POD = {"metadata": {"annotations": {}}, "spec": {
-    "containers": [{"name": "side"}, {"name": "main", "env": [{"name": "Z"}]}],
-    "tolerations": [], "volumes": [], "nodeSelector": {}}}
+POD = {
+    "metadata": {"annotations": {}},
+    "spec": {
+        "containers": [{"name": "side"}, {"name": "main", "env": [{"name": "Z"}]}],
+        "tolerations": [],
+        "volumes": [],
+        "nodeSelector": {},
+    },
+}
 
 
 def test_an_overlay_walks_each_prefix_and_scans_each_selector_once() -> None:
@@ -240,33 +311,51 @@ def test_unchanged_parts_are_shared_and_changed_ones_copied_once() -> None:
 
 
 def test_a_composition_that_changes_nothing_returns_its_input() -> None:
-    composed = warmed([upsert("spec.nodeSelector", {"gpu": "a100"}),
-                       set_default("spec.restartPolicy", "Never")])
+    composed = warmed(
+        [upsert("spec.nodeSelector", {"gpu": "a100"}), set_default("spec.restartPolicy", "Never")]
+    )
     pod = {"spec": {"nodeSelector": {"gpu": "a100"}, "restartPolicy": "Always"}}
     assert composed(pod) is pod
 
 
 def test_an_ambiguous_selector_falls_back_to_every_match() -> None:
     # two containers named main: the step-by-step plan edits both; so must the fused one
-    pod = {"spec": {"containers": [{"name": "main"}, {"name": "main"}] + [
-        {"name": f"c{n}"} for n in range(20)]}}
-    composed = warmed([upsert("spec.nodeSelector", {"a": "b"}),
-                       append_at("spec.containers[name=main].args", "-v")])
+    pod = {
+        "spec": {
+            "containers": [{"name": "main"}, {"name": "main"}]
+            + [{"name": f"c{n}"} for n in range(20)]
+        }
+    }
+    composed = warmed(
+        [
+            upsert("spec.nodeSelector", {"a": "b"}),
+            append_at("spec.containers[name=main].args", "-v"),
+        ]
+    )
     result = composed(pod)
     assert [c.get("args") for c in result["spec"]["containers"][:2]] == [["-v"], ["-v"]]
 
 
 def test_an_error_is_raised_by_the_step_that_fails_and_names_it() -> None:
-    composed = warmed([upsert("spec.nodeSelector", {"a": "b"}),
-                       append_at("spec.containers[name=main].args", "-v")])
+    composed = warmed(
+        [
+            upsert("spec.nodeSelector", {"a": "b"}),
+            append_at("spec.containers[name=main].args", "-v"),
+        ]
+    )
     with pytest.raises(Exception) as fused_error:
         composed({"spec": {"containers": "not a list"}})
     assert "step 2 of 2" in str(fused_error.value)
 
 
 def test_a_chain_of_recipes_fuses_with_its_checks() -> None:
-    overlay = chain(gpu("a100-80gb", count=8), shm_size("64Gi"), add_env(NCCL_DEBUG="INFO"),
-                    add_toleration("nvidia.com/gpu"), node_selector(pool="a100"))
+    overlay = chain(
+        gpu("a100-80gb", count=8),
+        shm_size("64Gi"),
+        add_env(NCCL_DEBUG="INFO"),
+        add_toleration("nvidia.com/gpu"),
+        node_selector(pool="a100"),
+    )
     ops = overlay._fusion_ops()
     # each recipe's pod check, and the expect() of the three that edit the main container
     assert ops is not None and [op.kind for op in ops].count("check") == 5 + 3

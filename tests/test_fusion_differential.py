@@ -66,8 +66,11 @@ parts: st.SearchStrategy[Part] = st.one_of(keys, keys, keys, selectors)
 rooted = st.tuples(keys, st.lists(parts, max_size=3)).map(lambda found: [found[0], *found[1]])
 # the root and paths starting in a list, now and then: on a document (a map) they fail
 _SHAPES = {"root": st.just([]), "any": st.lists(parts, min_size=1, max_size=4), "key": rooted}
-paths = st.sampled_from(("root", "any", *["key"] * 10)).flatmap(_SHAPES.__getitem__).map(
-    lambda found: str(Path(found)))
+paths = (
+    st.sampled_from(("root", "any", *["key"] * 10))
+    .flatmap(_SHAPES.__getitem__)
+    .map(lambda found: str(Path(found)))
+)
 
 # -- documents: maps and lists whose keys and elements those paths name
 
@@ -76,8 +79,9 @@ scalars = st.sampled_from((None, True, 1, 1.0, "a", "b", 0, ""))
 
 def _containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     maps = st.dictionaries(st.sampled_from(_NAMES), inner, max_size=3)
-    named = st.fixed_dictionaries({"name": st.sampled_from(("a", "b", 1))},
-                                  optional={"a": inner, "b": inner})
+    named = st.fixed_dictionaries(
+        {"name": st.sampled_from(("a", "b", 1))}, optional={"a": inner, "b": inner}
+    )
     return st.one_of(maps, maps, st.lists(named | inner, max_size=3))
 
 
@@ -87,10 +91,15 @@ documents = st.dictionaries(st.sampled_from(_NAMES), _containers(values) | scala
 
 # -- steps: each a description (factory, arguments) built twice, once per side
 
-items = st.one_of(scalars, st.dictionaries(st.sampled_from(("name", "a")), scalars, max_size=2),
-                  st.lists(scalars, max_size=2), values)
-merge_items = st.lists(st.fixed_dictionaries({"name": st.sampled_from(("a", "b"))},
-                                             optional={"a": values}), max_size=2)
+items = st.one_of(
+    scalars,
+    st.dictionaries(st.sampled_from(("name", "a")), scalars, max_size=2),
+    st.lists(scalars, max_size=2),
+    values,
+)
+merge_items = st.lists(
+    st.fixed_dictionaries({"name": st.sampled_from(("a", "b"))}, optional={"a": values}), max_size=2
+)
 
 
 def _wrap(value: Any) -> list[Any]:
@@ -98,19 +107,21 @@ def _wrap(value: Any) -> list[Any]:
 
 
 Recipe = tuple[Any, ...]
-recipes: st.SearchStrategy[Recipe] = st.deferred(lambda: st.one_of(
-    st.tuples(st.just(upsert), paths, values),
-    st.tuples(st.just(replace_at), paths, values),
-    st.tuples(st.just(set_default), paths, values),
-    st.tuples(st.just(remove_at), paths, st.booleans()),
-    st.tuples(st.just(append_at), paths, items),
-    st.tuples(st.just(prepend_at), paths, items),
-    st.tuples(st.just("insert_at"), paths, items, st.sampled_from(("name=a", 0, -1))),
-    st.tuples(st.just(merge_by), paths, merge_items),
-    st.tuples(st.just(expect), paths),
-    st.tuples(st.just("update_at"), paths, st.none() | scalars),
-    st.tuples(st.just(for_each), paths, st.lists(recipes, min_size=1, max_size=3)),
-))
+recipes: st.SearchStrategy[Recipe] = st.deferred(
+    lambda: st.one_of(
+        st.tuples(st.just(upsert), paths, values),
+        st.tuples(st.just(replace_at), paths, values),
+        st.tuples(st.just(set_default), paths, values),
+        st.tuples(st.just(remove_at), paths, st.booleans()),
+        st.tuples(st.just(append_at), paths, items),
+        st.tuples(st.just(prepend_at), paths, items),
+        st.tuples(st.just("insert_at"), paths, items, st.sampled_from(("name=a", 0, -1))),
+        st.tuples(st.just(merge_by), paths, merge_items),
+        st.tuples(st.just(expect), paths),
+        st.tuples(st.just("update_at"), paths, st.none() | scalars),
+        st.tuples(st.just(for_each), paths, st.lists(recipes, min_size=1, max_size=3)),
+    )
+)
 
 
 def build(recipe: Recipe) -> Any:
@@ -138,8 +149,12 @@ def outcome(transform: Callable[[Any], Any], doc: Any) -> tuple[Any, ...]:
     try:
         return ("ok", transform(doc))
     except TransformError as err:
-        return (type(err).__name__, str(err), str(err.path) if err.path is not None else None,
-                err.part_index)
+        return (
+            type(err).__name__,
+            str(err),
+            str(err.path) if err.path is not None else None,
+            err.part_index,
+        )
 
 
 def key_order(value: Any) -> Any:
@@ -174,41 +189,57 @@ def compare(doc: Any, steps: list[Recipe]) -> None:
 EXAMPLES = int(os.environ.get("PODFOLD_FUSION_EXAMPLES", "1500"))
 
 
-@settings(max_examples=EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(documents, st.lists(recipes, min_size=1, max_size=6))
 def test_fused_and_walked_compositions_agree_on_paths_of_every_shape(
-        doc: dict[str, Any], steps: list[Recipe]) -> None:
+    doc: dict[str, Any], steps: list[Recipe]
+) -> None:
     # Law: for every document and composition, the fused composition and the general walk
     # give one outcome: the same document, or the same error, named alike.
     compare(doc, steps)
     compare({}, steps)  # where every missing parent is made
 
 
-@pytest.mark.parametrize("steps", [
-    # the root: no fused op can stand for an edit of the whole document
-    [(for_each, "spec", [(remove_at, "", False), (upsert, "", None)])],
-    [(remove_at, "", False), (upsert, "a", 1)],
-    [(remove_at, "", True), (upsert, "", {"a": 1})],
-    [(upsert, "", {"a": 1}), (replace_at, "", {"b": 2}), (set_default, "", 1)],
-    [(for_each, "", [(upsert, "a", 1), (remove_at, "", False)]), (upsert, "b", 2)],
-    [(for_each, "spec", [(append_at, "", "x"), (merge_by, "", [{"name": "a"}])])],
-    # a list edit on a map, and a map edit on a list: the same error, naming the place
-    [(upsert, "z", 1), (append_at, "spec.nodeSelector", "x")],
-    [(upsert, "z", 1), (merge_by, "metadata.labels", [{"name": "x"}])],
-    [(upsert, "z", 1), (upsert, "spec.tolerations.a", 1)],
-    [(for_each, "spec", [(append_at, "nodeSelector", "x"), (upsert, "z", 1)])],
-])
+@pytest.mark.parametrize(
+    "steps",
+    [
+        # the root: no fused op can stand for an edit of the whole document
+        [(for_each, "spec", [(remove_at, "", False), (upsert, "", None)])],
+        [(remove_at, "", False), (upsert, "a", 1)],
+        [(remove_at, "", True), (upsert, "", {"a": 1})],
+        [(upsert, "", {"a": 1}), (replace_at, "", {"b": 2}), (set_default, "", 1)],
+        [(for_each, "", [(upsert, "a", 1), (remove_at, "", False)]), (upsert, "b", 2)],
+        [(for_each, "spec", [(append_at, "", "x"), (merge_by, "", [{"name": "a"}])])],
+        # a list edit on a map, and a map edit on a list: the same error, naming the place
+        [(upsert, "z", 1), (append_at, "spec.nodeSelector", "x")],
+        [(upsert, "z", 1), (merge_by, "metadata.labels", [{"name": "x"}])],
+        [(upsert, "z", 1), (upsert, "spec.tolerations.a", 1)],
+        [(for_each, "spec", [(append_at, "nodeSelector", "x"), (upsert, "z", 1)])],
+    ],
+)
 def test_fused_and_walked_compositions_agree_at_the_root_and_on_clashes(
-        steps: list[Recipe]) -> None:
-    pod = {"spec": {"nodeSelector": {"a": "b"}, "tolerations": [{"key": "k"}]},
-           "metadata": {"labels": {"a": "b"}}}
+    steps: list[Recipe],
+) -> None:
+    pod = {
+        "spec": {"nodeSelector": {"a": "b"}, "tolerations": [{"key": "k"}]},
+        "metadata": {"labels": {"a": "b"}},
+    }
     compare(pod, steps)
     compare({}, steps)
 
 
-@pytest.mark.parametrize("transform", [remove_at("", missing_ok=False), append_at("", "x"),
-                                       chain(upsert("a", 1), remove_at("", missing_ok=False))])
+@pytest.mark.parametrize(
+    "transform",
+    [
+        remove_at("", missing_ok=False),
+        append_at("", "x"),
+        chain(upsert("a", 1), remove_at("", missing_ok=False)),
+    ],
+)
 def test_an_error_at_the_root_says_so(transform: Any) -> None:
     with pytest.raises(TransformError) as caught:
         for _ in range(3):  # fused from the third application on

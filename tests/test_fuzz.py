@@ -31,8 +31,11 @@ from tests.doc_strategies import pods
 from transforms import as_transform, json_patch, loads_overlay, strategic_merge
 from transforms.checks.validation import validate_pod
 
-FUZZ = settings(max_examples=80, deadline=timedelta(seconds=3),
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=80,
+    deadline=timedelta(seconds=3),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # warm podfold's caches (schema tables, compiled paths) before any child is forked
 validate_pod({"spec": {"containers": [{"name": "a", "image": "a"}]}})
@@ -43,49 +46,192 @@ strategic_merge({"spec": {"hostIPC": False}})({"spec": {}})
 
 # pieces of YAML that matter: indicators, tags (podfold's, YAML's, Python's), anchors, aliases,
 # directives, escapes, control characters, and the words of pod overlays and pipelines
-YAML_PIECES = st.sampled_from((
-    "\n", "  ", " ", "- ", ": ", "{", "}", "[", "]", ",", "?", "#", "&a ", "*a", "<<: ", "---\n",
-    "%YAML 1.1\n", "%TAG ! tag:yaml.org,2002:\n", "!replace ", "!append ", "!append-unique ",
-    "!remove", "!merge-by ", "!merge-by:name ", "!default ", "!!python/tuple ",
-    "!!python/object/apply:os.system ", "!!binary ", "!!set ", "!frob ", "!!str ", "'", '"',
-    "\\", "\t", "\0", "\x07", "\ufeff", "\ud800", "é", "spec", "metadata", "labels",
-    "nodeSelector", "tolerations", "containers", "env", "name", "value", "key", "op",
-    "upsert", "append_at", "merge_by", "remove_at", "path", "items", "unique", "missing_ok",
-    "json_patch", "strategic", "merge_patch", "recipe", "overlay", "$patch", "delete",
-    "__put__:", "__del__:", "__join__:containers:name", "spec.containers[0].env", "/spec",
-    "true", "no", "~", "null", "1e999999999", "0x1f", "2024-01-02", "1.5", "-1"))
+YAML_PIECES = st.sampled_from(
+    (
+        "\n",
+        "  ",
+        " ",
+        "- ",
+        ": ",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        "?",
+        "#",
+        "&a ",
+        "*a",
+        "<<: ",
+        "---\n",
+        "%YAML 1.1\n",
+        "%TAG ! tag:yaml.org,2002:\n",
+        "!replace ",
+        "!append ",
+        "!append-unique ",
+        "!remove",
+        "!merge-by ",
+        "!merge-by:name ",
+        "!default ",
+        "!!python/tuple ",
+        "!!python/object/apply:os.system ",
+        "!!binary ",
+        "!!set ",
+        "!frob ",
+        "!!str ",
+        "'",
+        '"',
+        "\\",
+        "\t",
+        "\0",
+        "\x07",
+        "\ufeff",
+        "\ud800",
+        "é",
+        "spec",
+        "metadata",
+        "labels",
+        "nodeSelector",
+        "tolerations",
+        "containers",
+        "env",
+        "name",
+        "value",
+        "key",
+        "op",
+        "upsert",
+        "append_at",
+        "merge_by",
+        "remove_at",
+        "path",
+        "items",
+        "unique",
+        "missing_ok",
+        "json_patch",
+        "strategic",
+        "merge_patch",
+        "recipe",
+        "overlay",
+        "$patch",
+        "delete",
+        "__put__:",
+        "__del__:",
+        "__join__:containers:name",
+        "spec.containers[0].env",
+        "/spec",
+        "true",
+        "no",
+        "~",
+        "null",
+        "1e999999999",
+        "0x1f",
+        "2024-01-02",
+        "1.5",
+        "-1",
+    )
+)
 YAML_TEXT = st.lists(YAML_PIECES, max_size=40).map("".join)
 
 # values podfold must take (JSON) or refuse (sets, bytes, tuples, odd keys, objects)
-HOSTILE_SCALARS = (st.none() | st.booleans() | st.integers(-3, 3) | st.floats(width=16, allow_nan=False)
-                   | st.text(max_size=5) | st.binary(max_size=3)
-                   | st.sampled_from(("1e999999999", "${nope}", "__put__:", "$patch", "")))
-KEYS = st.text(max_size=4) | st.sampled_from((
-    "spec", "metadata", "containers", "name", "env", "tolerations", "nodeSelector", "labels",
-    "__put__:", "__del__:", "__join__:containers:name", "__put__:tolerations", "$patch",
-    "$setElementOrder/containers", "$retainKeys", "$deleteFromPrimitiveList/args"))
+HOSTILE_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(width=16, allow_nan=False)
+    | st.text(max_size=5)
+    | st.binary(max_size=3)
+    | st.sampled_from(("1e999999999", "${nope}", "__put__:", "$patch", ""))
+)
+KEYS = st.text(max_size=4) | st.sampled_from(
+    (
+        "spec",
+        "metadata",
+        "containers",
+        "name",
+        "env",
+        "tolerations",
+        "nodeSelector",
+        "labels",
+        "__put__:",
+        "__del__:",
+        "__join__:containers:name",
+        "__put__:tolerations",
+        "$patch",
+        "$setElementOrder/containers",
+        "$retainKeys",
+        "$deleteFromPrimitiveList/args",
+    )
+)
 ODD_KEYS = KEYS | st.integers(-2, 2) | st.none() | st.booleans()
 VALUES = st.recursive(
     HOSTILE_SCALARS,
-    lambda children: (st.lists(children, max_size=3) | st.lists(children, max_size=2).map(tuple)
-                      | st.frozensets(st.integers(0, 3), max_size=2).map(set)
-                      | st.dictionaries(ODD_KEYS, children, max_size=3)),
-    max_leaves=10)
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.lists(children, max_size=2).map(tuple)
+        | st.frozensets(st.integers(0, 3), max_size=2).map(set)
+        | st.dictionaries(ODD_KEYS, children, max_size=3)
+    ),
+    max_leaves=10,
+)
 PATCHES = st.dictionaries(KEYS, VALUES, max_size=3)
 
 OPS = st.sampled_from(("add", "remove", "replace", "move", "copy", "test", "frob", ""))
-POINTERS = st.lists(st.sampled_from(("spec", "containers", "0", "-", "01", "env", "metadata",
-                                     "labels", "~1", "~2", "", "99999999999999999999")),
-                    max_size=4).map(lambda parts: "".join("/" + part for part in parts))
+POINTERS = st.lists(
+    st.sampled_from(
+        (
+            "spec",
+            "containers",
+            "0",
+            "-",
+            "01",
+            "env",
+            "metadata",
+            "labels",
+            "~1",
+            "~2",
+            "",
+            "99999999999999999999",
+        )
+    ),
+    max_size=4,
+).map(lambda parts: "".join("/" + part for part in parts))
 JSON_PATCH_OPS = st.lists(
-    st.fixed_dictionaries({}, optional={"op": OPS | VALUES, "path": POINTERS | VALUES,
-                                        "from": POINTERS, "value": VALUES}),
-    max_size=4)
+    st.fixed_dictionaries(
+        {},
+        optional={"op": OPS | VALUES, "path": POINTERS | VALUES, "from": POINTERS, "value": VALUES},
+    ),
+    max_size=4,
+)
 
-PATH_TEXT = st.lists(st.sampled_from((
-    "spec", ".", "containers", "[", "]", "0", "-1", "-", "*", "name", "=", "trainer", ",",
-    "'", '"', "\\", " ", "env", "value", "99999999999999999999", "\0", "é")),
-    max_size=12).map("".join)
+PATH_TEXT = st.lists(
+    st.sampled_from(
+        (
+            "spec",
+            ".",
+            "containers",
+            "[",
+            "]",
+            "0",
+            "-1",
+            "-",
+            "*",
+            "name",
+            "=",
+            "trainer",
+            ",",
+            "'",
+            '"',
+            "\\",
+            " ",
+            "env",
+            "value",
+            "99999999999999999999",
+            "\0",
+            "é",
+        )
+    ),
+    max_size=12,
+).map("".join)
 COMBINATORS: tuple[Callable[..., Any], ...] = (
     lambda where, value: upsert(where, value),
     lambda where, value: replace_at(where, value),
@@ -97,6 +243,7 @@ COMBINATORS: tuple[Callable[..., Any], ...] = (
 
 
 # --- the check -----------------------------------------------------------------------------
+
 
 def _verdict(build: Callable[[], Any], pod: Any, inputs: tuple[Any, ...]) -> str:
     """Build a transform and apply it (in the child); say what went wrong, or ''."""
@@ -123,6 +270,7 @@ def _check(build: Callable[[], Any], pod: Any, *inputs: Any) -> None:
 
 
 # --- the properties ------------------------------------------------------------------------
+
 
 @FUZZ
 @given(YAML_TEXT, pods())
@@ -161,6 +309,7 @@ def test_random_path_text(text: str) -> None:
         again = path(str(parsed))
         assert again == parsed, (text, str(parsed))
         return lambda pod: pod
+
     _check(parse, None, text)
 
 

@@ -46,14 +46,21 @@ volumes = [{{"name": f"v{{i}}", "configMap": {{"name": "c"}}}} for i in range(N 
 """
 
 
-def run_bounded(code: str, *, seconds: float = SECONDS, memory: int = MEMORY,
-                n: int = 20_000) -> str:
+def run_bounded(
+    code: str, *, seconds: float = SECONDS, memory: int = MEMORY, n: int = 20_000
+) -> str:
     """Run ``code`` (after a prelude that caps memory and builds a pod of ``n``-item
     lists) in a child process; return what it printed, or fail naming the budget."""
     source = _PRELUDE.format(memory=memory, n=n) + textwrap.dedent(code)
     try:
-        done = subprocess.run([sys.executable, "-c", source], cwd=ROOT, capture_output=True,
-                              text=True, timeout=seconds, check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", source],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=seconds,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"over the time budget of {seconds:.0f} s:\n{textwrap.dedent(code)}")
     assert done.returncode == 0, f"the child failed:\n{done.stderr[-3000:]}"
@@ -130,10 +137,13 @@ def test_the_budget_catches_quadratic_work() -> None:
     # the harness itself: work that grows with the square of the items is stopped (of
     # 20,000 items, it took 2.9 s here once: 60,000 make it about nine times that)
     with pytest.raises(pytest.fail.Exception, match="over the time budget"):
-        run_bounded("""
+        run_bounded(
+            """
             items = list(range(3 * N))
             print(sum(1 for a in items for b in items if a == b))
-        """, seconds=3)
+        """,
+            seconds=3,
+        )
 
 
 def test_the_budget_catches_a_memory_blowup() -> None:
@@ -173,18 +183,30 @@ def assert_grows_linearly(case: Callable[[int], Callable[[], object]]) -> None:
     small, large = (python_calls(case(n)) for n in (SMALL, 4 * SMALL))
     assert large <= GROWTH * small, (
         f"{4 * SMALL} containers called {large:,} functions, {large / small:.1f}x the "
-        f"{small:,} of {SMALL}: more than {GROWTH:.0f}x, work that grows faster than the pod")
+        f"{small:,} of {SMALL}: more than {GROWTH:.0f}x, work that grows faster than the pod"
+    )
 
 
 def containers_pod(n: int) -> dict[str, Any]:
     """A Pod of ``n`` containers, each with env entries and a volume mount; every other
     one runs the image ``old:1``."""
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
-            "spec": {"containers": [
-                {"name": f"c{i}", "image": "old:1" if i % 2 else "new:1",
-                 "env": [{"name": "RANK", "value": str(i)}, {"name": "WORLD", "value": str(n)}],
-                 "volumeMounts": [{"name": "data", "mountPath": "/data"}]} for i in range(n)],
-                     "volumes": [{"name": "data", "emptyDir": {}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "web"},
+        "spec": {
+            "containers": [
+                {
+                    "name": f"c{i}",
+                    "image": "old:1" if i % 2 else "new:1",
+                    "env": [{"name": "RANK", "value": str(i)}, {"name": "WORLD", "value": str(n)}],
+                    "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                }
+                for i in range(n)
+            ],
+            "volumes": [{"name": "data", "emptyDir": {}}],
+        },
+    }
 
 
 DEFAULTS = """\
@@ -228,9 +250,12 @@ def test_explain_of_every_container_grows_with_the_pod() -> None:
 
         def run() -> None:
             found = explain(overlay, pod)
-            added = sum(line.startswith("+") and line.endswith(" imagePullPolicy: IfNotPresent")
-                        for line in found.diff.splitlines())
+            added = sum(
+                line.startswith("+") and line.endswith(" imagePullPolicy: IfNotPresent")
+                for line in found.diff.splitlines()
+            )
             assert len(found.changes) == n and added == n
+
         return run
 
     assert_grows_linearly(case)
@@ -243,26 +268,34 @@ def test_the_diff_of_lines_that_repeat_grows_with_the_pod() -> None:
     from transforms import explain
 
     def case(n: int) -> Callable[[], object]:
-        pod = {"spec": {"containers": [{"name": "c", "image": "t:1"}],
-                        "tolerations": [{"key": f"k{i // 2}", "operator": "Exists"}
-                                        for i in range(n)]}}
+        pod = {
+            "spec": {
+                "containers": [{"name": "c", "image": "t:1"}],
+                "tolerations": [{"key": f"k{i // 2}", "operator": "Exists"} for i in range(n)],
+            }
+        }
         overlay = for_each("spec.tolerations[*]", upsert("effect", "NoSchedule"))
 
         def run() -> None:
             lines = explain(overlay, pod).diff.splitlines()[2:]
             assert [line for line in lines if line[0] in "+-"] == ["+    effect: NoSchedule"] * n
+
         return run
 
     assert_grows_linearly(case)
 
 
-@pytest.mark.parametrize("files", [(DEFAULTS, SHM), (PRUNED,), (DEFAULTS, PRUNED, SECURED)],
-                         ids=["defaults and shm", "a removal", "three files"])
+@pytest.mark.parametrize(
+    "files",
+    [(DEFAULTS, SHM), (PRUNED,), (DEFAULTS, PRUNED, SECURED)],
+    ids=["defaults and shm", "a removal", "three files"],
+)
 def test_blame_of_overlay_files_grows_with_the_pod(files: tuple[str, ...]) -> None:
     from transforms.analysis.blame import blame, yaml_steps
 
-    steps = [step for number, text in enumerate(files, 1)
-             for step in yaml_steps(text, f"o{number}.yaml")]
+    steps = [
+        step for number, text in enumerate(files, 1) for step in yaml_steps(text, f"o{number}.yaml")
+    ]
 
     def case(n: int) -> Callable[[], object]:
         pod = containers_pod(n)
@@ -271,14 +304,18 @@ def test_blame_of_overlay_files_grows_with_the_pod(files: tuple[str, ...]) -> No
     assert_grows_linearly(case)
 
 
-@pytest.mark.parametrize("files", [(DEFAULTS, SECURED), (PRUNED,)],
-                         ids=["every container written", "half the containers removed"])
+@pytest.mark.parametrize(
+    "files",
+    [(DEFAULTS, SECURED), (PRUNED,)],
+    ids=["every container written", "half the containers removed"],
+)
 def test_written_by_lookups_grow_with_the_pod(files: tuple[str, ...]) -> None:
     # what (written by FILE:LINE) asks, once per finding: who wrote each container
     from transforms.analysis.blame import writers, yaml_steps
 
-    steps = [step for number, text in enumerate(files, 1)
-             for step in yaml_steps(text, f"o{number}.yaml")]
+    steps = [
+        step for number, text in enumerate(files, 1) for step in yaml_steps(text, f"o{number}.yaml")
+    ]
 
     def case(n: int) -> Callable[[], object]:
         pod = containers_pod(n)
@@ -288,6 +325,7 @@ def test_written_by_lookups_grow_with_the_pod(files: tuple[str, ...]) -> None:
             walk = writers(pod, steps)
             found = [walk.at(place) for place in where]
             assert sum(bool(item) for item in found) >= n // 2
+
         return run
 
     assert_grows_linearly(case)
@@ -317,51 +355,78 @@ def test_explain_blame_command_grows_with_the_pod(tmp_path: Path) -> None:
         folder = _files(tmp_path, n, defaults=DEFAULTS, shm=SHM)
 
         def run() -> None:
-            done = _podfold(folder, "explain", "--blame", "-f", "{folder}/defaults.yaml",
-                            "-f", "{folder}/shm.yaml", "{folder}/pod.yaml")
+            done = _podfold(
+                folder,
+                "explain",
+                "--blame",
+                "-f",
+                "{folder}/defaults.yaml",
+                "-f",
+                "{folder}/shm.yaml",
+                "{folder}/pod.yaml",
+            )
             assert done.exit_code == 0, done.output
             assert done.output.count("<- ") >= n
+
         return run
 
     assert_grows_linearly(case)
 
 
-def test_apply_naming_the_line_of_a_validation_problem_grows_with_the_pod(
-        tmp_path: Path) -> None:
+def test_apply_naming_the_line_of_a_validation_problem_grows_with_the_pod(tmp_path: Path) -> None:
     bad = "- {op: upsert, path: 'spec.containers[name=c0].imagePullPolicy', value: Sometimes}\n"
 
     def case(n: int) -> Callable[[], object]:
         folder = _files(tmp_path, n, defaults=DEFAULTS, bad=bad)
 
         def run() -> None:
-            done = _podfold(folder, "apply", "-f", "{folder}/defaults.yaml", "-f",
-                            "{folder}/bad.yaml", "{folder}/pod.yaml")
+            done = _podfold(
+                folder,
+                "apply",
+                "-f",
+                "{folder}/defaults.yaml",
+                "-f",
+                "{folder}/bad.yaml",
+                "{folder}/pod.yaml",
+            )
             assert done.exit_code == 1 and "(written by" in done.output, done.output
+
         return run
 
     assert_grows_linearly(case)
 
 
-@pytest.mark.xfail(raises=AssertionError,
-                   reason="combinators.covering: covers() scans the list for each [name=...] "
-                          "of each changed path")
+@pytest.mark.xfail(
+    raises=AssertionError,
+    reason="combinators.covering: covers() scans the list for each [name=...] of each changed path",
+)
 def test_apply_naming_the_line_of_each_denied_change_grows_with_the_pod(tmp_path: Path) -> None:
     def case(n: int) -> Callable[[], object]:
         folder = _files(tmp_path, n, defaults=DEFAULTS, secured=SECURED)
 
         def run() -> None:
-            done = _podfold(folder, "apply", "--deny", "spec.containers[*].securityContext",
-                            "-f", "{folder}/defaults.yaml", "-f", "{folder}/secured.yaml",
-                            "{folder}/pod.yaml")
+            done = _podfold(
+                folder,
+                "apply",
+                "--deny",
+                "spec.containers[*].securityContext",
+                "-f",
+                "{folder}/defaults.yaml",
+                "-f",
+                "{folder}/secured.yaml",
+                "{folder}/pod.yaml",
+            )
             assert done.exit_code == 1, done.output
             assert done.output.count("(written by ") == n, done.output[-2000:]
+
         return run
 
     assert_grows_linearly(case)
 
 
 def test_apply_naming_the_line_of_each_validation_problem_grows_with_the_pod(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     def case(n: int) -> Callable[[], object]:
         folder = _files(tmp_path, n, invalid=_pull("Sometimes"))
 
@@ -369,6 +434,7 @@ def test_apply_naming_the_line_of_each_validation_problem_grows_with_the_pod(
             done = _podfold(folder, "apply", "-f", "{folder}/invalid.yaml", "{folder}/pod.yaml")
             assert done.exit_code == 1, done.output
             assert done.output.count("(written by ") == n, done.output[-2000:]
+
         return run
 
     assert_grows_linearly(case)
@@ -376,12 +442,13 @@ def test_apply_naming_the_line_of_each_validation_problem_grows_with_the_pod(
 
 def _pull(policy: str) -> str:
     """An overlay that sets every container's pull policy."""
-    return ("- op: for_each\n  path: spec.containers[*]\n"
-            f"  transform: {{op: upsert, path: imagePullPolicy, value: {policy}}}\n")
+    return (
+        "- op: for_each\n  path: spec.containers[*]\n"
+        f"  transform: {{op: upsert, path: imagePullPolicy, value: {policy}}}\n"
+    )
 
 
-def test_the_lines_of_conflicts_are_found_in_time_that_grows_with_the_pod(
-        tmp_path: Path) -> None:
+def test_the_lines_of_conflicts_are_found_in_time_that_grows_with_the_pod(tmp_path: Path) -> None:
     # each conflict is named by the line of each file: the files before each were
     # applied again, and a walk made, for every conflict
     from combinators import path
@@ -395,28 +462,42 @@ def test_the_lines_of_conflicts_are_found_in_time_that_grows_with_the_pod(
         where = [path(f"spec.containers[name=c{i}].imagePullPolicy") for i in range(n)]
 
         def run() -> None:
-            checks = TemplateChecks.build(None, (), (), "warn", uris,
-                                          [load_overlay(uri) for uri in uris])
+            checks = TemplateChecks.build(
+                None, (), (), "warn", uris, [load_overlay(uri) for uri in uris]
+            )
             for place in where:
                 assert checks._located(pod, uris, uris[0], place).endswith("always.yaml:1")
                 assert checks._located(pod, uris, uris[1], place).endswith("never.yaml:1")
+
         return run
 
     assert_grows_linearly(case)
 
 
-@pytest.mark.xfail(raises=AssertionError,
-                   reason="combinators.conflicts: _Record.under and forget scan every write "
-                          "recorded, once for each write")
+@pytest.mark.xfail(
+    raises=AssertionError,
+    reason="combinators.conflicts: _Record.under and forget scan every write "
+    "recorded, once for each write",
+)
 def test_apply_naming_the_lines_of_conflicts_grows_with_the_pod(tmp_path: Path) -> None:
     def case(n: int) -> Callable[[], object]:
         folder = _files(tmp_path, n, always=_pull("Always"), never=_pull("Never"))
 
         def run() -> None:
-            done = _podfold(folder, "apply", "--conflicts", "warn", "-f", "{folder}/always.yaml",
-                            "-f", "{folder}/never.yaml", "{folder}/pod.yaml")
+            done = _podfold(
+                folder,
+                "apply",
+                "--conflicts",
+                "warn",
+                "-f",
+                "{folder}/always.yaml",
+                "-f",
+                "{folder}/never.yaml",
+                "{folder}/pod.yaml",
+            )
             assert done.exit_code == 0, done.output
             assert done.output.count("always.yaml:1") == n, done.output[-2000:]
+
         return run
 
     assert_grows_linearly(case)

@@ -40,9 +40,13 @@ from transforms.analysis import explain
 
 
 def _pod() -> dict[str, Any]:
-    return {"metadata": {"name": "trainer-0", "labels": {"app": "x"}},
-            "spec": {"containers": [{"name": "trainer", "image": "t:1", "args": ["-v"]}],
-                     "nodeSelector": {"pool": "a"}}}
+    return {
+        "metadata": {"name": "trainer-0", "labels": {"app": "x"}},
+        "spec": {
+            "containers": [{"name": "trainer", "image": "t:1", "args": ["-v"]}],
+            "nodeSelector": {"pool": "a"},
+        },
+    }
 
 
 def boom(pod: Any) -> Any:
@@ -91,20 +95,25 @@ def test_a_function_that_raises_is_a_step_error_naming_it(runner: str) -> None:
 
 
 @pytest.mark.parametrize("runner", sorted(RUNNERS))
-@pytest.mark.parametrize(("fn", "found"), [(answers_text, "a string ('a pod')"),
-                                           (answers_none, "null")])
-def test_a_step_that_returns_no_map_is_a_step_error_at_the_step(runner: str, fn: Any,
-                                                                  found: str) -> None:
-    with pytest.raises(StepError, match=f"{fn.__name__} returned {found}".replace(
-            "(", r"\(").replace(")", r"\)")):
+@pytest.mark.parametrize(
+    ("fn", "found"), [(answers_text, "a string ('a pod')"), (answers_none, "null")]
+)
+def test_a_step_that_returns_no_map_is_a_step_error_at_the_step(
+    runner: str, fn: Any, found: str
+) -> None:
+    with pytest.raises(
+        StepError, match=f"{fn.__name__} returned {found}".replace("(", r"\(").replace(")", r"\)")
+    ):
         RUNNERS[runner](fn, _pod())
 
 
 @pytest.mark.parametrize("runner", sorted(RUNNERS))
-def test_a_step_that_returns_what_json_cannot_hold_is_refused_naming_the_place(
-        runner: str) -> None:
-    with pytest.raises(StepError, match=r"adds_a_set returned a document where "
-                                        r"metadata.finalizers is a set"):
+def test_a_step_that_returns_what_json_cannot_hold_is_refused_naming_the_place(runner: str) -> None:
+    with pytest.raises(
+        StepError,
+        match=r"adds_a_set returned a document where "
+        r"metadata.finalizers is a set",
+    ):
         RUNNERS[runner](adds_a_set, _pod())
 
 
@@ -116,7 +125,8 @@ def test_what_the_caller_gave_is_not_blamed_on_the_function() -> None:
 
 @pytest.mark.parametrize("runner", sorted(set(RUNNERS) - {"explain"}))
 def test_a_function_that_edits_its_argument_in_place_leaves_the_callers_document(
-        runner: str) -> None:
+    runner: str,
+) -> None:
     pod = _pod()
     before = copy.deepcopy(pod)
     result = RUNNERS[runner](scribbles, pod)
@@ -145,10 +155,14 @@ def test_for_each_update_at_and_predicates_cannot_hurt_the_caller_either() -> No
         doc["spec"].clear()
         return True
 
-    assert for_each("spec.containers[*].args", grow)(pod)["spec"]["containers"][0]["args"] \
-        == ["-v", "--more"]
-    assert update_at("spec.containers[0].args", grow)(pod)["spec"]["containers"][0]["args"] \
-        == ["-v", "--more"]
+    assert for_each("spec.containers[*].args", grow)(pod)["spec"]["containers"][0]["args"] == [
+        "-v",
+        "--more",
+    ]
+    assert update_at("spec.containers[0].args", grow)(pod)["spec"]["containers"][0]["args"] == [
+        "-v",
+        "--more",
+    ]
     assert when(nosy, upsert("metadata.labels.x", "y"))(pod)["spec"] == pod["spec"]
     assert pod == before
 
@@ -171,13 +185,18 @@ def test_what_a_function_leaves_unchanged_is_shared_with_the_input() -> None:
 def test_for_each_maps_a_value_to_one_of_its_kind_and_update_at_to_any() -> None:
     # for_each gives a function a value inside the document: a map stays a map, and so on
     pod = _pod()
-    with pytest.raises(StepError, match=r"returned a list where it was given a map; .* "
-                                        r"\(in spec.nodeSelector\)"):
+    with pytest.raises(
+        StepError,
+        match=r"returned a list where it was given a map; .* "
+        r"\(in spec.nodeSelector\)",
+    ):
         for_each("spec.nodeSelector", lambda selector: [selector])(pod)
     assert for_each("spec.nodeSelector", lambda selector: {"was": selector})(pod)["spec"][
-        "nodeSelector"] == {"was": {"pool": "a"}}
+        "nodeSelector"
+    ] == {"was": {"pool": "a"}}
     assert update_at("spec.nodeSelector", lambda selector: [selector])(pod)["spec"][
-        "nodeSelector"] == [{"pool": "a"}]
+        "nodeSelector"
+    ] == [{"pool": "a"}]
 
 
 def test_when_predicates_and_expect_counts_are_guarded() -> None:
@@ -194,8 +213,11 @@ def test_when_predicates_and_expect_counts_are_guarded() -> None:
 
 
 def test_update_at_refuses_a_function_result_json_cannot_hold() -> None:
-    with pytest.raises(StepError, match=r"returned a value where \[0\] is a bytes .* \(part 4 of "
-                                        r"spec.containers\[0\].args\)"):
+    with pytest.raises(
+        StepError,
+        match=r"returned a value where \[0\] is a bytes .* \(part 4 of "
+        r"spec.containers\[0\].args\)",
+    ):
         update_at("spec.containers[0].args", lambda args: [b"-v"])(_pod())
 
 

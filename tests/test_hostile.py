@@ -81,6 +81,7 @@ TRANSFORM_ERROR = "combinators.errors.TransformError"
 
 # --- functions the cases name ("fn:<name>"): user code that misbehaves ----------------------
 
+
 def raises_key_error(pod: Any) -> Any:
     raise KeyError("boom")
 
@@ -151,11 +152,26 @@ def append_to_image(pod: Any) -> Any:
     return append_at("image", "x")(pod)
 
 
-FUNCTIONS: dict[str, Any] = {fn.__name__: fn for fn in (
-    raises_key_error, recurses_forever, returns_none, returns_text, returns_list,
-    returns_number, sets_host_ipc_in_place, appends_env_in_place, clears_then_returns_new,
-    edits_in_place_then_raises, predicate_raises, predicate_edits_in_place, count_raises,
-    update_raises, update_returns_set)}
+FUNCTIONS: dict[str, Any] = {
+    fn.__name__: fn
+    for fn in (
+        raises_key_error,
+        recurses_forever,
+        returns_none,
+        returns_text,
+        returns_list,
+        returns_number,
+        sets_host_ipc_in_place,
+        appends_env_in_place,
+        clears_then_returns_new,
+        edits_in_place_then_raises,
+        predicate_raises,
+        predicate_edits_in_place,
+        count_raises,
+        update_raises,
+        update_returns_set,
+    )
+}
 FUNCTIONS["append_to_image"] = append_at("image", "x")  # a transform, for for_each
 FUNCTIONS["set_host_network"] = upsert("spec.hostNetwork", True)
 
@@ -167,6 +183,7 @@ def _resolve(value: Any) -> Any:
 
 
 # --- inputs too large or too deep to write out ---------------------------------------------
+
 
 def _nested(levels: int, make: Callable[[Any], Any]) -> Any:
     value: Any = "x"
@@ -193,16 +210,19 @@ _GENERATORS: dict[str, Callable[..., Any]] = {
     "nested_map": lambda n: _nested(n, lambda inner: {"a": inner}),
     "long_path": lambda n: ".".join(["a"] * n),
     "string": lambda n, char="x": char * n,
-    "items": lambda n, template, start=0: [_formatted(template, i) for i in range(start, start + n)],
-    "lines": lambda head, n, line, tail="": head + "".join(line.replace("{i}", str(i))
-                                                           for i in range(n)) + tail,
+    "items": lambda n, template, start=0: [
+        _formatted(template, i) for i in range(start, start + n)
+    ],
+    "lines": lambda head, n, line, tail="": (
+        head + "".join(line.replace("{i}", str(i)) for i in range(n)) + tail
+    ),
     "mapping": lambda n, key, value: {key.replace("{i}", str(i)): value for i in range(n)},
     "an_object": lambda: object(),
 }
 
 
 def _generate(spec: dict[str, Any]) -> Any:
-    (name, args), = spec.items()
+    ((name, args),) = spec.items()
     if args is None:
         args = []
     return _GENERATORS[name](*args) if isinstance(args, list) else _GENERATORS[name](args)
@@ -297,9 +317,13 @@ def not_json(value: Any) -> str | None:
 
 # --- the surfaces ---------------------------------------------------------------------------
 
+
 def _loads(case: dict[str, Any], tmp: pathlib.Path) -> Any:
-    transform = loads_overlay(case["text"], source=case.get("source", f"{case['id']}.yaml"),
-                              **({"kind": case["kind"]} if "kind" in case else {}))
+    transform = loads_overlay(
+        case["text"],
+        source=case.get("source", f"{case['id']}.yaml"),
+        **({"kind": case["kind"]} if "kind" in case else {}),
+    )
     return transform(case["pod"]) if case.get("apply", True) else transform
 
 
@@ -360,9 +384,14 @@ def _torchx(case: dict[str, Any], tmp: pathlib.Path) -> Any:
     texts = cfg.pop("overlays_yaml", None)
     if texts is not None:
         cfg["overlays"] = [_write(tmp, name, text) for name, text in texts.items()]
-    role = specs.Role(name="trainer", image="trainer:1", entrypoint="python",
-                      args=["-m", "train"], num_replicas=case.get("replicas", 2),
-                      resource=specs.Resource(cpu=2, gpu=0, memMB=4000))
+    role = specs.Role(
+        name="trainer",
+        image="trainer:1",
+        entrypoint="python",
+        args=["-m", "train"],
+        num_replicas=case.get("replicas", 2),
+        resource=specs.Resource(cpu=2, gpu=0, memMB=4000),
+    )
     app = specs.AppDef("train", roles=[with_overlays(role, *overlays)])
     info = get_runner().dryrun(app, case.get("scheduler", "kubernetes_overlay"), cfg=cfg)
     return {"pods": [task["template"] for task in info.request.resource["spec"]["tasks"]]}
@@ -376,8 +405,9 @@ def _policy(case: dict[str, Any], tmp: pathlib.Path) -> Any:
 
 def _cli(case: dict[str, Any], tmp: pathlib.Path) -> Any:
     for name, text in (case.get("files") or {}).items():
-        (tmp / name).write_bytes(text.encode("utf-8", "surrogateescape")
-                                 if isinstance(text, str) else text)
+        (tmp / name).write_bytes(
+            text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+        )
     os.chdir(tmp)  # in the child only
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -395,23 +425,36 @@ SURFACES: dict[str, Callable[[dict[str, Any], pathlib.Path], Any]] = {
     "op": _op,
     "path": _path,
     "json_patch": lambda case, tmp: json_patch(case["ops"])(case["pod"]),
-    "strategic": lambda case, tmp: strategic_merge(case["patch"],
-                                                   **case.get("kwargs", {}))(case["pod"]),
+    "strategic": lambda case, tmp: strategic_merge(case["patch"], **case.get("kwargs", {}))(
+        case["pod"]
+    ),
     "merge_patch": lambda case, tmp: merge_patch(case["patch"])(case["pod"]),
     "validate": lambda case, tmp: validate_pod(case["pod"], **case.get("kwargs", {})),
     "function": _function,
     "fold": _fold,
-    "explain": lambda case, tmp: [str(c) for c in explain(as_transform(case["value"]),
-                                                        case["pod"]).changes],
+    "explain": lambda case, tmp: [
+        str(c) for c in explain(as_transform(case["value"]), case["pod"]).changes
+    ],
     "torchx": _torchx,
     "policy": _policy,
     "cli": _cli,
 }
-POD_SURFACES = {"loads", "file", "as_transform", "op", "json_patch", "strategic", "merge_patch",
-                "validate", "fold", "torchx"}
+POD_SURFACES = {
+    "loads",
+    "file",
+    "as_transform",
+    "op",
+    "json_patch",
+    "strategic",
+    "merge_patch",
+    "validate",
+    "fold",
+    "torchx",
+}
 
 
 # --- judging what came out ------------------------------------------------------------------
+
 
 def _error_failures(expect: dict[str, Any], names: list[str], text: str) -> list[str]:
     failures = []
@@ -420,10 +463,14 @@ def _error_failures(expect: dict[str, Any], names: list[str], text: str) -> list
     wanted = expect.get("error", "TransformError")
     if not any(name.rsplit(".", 1)[-1] == wanted for name in names):
         failures.append(f"raised {names[0]}, not a {wanted}: {text}")
-    failures += [f"the message lacks {said!r}: {text}" for said in expect.get("says", ())
-                 if said not in text]
-    failures += [f"the message does not match {pattern!r}: {text}"
-                 for pattern in expect.get("matches", ()) if not re.search(pattern, text)]
+    failures += [
+        f"the message lacks {said!r}: {text}" for said in expect.get("says", ()) if said not in text
+    ]
+    failures += [
+        f"the message does not match {pattern!r}: {text}"
+        for pattern in expect.get("matches", ())
+        if not re.search(pattern, text)
+    ]
     return failures
 
 
@@ -431,11 +478,15 @@ def _result_failures(expect: dict[str, Any], result: Any, via: str) -> list[str]
     if via == "cli":
         failures = []
         if result["exit"] != expect.get("exit", 0):
-            failures.append(f"exit {result['exit']}, not {expect.get('exit', 0)}: "
-                            f"{result['stderr'][-2000:]}")
+            failures.append(
+                f"exit {result['exit']}, not {expect.get('exit', 0)}: {result['stderr'][-2000:]}"
+            )
         printed = result["stdout"] + result["stderr"]
-        failures += [f"the output lacks {said!r}: {result['stderr'][-2000:]}"
-                     for said in expect.get("says", ()) if said not in printed]
+        failures += [
+            f"the output lacks {said!r}: {result['stderr'][-2000:]}"
+            for said in expect.get("says", ())
+            if said not in printed
+        ]
         if result["exit"] == 1 and not result["stderr"].startswith("podfold: error:"):
             failures.append(f"not podfold's own error: {result['stderr'][-2000:]}")
         return failures
@@ -464,14 +515,20 @@ def _short(value: Any) -> str:
     return text if len(text) < 300 else text[:300] + "..."
 
 
-def _judge(expect: dict[str, Any], via: str, result: Any, error: BaseException | None,
-           ) -> list[str]:
+def _judge(
+    expect: dict[str, Any],
+    via: str,
+    result: Any,
+    error: BaseException | None,
+) -> list[str]:
     if "either" in expect:
         verdicts = [_judge(option, via, result, error) for option in expect["either"]]
         if any(not verdict for verdict in verdicts):
             return []
-        return ["none of the accepted outcomes: " + " | ".join("; ".join(verdict)
-                                                                 for verdict in verdicts)]
+        return [
+            "none of the accepted outcomes: "
+            + " | ".join("; ".join(verdict) for verdict in verdicts)
+        ]
     if error is not None:
         names = [f"{cls.__module__}.{cls.__qualname__}" for cls in type(error).__mro__]
         try:
@@ -511,13 +568,16 @@ def run_case(case: dict[str, Any], tmp: pathlib.Path) -> list[str]:
 
 # --- the tests ------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module", autouse=True)
 def _warm() -> None:
     """Fill podfold's and TorchX's caches (schema tables, compiled paths, TorchX's scheduler
     table) once in this process, so that each forked case starts warm and its budget measures
     the case, not the first use of a cache."""
-    _torchx({"id": "warm", "pod": POD, "overlays": [{"metadata": {"labels": {"a": "b"}}}]},
-            pathlib.Path("."))
+    _torchx(
+        {"id": "warm", "pod": POD, "overlays": [{"metadata": {"labels": {"a": "b"}}}]},
+        pathlib.Path("."),
+    )
     validate_pod(POD)
     loads_overlay("- {op: upsert, path: spec.hostIPC, value: false}\n")(POD)
     strategic_merge({"spec": {"hostIPC": False}})(POD)
@@ -530,7 +590,8 @@ class _CorpusLoader(yaml.SafeLoader):
 
 _CorpusLoader.add_constructor(
     "tag:yaml.org,2002:python/tuple",
-    lambda loader, node: tuple(loader.construct_sequence(node, deep=True)))  # type: ignore[arg-type]
+    lambda loader, node: tuple(loader.construct_sequence(node, deep=True)),
+)  # type: ignore[arg-type]
 
 
 def _tables() -> Iterator[tuple[str, dict[str, Any]]]:
@@ -544,18 +605,30 @@ def _tables() -> Iterator[tuple[str, dict[str, Any]]]:
 CASES = list(_tables())
 
 
-@pytest.mark.parametrize(("table", "case"), [pytest.param(table, case, id=f"{table}/{case['id']}")
-                                             for table, case in CASES])
+@pytest.mark.parametrize(
+    ("table", "case"),
+    [pytest.param(table, case, id=f"{table}/{case['id']}") for table, case in CASES],
+)
 def test_hostile_case(table: str, case: dict[str, Any], tmp_path: pathlib.Path) -> None:
-    outcome = within(run_case, case, tmp_path, seconds=case.get("seconds", 5.0),
-                     megabytes=case.get("megabytes", 512))
+    outcome = within(
+        run_case,
+        case,
+        tmp_path,
+        seconds=case.get("seconds", 5.0),
+        megabytes=case.get("megabytes", 512),
+    )
     if outcome.status != "returned":
-        pytest.fail(f"{table}/{case['id']}: {outcome.status} after {outcome.seconds:.1f} s "
-                    f"(budget {case.get('seconds', 5.0)} s, {case.get('megabytes', 512)} MB) "
-                    f"{outcome.error_text}\n{outcome.traceback[-3000:]}", pytrace=False)
+        pytest.fail(
+            f"{table}/{case['id']}: {outcome.status} after {outcome.seconds:.1f} s "
+            f"(budget {case.get('seconds', 5.0)} s, {case.get('megabytes', 512)} MB) "
+            f"{outcome.error_text}\n{outcome.traceback[-3000:]}",
+            pytrace=False,
+        )
     if outcome.value:
-        pytest.fail(f"{table}/{case['id']} ({case.get('note', '')}):\n  "
-                    + "\n  ".join(outcome.value), pytrace=False)
+        pytest.fail(
+            f"{table}/{case['id']} ({case.get('note', '')}):\n  " + "\n  ".join(outcome.value),
+            pytrace=False,
+        )
 
 
 def test_the_corpus_covers_every_class() -> None:
@@ -567,26 +640,49 @@ def test_the_corpus_covers_every_class() -> None:
         assert case["via"] in SURFACES, (table, case["id"])
         assert isinstance(case["expect"], dict) and case["expect"], (table, case["id"])
     tables = {table for table, _ in CASES}
-    assert tables >= {"yaml", "encoding", "tags", "aliases", "duplicates", "depth", "growth",
-                      "quantities", "paths", "json_patch", "strategic", "data", "flags",
-                      "functions", "places", "torchx", "cli"}, tables
+    assert tables >= {
+        "yaml",
+        "encoding",
+        "tags",
+        "aliases",
+        "duplicates",
+        "depth",
+        "growth",
+        "quantities",
+        "paths",
+        "json_patch",
+        "strategic",
+        "data",
+        "flags",
+        "functions",
+        "places",
+        "torchx",
+        "cli",
+    }, tables
 
 
-def test_the_harness_catches_what_it_should(monkeypatch: pytest.MonkeyPatch,
-                                            tmp_path: pathlib.Path) -> None:
+def test_the_harness_catches_what_it_should(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path
+) -> None:
     # the judge fails a bare exception, the wrong class, a missing place, a changed input,
     # non-JSON data and a success where an error was expected
     assert _judge({"error": "PathError"}, "op", None, KeyError("x"))
     assert _judge({"error": "PathError"}, "op", None, TransformError("at spec.x"))
-    assert _judge({"error": "TransformError", "says": ["spec.x"]}, "op", None,
-                  TransformError("somewhere else"))
-    assert not _judge({"error": "TransformError", "says": ["spec.x"]}, "op", None,
-                      TransformError("at spec.x"))
+    assert _judge(
+        {"error": "TransformError", "says": ["spec.x"]},
+        "op",
+        None,
+        TransformError("somewhere else"),
+    )
+    assert not _judge(
+        {"error": "TransformError", "says": ["spec.x"]}, "op", None, TransformError("at spec.x")
+    )
     assert _judge({"returns": True}, "op", {"a": {1, 2}}, None)
     assert _judge({"error": "TransformError"}, "op", {"a": 1}, None)
     monkeypatch.setitem(SURFACES, "mutating", lambda case, tmp: case["pod"]["spec"].clear())
-    assert run_case({"id": "m", "via": "mutating", "expect": {"returns": True}}, tmp_path) \
-        == ["an input was changed in place"]
+    assert run_case({"id": "m", "via": "mutating", "expect": {"returns": True}}, tmp_path) == [
+        "an input was changed in place"
+    ]
     assert fingerprint({"a": [1]}) != fingerprint({"a": [1, 2]})
     assert fingerprint([1, True]) != fingerprint([True, 1])
     cyclic: list[Any] = []

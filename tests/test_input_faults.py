@@ -51,14 +51,22 @@ def _limit_memory() -> None:  # pragma: no cover - runs in the child, before pod
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
-def podfold(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: Any = None,
-            seconds: float = 60) -> tuple[subprocess.CompletedProcess[str], float]:
+def podfold(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: Any = None, seconds: float = 60
+) -> tuple[subprocess.CompletedProcess[str], float]:
     """``podfold ARGS`` in a child within the budget, and the seconds it took (wall time)."""
     started = time.monotonic()
-    done = subprocess.run([str(PODFOLD), *args], cwd=cwd, capture_output=True, text=True,
-                          errors="replace", env={**os.environ, **(env or {})},
-                          stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                          timeout=seconds, preexec_fn=_limit_memory)
+    done = subprocess.run(
+        [str(PODFOLD), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        env={**os.environ, **(env or {})},
+        stdin=stdin if stdin is not None else subprocess.DEVNULL,
+        timeout=seconds,
+        preexec_fn=_limit_memory,
+    )
     return done, time.monotonic() - started
 
 
@@ -80,6 +88,7 @@ def files(tmp_path: Path) -> Path:
 
 
 # ---------------------------------------------------------------- servers on a local port
+
 
 class _Handler(BaseHTTPRequestHandler):
     """Answers as the server's ``mode`` says: ``silent`` (accepts, never answers),
@@ -150,29 +159,48 @@ def serve() -> Iterator[Any]:
 
 
 @pytest.mark.parametrize("mode", ["silent", "stall"])
-def test_a_server_that_does_not_answer_or_stalls_is_given_up_on(files: Path, serve: Any,
-                                                                 mode: str) -> None:
+def test_a_server_that_does_not_answer_or_stalls_is_given_up_on(
+    files: Path, serve: Any, mode: str
+) -> None:
     url = serve(mode)
-    done, seconds = podfold("apply", "-f", url, "pod.yaml", cwd=files,
-                            env={"PODFOLD_READ_TIMEOUT": str(TIMEOUT)}, seconds=30)
+    done, seconds = podfold(
+        "apply",
+        "-f",
+        url,
+        "pod.yaml",
+        cwd=files,
+        env={"PODFOLD_READ_TIMEOUT": str(TIMEOUT)},
+        seconds=30,
+    )
     assert one_error(done) == (
         f"{url}: cannot read the overlay: not read within {TIMEOUT:g} s, the most a read may "
-        f"take (PODFOLD_READ_TIMEOUT sets it): the server did not answer, or stopped sending")
+        f"take (PODFOLD_READ_TIMEOUT sets it): the server did not answer, or stopped sending"
+    )
     assert seconds < TIMEOUT + 10  # podfold's own start-up included
 
 
 def test_an_endless_body_is_refused_at_the_bound(files: Path, serve: Any) -> None:
     url = serve("endless")
-    done, _ = podfold("apply", "-f", url, "pod.yaml", cwd=files,
-                      env={"PODFOLD_MAX_OVERLAY_BYTES": "4Mi"}, seconds=30)
-    assert one_error(done) == (f"{url}: cannot read the overlay: it is larger than the 4 MiB "
-                               f"an overlay may hold (PODFOLD_MAX_OVERLAY_BYTES sets the bound)")
+    done, _ = podfold(
+        "apply",
+        "-f",
+        url,
+        "pod.yaml",
+        cwd=files,
+        env={"PODFOLD_MAX_OVERLAY_BYTES": "4Mi"},
+        seconds=30,
+    )
+    assert one_error(done) == (
+        f"{url}: cannot read the overlay: it is larger than the 4 MiB "
+        f"an overlay may hold (PODFOLD_MAX_OVERLAY_BYTES sets the bound)"
+    )
 
 
 def test_a_server_that_answers_is_read(files: Path, serve: Any) -> None:
     url = serve("ok")
-    done, _ = podfold("apply", "-f", url, "pod.yaml", cwd=files,
-                      env={"PODFOLD_READ_TIMEOUT": str(TIMEOUT)})
+    done, _ = podfold(
+        "apply", "-f", url, "pod.yaml", cwd=files, env={"PODFOLD_READ_TIMEOUT": str(TIMEOUT)}
+    )
     assert done.returncode == 0, done.stderr
     assert "nodeSelector:\n    gpu: a100\n" in done.stdout
 
@@ -186,18 +214,23 @@ def test_the_timeout_bounds_a_library_read_too(serve: Any) -> None:
 
 # ---------------------------------------------------------------- devices, pipes, /proc
 
+
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 def test_a_device_is_refused_as_an_overlay(files: Path, device: str) -> None:
     done, _ = podfold("apply", "-f", device, "pod.yaml", cwd=files, seconds=30)
-    assert one_error(done) == (f"{device}: cannot read the overlay: it is a character device, "
-                               f"not a file (a path is read if it names a regular file or a "
-                               f"pipe)")
+    assert one_error(done) == (
+        f"{device}: cannot read the overlay: it is a character device, "
+        f"not a file (a path is read if it names a regular file or a "
+        f"pipe)"
+    )
 
 
 def test_a_device_is_refused_as_a_manifest(files: Path) -> None:
     done, _ = podfold("apply", "-f", "o.yaml", "/dev/zero", cwd=files, seconds=30)
-    assert one_error(done) == ("/dev/zero: cannot read the manifest: it is a character device, "
-                               "not a file (a path is read if it names a regular file or a pipe)")
+    assert one_error(done) == (
+        "/dev/zero: cannot read the manifest: it is a character device, "
+        "not a file (a path is read if it names a regular file or a pipe)"
+    )
 
 
 def test_dev_null_reads_as_empty(files: Path) -> None:
@@ -212,22 +245,32 @@ def test_dev_null_reads_as_empty(files: Path) -> None:
 def test_an_endless_pipe_is_refused_at_the_bound(files: Path) -> None:
     zeros = subprocess.Popen(["cat", "/dev/zero"], stdout=subprocess.PIPE)
     try:
-        done, _ = podfold("apply", "-f", "o.yaml", cwd=files, stdin=zeros.stdout, seconds=30,
-                          env={"PODFOLD_MAX_MANIFEST_BYTES": "4Mi"})
+        done, _ = podfold(
+            "apply",
+            "-f",
+            "o.yaml",
+            cwd=files,
+            stdin=zeros.stdout,
+            seconds=30,
+            env={"PODFOLD_MAX_MANIFEST_BYTES": "4Mi"},
+        )
     finally:
         zeros.kill()
         zeros.wait()
         assert zeros.stdout is not None
         zeros.stdout.close()
-    assert one_error(done) == ("<stdin>: cannot read the manifest: it is larger than the 4 MiB "
-                               "a manifest may hold (PODFOLD_MAX_MANIFEST_BYTES sets the bound)")
+    assert one_error(done) == (
+        "<stdin>: cannot read the manifest: it is larger than the 4 MiB "
+        "a manifest may hold (PODFOLD_MAX_MANIFEST_BYTES sets the bound)"
+    )
 
 
 def test_a_device_on_standard_input_is_refused(files: Path) -> None:
     with open("/dev/zero", "rb") as zeros:
         done, _ = podfold("apply", "-f", "o.yaml", cwd=files, stdin=zeros, seconds=30)
-    assert one_error(done).startswith("<stdin>: cannot read the manifest: it is a character "
-                                      "device, not a file")
+    assert one_error(done).startswith(
+        "<stdin>: cannot read the manifest: it is a character device, not a file"
+    )
 
 
 def test_a_fifo_is_read(files: Path) -> None:
@@ -247,30 +290,37 @@ def test_a_fifo_is_read(files: Path) -> None:
 
 
 @pytest.mark.parametrize("role", ["overlay", "manifest"])
-def test_a_read_that_fails_names_the_source_and_the_systems_words(files: Path,
-                                                                   role: str) -> None:
-    args = ["-f", "/proc/self/mem", "pod.yaml"] if role == "overlay" else \
-        ["-f", "o.yaml", "/proc/self/mem"]
+def test_a_read_that_fails_names_the_source_and_the_systems_words(files: Path, role: str) -> None:
+    args = (
+        ["-f", "/proc/self/mem", "pod.yaml"]
+        if role == "overlay"
+        else ["-f", "o.yaml", "/proc/self/mem"]
+    )
     done, _ = podfold("apply", *args, cwd=files, seconds=30)
-    assert one_error(done) == (f"/proc/self/mem: cannot read the {role}: OSError: [Errno 5] "
-                               f"Input/output error")
+    assert one_error(done) == (
+        f"/proc/self/mem: cannot read the {role}: OSError: [Errno 5] Input/output error"
+    )
 
 
 def test_a_directory_keeps_the_systems_refusal(files: Path) -> None:
     done, _ = podfold("apply", "-f", str(files), "pod.yaml", cwd=files, seconds=30)
-    assert one_error(done) == (f"{files}: cannot read the overlay: IsADirectoryError: [Errno 21] "
-                               f"Is a directory: '{files}'")
+    assert one_error(done) == (
+        f"{files}: cannot read the overlay: IsADirectoryError: [Errno 21] Is a directory: '{files}'"
+    )
 
 
 # ---------------------------------------------------------------- sizes
+
 
 @pytest.fixture(scope="module")
 def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A zip of 300 KB whose one member inflates to 300 MB of zeros."""
     path = tmp_path_factory.mktemp("bomb") / "bomb.zip"
     chunk = bytes(1 << 20)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive, \
-            archive.open("b.yaml", "w", force_zip64=True) as member:
+    with (
+        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive,
+        archive.open("b.yaml", "w", force_zip64=True) as member,
+    ):
         for _ in range(300):
             member.write(chunk)
     assert path.stat().st_size < 2 << 20
@@ -279,11 +329,20 @@ def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_zip_bomb_is_refused_before_it_is_inflated(files: Path, bomb: Path) -> None:
     uri = f"zip://b.yaml::{bomb}"
-    done, _ = podfold("apply", "-f", uri, "pod.yaml", cwd=files, seconds=30,
-                      env={"PODFOLD_MAX_OVERLAY_BYTES": "1Mi"})
-    assert one_error(done) == (f"{uri}: cannot read the overlay: it is 300 MiB, larger than "
-                               f"the 1 MiB an overlay may hold (PODFOLD_MAX_OVERLAY_BYTES sets "
-                               f"the bound)")
+    done, _ = podfold(
+        "apply",
+        "-f",
+        uri,
+        "pod.yaml",
+        cwd=files,
+        seconds=30,
+        env={"PODFOLD_MAX_OVERLAY_BYTES": "1Mi"},
+    )
+    assert one_error(done) == (
+        f"{uri}: cannot read the overlay: it is 300 MiB, larger than "
+        f"the 1 MiB an overlay may hold (PODFOLD_MAX_OVERLAY_BYTES sets "
+        f"the bound)"
+    )
 
 
 def test_an_overlay_in_a_zip_is_read(files: Path) -> None:
@@ -296,11 +355,19 @@ def test_an_overlay_in_a_zip_is_read(files: Path) -> None:
 
 def test_a_file_past_the_bound_is_refused_before_it_is_read(files: Path) -> None:
     (files / "big.yaml").write_text("# " + "x" * (3 << 20) + "\n" + OVERLAY)
-    done, _ = podfold("apply", "-f", "big.yaml", "pod.yaml", cwd=files,
-                      env={"PODFOLD_MAX_OVERLAY_BYTES": "2097152"})
-    assert one_error(done) == ("big.yaml: cannot read the overlay: it is 3.0 MiB, larger than "
-                               "the 2 MiB an overlay may hold (PODFOLD_MAX_OVERLAY_BYTES sets "
-                               "the bound)")
+    done, _ = podfold(
+        "apply",
+        "-f",
+        "big.yaml",
+        "pod.yaml",
+        cwd=files,
+        env={"PODFOLD_MAX_OVERLAY_BYTES": "2097152"},
+    )
+    assert one_error(done) == (
+        "big.yaml: cannot read the overlay: it is 3.0 MiB, larger than "
+        "the 2 MiB an overlay may hold (PODFOLD_MAX_OVERLAY_BYTES sets "
+        "the bound)"
+    )
 
 
 def test_the_bound_is_the_last_byte_read(tmp_path: Path) -> None:
@@ -316,14 +383,18 @@ def test_the_bound_is_the_last_byte_read(tmp_path: Path) -> None:
             continue
         with pytest.raises(OverlayError) as by_size:
             read_source(str(path), limit=1000)
-        assert by_size.value.message.endswith(": it is 1,001 bytes, larger than the 1,000 "
-                                              "bytes an overlay may hold "
-                                              "(PODFOLD_MAX_OVERLAY_BYTES sets the bound)")
+        assert by_size.value.message.endswith(
+            ": it is 1,001 bytes, larger than the 1,000 "
+            "bytes an overlay may hold "
+            "(PODFOLD_MAX_OVERLAY_BYTES sets the bound)"
+        )
         with pytest.raises(OverlayError) as by_stream:
             read_open(io.BytesIO(data), "<stdin>", limit=1000)
-        assert by_stream.value.message.endswith(": it is larger than the 1,000 bytes a "
-                                                "manifest may hold "
-                                                "(PODFOLD_MAX_MANIFEST_BYTES sets the bound)")
+        assert by_stream.value.message.endswith(
+            ": it is larger than the 1,000 bytes a "
+            "manifest may hold "
+            "(PODFOLD_MAX_MANIFEST_BYTES sets the bound)"
+        )
 
 
 def test_a_stream_is_read_in_chunks_up_to_the_bound() -> None:
@@ -344,26 +415,34 @@ def test_a_stream_is_read_in_chunks_up_to_the_bound() -> None:
     assert endless.asked == (3 << 20) + 1  # never a byte past the one that is too many
 
 
-def test_the_bounds_and_the_timeout_are_read_when_a_source_is(monkeypatch: pytest.MonkeyPatch
-                                                              ) -> None:
+def test_the_bounds_and_the_timeout_are_read_when_a_source_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert (max_bytes("overlay"), max_bytes("manifest"), read_timeout()) == (
-        MAX_OVERLAY_BYTES, MAX_MANIFEST_BYTES, READ_TIMEOUT)
+        MAX_OVERLAY_BYTES,
+        MAX_MANIFEST_BYTES,
+        READ_TIMEOUT,
+    )
     monkeypatch.setenv("PODFOLD_MAX_OVERLAY_BYTES", "64Mi")
     monkeypatch.setenv("PODFOLD_MAX_MANIFEST_BYTES", "1000")
     monkeypatch.setenv("PODFOLD_READ_TIMEOUT", "2.5")
     assert (max_bytes("overlay"), max_bytes("manifest"), read_timeout()) == (64 << 20, 1000, 2.5)
 
 
-@pytest.mark.parametrize(("variable", "value", "says"), [
-    ("PODFOLD_MAX_OVERLAY_BYTES", "lots", "a whole number of bytes"),
-    ("PODFOLD_MAX_MANIFEST_BYTES", "0", "a whole number of bytes, at least 1"),
-    ("PODFOLD_MAX_OVERLAY_BYTES", "1.5", "a whole number of bytes"),
-    ("PODFOLD_READ_TIMEOUT", "soon", "a number of seconds above 0"),
-    ("PODFOLD_READ_TIMEOUT", "-1", "a number of seconds above 0"),
-    ("PODFOLD_READ_TIMEOUT", "nan", "a number of seconds above 0"),
-])
-def test_a_bad_setting_is_refused_naming_it(files: Path, serve: Any, variable: str, value: str,
-                                            says: str) -> None:
+@pytest.mark.parametrize(
+    ("variable", "value", "says"),
+    [
+        ("PODFOLD_MAX_OVERLAY_BYTES", "lots", "a whole number of bytes"),
+        ("PODFOLD_MAX_MANIFEST_BYTES", "0", "a whole number of bytes, at least 1"),
+        ("PODFOLD_MAX_OVERLAY_BYTES", "1.5", "a whole number of bytes"),
+        ("PODFOLD_READ_TIMEOUT", "soon", "a number of seconds above 0"),
+        ("PODFOLD_READ_TIMEOUT", "-1", "a number of seconds above 0"),
+        ("PODFOLD_READ_TIMEOUT", "nan", "a number of seconds above 0"),
+    ],
+)
+def test_a_bad_setting_is_refused_naming_it(
+    files: Path, serve: Any, variable: str, value: str, says: str
+) -> None:
     done, _ = podfold("apply", "-f", serve("ok"), "pod.yaml", cwd=files, env={variable: value})
     line = one_error(done)
     assert line.startswith(f"{variable}: must be {says}") and line.endswith(f", not {value!r}")
@@ -371,13 +450,16 @@ def test_a_bad_setting_is_refused_naming_it(files: Path, serve: Any, variable: s
 
 # ---------------------------------------------------------------- encodings and arguments
 
+
 def test_a_manifest_that_is_not_utf8_fails_as_an_overlay_does(files: Path) -> None:
     text = b"kind: Pod\nmetadata: {name: caf\xe9}\n"
     (files / "bad.yaml").write_bytes(text)
     manifest, _ = podfold("apply", "-f", "o.yaml", "bad.yaml", cwd=files)
     overlay, _ = podfold("apply", "-f", "bad.yaml", "pod.yaml", cwd=files)
-    said = ("bad.yaml:2:21: the file is not UTF-8: byte 0xe9 (byte 30 of the file) cannot be "
-            "read (invalid continuation byte)")
+    said = (
+        "bad.yaml:2:21: the file is not UTF-8: byte 0xe9 (byte 30 of the file) cannot be "
+        "read (invalid continuation byte)"
+    )
     assert one_error(manifest) == said
     assert one_error(overlay) == said
 
@@ -385,33 +467,42 @@ def test_a_manifest_that_is_not_utf8_fails_as_an_overlay_does(files: Path) -> No
 def test_a_utf16_manifest_says_how_to_write_it(files: Path) -> None:
     (files / "u16.yaml").write_bytes(POD.encode("utf-16"))
     done, _ = podfold("apply", "-f", "o.yaml", "u16.yaml", cwd=files)
-    assert one_error(done).endswith("it begins as UTF-16 does: write it as UTF-8 (PowerShell 5 "
-                                    "writes UTF-16: use 'Out-File -Encoding utf8')")
+    assert one_error(done).endswith(
+        "it begins as UTF-16 does: write it as UTF-8 (PowerShell 5 "
+        "writes UTF-16: use 'Out-File -Encoding utf8')"
+    )
 
 
 def test_read_input_is_a_manifest_error_naming_the_stream(tmp_path: Path) -> None:
     import click
 
-    with click.File("r", encoding="utf-8").convert("/dev/zero", None, None) as stream, \
-            pytest.raises(ManifestError) as caught:
+    with (
+        click.File("r", encoding="utf-8").convert("/dev/zero", None, None) as stream,
+        pytest.raises(ManifestError) as caught,
+    ):
         read_input(stream)
-    assert str(caught.value).startswith("/dev/zero: cannot read the manifest: it is a "
-                                        "character device")
+    assert str(caught.value).startswith(
+        "/dev/zero: cannot read the manifest: it is a character device"
+    )
     path = tmp_path / "pod.yaml"
     path.write_text(POD)
     with click.File("r", encoding="utf-8").convert(str(path), None, None) as stream:
         assert read_input(stream) == (POD, str(path))
 
 
-@pytest.mark.parametrize(("call", "argument", "value"), [
-    (load_overlay, "uri", 5),
-    (load_overlay, "uri", b"o.yaml"),
-    (loads_overlay, "text", 5),
-    (loads_overlay, "text", b"spec: {}"),
-    (lambda value: loads_overlay("spec: {}", source=value), "source", 5),
-])
-def test_an_argument_of_the_wrong_type_is_refused_naming_it(call: Any, argument: str,
-                                                            value: Any) -> None:
+@pytest.mark.parametrize(
+    ("call", "argument", "value"),
+    [
+        (load_overlay, "uri", 5),
+        (load_overlay, "uri", b"o.yaml"),
+        (loads_overlay, "text", 5),
+        (loads_overlay, "text", b"spec: {}"),
+        (lambda value: loads_overlay("spec: {}", source=value), "source", 5),
+    ],
+)
+def test_an_argument_of_the_wrong_type_is_refused_naming_it(
+    call: Any, argument: str, value: Any
+) -> None:
     with pytest.raises(ArgumentTypeError) as caught:
         call(value)
     assert isinstance(caught.value, TypeError) and isinstance(caught.value, TransformError)

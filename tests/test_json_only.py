@@ -51,44 +51,72 @@ ODD = {
 
 BUILDERS: dict[str, tuple[Callable[[Any], Any], str]] = {
     # factory given a value with ``odd`` inside, and the place the error must name
-    "upsert": (lambda odd: upsert("metadata", {"labels": {"team": odd}}),
-               "upsert(): value.labels.team is"),
-    "replace_at": (lambda odd: replace_at("metadata.finalizers", ["a", odd]),
-                   "replace_at(): value[1] is"),
-    "set_default": (lambda odd: set_default("spec", {"x": [{"y": odd}]}),
-                    "set_default(): value.x[0].y is"),
-    "update_at default": (lambda odd: update_at("spec.x", list, default={"y": odd}),
-                          "update_at(): default.y is"),
-    "append_at": (lambda odd: append_at("metadata.finalizers", "a", odd),
-                  "append_at(): items[1] is"),
-    "prepend_at": (lambda odd: prepend_at("spec.tolerations", {"key": odd}),
-                   "prepend_at(): items[0].key is"),
-    "insert_at": (lambda odd: insert_at("spec.containers", {"name": "s", "x": odd}, before=0),
-                  "insert_at(): items[0].x is"),
-    "merge_by": (lambda odd: merge_by("spec.containers", [{"name": "t", "image": odd}]),
-                 "merge_by(): items[0].image is"),
-    "overlay": (lambda odd: overlay({"metadata": {"labels": {"team": odd}}}),
-                "overlay(): partial_pod.metadata.labels.team is"),
-    "overlay marker": (lambda odd: overlay({"spec": {"tolerations": AppendUnique([odd])}}),
-                       "overlay(): partial_pod.spec.tolerations[0] is"),
-    "merge_patch": (lambda odd: merge_patch({"metadata": {"finalizers": [odd]}}),
-                    "merge_patch(): patch.metadata.finalizers[0] is"),
-    "strategic_merge": (lambda odd: strategic_merge({"metadata": {"labels": {"a": odd}}}),
-                        "strategic_merge(): patch.metadata.labels.a is"),
-    "json_patch": (lambda odd: json_patch([{"op": "add", "path": "/a", "value": {"b": odd}}]),
-                   "json_patch(): ops: op 0 (add): value.b is"),
+    "upsert": (
+        lambda odd: upsert("metadata", {"labels": {"team": odd}}),
+        "upsert(): value.labels.team is",
+    ),
+    "replace_at": (
+        lambda odd: replace_at("metadata.finalizers", ["a", odd]),
+        "replace_at(): value[1] is",
+    ),
+    "set_default": (
+        lambda odd: set_default("spec", {"x": [{"y": odd}]}),
+        "set_default(): value.x[0].y is",
+    ),
+    "update_at default": (
+        lambda odd: update_at("spec.x", list, default={"y": odd}),
+        "update_at(): default.y is",
+    ),
+    "append_at": (
+        lambda odd: append_at("metadata.finalizers", "a", odd),
+        "append_at(): items[1] is",
+    ),
+    "prepend_at": (
+        lambda odd: prepend_at("spec.tolerations", {"key": odd}),
+        "prepend_at(): items[0].key is",
+    ),
+    "insert_at": (
+        lambda odd: insert_at("spec.containers", {"name": "s", "x": odd}, before=0),
+        "insert_at(): items[0].x is",
+    ),
+    "merge_by": (
+        lambda odd: merge_by("spec.containers", [{"name": "t", "image": odd}]),
+        "merge_by(): items[0].image is",
+    ),
+    "overlay": (
+        lambda odd: overlay({"metadata": {"labels": {"team": odd}}}),
+        "overlay(): partial_pod.metadata.labels.team is",
+    ),
+    "overlay marker": (
+        lambda odd: overlay({"spec": {"tolerations": AppendUnique([odd])}}),
+        "overlay(): partial_pod.spec.tolerations[0] is",
+    ),
+    "merge_patch": (
+        lambda odd: merge_patch({"metadata": {"finalizers": [odd]}}),
+        "merge_patch(): patch.metadata.finalizers[0] is",
+    ),
+    "strategic_merge": (
+        lambda odd: strategic_merge({"metadata": {"labels": {"a": odd}}}),
+        "strategic_merge(): patch.metadata.labels.a is",
+    ),
+    "json_patch": (
+        lambda odd: json_patch([{"op": "add", "path": "/a", "value": {"b": odd}}]),
+        "json_patch(): ops: op 0 (add): value.b is",
+    ),
 }
 
 
 @pytest.mark.parametrize("odd", sorted(ODD))
 @pytest.mark.parametrize("builder", sorted(BUILDERS))
-def test_what_json_cannot_carry_is_refused_when_built_naming_the_place(builder: str,
-                                                                      odd: str) -> None:
+def test_what_json_cannot_carry_is_refused_when_built_naming_the_place(
+    builder: str, odd: str
+) -> None:
     build, place = BUILDERS[builder]
     with pytest.raises(ArgumentError, match=re.escape(place)) as caught:
         build(ODD[odd])
-    assert "only strings, numbers, booleans, null, lists and maps with string keys" \
-        in str(caught.value)
+    assert "only strings, numbers, booleans, null, lists and maps with string keys" in str(
+        caught.value
+    )
 
 
 @pytest.mark.parametrize("builder", sorted(BUILDERS))
@@ -138,12 +166,15 @@ def test_flags_are_booleans(flag: str, value: Any) -> None:
     FLAGS[flag](False)
 
 
-@pytest.mark.parametrize("step", [
-    {"op": "append_at", "path": "spec.tolerations", "items": [{"key": "a"}], "unique": "false"},
-    {"op": "remove", "path": "spec.hostIPC", "missing_ok": "no"},
-    {"op": "insert_at", "path": "spec.args", "items": ["-v"], "before": 0, "unique": "yes"},
-    {"recipe": "host_network", "enabled": "false"},
-])
+@pytest.mark.parametrize(
+    "step",
+    [
+        {"op": "append_at", "path": "spec.tolerations", "items": [{"key": "a"}], "unique": "false"},
+        {"op": "remove", "path": "spec.hostIPC", "missing_ok": "no"},
+        {"op": "insert_at", "path": "spec.args", "items": ["-v"], "before": 0, "unique": "yes"},
+        {"recipe": "host_network", "enabled": "false"},
+    ],
+)
 def test_flags_in_yaml_pipelines_are_booleans(step: dict[str, Any]) -> None:
     with pytest.raises(ArgumentTypeError, match="is a flag, true or false; got a string"):
         build_step(step)
@@ -159,14 +190,16 @@ def test_operator_keys_without_a_field_are_refused(key: str) -> None:
 
 def test_expected_a_list_names_the_path() -> None:
     pod = {"spec": {"tolerations": {"key": "a"}}}
-    with pytest.raises(TypeClashError, match=r"expected a list, found a map "
-                                             r"\(part 2 of spec.tolerations\)"):
+    with pytest.raises(
+        TypeClashError,
+        match=r"expected a list, found a map "
+        r"\(part 2 of spec.tolerations\)",
+    ):
         append_at("spec.tolerations", {"key": "b"})(pod)
 
 
 def test_an_error_inside_for_each_names_the_elements_full_path() -> None:
-    pod = {"spec": {"containers": [{"name": "a", "args": ["-v"]},
-                                   {"name": "b", "args": {"x": 1}}]}}
+    pod = {"spec": {"containers": [{"name": "a", "args": ["-v"]}, {"name": "b", "args": {"x": 1}}]}}
     with pytest.raises(TypeClashError) as caught:
         for_each("spec.containers[*]", append_at("args", "--fast"))(pod)
     assert str(caught.value.path) == "spec.containers[1].args"
@@ -177,14 +210,16 @@ def test_an_error_inside_for_each_names_the_elements_full_path() -> None:
     # nested: each for_each adds the way to the value it reached
     with pytest.raises(PathError) as missing:
         for_each("spec.containers[*]", for_each("args", remove_at("x", missing_ok=False)))(
-            {"spec": {"containers": [{"args": {"x": 1}}, {"args": {"y": 2}}]}})
+            {"spec": {"containers": [{"args": {"x": 1}}, {"args": {"y": 2}}]}}
+        )
     assert str(missing.value.path) == "spec.containers[1].args.x"
 
 
 def test_json_patch_operations_that_are_not_strings_name_the_index() -> None:
     with pytest.raises(InvalidPatchError, match=r"op 1: unknown op \['add'\]") as caught:
-        json_patch([{"op": "test", "path": "", "value": {}},
-                    {"op": ["add"], "path": "/a", "value": 1}])
+        json_patch(
+            [{"op": "test", "path": "", "value": {}}, {"op": ["add"], "path": "/a", "value": 1}]
+        )
     assert caught.value.index == 1
 
 

@@ -66,8 +66,9 @@ def documents_of(path: Path) -> list[Any]:
 
 
 def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True, text=True, timeout=120
+    )
 
 
 def overlay_file(tmp_path: Path, text: str) -> Path:
@@ -80,17 +81,29 @@ def overlay_file(tmp_path: Path, text: str) -> Path:
 
 # every kind of the table, decided from Kueue's integrations (see the module's documentation)
 KUEUE_DECIDES = {
-    ("Pod", None): "queued", ("PodTemplate", None): "queued",
-    ("Deployment", None): "queued", ("StatefulSet", None): "queued",
-    ("DaemonSet", None): "refused", ("ReplicaSet", None): "refused",
+    ("Pod", None): "queued",
+    ("PodTemplate", None): "queued",
+    ("Deployment", None): "queued",
+    ("StatefulSet", None): "queued",
+    ("DaemonSet", None): "refused",
+    ("ReplicaSet", None): "refused",
     ("ReplicationController", None): "refused",
-    ("Job", None): "queued", ("CronJob", None): "queued",
-    ("Job", "batch.volcano.sh"): "refused", ("CronJob", "batch.volcano.sh"): "refused",
+    ("Job", None): "queued",
+    ("CronJob", None): "queued",
+    ("Job", "batch.volcano.sh"): "refused",
+    ("CronJob", "batch.volcano.sh"): "refused",
     ("JobTemplate", "flow.volcano.sh"): "refused",
-    ("AppWrapper", None): "queued", ("JobSet", None): "queued",
-    ("PyTorchJob", None): "queued", ("TFJob", None): "queued", ("MPIJob", None): "queued",
-    ("XGBoostJob", None): "queued", ("PaddleJob", None): "queued", ("JAXJob", None): "queued",
-    ("RayCluster", None): "queued", ("RayJob", None): "queued", ("RayService", None): "queued",
+    ("AppWrapper", None): "queued",
+    ("JobSet", None): "queued",
+    ("PyTorchJob", None): "queued",
+    ("TFJob", None): "queued",
+    ("MPIJob", None): "queued",
+    ("XGBoostJob", None): "queued",
+    ("PaddleJob", None): "queued",
+    ("JAXJob", None): "queued",
+    ("RayCluster", None): "queued",
+    ("RayJob", None): "queued",
+    ("RayService", None): "queued",
     ("RayCronJob", None): "no metadata",  # its RayJobs get none of its labels
     ("LeaderWorkerSet", None): "queued",
 }
@@ -149,8 +162,9 @@ def test_every_kind_of_the_table_is_queued_or_refused_as_kueue_does() -> None:
 
 
 @pytest.mark.parametrize(("name", "kind", "api_version"), UNMANAGED)
-def test_kueue_queue_refuses_a_kind_kueue_does_not_manage(name: str, kind: str,
-                                                          api_version: str) -> None:
+def test_kueue_queue_refuses_a_kind_kueue_does_not_manage(
+    name: str, kind: str, api_version: str
+) -> None:
     documents = documents_of(MANIFESTS / name)
     before = copy.deepcopy(documents)
     with pytest.raises(UnsupportedWorkloadError) as caught:
@@ -158,8 +172,17 @@ def test_kueue_queue_refuses_a_kind_kueue_does_not_manage(name: str, kind: str,
     error = caught.value
     assert isinstance(error, TransformError) and isinstance(error, TypeError)
     assert (error.kind, error.api_version) == (kind, api_version)
-    assert {"Job", "JobSet", "Deployment", "StatefulSet", "LeaderWorkerSet", "PyTorchJob",
-            "RayJob", "AppWrapper", "Pod"} <= set(error.supported)
+    assert {
+        "Job",
+        "JobSet",
+        "Deployment",
+        "StatefulSet",
+        "LeaderWorkerSet",
+        "PyTorchJob",
+        "RayJob",
+        "AppWrapper",
+        "Pod",
+    } <= set(error.supported)
     assert kind not in error.supported or "volcano" in api_version
     message = str(error)
     assert message.startswith("kueue_queue: Kueue does not manage ")
@@ -171,8 +194,10 @@ def test_kueue_queue_refuses_a_kind_kueue_does_not_manage(name: str, kind: str,
     assert documents == before
 
 
-@pytest.mark.parametrize(("name", "kind"), [("volcano/job-tf-dist-mnist.yaml", "Job"),
-                                            ("volcano/cronjob.yaml", "CronJob")])
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("volcano/job-tf-dist-mnist.yaml", "Job"), ("volcano/cronjob.yaml", "CronJob")],
+)
 def test_a_volcano_job_is_told_from_the_kinds_of_the_same_name(name: str, kind: str) -> None:
     # Kueue manages batch/v1 Job and CronJob; Volcano's are queued by Volcano
     with pytest.raises(UnsupportedWorkloadError) as caught:
@@ -183,10 +208,12 @@ def test_a_volcano_job_is_told_from_the_kinds_of_the_same_name(name: str, kind: 
 
 
 @pytest.mark.parametrize(("name", "kind", "api_version"), UNMANAGED)
-def test_podfold_apply_refuses_it_in_one_line(tmp_path: Path, name: str, kind: str,
-                                              api_version: str) -> None:
-    overlay = overlay_file(tmp_path, "- {recipe: add_env, NCCL_DEBUG: INFO}\n"
-                                     "- {recipe: kueue_queue, name: team-a}\n")
+def test_podfold_apply_refuses_it_in_one_line(
+    tmp_path: Path, name: str, kind: str, api_version: str
+) -> None:
+    overlay = overlay_file(
+        tmp_path, "- {recipe: add_env, NCCL_DEBUG: INFO}\n- {recipe: kueue_queue, name: team-a}\n"
+    )
     result = podfold("apply", "-f", str(overlay), str(MANIFESTS / name))
     assert (result.returncode, result.stdout) == (1, "")
     [line] = result.stderr.splitlines()
@@ -200,8 +227,9 @@ def test_a_selector_that_leaves_the_daemonset_out_queues_the_job() -> None:
     [job] = documents_of(MANIFESTS / "kubernetes" / "job.yaml")
     with pytest.raises(UnsupportedWorkloadError):
         apply_to_documents(recipes.kueue_queue("team-a"), [daemonset, job])
-    out = apply_to_documents(recipes.kueue_queue("team-a"), [daemonset, job],
-                             select=Selector(kinds=("Job",)))
+    out = apply_to_documents(
+        recipes.kueue_queue("team-a"), [daemonset, job], select=Selector(kinds=("Job",))
+    )
     assert out[0] is daemonset
     assert out[1]["metadata"]["labels"] == {QUEUE: "team-a"}
 
@@ -217,10 +245,13 @@ def test_a_daemonset_in_a_list_is_refused_naming_the_item() -> None:
 
 def test_a_client_daemonset_is_refused_too() -> None:
     # built without kind or apiVersion, as client objects often are: known by its class
-    daemonset = V1DaemonSet(metadata=V1ObjectMeta(name="nvidia-device-plugin"),
-                            spec=V1DaemonSetSpec(
-                                selector=V1LabelSelector(match_labels={"name": "plugin"}),
-                                template=V1PodTemplateSpec(spec=V1PodSpec(containers=[]))))
+    daemonset = V1DaemonSet(
+        metadata=V1ObjectMeta(name="nvidia-device-plugin"),
+        spec=V1DaemonSetSpec(
+            selector=V1LabelSelector(match_labels={"name": "plugin"}),
+            template=V1PodTemplateSpec(spec=V1PodSpec(containers=[])),
+        ),
+    )
     with pytest.raises(UnsupportedWorkloadError) as caught:
         apply_to_workload(recipes.kueue_queue("team-a"), daemonset)
     assert (caught.value.kind, caught.value.api_version) == ("DaemonSet", None)
@@ -231,19 +262,23 @@ def test_the_other_steps_of_an_overlay_still_reach_a_daemonset() -> None:
     [daemonset] = documents_of(MANIFESTS / "gke" / "daemon-set.yml")
     done = apply_to_workload(recipes.add_env(NCCL_DEBUG="INFO"), daemonset)
     assert done["spec"]["template"]["spec"]["containers"][0]["env"] == [
-        {"name": "NCCL_DEBUG", "value": "INFO"}]
+        {"name": "NCCL_DEBUG", "value": "INFO"}
+    ]
 
 
 def test_a_plain_pod_is_queued_as_itself() -> None:
     # TorchX's pods and Flyte's pod templates are given as pods: the pod is the workload
-    pod: dict[str, Any] = {"metadata": {"name": "trainer-0"},
-                           "spec": {"containers": [{"name": "trainer"}]}}
+    pod: dict[str, Any] = {
+        "metadata": {"name": "trainer-0"},
+        "spec": {"containers": [{"name": "trainer"}]},
+    }
     assert recipes.kueue_queue("team-a")(pod)["metadata"]["labels"] == {QUEUE: "team-a"}
     [kueue_pod] = documents_of(MANIFESTS / "kueue" / "kueue-pod.yaml")
     bare = copy.deepcopy(kueue_pod)
     del bare["metadata"]["labels"][QUEUE]
-    assert apply_to_documents(recipes.kueue_queue(kueue_pod["metadata"]["labels"][QUEUE]),
-                              [bare]) == [kueue_pod]
+    assert apply_to_documents(
+        recipes.kueue_queue(kueue_pod["metadata"]["labels"][QUEUE]), [bare]
+    ) == [kueue_pod]
 
 
 def test_a_flyte_pod_template_is_queued() -> None:
@@ -266,22 +301,30 @@ def test_podfold_apply_queues_a_pod(tmp_path: Path) -> None:
 
 
 def volume_errors(pod: Any, template: Any) -> set[tuple[str, str | None]]:
-    return {(problem.path, problem.rule)
-            for problem in problems(with_added_volumes(pod, template), kind=template.root)
-            if problem.severity == "error"}
+    return {
+        (problem.path, problem.rule)
+        for problem in problems(with_added_volumes(pod, template), kind=template.root)
+        if problem.severity == "error"
+    }
 
 
 def test_an_lws_claim_template_is_a_volume_of_the_leader_and_the_workers() -> None:
     [lws, _service] = documents_of(LWS_CLAIMS)
     templates = pod_templates(lws)
     assert [(template.role, template.added_volumes) for template in templates] == [
-        ("leader", ("persistent-storage",)), ("worker", ("persistent-storage",))]
+        ("leader", ("persistent-storage",)),
+        ("worker", ("persistent-storage",)),
+    ]
     for template in templates:
         pod = get_at(lws, template.path)
         assert volume_errors(pod, template) == set()
         added = with_added_volumes(pod, template)["spec"]["volumes"]
-        assert added == [{"name": "persistent-storage",
-                          "persistentVolumeClaim": {"claimName": "persistent-storage"}}]
+        assert added == [
+            {
+                "name": "persistent-storage",
+                "persistentVolumeClaim": {"claimName": "persistent-storage"},
+            }
+        ]
 
 
 def test_podfold_validate_takes_lws_s_claim_template_sample() -> None:
@@ -289,10 +332,14 @@ def test_podfold_validate_takes_lws_s_claim_template_sample() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("overlay_text", [
-    "- {recipe: shm_size, size: 16Gi}\n",
-    "- {recipe: mount_secret, secret: hf-token, mount_path: /secrets/hf}\n",
-], ids=["shm_size", "mount_secret"])
+@pytest.mark.parametrize(
+    "overlay_text",
+    [
+        "- {recipe: shm_size, size: 16Gi}\n",
+        "- {recipe: mount_secret, secret: hf-token, mount_path: /secrets/hf}\n",
+    ],
+    ids=["shm_size", "mount_secret"],
+)
 def test_podfold_apply_on_lws_s_claim_template_sample(tmp_path: Path, overlay_text: str) -> None:
     overlay = overlay_file(tmp_path, overlay_text)
     result = podfold("apply", "-f", str(overlay), str(LWS_CLAIMS))
@@ -315,13 +362,33 @@ def test_podfold_apply_on_lws_s_claim_template_sample(tmp_path: Path, overlay_te
 def test_a_volcano_job_s_volumes_are_not_volumes_a_template_may_mount() -> None:
     # Volcano adds each of spec.volumes to every container under a name it makes up
     # (<job>-<random>), so a template's mount naming the claim names no volume
-    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "j"},
-           "spec": {"volumes": [{"mountPath": "/data", "volumeClaimName": "data"}],
-                    "tasks": [{"name": "worker", "replicas": 1, "template": {"spec": {
-                        "containers": [{"name": "w", "image": "busybox",
-                                        "volumeMounts": [{"name": "data",
-                                                          "mountPath": "/data"}]}]}}}]}}
+    job = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "j"},
+        "spec": {
+            "volumes": [{"mountPath": "/data", "volumeClaimName": "data"}],
+            "tasks": [
+                {
+                    "name": "worker",
+                    "replicas": 1,
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "w",
+                                    "image": "busybox",
+                                    "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                                }
+                            ]
+                        }
+                    },
+                }
+            ],
+        },
+    }
     [template] = pod_templates(job)
     assert template.added_volumes == ()
     assert volume_errors(get_at(job, template.path), template) == {
-        ("spec.containers[name=w].volumeMounts[name=data].name", "volume-mounts")}
+        ("spec.containers[name=w].volumeMounts[name=data].name", "volume-mounts")
+    }

@@ -33,8 +33,11 @@ from transforms.testing.strategies import RECIPE_ARGUMENTS, combinator_steps, po
 
 # half the profile's count: 50 examples under the suite's ci profile (tests/conftest.py),
 # 1,000 under fuzz
-law_settings = settings(max_examples=settings.default.max_examples // 2, deadline=None,
-                        suppress_health_check=[HealthCheck.too_slow])
+law_settings = settings(
+    max_examples=settings.default.max_examples // 2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 GPU_POD, _, PS_POD = render_pods(sample_app())
 CPU_POD = make_pods(gpu=0, mounts={"/data": "datasets"})[0]
@@ -77,8 +80,10 @@ FOOTPRINT: dict[str, tuple[str, ...]] = {
     "init_container": ("spec.initContainers",),
     "add_labels": ("metadata.labels",),
     "add_annotations": ("metadata.annotations",),
-    "istio_sidecar": ('metadata.labels["sidecar.istio.io/inject"]',
-                      'metadata.annotations["sidecar.istio.io/inject"]'),
+    "istio_sidecar": (
+        'metadata.labels["sidecar.istio.io/inject"]',
+        'metadata.annotations["sidecar.istio.io/inject"]',
+    ),
     "service_account": ("spec.serviceAccountName",),
     "image_pull_secret": ("spec.imagePullSecrets",),
     "host_network": ("spec.hostNetwork",),
@@ -96,10 +101,14 @@ def test_every_recipe_has_a_footprint() -> None:
 
 @pytest.mark.parametrize("name", sorted(recipes.catalog))
 def test_recipe_on_torchx_pods_is_pure_idempotent_valid_and_writes_only_its_fields(
-        name: str) -> None:
+    name: str,
+) -> None:
     # 8 examples a recipe under the ci profile, 166 under fuzz
-    @settings(max_examples=settings.default.max_examples // 12, deadline=None,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=settings.default.max_examples // 12,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     @given(RECIPE_ARGUMENTS[name], st.sampled_from([GPU_POD, PS_POD, CPU_POD]))
     def law(recipe: Any, pod: dict[str, Any]) -> None:
         before = copy.deepcopy(pod)
@@ -129,7 +138,8 @@ def _written_path(step: Transform) -> str | None:
 @law_settings
 @given(pods(), combinator_steps())
 def test_combinators_are_pure_idempotent_and_write_only_under_their_path(
-        pod: dict[str, Any], step: Transform) -> None:
+    pod: dict[str, Any], step: Transform
+) -> None:
     new = assert_idempotent(step, assert_pure(step, pod))
     assert_valid_pod(new)
     where = _written_path(step)
@@ -147,7 +157,7 @@ def _chain_law(pod: dict[str, Any], overlay: Any) -> None:
         assert pod == before
         refused = assert_refused_for_a_real_clash(overlay, pod, err)
         steps = overlay.steps if isinstance(overlay, Compose) else (overlay,)
-        rest = steps[:refused] + steps[refused + 1:]
+        rest = steps[:refused] + steps[refused + 1 :]
         if rest:
             _chain_law(pod, chain(*rest))
         return
@@ -157,38 +167,49 @@ def _chain_law(pod: dict[str, Any], overlay: Any) -> None:
 
 # found at random on one run in three: a regular and a native sidecar of one name, which the
 # API server refuses; the second recipe now refuses it
-@example(pod={"spec": {"containers": [{"name": "trainer-0",
-                                       "image": "ghcr.io/example/trainer:1.0"}]}},
-         overlay=chain(recipes.sidecar("proxy-sidecar", "ghcr.io/example/trainer:1.0"),
-                       recipes.sidecar("proxy-sidecar", "ghcr.io/example/trainer:1.0",
-                                       native=True)))
+@example(
+    pod={"spec": {"containers": [{"name": "trainer-0", "image": "ghcr.io/example/trainer:1.0"}]}},
+    overlay=chain(
+        recipes.sidecar("proxy-sidecar", "ghcr.io/example/trainer:1.0"),
+        recipes.sidecar("proxy-sidecar", "ghcr.io/example/trainer:1.0", native=True),
+    ),
+)
 @law_settings
 @given(pods(), transforms())
 def test_chains_of_recipes_and_combinators_are_pure_idempotent_and_keep_pods_valid(
-        pod: dict[str, Any], overlay: Any) -> None:
+    pod: dict[str, Any], overlay: Any
+) -> None:
     _chain_law(pod, overlay)
 
 
 def test_readme_gpu_pool_on_the_torchx_pod(pod: dict[str, Any]) -> None:
     gpu_pool = compose(
-        append_at("spec.tolerations",
-                  {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
-                  unique=True),
+        append_at(
+            "spec.tolerations",
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+            unique=True,
+        ),
         upsert("spec.nodeSelector", {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"}),
         merge_by("spec.containers[0].env", [{"name": "NCCL_DEBUG", "value": "INFO"}]),
     )
     new = assert_valid_pod(assert_idempotent(gpu_pool, assert_pure(gpu_pool, pod)))
-    assert assert_changes(gpu_pool, pod, only=[
-        "spec.tolerations", "spec.nodeSelector", "spec.containers[0].env"]) == [
+    assert assert_changes(
+        gpu_pool, pod, only=["spec.tolerations", "spec.nodeSelector", "spec.containers[0].env"]
+    ) == [
         "spec.containers[name=trainer-0].env[name=NCCL_DEBUG]",
         'spec.nodeSelector["cloud.google.com/gke-accelerator"]',
-        "spec.tolerations"]
+        "spec.tolerations",
+    ]
     assert new["spec"]["tolerations"][0]["key"] == "nvidia.com/gpu"
 
 
 def test_catalog_recipes_on_every_replica_of_a_job(pod_factory: Any) -> None:
-    overlay = chain(recipes.gpu("h100-80gb", count=8), recipes.mount_pvc("datasets", "/data"),
-                    recipes.add_env(RANK="${replica_id}"), recipes.sidecar("proxy", "envoy:1"))
+    overlay = chain(
+        recipes.gpu("h100-80gb", count=8),
+        recipes.mount_pvc("datasets", "/data"),
+        recipes.add_env(RANK="${replica_id}"),
+        recipes.sidecar("proxy", "envoy:1"),
+    )
     for pod in pod_factory(replicas=3, gpu=8, memMB=256_000):
         new = assert_idempotent(overlay, assert_pure(overlay, pod))
         assert_valid_pod(new, k8s_version="1.32")
@@ -196,8 +217,9 @@ def test_catalog_recipes_on_every_replica_of_a_job(pod_factory: Any) -> None:
 
 def test_overlays_on_roles_fold_into_valid_pods(torchx_app: Any) -> None:
     pods_before = render_pods(torchx_app)
-    folded = render_pods(torchx_app, overlays=[recipes.kueue_queue("team-a"),
-                                               recipes.priority_class("high")])
+    folded = render_pods(
+        torchx_app, overlays=[recipes.kueue_queue("team-a"), recipes.priority_class("high")]
+    )
     for before, after in zip(pods_before, folded, strict=True):
         assert_valid_pod(after)
         assert after["spec"]["priorityClassName"] == "high"

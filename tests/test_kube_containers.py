@@ -41,8 +41,10 @@ def test_a_named_main_container() -> None:
     flyte = MainContainer.named("primary")
     assert str(container_path(None, main=flyte)) == "spec.containers[name=primary]"
     out = on_container(None, upsert("workingDir", "/w"), main=flyte)(FLYTE_POD)
-    assert out["spec"]["containers"] == [{"name": "sidecar"},
-                                         {"name": "primary", "workingDir": "/w"}]
+    assert out["spec"]["containers"] == [
+        {"name": "sidecar"},
+        {"name": "primary", "workingDir": "/w"},
+    ]
     # names and "*" mean what they meant, whatever the convention
     assert container_path("x", main=flyte) == container_path("x")
     assert container_path("*", main=flyte) == container_path("*")
@@ -50,8 +52,7 @@ def test_a_named_main_container() -> None:
 
 def test_a_missing_named_main_container_fails_naming_the_containers() -> None:
     with pytest.raises(ExpectationError, match="names present: sidecar, primary"):
-        on_container(None, upsert("workingDir", "/w"),
-                     main=MainContainer.named("main"))(FLYTE_POD)
+        on_container(None, upsert("workingDir", "/w"), main=MainContainer.named("main"))(FLYTE_POD)
 
 
 def test_main_must_be_a_convention() -> None:
@@ -63,6 +64,7 @@ def test_main_must_be_a_convention() -> None:
 def test_root_kinds_live_in_one_place() -> None:
     from transforms.forms.patches._listkeys import ROOTS
     from transforms.kube import schema
+
     assert schema.ROOT_KINDS is ROOT_KINDS
     assert tuple(ROOTS) == ROOT_KINDS
     assert all(schema_for().root(kind) for kind in ROOT_KINDS)

@@ -56,14 +56,23 @@ def old_table(definitions: dict[str, Any]) -> dict[str, dict[str, FieldMeta]]:
             keys: tuple[str, ...] = ()
             defaults: tuple[tuple[str, Any], ...] = ()
             if prop.get("x-kubernetes-patch-strategy"):
-                keys = tuple(prop.get("x-kubernetes-list-map-keys") or (
-                    [prop["x-kubernetes-patch-merge-key"]]
-                    if "x-kubernetes-patch-merge-key" in prop else []))
+                keys = tuple(
+                    prop.get("x-kubernetes-list-map-keys")
+                    or (
+                        [prop["x-kubernetes-patch-merge-key"]]
+                        if "x-kubernetes-patch-merge-key" in prop
+                        else []
+                    )
+                )
                 item_type = ref_of(prop).rsplit(".", 1)[-1]
-                defaults = tuple((key, _KEY_DEFAULTS[(item_type, key)]) for key in keys
-                                 if (item_type, key) in _KEY_DEFAULTS)
-            meta = FieldMeta(child_type, "merge" in strategy, "retainKeys" in strategy, keys,
-                             defaults)
+                defaults = tuple(
+                    (key, _KEY_DEFAULTS[(item_type, key)])
+                    for key in keys
+                    if (item_type, key) in _KEY_DEFAULTS
+                )
+            meta = FieldMeta(
+                child_type, "merge" in strategy, "retainKeys" in strategy, keys, defaults
+            )
             if meta != NO_META:
                 fields[name] = meta
         types[short] = fields
@@ -83,6 +92,7 @@ def test_field_meta_agrees_with_the_old_table(version: str) -> None:
             assert field_meta(type_name, field, k8s_version=version) == meta, (type_name, field)
     # and nothing more: every field the tables know is in the old table too
     from transforms.forms.patches._listkeys import _table
+
     assert {t: dict(f) for t, f in _table(version).items()} == table
 
 
@@ -101,8 +111,9 @@ def test_hard_facts_of_strategic_merge() -> None:
 
 
 def test_versions_are_read_from_their_own_tables() -> None:
-    assert field_meta("PodSpec", "volumes", k8s_version="v1.32.3") == \
-        field_meta("PodSpec", "volumes", k8s_version="1.32")
+    assert field_meta("PodSpec", "volumes", k8s_version="v1.32.3") == field_meta(
+        "PodSpec", "volumes", k8s_version="1.32"
+    )
     # evictionResponders is in the newest table only
     assert field_meta("PodSpec", "evictionResponders").keys == ("name",)
     assert field_meta("PodSpec", "evictionResponders", k8s_version="1.32") is NO_META
@@ -112,5 +123,6 @@ def test_versions_are_read_from_their_own_tables() -> None:
 
 def test_roots_are_the_root_kinds() -> None:
     assert tuple(ROOTS) == ROOT_KINDS
-    assert all(field_meta(kind, "metadata").type == "ObjectMeta"
-               for kind in ("Pod", "PodTemplateSpec"))
+    assert all(
+        field_meta(kind, "metadata").type == "ObjectMeta" for kind in ("Pod", "PodTemplateSpec")
+    )

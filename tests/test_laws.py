@@ -54,9 +54,15 @@ from tests.doc_strategies import (
     transforms_for,
 )
 
-SETTINGS = settings(max_examples=100, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much])
+SETTINGS = settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
 
 # ---------------------------------------------------------------------------
 # the oracle
@@ -69,11 +75,15 @@ CREATE, SKIP, ERROR = "create", "skip", "error"
 def strict_eq(a: Any, b: Any) -> bool:
     """Deep equality that keeps 1, 1.0 and True apart; maps compare without order."""
     if isinstance(a, dict):
-        return (isinstance(b, dict) and a.keys() == b.keys()
-                and all(strict_eq(a[k], b[k]) for k in a))
+        return (
+            isinstance(b, dict) and a.keys() == b.keys() and all(strict_eq(a[k], b[k]) for k in a)
+        )
     if isinstance(a, list):
-        return (isinstance(b, list) and len(a) == len(b)
-                and all(strict_eq(x, y) for x, y in zip(a, b, strict=True)))
+        return (
+            isinstance(b, list)
+            and len(a) == len(b)
+            and all(strict_eq(x, y) for x, y in zip(a, b, strict=True))
+        )
     return type(a) is type(b) and a == b
 
 
@@ -90,8 +100,11 @@ def thaw(value: Any) -> Any:
     """A plain copy of a plain or persistent value (tuples become lists)."""
     if hasattr(value, "items"):
         return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "PVector" or (
-            hasattr(value, "tolist")):
+    if (
+        isinstance(value, (list, tuple))
+        or type(value).__name__ == "PVector"
+        or (hasattr(value, "tolist"))
+    ):
         return [thaw(v) for v in value]
     return value
 
@@ -110,7 +123,8 @@ def o_merge(old: Any, value: Any) -> Any:
 
 def o_matches(part: Match, element: Any) -> bool:
     return isinstance(element, dict) and all(
-        key in element and strict_eq(element[key], value) for key, value in part.fields)
+        key in element and strict_eq(element[key], value) for key, value in part.fields
+    )
 
 
 def o_select(doc: Any, parts: tuple[Any, ...]) -> list[Any]:
@@ -135,9 +149,15 @@ def o_select(doc: Any, parts: tuple[Any, ...]) -> list[Any]:
 class Edit:
     """A walk along a path in a mutable document, calling ``leaf`` at its end."""
 
-    def __init__(self, path: Path, leaf: Callable[[Any, tuple[Any, ...]], Any],
-                 missing: str, missing_leaf: str, touched: list[tuple[Any, ...]],
-                 record_leaf: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        leaf: Callable[[Any, tuple[Any, ...]], Any],
+        missing: str,
+        missing_leaf: str,
+        touched: list[tuple[Any, ...]],
+        record_leaf: bool = True,
+    ) -> None:
         self.parts = path.parts
         self.record_leaf = record_leaf
         self.leaf = leaf
@@ -213,8 +233,11 @@ class Edit:
         removed = []
         for position in targets:
             here = (*loc, position)
-            new = (self.call_leaf(node[position], here) if last
-                   else self.edit(node[position], index + 1, here))
+            new = (
+                self.call_leaf(node[position], here)
+                if last
+                else self.edit(node[position], index + 1, here)
+            )
             if new is _REMOVE:
                 removed.append(position)
             else:
@@ -223,8 +246,9 @@ class Edit:
             del node[position]
         return node
 
-    def append_new(self, node: list[Any], part: Any, index: int, last: bool,
-                   loc: tuple[Any, ...]) -> Any:
+    def append_new(
+        self, node: list[Any], part: Any, index: int, last: bool, loc: tuple[Any, ...]
+    ) -> Any:
         policy = self.missing_leaf if last else self.missing
         if policy == SKIP:
             return node
@@ -278,8 +302,7 @@ def _adder(kind: str, items: tuple[Any, ...], unique: bool, anchor: Any) -> Call
             where, selector = anchor
             part = _anchor_part(selector)
             if isinstance(part, Index):
-                found = ([part.index % len(old)] if -len(old) <= part.index < len(old)
-                         else [])
+                found = [part.index % len(old)] if -len(old) <= part.index < len(old) else []
             else:
                 found = [i for i, e in enumerate(old) if o_matches(part, e)]
             if not found:
@@ -287,6 +310,7 @@ def _adder(kind: str, items: tuple[Any, ...], unique: bool, anchor: Any) -> Call
             position = found[0] if where == "before" else found[-1] + 1
         old[position:position] = new
         return old
+
     return leaf
 
 
@@ -294,7 +318,8 @@ def _merger(items: list[Any], keys: tuple[str, ...]) -> Callable[..., Any]:
     def find(seq: list[Any], item: Any) -> int | None:
         for position, element in enumerate(seq):
             if isinstance(element, dict) and all(
-                    k in element and strict_eq(element[k], item[k]) for k in keys):
+                k in element and strict_eq(element[k], item[k]) for k in keys
+            ):
                 return position
         return None
 
@@ -316,6 +341,7 @@ def _merger(items: list[Any], keys: tuple[str, ...]) -> Callable[..., Any]:
                 appended[position] = o_merge(appended[position], copy.deepcopy(item))
         old.extend(appended)
         return old
+
     return leaf
 
 
@@ -335,8 +361,13 @@ def _o_kind(value: Any) -> str:
     return "list" if isinstance(value, (list, tuple)) else "scalar"
 
 
-def oracle(step: Any, doc: Any, touched: list[tuple[Any, ...]] | None = None,
-           loc: tuple[Any, ...] = (), inside: bool = False) -> Any:
+def oracle(
+    step: Any,
+    doc: Any,
+    touched: list[tuple[Any, ...]] | None = None,
+    loc: tuple[Any, ...] = (),
+    inside: bool = False,
+) -> Any:
     """What ``step`` does to ``doc``, by the documented semantics; edits ``doc`` in place.
 
     ``inside``: ``doc`` is a value for_each reached, which a plain function must
@@ -358,8 +389,11 @@ def oracle(step: Any, doc: Any, touched: list[tuple[Any, ...]] | None = None,
     name = step.name
     if name == "when":
         predicate, then = args
-        holds = (bool(o_select(doc, Path.parse(predicate).parts)) if isinstance(predicate, str)
-                 else predicate(doc))
+        holds = (
+            bool(o_select(doc, Path.parse(predicate).parts))
+            if isinstance(predicate, str)
+            else predicate(doc)
+        )
         return oracle(then if holds else kwargs.get("otherwise", identity), doc, touched, loc)
     if name == "expect":
         found = len(o_select(doc, args[0].parts))
@@ -374,12 +408,14 @@ def oracle(step: Any, doc: Any, touched: list[tuple[Any, ...]] | None = None,
         leaf = lambda old, loc: o_merge(old, copy.deepcopy(value))  # noqa: E731
     elif name == "replace_at":
         value = args[1]
-        leaf = lambda old, loc: (old if old is not _MISSING and strict_eq(old, value)  # noqa: E731
-                                 else copy.deepcopy(value))
+        leaf = lambda old, loc: (  # noqa: E731
+            old if old is not _MISSING and strict_eq(old, value) else copy.deepcopy(value)
+        )
     elif name == "set_default":
         value = args[1]
-        leaf = lambda old, loc: (copy.deepcopy(value) if old is _MISSING or old is None  # noqa: E731
-                                 else old)
+        leaf = lambda old, loc: (  # noqa: E731
+            copy.deepcopy(value) if old is _MISSING or old is None else old
+        )
     elif name == "remove_at":
         missing = ERROR if kwargs.get("missing_ok") is False else SKIP
         leaf = lambda old, loc: _REMOVE  # noqa: E731
@@ -387,14 +423,16 @@ def oracle(step: Any, doc: Any, touched: list[tuple[Any, ...]] | None = None,
         fn = args[1]
         if "default" in kwargs:
             default = kwargs["default"]
-            leaf = lambda old, loc: fn(copy.deepcopy(default) if old is _MISSING  # noqa: E731
-                                       else old)
+            leaf = lambda old, loc: fn(  # noqa: E731
+                copy.deepcopy(default) if old is _MISSING else old
+            )
         else:
             missing = ERROR
             leaf = lambda old, loc: fn(old)  # noqa: E731
     elif name in ("append_at", "prepend_at", "insert_at"):
-        anchor = (("before", kwargs["before"]) if "before" in kwargs
-                  else ("after", kwargs.get("after")))
+        anchor = (
+            ("before", kwargs["before"]) if "before" in kwargs else ("after", kwargs.get("after"))
+        )
         leaf = _adder(name, args[1:], kwargs.get("unique", False), anchor)
     elif name == "merge_by":
         key = kwargs.get("key", "name")
@@ -413,8 +451,11 @@ def outcome(fn: Callable[[], Any]) -> tuple[str, Any]:
     try:
         return "ok", shape(fn())
     except (PathError, TypeClashError, ExpectationError, StepError) as err:
-        return "error", next(cls for cls in (PathError, TypeClashError, ExpectationError,
-                                             StepError) if isinstance(err, cls))
+        return "error", next(
+            cls
+            for cls in (PathError, TypeClashError, ExpectationError, StepError)
+            if isinstance(err, cls)
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -461,8 +502,7 @@ def test_law_compose_identity_right(data: st.DataObject, doc: dict[str, Any]) ->
 
 @SETTINGS
 @given(st.data(), json_docs())
-def test_law_compose_of_one_transform_is_itself(data: st.DataObject,
-                                                 doc: dict[str, Any]) -> None:
+def test_law_compose_of_one_transform_is_itself(data: st.DataObject, doc: dict[str, Any]) -> None:
     # compose(f) is f and chain(f) is f, for a Transform f
     f = data.draw(transforms_for(doc))
     assert compose(f) is f
@@ -489,8 +529,10 @@ def test_law_compose_empty_is_identity() -> None:
 @given(st.data(), json_docs())
 def test_law_compose_nested_flattens(data: st.DataObject, doc: dict[str, Any]) -> None:
     # compose(f, compose(g, h)).steps == compose(f, g, h).steps
-    f, g, h = (data.draw(plain_transforms_for(doc, 0).filter(lambda t: t is not identity))
-               for _ in range(3))
+    f, g, h = (
+        data.draw(plain_transforms_for(doc, 0).filter(lambda t: t is not identity))
+        for _ in range(3)
+    )
     nested = compose(f, compose(g, compose(h, identity)))
     assert isinstance(nested, Compose)
     assert nested.steps == (h, g, f)
@@ -534,9 +576,12 @@ def _selectors_stable(target: Path, value: Any = None) -> bool:
             after = parts[index + 1]
             if not isinstance(after, Key) or after.name in fields:
                 return False
-        elif not (isinstance(value, dict) and all(
-                key not in value or strict_eq(value[key], wanted)
-                for key, wanted in part.fields)):
+        elif not (
+            isinstance(value, dict)
+            and all(
+                key not in value or strict_eq(value[key], wanted) for key, wanted in part.fields
+            )
+        ):
             return False
     return True
 
@@ -552,8 +597,9 @@ def test_law_upsert_idempotent(data: st.DataObject, doc: dict[str, Any], value: 
 
 @SETTINGS
 @given(st.data(), json_docs() | pods(), st.lists(json_values(4), max_size=3))
-def test_law_append_unique_idempotent(data: st.DataObject, doc: dict[str, Any],
-                                      items: list[Any]) -> None:
+def test_law_append_unique_idempotent(
+    data: st.DataObject, doc: dict[str, Any], items: list[Any]
+) -> None:
     # a = append_at(p, *items, unique=True): a(a(doc)) == a(doc)
     target = data.draw(paths_into(doc))
     assume(_no_end(target) and _selectors_stable(target, {}))
@@ -567,16 +613,21 @@ def test_law_merge_by_idempotent(data: st.DataObject, doc: dict[str, Any]) -> No
     target = data.draw(paths_into(doc))
     assume(_no_end(target) and _selectors_stable(target, {}))
     names = data.draw(st.lists(st.sampled_from(NAMES), max_size=4))
-    items = [{"name": name, **data.draw(st.dictionaries(st.sampled_from(("a", "env", "value")),
-                                                        json_values(4), max_size=2))}
-             for name in names]
+    items = [
+        {
+            "name": name,
+            **data.draw(
+                st.dictionaries(st.sampled_from(("a", "env", "value")), json_values(4), max_size=2)
+            ),
+        }
+        for name in names
+    ]
     _settles(merge_by(target, items), doc)
 
 
 @SETTINGS
 @given(st.data(), json_docs() | pods(), json_values(6))
-def test_law_set_default_idempotent(data: st.DataObject, doc: dict[str, Any],
-                                    value: Any) -> None:
+def test_law_set_default_idempotent(data: st.DataObject, doc: dict[str, Any], value: Any) -> None:
     # s = set_default(p, v): s(s(doc)) == s(doc)
     target = data.draw(paths_into(doc))
     assume(_no_end(target) and _selectors_stable(target, value))
@@ -599,13 +650,15 @@ def test_law_replace_at_put_get(data: st.DataObject, doc: dict[str, Any], value:
 
 @SETTINGS
 @given(st.data(), json_docs() | pods(), json_values(6))
-def test_law_remove_after_upsert_of_new_key_restores(data: st.DataObject,
-                                                     doc: dict[str, Any], value: Any) -> None:
+def test_law_remove_after_upsert_of_new_key_restores(
+    data: st.DataObject, doc: dict[str, Any], value: Any
+) -> None:
     # remove_at(p)(upsert(p, v)(doc)) == doc, where p is a key doc lacks
     target = data.draw(_paths_to_maps(doc))
     maps = [get_at(doc, target)]
-    new_key = data.draw(st.sampled_from(("new", "x.y", "true", ""))
-                        .filter(lambda key: key not in maps[0]))
+    new_key = data.draw(
+        st.sampled_from(("new", "x.y", "true", "")).filter(lambda key: key not in maps[0])
+    )
     where = target.child(Key(new_key))
     restored = remove_at(where)(upsert(where, value)(doc))
     assert shape(restored) == shape(doc)
@@ -617,9 +670,11 @@ def _paths_to_maps(draw: Any, doc: Any) -> Path:
     parts: list[Any] = []
     node = doc
     while True:
-        steps = ([Key(k) for k, v in node.items() if isinstance(v, (dict, list))]
-                 if isinstance(node, dict) else
-                 [Index(i) for i, v in enumerate(node) if isinstance(v, (dict, list))])
+        steps = (
+            [Key(k) for k, v in node.items() if isinstance(v, (dict, list))]
+            if isinstance(node, dict)
+            else [Index(i) for i, v in enumerate(node) if isinstance(v, (dict, list))]
+        )
         if not steps or (isinstance(node, dict) and not draw(st.booleans())):
             break
         part = draw(st.sampled_from(steps))
@@ -702,8 +757,13 @@ def _ids(value: Any, found: set[int] | None = None) -> set[int]:
     return found
 
 
-def _check_shared(old: Any, new: Any, loc: tuple[Any, ...],
-                  touched: set[tuple[Any, ...]], under: set[tuple[Any, ...]]) -> None:
+def _check_shared(
+    old: Any,
+    new: Any,
+    loc: tuple[Any, ...],
+    touched: set[tuple[Any, ...]],
+    under: set[tuple[Any, ...]],
+) -> None:
     """Every place not on an edited path holds the very same object as before."""
     if loc in touched:
         return  # a leaf: what is below it is the combinator's new value
@@ -720,11 +780,11 @@ def _check_shared(old: Any, new: Any, loc: tuple[Any, ...],
                 _check_shared(before, after, (*loc, position), touched, under)
         else:  # elements moved: whatever was kept is kept as the same object
             kept = {id(item) for item in new}
-            lost = [item for item in old if id(item) not in kept
-                    and isinstance(item, (dict, list))]
+            lost = [item for item in old if id(item) not in kept and isinstance(item, (dict, list))]
             for item in lost:
-                assert not any(shape(item) == shape(other) and id(other) not in _ids(old)
-                               for other in new), "a kept list element was copied"
+                assert not any(
+                    shape(item) == shape(other) and id(other) not in _ids(old) for other in new
+                ), "a kept list element was copied"
 
 
 @SETTINGS

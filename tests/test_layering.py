@@ -22,8 +22,13 @@ def lint_imports(where: pathlib.Path) -> subprocess.CompletedProcess[str]:
     """import-linter on the packages in ``where``, with the contracts of its pyproject.toml."""
     script = pathlib.Path(sysconfig.get_path("scripts")) / "lint-imports"
     command = [str(script)] if script.is_file() else [sys.executable, "-m", "importlinter.cli"]
-    return subprocess.run([*command, "--no-cache", "--no-logo"], cwd=where, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [*command, "--no-cache", "--no-logo"],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def contracts() -> dict[str, dict[str, Any]]:
@@ -36,8 +41,17 @@ def test_the_declared_layers_are_the_architecture() -> None:
     assert declared["packages"]["layers"] == ["recipes", "transforms", "combinators"]
     inside = declared["transforms-layers"]
     assert inside["containers"] == ["transforms"] and inside["exhaustive"] is True
-    assert inside["layers"] == ["cli", "testing", "torchx | flyte", "analysis", "io", "checks",
-                                "forms", "kube", "errors | _lazy"]
+    assert inside["layers"] == [
+        "cli",
+        "testing",
+        "torchx | flyte",
+        "analysis",
+        "io",
+        "checks",
+        "forms",
+        "kube",
+        "errors | _lazy",
+    ]
     assert sorted(declared["acyclic"]["ancestors"]) == sorted(PACKAGES)
 
 
@@ -47,21 +61,32 @@ def test_the_code_keeps_every_contract() -> None:
     assert "0 broken" in result.stdout and "3 kept" in result.stdout, result.stdout
 
 
-@pytest.mark.parametrize(("files", "contract"), [
-    ({"combinators/_probe.py": "import transforms\n"}, "recipes -> transforms -> combinators"),
-    ({"transforms/_probe.py": "import recipes\n"}, "recipes -> transforms -> combinators"),
-    ({"transforms/kube/_probe.py": "import transforms.forms\n"}, "inside transforms"),
-    ({"transforms/probe.py": ""}, "inside transforms"),  # a module given no layer
-    ({"recipes/_probe_a.py": "from recipes import _probe_b\n",
-      "recipes/_probe_b.py": "from recipes import _probe_a\n"}, "no cycles"),
-], ids=["combinators up", "transforms up", "kube up", "no layer", "cycle"])
-def test_the_contracts_catch_a_wrong_import(tmp_path: pathlib.Path, files: dict[str, str],
-                                            contract: str) -> None:
+@pytest.mark.parametrize(
+    ("files", "contract"),
+    [
+        ({"combinators/_probe.py": "import transforms\n"}, "recipes -> transforms -> combinators"),
+        ({"transforms/_probe.py": "import recipes\n"}, "recipes -> transforms -> combinators"),
+        ({"transforms/kube/_probe.py": "import transforms.forms\n"}, "inside transforms"),
+        ({"transforms/probe.py": ""}, "inside transforms"),  # a module given no layer
+        (
+            {
+                "recipes/_probe_a.py": "from recipes import _probe_b\n",
+                "recipes/_probe_b.py": "from recipes import _probe_a\n",
+            },
+            "no cycles",
+        ),
+    ],
+    ids=["combinators up", "transforms up", "kube up", "no layer", "cycle"],
+)
+def test_the_contracts_catch_a_wrong_import(
+    tmp_path: pathlib.Path, files: dict[str, str], contract: str
+) -> None:
     # the checker reads the code it is given, not the installed podfold: a copy with one bad
     # import breaks the contract that forbids it
     for package in PACKAGES:
-        shutil.copytree(ROOT / package, tmp_path / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     for name, source in files.items():
         (tmp_path / name).write_text(source, encoding="utf-8")

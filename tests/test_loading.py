@@ -33,13 +33,20 @@ pytestmark = pytest.mark.usefixtures("yaml_path")
 
 
 def make_pod() -> dict[str, Any]:
-    return {"spec": {
-        "containers": [{"name": "trainer", "image": "t:1",
-                        "ports": [{"containerPort": 80, "protocol": "TCP"}]}],
-        "tolerations": [{"key": "a"}],
-        "nodeSelector": {"zone": "a"},
-        "hostIPC": True,
-    }}
+    return {
+        "spec": {
+            "containers": [
+                {
+                    "name": "trainer",
+                    "image": "t:1",
+                    "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                }
+            ],
+            "tolerations": [{"key": "a"}],
+            "nodeSelector": {"zone": "a"},
+            "hostIPC": True,
+        }
+    }
 
 
 def error_of(text: str, **options: Any) -> OverlayError:
@@ -51,24 +58,41 @@ def error_of(text: str, **options: Any) -> OverlayError:
 # ---------------------------------------------------------------- tags
 
 
-@pytest.mark.parametrize(("text", "wanted"), [
-    ("spec:\n  tolerations: !append [{key: b}]\n",
-     {"spec": {"tolerations": Append([{"key": "b"}])}}),
-    ("spec:\n  tolerations: !append-unique [{key: b}]\n",
-     {"spec": {"tolerations": AppendUnique([{"key": "b"}])}}),
-    ("spec:\n  tolerations: !prepend [{key: b}]\n",
-     {"spec": {"tolerations": Prepend([{"key": "b"}])}}),
-    ("spec:\n  nodeSelector: !replace {gpu: a100}\n",
-     {"spec": {"nodeSelector": Replace({"gpu": "a100"})}}),
-    ("spec:\n  hostIPC: !remove\n", {"spec": {"hostIPC": Remove()}}),
-    ("spec:\n  restartPolicy: !default Never\n", {"spec": {"restartPolicy": Default("Never")}}),
-    ("spec:\n  containers: !merge-by [{name: trainer, image: t:2}]\n",
-     {"spec": {"containers": MergeBy([{"name": "trainer", "image": "t:2"}])}}),
-    ("spec:\n  volumes: !merge-by:name [{name: v}]\n",
-     {"spec": {"volumes": MergeBy([{"name": "v"}], key="name")}}),
-    ("spec:\n  tolerations: !!python/tuple [{key: b}]\n",
-     {"spec": {"tolerations": ({"key": "b"},)}}),
-])
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        (
+            "spec:\n  tolerations: !append [{key: b}]\n",
+            {"spec": {"tolerations": Append([{"key": "b"}])}},
+        ),
+        (
+            "spec:\n  tolerations: !append-unique [{key: b}]\n",
+            {"spec": {"tolerations": AppendUnique([{"key": "b"}])}},
+        ),
+        (
+            "spec:\n  tolerations: !prepend [{key: b}]\n",
+            {"spec": {"tolerations": Prepend([{"key": "b"}])}},
+        ),
+        (
+            "spec:\n  nodeSelector: !replace {gpu: a100}\n",
+            {"spec": {"nodeSelector": Replace({"gpu": "a100"})}},
+        ),
+        ("spec:\n  hostIPC: !remove\n", {"spec": {"hostIPC": Remove()}}),
+        ("spec:\n  restartPolicy: !default Never\n", {"spec": {"restartPolicy": Default("Never")}}),
+        (
+            "spec:\n  containers: !merge-by [{name: trainer, image: t:2}]\n",
+            {"spec": {"containers": MergeBy([{"name": "trainer", "image": "t:2"}])}},
+        ),
+        (
+            "spec:\n  volumes: !merge-by:name [{name: v}]\n",
+            {"spec": {"volumes": MergeBy([{"name": "v"}], key="name")}},
+        ),
+        (
+            "spec:\n  tolerations: !!python/tuple [{key: b}]\n",
+            {"spec": {"tolerations": ({"key": "b"},)}},
+        ),
+    ],
+)
 def test_each_tag_loads_its_marker(text: str, wanted: dict[str, Any]) -> None:
     assert loads_overlay(text) == overlay(wanted)
 
@@ -102,23 +126,35 @@ spec:
     - {containerPort: 80, protocol: UDP}
 """)
     ports = transform(make_pod())["spec"]["containers"][0]["ports"]
-    assert ports == [{"containerPort": 80, "protocol": "TCP", "name": "http"},
-                     {"containerPort": 80, "protocol": "UDP"}]
+    assert ports == [
+        {"containerPort": 80, "protocol": "TCP", "name": "http"},
+        {"containerPort": 80, "protocol": "UDP"},
+    ]
     marker = loads_overlay("a: !merge-by:containerPort,protocol []", kind=None)
     assert marker == overlay({"a": MergeBy([], key=("containerPort", "protocol"))})
 
 
 def test_merge_by_long_form() -> None:
-    loaded = loads_overlay("ports: !merge-by {key: [containerPort, protocol], items: []}",
-                           kind=None)
+    loaded = loads_overlay(
+        "ports: !merge-by {key: [containerPort, protocol], items: []}", kind=None
+    )
     assert loaded == overlay({"ports": MergeBy([], key=("containerPort", "protocol"))})
 
 
 def test_tagged_scalars_keep_their_yaml_types() -> None:
-    loaded = loads_overlay("a: !default 1\nb: !default 'true'\nc: !default true\n"
-                           "d: !replace null\ne: !default ''\n", kind=None)
-    assert loaded == overlay({"a": Default(1), "b": Default("true"), "c": Default(True),
-                              "d": Replace(None), "e": Default("")})
+    loaded = loads_overlay(
+        "a: !default 1\nb: !default 'true'\nc: !default true\nd: !replace null\ne: !default ''\n",
+        kind=None,
+    )
+    assert loaded == overlay(
+        {
+            "a": Default(1),
+            "b": Default("true"),
+            "c": Default(True),
+            "d": Replace(None),
+            "e": Default(""),
+        }
+    )
 
 
 # ---------------------------------------------------------------- documents and pipelines
@@ -155,8 +191,10 @@ def test_pipeline_document_builds_a_chain() -> None:
   path: spec.containers
   items: [{name: trainer, image: t:2}]
 """)
-    assert transform == chain(upsert("spec.nodeSelector", {"gpu": "a100"}),
-                              merge_by("spec.containers", [{"name": "trainer", "image": "t:2"}]))
+    assert transform == chain(
+        upsert("spec.nodeSelector", {"gpu": "a100"}),
+        merge_by("spec.containers", [{"name": "trainer", "image": "t:2"}]),
+    )
 
 
 # ---------------------------------------------------------------- sources
@@ -164,8 +202,10 @@ def test_pipeline_document_builds_a_chain() -> None:
 
 def test_load_from_a_path_str_and_pathlike(tmp_path: pathlib.Path) -> None:
     file = tmp_path / "tolerate.yaml"
-    file.write_text("- {op: append_at, path: spec.tolerations, items: [{key: b}], unique: true}\n",
-                    encoding="utf-8")
+    file.write_text(
+        "- {op: append_at, path: spec.tolerations, items: [{key: b}], unique: true}\n",
+        encoding="utf-8",
+    )
     wanted = append_at("spec.tolerations", {"key": "b"}, unique=True)
     assert load_overlay(file) == wanted
     assert load_overlay(str(file)) == wanted
@@ -213,8 +253,11 @@ def test_unknown_tags_are_refused_with_the_list() -> None:
     err = error_of("spec:\n  tolerations: !apend [{key: b}]\n")
     assert "'!apend'" in str(err) and "!append" in str(err)
     assert (err.source, err.line, err.column, err.step) == ("<string>", 2, 16, 0)
-    err = error_of("spec: {}\n---\n- {op: upsert, path: a, value: 1}\n"
-                   "- {op: upsert, path: b, value: !apend [1]}\n", kind=None)
+    err = error_of(
+        "spec: {}\n---\n- {op: upsert, path: a, value: 1}\n"
+        "- {op: upsert, path: b, value: !apend [1]}\n",
+        kind=None,
+    )
     assert (err.line, err.column, err.step) == (4, 32, 1)
     assert str(err).startswith("<string>:4:32: step 2: unknown or unsafe tag '!apend'")
 
@@ -232,19 +275,23 @@ def test_a_list_tag_on_a_map_points_at_the_tag() -> None:
     assert (err.line, err.column, err.step) == (3, 16, 0)  # the tagged value, not the document
 
 
-@pytest.mark.parametrize(("text", "message", "column"), [
-    ("spec:\n  containers: !merge-by {a: 1}\n", "found 'a'", 15),
-    ("spec:\n  containers: !merge-by {key: image}\n", "'items' is missing", 15),
-    ("spec:\n  containers: !merge-by\n    name: trainer\n", "found 'name'", 15),
-    ("a: !merge-by {items: [], key: 3}\n", "'key' is a field or a list of fields, not 3", 4),
-    ("a: !merge-by {items: [], key: []}\n", "not []", 4),
-])
-def test_the_long_form_of_merge_by_takes_items_and_key_only(text: str, message: str,
-                                                             column: int) -> None:
+@pytest.mark.parametrize(
+    ("text", "message", "column"),
+    [
+        ("spec:\n  containers: !merge-by {a: 1}\n", "found 'a'", 15),
+        ("spec:\n  containers: !merge-by {key: image}\n", "'items' is missing", 15),
+        ("spec:\n  containers: !merge-by\n    name: trainer\n", "found 'name'", 15),
+        ("a: !merge-by {items: [], key: 3}\n", "'key' is a field or a list of fields, not 3", 4),
+        ("a: !merge-by {items: [], key: []}\n", "not []", 4),
+    ],
+)
+def test_the_long_form_of_merge_by_takes_items_and_key_only(
+    text: str, message: str, column: int
+) -> None:
     # a map that is not the long form used to merge nothing, silently
     err = error_of(text, kind=None)
     assert message in str(err) and "!merge-by" in str(err)
-    line = 1 + text[:text.index("!merge-by")].count("\n")
+    line = 1 + text[: text.index("!merge-by")].count("\n")
     assert (err.line, err.column) == (line, column)
 
 
@@ -296,6 +343,7 @@ def test_unknown_recipe_has_close_matches() -> None:
     catalog_is_empty = False
     try:
         from transforms.forms.catalog import recipe_catalog
+
         catalog_is_empty = not recipe_catalog()
     except Exception:
         pytest.skip("the installed recipe catalog cannot be loaded")
@@ -307,20 +355,25 @@ def test_unknown_recipe_has_close_matches() -> None:
         assert "unknown recipe 'add_tolration'; did you mean add_toleration" in str(err)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("- {op: upsert, path: spec.nodeSelector, valeu: {a: b}}",
-     "takes no argument 'valeu'; did you mean value?"),
-    ("- {op: upsert, value: 1}", "missing a required argument: 'path'"),
-    ("- {op: append_at, path: spec.tolerations, items: {key: a}}", "'items' takes a list"),
-    ("- {op: update_at, path: spec.x}", "takes a Python function"),
-    ("- {op: upsert, path: 'spec.containers[name=a', value: 1}", "expected ']'"),
-    ("- {opp: upsert}", "did you mean op?"),
-    ("- {op: upsert, overlay: {}}", "has exactly one of"),
-    ("- {json_patch: [], kind: Pod}", "takes no kind"),
-    ("- [1]", "a pipeline step is a map"),
-    ("- {json_patch: [{op: ad, path: /a}]}", "ad"),
-    ("- {op: expect, path: spec.containers, count: many}", "count"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "- {op: upsert, path: spec.nodeSelector, valeu: {a: b}}",
+            "takes no argument 'valeu'; did you mean value?",
+        ),
+        ("- {op: upsert, value: 1}", "missing a required argument: 'path'"),
+        ("- {op: append_at, path: spec.tolerations, items: {key: a}}", "'items' takes a list"),
+        ("- {op: update_at, path: spec.x}", "takes a Python function"),
+        ("- {op: upsert, path: 'spec.containers[name=a', value: 1}", "expected ']'"),
+        ("- {opp: upsert}", "did you mean op?"),
+        ("- {op: upsert, overlay: {}}", "has exactly one of"),
+        ("- {json_patch: [], kind: Pod}", "takes no kind"),
+        ("- [1]", "a pipeline step is a map"),
+        ("- {json_patch: [{op: ad, path: /a}]}", "ad"),
+        ("- {op: expect, path: spec.containers, count: many}", "count"),
+    ],
+)
 def test_bad_steps(text: str, message: str) -> None:
     err = error_of(text + "\n", kind=None)
     assert message in str(err)
@@ -335,8 +388,9 @@ def test_unknown_fields_suggest_the_api_name() -> None:
     assert "unknown field spec.node_selector; did you mean nodeSelector?" in err.message
     assert err.step == 0
     err = error_of("spec:\n  containers:\n  - name: t\n    volume_mounts: []\n")
-    assert err.message == ("unknown field spec.containers[0].volume_mounts; "
-                           "did you mean volumeMounts?")
+    assert err.message == (
+        "unknown field spec.containers[0].volume_mounts; did you mean volumeMounts?"
+    )
     assert (err.line, err.column) == (4, 5)
     err = error_of("spec:\n  __join__:containers:name:\n  - name: t\n  - image_pull_policy: x\n")
     assert "spec.containers[1].image_pull_policy" in err.message
@@ -352,15 +406,19 @@ def test_field_check_can_be_skipped_and_leaves_free_maps_alone() -> None:
 
 
 def test_append_unique_adds_only_what_is_missing() -> None:
-    transform = loads_overlay("spec:\n  tolerations: !append-unique\n"
-                              "  - {key: a}\n  - {key: gpu, operator: Exists}\n"
-                              "  - {key: gpu, operator: Exists}\n")
+    transform = loads_overlay(
+        "spec:\n  tolerations: !append-unique\n"
+        "  - {key: a}\n  - {key: gpu, operator: Exists}\n"
+        "  - {key: gpu, operator: Exists}\n"
+    )
     pod = make_pod()
     once = transform(pod)
     assert once["spec"]["tolerations"] == [{"key": "a"}, {"key": "gpu", "operator": "Exists"}]
     assert transform(once) is once  # nothing left to add: the very same pod
-    assert transform({})["spec"]["tolerations"] == [{"key": "a"},
-                                                    {"key": "gpu", "operator": "Exists"}]
+    assert transform({})["spec"]["tolerations"] == [
+        {"key": "a"},
+        {"key": "gpu", "operator": "Exists"},
+    ]
     # strict equality, as append_at(..., unique=True): 1 is neither True nor 1.0
     flags = loads_overlay("args: !append-unique [1, true, 1.0, 1]\n", kind=None)
     assert flags({"args": [True]}) == {"args": [True, 1, 1.0]}
@@ -375,33 +433,80 @@ def test_append_unique_takes_a_list() -> None:
 # ---------------------------------------------------------------- patch steps' field names
 
 
-@pytest.mark.parametrize(("text", "message", "line", "column"), [
-    ("- {strategic: {spec: {node_selector: {gpu: a100}}}}",
-     "unknown field spec.node_selector; did you mean nodeSelector?", 1, 23),
-    ("- strategic:\n    spec:\n      containers:\n      - name: t\n        image_pull_policy: x",
-     "unknown field spec.containers[0].image_pull_policy; did you mean imagePullPolicy?", 5, 9),
-    ("- {strategic: {host_ipc: true}, kind: PodSpec}",
-     "unknown field host_ipc; did you mean hostIPC?", 1, 16),
-    ("- {strategic: {spec: {$retainKeys: [containres], containers: []}}}",
-     "unknown field spec.containres; did you mean containers?", 1, 37),
-    ("- {strategic: {spec: {$setElementOrder/containres: [{name: a}]}}}",
-     "unknown field spec.containres; did you mean containers?", 1, 23),
-    ("- {strategic: {spec: {$deleteFromPrimitiveList/tolerration: [a]}}}",
-     "unknown field spec.tolerration; did you mean tolerations?", 1, 23),
-    ("- {merge_patch: {spec: {host_network: null}}}",
-     "unknown field spec.host_network; did you mean hostNetwork?", 1, 25),
-    ("- json_patch:\n  - {op: add, path: /spec/hostIPC, value: true}\n"
-     "  - {op: add, path: /spec/node_selector, value: {}}",
-     "op 1 (add '/spec/node_selector'): unknown field /spec/node_selector; "
-     "did you mean nodeSelector?", 3, 21),
-    ("- json_patch:\n  - {op: add, path: /spec/affinity, value: {node_affinity: {}}}",
-     "unknown field /spec/affinity/node_affinity; did you mean nodeAffinity?", 2, 45),
-    ("- json_patch:\n  - {op: add, path: /spec/containers/0/env/-, value: {name: A, valeu: x}}",
-     "unknown field /spec/containers/0/env/-/valeu; did you mean value?", 2, 64),
-    ("- json_patch:\n  - {op: copy, from: /spec/tolerration, path: /spec/tolerations}",
-     "op 0 (copy '/spec/tolerations'): unknown field /spec/tolerration; "
-     "did you mean tolerations?", 2, 22),
-])
+@pytest.mark.parametrize(
+    ("text", "message", "line", "column"),
+    [
+        (
+            "- {strategic: {spec: {node_selector: {gpu: a100}}}}",
+            "unknown field spec.node_selector; did you mean nodeSelector?",
+            1,
+            23,
+        ),
+        (
+            "- strategic:\n    spec:\n      containers:\n      - name: t\n        image_pull_policy: x",
+            "unknown field spec.containers[0].image_pull_policy; did you mean imagePullPolicy?",
+            5,
+            9,
+        ),
+        (
+            "- {strategic: {host_ipc: true}, kind: PodSpec}",
+            "unknown field host_ipc; did you mean hostIPC?",
+            1,
+            16,
+        ),
+        (
+            "- {strategic: {spec: {$retainKeys: [containres], containers: []}}}",
+            "unknown field spec.containres; did you mean containers?",
+            1,
+            37,
+        ),
+        (
+            "- {strategic: {spec: {$setElementOrder/containres: [{name: a}]}}}",
+            "unknown field spec.containres; did you mean containers?",
+            1,
+            23,
+        ),
+        (
+            "- {strategic: {spec: {$deleteFromPrimitiveList/tolerration: [a]}}}",
+            "unknown field spec.tolerration; did you mean tolerations?",
+            1,
+            23,
+        ),
+        (
+            "- {merge_patch: {spec: {host_network: null}}}",
+            "unknown field spec.host_network; did you mean hostNetwork?",
+            1,
+            25,
+        ),
+        (
+            "- json_patch:\n  - {op: add, path: /spec/hostIPC, value: true}\n"
+            "  - {op: add, path: /spec/node_selector, value: {}}",
+            "op 1 (add '/spec/node_selector'): unknown field /spec/node_selector; "
+            "did you mean nodeSelector?",
+            3,
+            21,
+        ),
+        (
+            "- json_patch:\n  - {op: add, path: /spec/affinity, value: {node_affinity: {}}}",
+            "unknown field /spec/affinity/node_affinity; did you mean nodeAffinity?",
+            2,
+            45,
+        ),
+        (
+            "- json_patch:\n  - {op: add, path: /spec/containers/0/env/-, value: {name: A, valeu: x}}",
+            "unknown field /spec/containers/0/env/-/valeu; did you mean value?",
+            2,
+            64,
+        ),
+        (
+            "- json_patch:\n  - {op: copy, from: /spec/tolerration, path: /spec/tolerations}",
+            "op 0 (copy '/spec/tolerations'): unknown field /spec/tolerration; "
+            "did you mean tolerations?",
+            2,
+            22,
+        ),
+    ],
+)
 def test_patch_steps_check_field_names(text: str, message: str, line: int, column: int) -> None:
     err = error_of("- {op: remove, path: spec.hostIPC}\n" + text + "\n")
     assert message in err.message
@@ -433,10 +538,12 @@ def test_patch_steps_with_directives_and_free_maps_pass() -> None:
 
 
 def test_patch_field_check_follows_the_kind_and_can_be_skipped() -> None:
-    assert isinstance(loads_overlay("- {strategic: {spec: {node_selector: {}}}}\n", kind=None),
-                      Transform)
-    assert isinstance(loads_overlay("- {merge_patch: {nodeSelector: {}}}\n", kind="PodSpec"),
-                      Transform)
+    assert isinstance(
+        loads_overlay("- {strategic: {spec: {node_selector: {}}}}\n", kind=None), Transform
+    )
+    assert isinstance(
+        loads_overlay("- {merge_patch: {nodeSelector: {}}}\n", kind="PodSpec"), Transform
+    )
     err = error_of("- {merge_patch: {spec: {}}}\n", kind="PodSpec")
     assert "unknown field spec" in err.message
     # a strategic step's own kind says what it patches
@@ -446,8 +553,12 @@ def test_patch_field_check_follows_the_kind_and_can_be_skipped() -> None:
 
 # ---------------------------------------------------------------- workload patches, as kustomize writes them
 
-DEPLOYMENT_PATCH = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
-                    "spec": {"replicas": 3, "template": {"spec": {"nodeSelector": {"gpu": "a100"}}}}}
+DEPLOYMENT_PATCH = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web"},
+    "spec": {"replicas": 3, "template": {"spec": {"nodeSelector": {"gpu": "a100"}}}},
+}
 
 
 def test_a_workload_strategic_patch_dumps_and_loads_back() -> None:
@@ -457,19 +568,28 @@ def test_a_workload_strategic_patch_dumps_and_loads_back() -> None:
     patch = strategic_merge(DEPLOYMENT_PATCH)
     loaded = loads_overlay(dump_overlay(patch))  # checked as a Pod overlay, the default
     assert loaded == patch
-    deployment = {**DEPLOYMENT_PATCH, "spec": {"replicas": 1, "template": {"spec": {
-        "containers": [{"name": "web", "image": "nginx"}]}}}}
+    deployment = {
+        **DEPLOYMENT_PATCH,
+        "spec": {
+            "replicas": 1,
+            "template": {"spec": {"containers": [{"name": "web", "image": "nginx"}]}},
+        },
+    }
     assert loaded(deployment)["spec"]["template"]["spec"]["nodeSelector"] == {"gpu": "a100"}
 
 
 def test_a_workload_strategic_patch_is_checked_in_its_pod_templates() -> None:
-    text = ("- strategic:\n    apiVersion: kubeflow.org/v1\n    kind: PyTorchJob\n    spec:\n"
-            "      pytorchReplicaSpecs:\n        Worker:\n          replicas: 4\n"
-            "          template:\n            spec:\n"
-            "              tolerations: [{key: a, operatr: Exists}]\n")
+    text = (
+        "- strategic:\n    apiVersion: kubeflow.org/v1\n    kind: PyTorchJob\n    spec:\n"
+        "      pytorchReplicaSpecs:\n        Worker:\n          replicas: 4\n"
+        "          template:\n            spec:\n"
+        "              tolerations: [{key: a, operatr: Exists}]\n"
+    )
     err = error_of(text)
-    assert "unknown field spec.pytorchReplicaSpecs.Worker.template.spec.tolerations[0].operatr; " \
-           "did you mean operator?" in str(err)
+    assert (
+        "unknown field spec.pytorchReplicaSpecs.Worker.template.spec.tolerations[0].operatr; "
+        "did you mean operator?" in str(err)
+    )
     assert (err.line, err.column, err.step) == (10, 38, 0)
     # the workload's own fields (replicas) are not the pod schema's business
     assert loads_overlay(text.replace("operatr", "operator"))
@@ -483,8 +603,9 @@ def test_a_workload_document_is_no_partial_pod() -> None:
     err = error_of("kind: ConfigMap\ndata: {a: b}\n")
     assert "kind: ConfigMap is not a partial pod" in str(err) and "strategic" not in str(err)
     # a Pod's own kind is TorchX's form of a partial pod: still one
-    assert loads_overlay("apiVersion: v1\nkind: Pod\nspec: {hostIPC: true}\n")({})["spec"] == \
-        {"hostIPC": True}
+    assert loads_overlay("apiVersion: v1\nkind: Pod\nspec: {hostIPC: true}\n")({})["spec"] == {
+        "hostIPC": True
+    }
 
 
 # ---------------------------------------------------------------- tags inside !merge-by items
@@ -509,35 +630,69 @@ spec:
 def test_a_tag_inside_a_merge_by_item_acts_on_the_elements_own_value() -> None:
     # it used to be resolved as if merged into nothing: the element's env list was replaced,
     # and its entries lost
-    pod = {"spec": {"containers": [{
-        "name": "web", "image": "web:1", "args": ["-v"],
-        "env": [{"name": "LR", "value": "1e-4"}, {"name": "NCCL_DEBUG", "value": "WARN"}],
-        "resources": {"limits": {"cpu": "4", "memory": "1Gi"}, "requests": {"memory": "1Gi"}}}]}}
+    pod = {
+        "spec": {
+            "containers": [
+                {
+                    "name": "web",
+                    "image": "web:1",
+                    "args": ["-v"],
+                    "env": [
+                        {"name": "LR", "value": "1e-4"},
+                        {"name": "NCCL_DEBUG", "value": "WARN"},
+                    ],
+                    "resources": {
+                        "limits": {"cpu": "4", "memory": "1Gi"},
+                        "requests": {"memory": "1Gi"},
+                    },
+                }
+            ]
+        }
+    }
     before = copy.deepcopy(pod)
     web, new = loads_overlay(NESTED)(pod)["spec"]["containers"]
     assert pod == before
-    assert web == {"name": "web", "image": "web:2", "args": ["-v", "--fast"],
-                   "env": [{"name": "LR", "value": "1e-4"}, {"name": "NCCL_DEBUG", "value": "INFO"}],
-                   "resources": {"limits": {"cpu": "2"}, "requests": {"memory": "1Gi", "cpu": "1"}}}
+    assert web == {
+        "name": "web",
+        "image": "web:2",
+        "args": ["-v", "--fast"],
+        "env": [{"name": "LR", "value": "1e-4"}, {"name": "NCCL_DEBUG", "value": "INFO"}],
+        "resources": {"limits": {"cpu": "2"}, "requests": {"memory": "1Gi", "cpu": "1"}},
+    }
     assert new == {"name": "new", "image": "n", "env": [{"name": "A", "value": "1"}]}
 
 
 def test_a_merge_by_item_with_tags_inside_names_its_key() -> None:
     err = error_of("spec:\n  containers: !merge-by\n  - image: x\n    env: !append [{name: A}]\n")
-    assert "!merge-by at spec.containers: an item with tags inside names its key field (name)" \
+    assert (
+        "!merge-by at spec.containers: an item with tags inside names its key field (name)"
         in str(err)
+    )
     assert (err.line, err.step) == (2, 0)
 
 
-@pytest.mark.parametrize(("text", "line", "column", "said"), [
-    ("metadata:\n  annotations:\n    a: b\n    off: 'OFF'\n", 4, 5, "'off' is read by YAML as a boolean (False)"),
-    ("- {op: upsert, path: metadata.labels, value: {yes: 1}}\n", 1, 47,
-     "'yes' is read by YAML as a boolean (True)"),
-    ("metadata:\n  labels:\n    1.0: x\n", 3, 5, "'1.0' is read by YAML as a number (1.0)"),
-    ("metadata:\n  labels:\n    ~: x\n", 3, 5, "'~' is read by YAML as null (None)"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "column", "said"),
+    [
+        (
+            "metadata:\n  annotations:\n    a: b\n    off: 'OFF'\n",
+            4,
+            5,
+            "'off' is read by YAML as a boolean (False)",
+        ),
+        (
+            "- {op: upsert, path: metadata.labels, value: {yes: 1}}\n",
+            1,
+            47,
+            "'yes' is read by YAML as a boolean (True)",
+        ),
+        ("metadata:\n  labels:\n    1.0: x\n", 3, 5, "'1.0' is read by YAML as a number (1.0)"),
+        ("metadata:\n  labels:\n    ~: x\n", 3, 5, "'~' is read by YAML as null (None)"),
+    ],
+)
 def test_a_key_yaml_reads_as_no_string_is_refused_where_it_is_written(
-        text: str, line: int, column: int, said: str) -> None:
+    text: str, line: int, column: int, said: str
+) -> None:
     # it used to be refused as "a key that is not a string: False", at the map's first line
     err = error_of(text)
     assert f"the key {said}, and the keys of a pod are strings: quote it" in str(err)

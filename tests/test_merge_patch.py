@@ -68,10 +68,16 @@ def test_persistent_documents() -> None:
 
 KEYS = st.sampled_from(["a", "b", "c"])
 SCALARS = st.one_of(st.integers(-2, 2), st.sampled_from(["x", "y"]), st.booleans())
-DOCS = st.recursive(SCALARS, lambda inner: st.one_of(
-    st.lists(inner, max_size=2), st.dictionaries(KEYS, inner, max_size=3)), max_leaves=10)
-PATCHES = st.recursive(st.one_of(SCALARS, st.none()), lambda inner: st.one_of(
-    st.lists(inner, max_size=2), st.dictionaries(KEYS, inner, max_size=3)), max_leaves=10)
+DOCS = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=2), st.dictionaries(KEYS, inner, max_size=3)),
+    max_leaves=10,
+)
+PATCHES = st.recursive(
+    st.one_of(SCALARS, st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=2), st.dictionaries(KEYS, inner, max_size=3)),
+    max_leaves=10,
+)
 
 
 def naive_merge_patch(target: Any, patch: Any) -> Any:

@@ -50,9 +50,11 @@ def _explain_writes_through_echo() -> bool:
     return "transforms.cli.output import" in Path(transforms.cli.explain.__file__).read_text()
 
 
-EXPLAIN = pytest.mark.xfail(not _explain_writes_through_echo(),
-                            reason="explain writes with click.echo, which neither checks a "
-                                   "short write nor names the output")
+EXPLAIN = pytest.mark.xfail(
+    not _explain_writes_through_echo(),
+    reason="explain writes with click.echo, which neither checks a "
+    "short write nor names the output",
+)
 
 
 # ---------------------------------------------------------------- what each command writes
@@ -65,15 +67,20 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     deployment = DEPLOYMENT.read_text()
     block = "".join(f"    line {n} {'x' * 100}\n" for n in range(100))
     data = "".join(f"  key{n}: |\n{block}" for n in range(2000))  # 21 MB, one ConfigMap
-    (root / "large.yaml").write_text(f"{deployment}---\napiVersion: v1\nkind: ConfigMap\n"
-                                     f"metadata:\n  name: large\ndata:\n{data}")
-    (root / "many.yaml").write_text("---\n".join(
-        deployment.replace("name: nginx-deployment", f"name: web-{n}") for n in range(1000)))
+    (root / "large.yaml").write_text(
+        f"{deployment}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: large\ndata:\n{data}"
+    )
+    (root / "many.yaml").write_text(
+        "---\n".join(
+            deployment.replace("name: nginx-deployment", f"name: web-{n}") for n in range(1000)
+        )
+    )
 
     def pod(containers: int) -> str:
         return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n" + "".join(
             f"  - name: c{n}\n    image: nginx\n    imagePullPolicy: Sometimes\n"
-            for n in range(containers))
+            for n in range(containers)
+        )
 
     (root / "invalid.yaml").write_text(pod(1))
     (root / "invalids.yaml").write_text(pod(2000))  # 2,000 lines of problems, 320 kB
@@ -90,23 +97,34 @@ class Command:
     marks: tuple[Any, ...] = ()
 
     def param(self, *rest: Any) -> Any:
-        return pytest.param(self, *rest, marks=self.marks,
-                            id="-".join([self.name, *(str(item) for item in rest)]))
+        return pytest.param(
+            self, *rest, marks=self.marks, id="-".join([self.name, *(str(item) for item in rest)])
+        )
 
 
 RENDER = ["render", "--queue", "default", "-f", str(A100), "examples/trainer.py:trainer"]
 COMMANDS = (
     Command("apply-yaml", lambda paths: ["apply", "-f", str(A100), str(DEPLOYMENT)], False),
-    Command("apply-yaml-large", lambda paths: ["apply", "-f", str(A100), str(paths["large"])],
-            True),
-    Command("apply-json", lambda paths: ["apply", "-o", "json", "-f", str(A100),
-                                         str(DEPLOYMENT)], False),
-    Command("apply-json-large", lambda paths: ["apply", "-o", "json", "-f", str(A100),
-                                               str(paths["large"])], True),
-    Command("explain", lambda paths: ["explain", "-f", str(A100), str(DEPLOYMENT)], False,
-            (EXPLAIN,)),
-    Command("explain-large", lambda paths: ["explain", "-f", str(A100), str(paths["many"])],
-            True, (EXPLAIN,)),
+    Command(
+        "apply-yaml-large", lambda paths: ["apply", "-f", str(A100), str(paths["large"])], True
+    ),
+    Command(
+        "apply-json", lambda paths: ["apply", "-o", "json", "-f", str(A100), str(DEPLOYMENT)], False
+    ),
+    Command(
+        "apply-json-large",
+        lambda paths: ["apply", "-o", "json", "-f", str(A100), str(paths["large"])],
+        True,
+    ),
+    Command(
+        "explain", lambda paths: ["explain", "-f", str(A100), str(DEPLOYMENT)], False, (EXPLAIN,)
+    ),
+    Command(
+        "explain-large",
+        lambda paths: ["explain", "-f", str(A100), str(paths["many"])],
+        True,
+        (EXPLAIN,),
+    ),
     Command("validate", lambda paths: ["validate", str(paths["invalid"])], False),
     Command("validate-large", lambda paths: ["validate", str(paths["invalids"])], True),
     Command("render-yaml", lambda paths: RENDER, False),
@@ -126,19 +144,29 @@ def environment(buffering: str) -> dict[str, str]:
     return env
 
 
-def podfold(args: list[str], stdout: Any, buffering: str,
-            preexec_fn: Callable[[], None] | None = None) -> tuple[int, str]:
+def podfold(
+    args: list[str], stdout: Any, buffering: str, preexec_fn: Callable[[], None] | None = None
+) -> tuple[int, str]:
     """Run podfold with ``stdout``: its exit status and what it wrote on stderr (a pipe:
     a file would be under the size limit too)."""
-    done = subprocess.run([str(PODFOLD), *args], stdin=subprocess.DEVNULL, stdout=stdout,
-                          stderr=subprocess.PIPE, cwd=REPO, env=environment(buffering),
-                          preexec_fn=preexec_fn, timeout=TIMEOUT, check=False)
+    done = subprocess.run(
+        [str(PODFOLD), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env=environment(buffering),
+        preexec_fn=preexec_fn,
+        timeout=TIMEOUT,
+        check=False,
+    )
     return done.returncode, done.stderr.decode()
 
 
 @pytest.fixture(scope="module")
-def complete(inputs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
-             ) -> Callable[[Command], bytes]:
+def complete(
+    inputs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[Command], bytes]:
     """What each command writes whole, to a file with room for it."""
     root = tmp_path_factory.mktemp("complete")
     written: dict[str, bytes] = {}
@@ -158,6 +186,7 @@ def complete(inputs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 
 def is_prefix(written: bytes, whole: bytes) -> bool:
     """Whether ``written`` is how ``whole`` begins, the name TorchX draws for each job aside."""
+
     def drawn(data: bytes) -> bytes:
         return re.sub(rb"trainer-[0-9a-z]*", b"trainer-*", data)
 
@@ -180,23 +209,32 @@ def ended_by_sigpipe(status: int, text: str) -> None:
 # ---------------------------------------------------------------- faults
 
 
-@pytest.mark.parametrize(("command", "buffering"),
-                         [command.param(b) for command in COMMANDS for b in BUFFERING])
-def test_a_full_device_is_an_error(command: Command, buffering: str, inputs: dict[str, Path],
-                                   tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
+)
+def test_a_full_device_is_an_error(
+    command: Command, buffering: str, inputs: dict[str, Path], tmp_path: Path
+) -> None:
     # /dev/full refuses every write with ENOSPC: small outputs fail as podfold ends
     with open("/dev/full", "wb") as full:
         status, stderr = podfold(command.args(inputs), full, buffering)
     assert status == 1
-    assert the_error(stderr) == \
-        f"stdout: cannot write the output: {NAMES[errno.ENOSPC]}; what was written is incomplete"
+    assert (
+        the_error(stderr)
+        == f"stdout: cannot write the output: {NAMES[errno.ENOSPC]}; what was written is incomplete"
+    )
 
 
-@pytest.mark.parametrize(("command", "buffering"),
-                         [command.param(b) for command in COMMANDS for b in BUFFERING])
-def test_a_file_past_its_size_limit_is_an_error(command: Command, buffering: str,
-                                                inputs: dict[str, Path], tmp_path: Path,
-                                                complete: Callable[[Command], bytes]) -> None:
+@pytest.mark.parametrize(
+    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
+)
+def test_a_file_past_its_size_limit_is_an_error(
+    command: Command,
+    buffering: str,
+    inputs: dict[str, Path],
+    tmp_path: Path,
+    complete: Callable[[Command], bytes],
+) -> None:
     # RLIMIT_FSIZE: a write past the limit takes what fits, the next one fails with EFBIG
     limit = 1 << 16 if command.large else 100
     whole = complete(command)
@@ -210,9 +248,11 @@ def test_a_file_past_its_size_limit_is_an_error(command: Command, buffering: str
     with out.open("wb") as stdout:
         status, stderr = podfold(command.args(inputs), stdout, buffering, limited)
     assert status == 1
-    assert the_error(stderr) == (f"stdout ({out}): cannot write the output: "
-                                              f"{NAMES[errno.EFBIG]}; what was written is "
-                                              f"incomplete")
+    assert the_error(stderr) == (
+        f"stdout ({out}): cannot write the output: "
+        f"{NAMES[errno.EFBIG]}; what was written is "
+        f"incomplete"
+    )
     written = out.read_bytes()
     assert len(written) == limit and is_prefix(written, whole)
 
@@ -222,8 +262,13 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A tmpfs of 64 KiB, mounted for the test."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
-                             capture_output=True, text=True, timeout=60, check=False)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     if mounted.returncode != 0:
         pytest.skip(f"a tmpfs cannot be mounted here: {mounted.stderr.strip()}")
     try:
@@ -232,11 +277,17 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", str(disk)], capture_output=True, timeout=60, check=True)
 
 
-@pytest.mark.parametrize(("command", "buffering"),
-                         [command.param(b) for command in COMMANDS for b in BUFFERING])
-def test_a_full_filesystem_is_an_error(command: Command, buffering: str, inputs: dict[str, Path],
-                                       tmp_path: Path, small_disk: Path,
-                                       complete: Callable[[Command], bytes]) -> None:
+@pytest.mark.parametrize(
+    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
+)
+def test_a_full_filesystem_is_an_error(
+    command: Command,
+    buffering: str,
+    inputs: dict[str, Path],
+    tmp_path: Path,
+    small_disk: Path,
+    complete: Callable[[Command], bytes],
+) -> None:
     # a large output fills the disk; for a small one, the disk is full already
     if not command.large:
         filler = os.open(small_disk / "filler", os.O_WRONLY | os.O_CREAT)
@@ -251,30 +302,37 @@ def test_a_full_filesystem_is_an_error(command: Command, buffering: str, inputs:
     with out.open("wb") as stdout:
         status, stderr = podfold(command.args(inputs), stdout, buffering)
     assert status == 1
-    assert the_error(stderr) == (f"stdout ({out}): cannot write the output: "
-                                              f"{NAMES[errno.ENOSPC]}; what was written is "
-                                              f"incomplete")
+    assert the_error(stderr) == (
+        f"stdout ({out}): cannot write the output: "
+        f"{NAMES[errno.ENOSPC]}; what was written is "
+        f"incomplete"
+    )
     assert is_prefix(out.read_bytes(), complete(command))
 
 
-@pytest.mark.parametrize(("command", "buffering"),
-                         [command.param(b) for command in COMMANDS for b in BUFFERING])
-def test_a_closed_stdout_is_an_error(command: Command, buffering: str, inputs: dict[str, Path],
-                                     tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
+)
+def test_a_closed_stdout_is_an_error(
+    command: Command, buffering: str, inputs: dict[str, Path], tmp_path: Path
+) -> None:
     # podfold ... >&- : descriptor 1 is not open when podfold starts
-    status, stderr = podfold(command.args(inputs), subprocess.DEVNULL, buffering,
-                             lambda: os.close(1))
+    status, stderr = podfold(
+        command.args(inputs), subprocess.DEVNULL, buffering, lambda: os.close(1)
+    )
     assert status == 1
     assert the_error(stderr) == (
         "stdout: cannot write the output: it is closed (EBADF); give podfold a stdout, "
-        "a file or a pipe ('> out.yaml')")
+        "a file or a pipe ('> out.yaml')"
+    )
 
 
-@pytest.mark.parametrize(("command", "buffering"),
-                         [command.param(b) for command in COMMANDS for b in BUFFERING])
-def test_a_reader_that_stops_ends_podfold_by_sigpipe(command: Command, buffering: str,
-                                                     inputs: dict[str, Path],
-                                                     tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
+)
+def test_a_reader_that_stops_ends_podfold_by_sigpipe(
+    command: Command, buffering: str, inputs: dict[str, Path], tmp_path: Path
+) -> None:
     # podfold ... | head -c 10: the pipe holds 64 KiB, so a small output is refused only
     # where the reader is gone before podfold writes; a large one, after 10 bytes
     if not command.large:
@@ -285,9 +343,14 @@ def test_a_reader_that_stops_ends_podfold_by_sigpipe(command: Command, buffering
         finally:
             os.close(writer)
     else:
-        child = subprocess.Popen([str(PODFOLD), *command.args(inputs)],
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, cwd=REPO, env=environment(buffering))
+        child = subprocess.Popen(
+            [str(PODFOLD), *command.args(inputs)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            env=environment(buffering),
+        )
         try:
             assert child.stdout is not None
             assert len(child.stdout.read(10)) == 10
@@ -303,18 +366,28 @@ def test_a_reader_that_stops_ends_podfold_by_sigpipe(command: Command, buffering
 def test_the_shell_sees_a_broken_pipe_as_head_s_writer_does(inputs: dict[str, Path]) -> None:
     # yes | head -c 10 and podfold apply ... | head -c 10 end with the same status
     apply = shlex.join([str(PODFOLD), "apply", "-f", str(A100), str(inputs["large"])])
-    script = (f"yes | head -c 10 >/dev/null; yes=${{PIPESTATUS[0]}}; "
-              f"{apply} | head -c 10 >/dev/null; echo $yes ${{PIPESTATUS[0]}}")
-    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=REPO,
-                          env=environment("unbuffered"), timeout=TIMEOUT, check=False)
+    script = (
+        f"yes | head -c 10 >/dev/null; yes=${{PIPESTATUS[0]}}; "
+        f"{apply} | head -c 10 >/dev/null; echo $yes ${{PIPESTATUS[0]}}"
+    )
+    done = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=environment("unbuffered"),
+        timeout=TIMEOUT,
+        check=False,
+    )
     assert done.stdout.split() == ["141", "141"], done.stderr
     assert done.stderr == ""
 
 
 def test_a_valid_stream_with_stdout_closed_loses_nothing() -> None:
     # validate writes on stdout only the problems it finds: with none, nothing is lost
-    status, stderr = podfold(["validate", str(DEPLOYMENT)], subprocess.DEVNULL, "unbuffered",
-                             lambda: os.close(1))
+    status, stderr = podfold(
+        ["validate", str(DEPLOYMENT)], subprocess.DEVNULL, "unbuffered", lambda: os.close(1)
+    )
     assert (status, stderr) == (0, "podfold: 1 pod template in 1 document: valid\n")
 
 
@@ -324,55 +397,89 @@ def test_a_valid_stream_with_stdout_closed_loses_nothing() -> None:
 EMPTY = "---\n# nothing here yet\n---\n"
 
 
-@pytest.mark.parametrize(("command", "purpose"), [
-    (["apply", "-f", str(A100)], "apply the overlays to"),
-    (["validate"], "validate"),
-])
-def test_a_stream_with_no_document_is_an_error(command: list[str], purpose: str,
-                                               tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "purpose"),
+    [
+        (["apply", "-f", str(A100)], "apply the overlays to"),
+        (["validate"], "validate"),
+    ],
+)
+def test_a_stream_with_no_document_is_an_error(
+    command: list[str], purpose: str, tmp_path: Path
+) -> None:
     # as kubectl apply refuses one: "error: no objects passed to apply"
     manifest = tmp_path / "job.yaml"
     for text in ("", EMPTY):
         manifest.write_text(text)
-        for source, args, stdin in ((str(manifest), [*command, str(manifest)], None),
-                                    ("<stdin>", [*command, "-"], text)):
-            done = subprocess.run([str(PODFOLD), *args], input=stdin, capture_output=True,
-                                  text=True, cwd=REPO, timeout=TIMEOUT, check=False)
+        for source, args, stdin in (
+            (str(manifest), [*command, str(manifest)], None),
+            ("<stdin>", [*command, "-"], text),
+        ):
+            done = subprocess.run(
+                [str(PODFOLD), *args],
+                input=stdin,
+                capture_output=True,
+                text=True,
+                cwd=REPO,
+                timeout=TIMEOUT,
+                check=False,
+            )
             assert (done.returncode, done.stdout) == (1, ""), done.stderr
-            assert done.stderr == (f"podfold: error: {source}: no documents (the input is "
-                                   f"empty, or only comments and '---'): nothing to "
-                                   f"{purpose}\n")
+            assert done.stderr == (
+                f"podfold: error: {source}: no documents (the input is "
+                f"empty, or only comments and '---'): nothing to "
+                f"{purpose}\n"
+            )
 
 
-@pytest.mark.parametrize(("script", "named"), [
-    ('"$0" apply -f "$1" "$2" > "$2"', "job.yaml"),
-    ('"$0" apply -f "$1" < "$2" > "$2"', "<stdin>"),
-])
-def test_apply_onto_its_own_input_is_an_error_that_says_so(script: str, named: str,
-                                                           tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("script", "named"),
+    [
+        ('"$0" apply -f "$1" "$2" > "$2"', "job.yaml"),
+        ('"$0" apply -f "$1" < "$2" > "$2"', "<stdin>"),
+    ],
+)
+def test_apply_onto_its_own_input_is_an_error_that_says_so(
+    script: str, named: str, tmp_path: Path
+) -> None:
     # the shell empties job.yaml before podfold reads it
     job = tmp_path / "job.yaml"
     job.write_text(DEPLOYMENT.read_text())
-    done = subprocess.run(["sh", "-c", script, str(PODFOLD), str(A100), str(job)],
-                          capture_output=True, text=True, cwd=REPO, timeout=TIMEOUT,
-                          check=False)
+    done = subprocess.run(
+        ["sh", "-c", script, str(PODFOLD), str(A100), str(job)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=TIMEOUT,
+        check=False,
+    )
     source = str(job) if named == "job.yaml" else named
     assert done.returncode == 1
-    assert done.stderr == (f"podfold: error: {source}: no documents (the input is empty, or "
-                           f"only comments and '---'): nothing to apply the overlays to; "
-                           f"{source} is the file stdout writes to, so the shell emptied it "
-                           f"before podfold started: write the output to another file\n")
+    assert done.stderr == (
+        f"podfold: error: {source}: no documents (the input is empty, or "
+        f"only comments and '---'): nothing to apply the overlays to; "
+        f"{source} is the file stdout writes to, so the shell emptied it "
+        f"before podfold started: write the output to another file\n"
+    )
 
 
 def test_explain_of_a_stream_with_no_document_warns_as_kubectl_diff_succeeds(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # explain writes a diff, never the stream back: nothing to lose, as kubectl diff says
     manifest = tmp_path / "empty.yaml"
     manifest.write_text(EMPTY)
-    done = subprocess.run([str(PODFOLD), "explain", "-f", str(A100), str(manifest)],
-                          capture_output=True, text=True, cwd=REPO, timeout=TIMEOUT,
-                          check=False)
+    done = subprocess.run(
+        [str(PODFOLD), "explain", "-f", str(A100), str(manifest)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=TIMEOUT,
+        check=False,
+    )
     assert done.returncode == 0
     assert done.stdout == "# 0 of 0 pod templates in 0 documents change\n"
-    assert done.stderr == (f"podfold: warning: {manifest}: no documents (the input is empty, "
-                           f"or only comments and '---')\n")
+    assert done.stderr == (
+        f"podfold: warning: {manifest}: no documents (the input is empty, "
+        f"or only comments and '---')\n"
+    )

@@ -34,9 +34,10 @@ def make_pod() -> dict[str, Any]:
     return {
         "metadata": {"name": "job-0", "labels": {"app": "job"}},
         "spec": {
-            "containers": [{"name": "trainer", "image": "trainer:1",
-                            "env": [{"name": "A", "value": "1"}]},
-                           {"name": "sidecar", "image": "envoy"}],
+            "containers": [
+                {"name": "trainer", "image": "trainer:1", "env": [{"name": "A", "value": "1"}]},
+                {"name": "sidecar", "image": "envoy"},
+            ],
             "tolerations": [{"key": "a", "operator": "Exists"}],
             "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}],
             "nodeSelector": {"zone": "a"},
@@ -50,8 +51,9 @@ def make_pod() -> dict[str, Any]:
 
 def test_maps_merge_lists_append_scalars_replace() -> None:
     pod = make_pod()
-    new = overlay({"spec": {"nodeSelector": {"gpu": "a100"},
-                            "tolerations": [{"key": "b"}], "hostIPC": True}})(pod)
+    new = overlay(
+        {"spec": {"nodeSelector": {"gpu": "a100"}, "tolerations": [{"key": "b"}], "hostIPC": True}}
+    )(pod)
     assert new["spec"]["nodeSelector"] == {"zone": "a", "gpu": "a100"}
     assert new["spec"]["tolerations"] == [{"key": "a", "operator": "Exists"}, {"key": "b"}]
     assert new["spec"]["hostIPC"] is True
@@ -65,19 +67,38 @@ def test_tuple_replaces_a_list_and_becomes_a_list() -> None:
 
 def test_operator_keys() -> None:
     pod = make_pod()
-    new = overlay({"spec": {PUT("volumes"): [], DEL("nodeSelector"): None,
-                            JOIN("containers", on="name"): [{"name": "trainer", "image": "t:2"},
-                                                            {"name": "new"}]}})(pod)
+    new = overlay(
+        {
+            "spec": {
+                PUT("volumes"): [],
+                DEL("nodeSelector"): None,
+                JOIN("containers", on="name"): [
+                    {"name": "trainer", "image": "t:2"},
+                    {"name": "new"},
+                ],
+            }
+        }
+    )(pod)
     assert new["spec"]["volumes"] == []
     assert "nodeSelector" not in new["spec"]
     assert [c["name"] for c in new["spec"]["containers"]] == ["trainer", "sidecar", "new"]
-    assert new["spec"]["containers"][0] == {"name": "trainer", "image": "t:2",
-                                            "env": [{"name": "A", "value": "1"}]}
+    assert new["spec"]["containers"][0] == {
+        "name": "trainer",
+        "image": "t:2",
+        "env": [{"name": "A", "value": "1"}],
+    }
 
 
 def test_join_overwrites_top_level_fields_only() -> None:
-    new = overlay({"spec": {JOIN("containers", on="name"): [
-        {"name": "trainer", "env": [{"name": "B", "value": "2"}]}]}})(make_pod())
+    new = overlay(
+        {
+            "spec": {
+                JOIN("containers", on="name"): [
+                    {"name": "trainer", "env": [{"name": "B", "value": "2"}]}
+                ]
+            }
+        }
+    )(make_pod())
     assert new["spec"]["containers"][0]["env"] == [{"name": "B", "value": "2"}]
 
 
@@ -85,13 +106,16 @@ def test_operator_key_helpers_match_upstream_format() -> None:
     assert (PUT("x"), JOIN("x", on="y"), DEL("x")) == ("__put__:x", "__join__:x:y", "__del__:x")
 
 
-@pytest.mark.parametrize(("partial", "path"), [
-    ({"spec": {"tolerations": {"key": "b"}}}, "spec.tolerations"),
-    ({"spec": {"nodeSelector": ["gpu"]}}, "spec.nodeSelector"),
-    ({"metadata": {"name": {"a": 1}}}, "metadata.name"),
-    ({"spec": {"hostIPC": [True]}}, "spec.hostIPC"),
-    ({"spec": {"containers": "x"}}, "spec.containers"),
-])
+@pytest.mark.parametrize(
+    ("partial", "path"),
+    [
+        ({"spec": {"tolerations": {"key": "b"}}}, "spec.tolerations"),
+        ({"spec": {"nodeSelector": ["gpu"]}}, "spec.nodeSelector"),
+        ({"metadata": {"name": {"a": 1}}}, "metadata.name"),
+        ({"spec": {"hostIPC": [True]}}, "spec.hostIPC"),
+        ({"spec": {"containers": "x"}}, "spec.containers"),
+    ],
+)
 def test_type_clash_names_the_path(partial: dict[str, Any], path: str) -> None:
     with pytest.raises(TypeClashError) as caught:
         overlay(partial)(make_pod())
@@ -114,15 +138,19 @@ def test_bad_operator_keys_fail_when_built() -> None:
 
 def test_each_marker() -> None:
     pod = make_pod()
-    new = overlay({"spec": {
-        "tolerations": Replace([]),
-        "hostIPC": Remove(),
-        "nodeSelector": Default({"other": "x"}),
-        "restartPolicy": Default("Never"),
-        "volumes": Prepend([{"name": "first"}]),
-        "initContainers": Append([{"name": "init"}]),
-        "containers": MergeBy([{"name": "sidecar", "image": "envoy:2"}, {"name": "extra"}]),
-    }})(pod)
+    new = overlay(
+        {
+            "spec": {
+                "tolerations": Replace([]),
+                "hostIPC": Remove(),
+                "nodeSelector": Default({"other": "x"}),
+                "restartPolicy": Default("Never"),
+                "volumes": Prepend([{"name": "first"}]),
+                "initContainers": Append([{"name": "init"}]),
+                "containers": MergeBy([{"name": "sidecar", "image": "envoy:2"}, {"name": "extra"}]),
+            }
+        }
+    )(pod)
     spec = new["spec"]
     assert spec["tolerations"] == []
     assert "hostIPC" not in spec
@@ -136,14 +164,23 @@ def test_each_marker() -> None:
 def test_append_unique_appends_only_items_not_there() -> None:
     pod = make_pod()
     toleration = {"key": "gpu", "operator": "Exists"}
-    transform = overlay({"spec": {"tolerations": AppendUnique(
-        [{"key": "a", "operator": "Exists"}, toleration, toleration])}})
+    transform = overlay(
+        {
+            "spec": {
+                "tolerations": AppendUnique(
+                    [{"key": "a", "operator": "Exists"}, toleration, toleration]
+                )
+            }
+        }
+    )
     once = transform(pod)
     assert once["spec"]["tolerations"] == [{"key": "a", "operator": "Exists"}, toleration]
     assert transform(once) is once
     assert once["spec"]["containers"] is pod["spec"]["containers"]  # the rest is shared
-    assert overlay({"spec": {"tolerations": AppendUnique([{"key": "a", "operator": "Exists"}])}})(
-        pod) is pod
+    assert (
+        overlay({"spec": {"tolerations": AppendUnique([{"key": "a", "operator": "Exists"}])}})(pod)
+        is pod
+    )
     # a new value holding the marker gets its items once, nothing of the marker
     new = overlay({"spec": {PUT("affinity"): {"x": AppendUnique([1, 1, 2])}}})(pod)
     assert new["spec"]["affinity"] == {"x": [1, 2]}
@@ -157,16 +194,31 @@ def test_append_unique_on_a_list_in_a_persistent_pod() -> None:
 
 
 def test_merge_by_composite_key() -> None:
-    pod = {"spec": {"containers": [{"name": "t", "ports": [
-        {"containerPort": 80, "protocol": "TCP"}]}]}}
-    partial = {"spec": {JOIN("containers", on="name"): [{"name": "t", "ports": MergeBy(
-        [{"containerPort": 80, "protocol": "TCP", "name": "http"},
-         {"containerPort": 80, "protocol": "UDP"}], key=("containerPort", "protocol"))}]}}
+    pod = {
+        "spec": {"containers": [{"name": "t", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}
+    }
+    partial = {
+        "spec": {
+            JOIN("containers", on="name"): [
+                {
+                    "name": "t",
+                    "ports": MergeBy(
+                        [
+                            {"containerPort": 80, "protocol": "TCP", "name": "http"},
+                            {"containerPort": 80, "protocol": "UDP"},
+                        ],
+                        key=("containerPort", "protocol"),
+                    ),
+                }
+            ]
+        }
+    }
     new = overlay(partial)(pod)
     # a join's items replace top-level fields; the marker in them is resolved
     assert new["spec"]["containers"][0]["ports"] == [
         {"containerPort": 80, "protocol": "TCP", "name": "http"},
-        {"containerPort": 80, "protocol": "UDP"}]
+        {"containerPort": 80, "protocol": "UDP"},
+    ]
 
 
 def test_no_marker_or_operator_key_ever_lands_in_the_pod() -> None:
@@ -179,17 +231,29 @@ def test_no_marker_or_operator_key_ever_lands_in_the_pod() -> None:
             return any(leaks(item) for item in value)
         return False
 
-    partial = {"spec": {
-        "containers": [{"name": "new", "ports": MergeBy([{"name": "p"}]),
-                        "env": [{"name": "A", "value": Remove()}], PUT("args"): ["x"]}],
-        "affinity": {"nodeAffinity": {DEL("x"): None, "y": Default(1), "z": (1, 2)}},
-        PUT("volumes"): [{"name": "v", "emptyDir": Replace({"medium": "Memory"})}],
-        "nodeSelector": Replace({"a": Remove(), "b": Default("c")}),
-    }}
+    partial = {
+        "spec": {
+            "containers": [
+                {
+                    "name": "new",
+                    "ports": MergeBy([{"name": "p"}]),
+                    "env": [{"name": "A", "value": Remove()}],
+                    PUT("args"): ["x"],
+                }
+            ],
+            "affinity": {"nodeAffinity": {DEL("x"): None, "y": Default(1), "z": (1, 2)}},
+            PUT("volumes"): [{"name": "v", "emptyDir": Replace({"medium": "Memory"})}],
+            "nodeSelector": Replace({"a": Remove(), "b": Default("c")}),
+        }
+    }
     new = overlay(partial)(make_pod())
     assert not leaks(new)
-    assert new["spec"]["containers"][-1] == {"name": "new", "ports": [{"name": "p"}],
-                                             "env": [{"name": "A"}], "args": ["x"]}
+    assert new["spec"]["containers"][-1] == {
+        "name": "new",
+        "ports": [{"name": "p"}],
+        "env": [{"name": "A"}],
+        "args": ["x"],
+    }
     assert new["spec"]["affinity"] == {"nodeAffinity": {"y": 1, "z": [1, 2]}}
     assert new["spec"]["nodeSelector"] == {"b": "c"}
 
@@ -209,8 +273,13 @@ def test_markers_are_values() -> None:
 
 def test_inputs_are_never_mutated() -> None:
     pod = make_pod()
-    partial = {"spec": {"tolerations": [{"key": "b"}], "nodeSelector": {"gpu": "x"},
-                        JOIN("containers", on="name"): [{"name": "trainer", "image": "2"}]}}
+    partial = {
+        "spec": {
+            "tolerations": [{"key": "b"}],
+            "nodeSelector": {"gpu": "x"},
+            JOIN("containers", on="name"): [{"name": "trainer", "image": "2"}],
+        }
+    }
     pod_before, partial_before = copy.deepcopy(pod), copy.deepcopy(partial)
     transform = overlay(partial)
     new = transform(pod)
@@ -246,12 +315,19 @@ def test_overlays_are_values() -> None:
 
 
 def test_a_workload_document_is_refused_naming_its_kind() -> None:
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
-                  "spec": {"replicas": 2, "template": {"spec": {"containers": [
-                      {"name": "nginx", "image": "nginx:1.27"}]}}}}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": 2,
+            "template": {"spec": {"containers": [{"name": "nginx", "image": "nginx:1.27"}]}},
+        },
+    }
     before = copy.deepcopy(deployment)
-    gpu_pool = overlay({"spec": {"nodeSelector": {"gpu": "a100"},
-                                 "tolerations": [{"key": "nvidia.com/gpu"}]}})
+    gpu_pool = overlay(
+        {"spec": {"nodeSelector": {"gpu": "a100"}, "tolerations": [{"key": "nvidia.com/gpu"}]}}
+    )
     with pytest.raises(WorkloadKindError) as caught:
         gpu_pool(deployment)
     assert isinstance(caught.value, TypeError)
@@ -266,7 +342,8 @@ def test_a_workload_document_is_refused_naming_its_kind() -> None:
     template = deployment["spec"]["template"]
     assert gpu_pool(template)["spec"]["nodeSelector"] == {"gpu": "a100"}
     assert gpu_pool({"kind": "Pod", "spec": {}})["spec"]["tolerations"] == [
-        {"key": "nvidia.com/gpu"}]
+        {"key": "nvidia.com/gpu"}
+    ]
 
 
 def test_a_client_to_dict_is_refused_naming_the_conversion() -> None:
@@ -321,8 +398,10 @@ def test_as_transform_torchx_container() -> None:
 
 
 def test_as_transform_json_patch_list() -> None:
-    ops = [{"op": "add", "path": "/spec/hostIPC", "value": True},
-           {"op": "remove", "path": "/spec/nodeSelector"}]
+    ops = [
+        {"op": "add", "path": "/spec/hostIPC", "value": True},
+        {"op": "remove", "path": "/spec/nodeSelector"},
+    ]
     transform = as_transform(ops)
     assert transform == json_patch(ops)
     new = transform(make_pod())
@@ -330,9 +409,13 @@ def test_as_transform_json_patch_list() -> None:
 
 
 def test_as_transform_other_lists_chain_their_items() -> None:
-    transform = as_transform([{"spec": {"tolerations": [{"key": "b"}]}},
-                              append_at("spec.tolerations", {"key": "c"}),
-                              (lambda pod: pod)])
+    transform = as_transform(
+        [
+            {"spec": {"tolerations": [{"key": "b"}]}},
+            append_at("spec.tolerations", {"key": "c"}),
+            (lambda pod: pod),
+        ]
+    )
     new = transform(make_pod())
     assert [t["key"] for t in new["spec"]["tolerations"]] == ["a", "b", "c"]
     assert as_transform([]) is identity

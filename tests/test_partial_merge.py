@@ -28,21 +28,41 @@ from .kubectl import kubectl_patch, needs_kubectl
 
 PODFOLD = Path(sys.executable).with_name("podfold")
 
-ENV: list[dict[str, Any]] = [{"name": "MODEL", "value": "llama"}, {"name": "EPOCHS", "value": "3"},
-       {"name": "LR", "value": "1e-4"}, {"name": "BATCH", "value": "32"},
-       {"name": "WANDB_PROJECT", "value": "x"}, {"name": "NCCL_SOCKET_IFNAME", "value": "eth0"},
-       {"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}}]
-MOUNTS: list[dict[str, Any]] = [{"name": "local", "mountPath": "/local"}, {"name": "shm", "mountPath": "/dev/shm"}]
+ENV: list[dict[str, Any]] = [
+    {"name": "MODEL", "value": "llama"},
+    {"name": "EPOCHS", "value": "3"},
+    {"name": "LR", "value": "1e-4"},
+    {"name": "BATCH", "value": "32"},
+    {"name": "WANDB_PROJECT", "value": "x"},
+    {"name": "NCCL_SOCKET_IFNAME", "value": "eth0"},
+    {"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}},
+]
+MOUNTS: list[dict[str, Any]] = [
+    {"name": "local", "mountPath": "/local"},
+    {"name": "shm", "mountPath": "/dev/shm"},
+]
 DEPLOYMENT: dict[str, Any] = {
-    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "trainer"},
-    "spec": {"selector": {"matchLabels": {"app": "trainer"}}, "template": {
-        "metadata": {"labels": {"app": "trainer"}},
-        "spec": {"containers": [{"name": "app", "image": "trainer:1", "env": ENV,
-                                 "volumeMounts": MOUNTS},
-                                {"name": "sidecar", "image": "envoy:1"}],
-                 "volumes": [{"name": "local", "hostPath": {"path": "/mnt/local"}},
-                             {"name": "shm", "emptyDir": {"medium": "Memory"}},
-                             {"name": "data", "emptyDir": {}}]}}}}
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "trainer"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "trainer"}},
+        "template": {
+            "metadata": {"labels": {"app": "trainer"}},
+            "spec": {
+                "containers": [
+                    {"name": "app", "image": "trainer:1", "env": ENV, "volumeMounts": MOUNTS},
+                    {"name": "sidecar", "image": "envoy:1"},
+                ],
+                "volumes": [
+                    {"name": "local", "hostPath": {"path": "/mnt/local"}},
+                    {"name": "shm", "emptyDir": {"medium": "Memory"}},
+                    {"name": "data", "emptyDir": {}},
+                ],
+            },
+        },
+    },
+}
 OVERLAY = """\
 spec:
   containers: !merge-by
@@ -104,8 +124,14 @@ def test_the_same_through_the_command_line(tmp_path: Path) -> None:
     # as JSON (YAML too): PyYAML would write the env var's '1e-4' plain, which kubectl,
     # and podfold with it, reads as the number 0.0001
     (tmp_path / "deployment.yaml").write_text(json.dumps(DEPLOYMENT), encoding="utf-8")
-    done = subprocess.run([str(PODFOLD), "apply", "-f", "overlay.yaml", "deployment.yaml"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [str(PODFOLD), "apply", "-f", "overlay.yaml", "deployment.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     (new,) = [doc for doc in yaml.safe_load_all(done.stdout) if doc is not None]
     app = container(new["spec"]["template"])
@@ -116,12 +142,24 @@ def test_the_same_through_the_command_line(tmp_path: Path) -> None:
 @needs_kubectl
 def test_the_fields_kubectl_keeps_are_kept() -> None:
     # the equivalent strategic patch: kubectl merges env by name, volumeMounts by mountPath
-    patch = {"spec": {"template": {"spec": {"containers": [
-        {"name": "app", "env": [ADDED_ENV], "volumeMounts": [ADDED_MOUNT]}]}}}}
+    patch = {
+        "spec": {
+            "template": {
+                "spec": {
+                    "containers": [
+                        {"name": "app", "env": [ADDED_ENV], "volumeMounts": [ADDED_MOUNT]}
+                    ]
+                }
+            }
+        }
+    }
     code, kubectl = kubectl_patch(DEPLOYMENT, patch, "strategic")
     assert code == 0, kubectl
     (ours,) = apply_to_documents(loads_overlay(OVERLAY), [copy.deepcopy(DEPLOYMENT)])
-    theirs_app, our_app = container(kubectl["spec"]["template"]), container(ours["spec"]["template"])
+    theirs_app, our_app = (
+        container(kubectl["spec"]["template"]),
+        container(ours["spec"]["template"]),
+    )
     assert by("name", our_app["env"]) == by("name", theirs_app["env"])
     assert by("mountPath", our_app["volumeMounts"]) == by("mountPath", theirs_app["volumeMounts"])
     assert our_app == {**theirs_app, "env": our_app["env"], "volumeMounts": our_app["volumeMounts"]}
@@ -132,8 +170,9 @@ def test_the_fields_kubectl_keeps_are_kept() -> None:
 
 def test_an_env_name_already_there_is_merged_not_duplicated() -> None:
     pod = template()
-    new = loads_overlay("spec:\n  containers: !merge-by\n  - name: app\n"
-                        "    env: [{name: LR, value: '3e-4'}]\n")(pod)
+    new = loads_overlay(
+        "spec:\n  containers: !merge-by\n  - name: app\n    env: [{name: LR, value: '3e-4'}]\n"
+    )(pod)
     env = container(new)["env"]
     assert [e["name"] for e in env] == [e["name"] for e in ENV]
     assert env[2] == {"name": "LR", "value": "3e-4"}
@@ -142,38 +181,96 @@ def test_an_env_name_already_there_is_merged_not_duplicated() -> None:
 
 
 def test_a_secret_reference_is_merged_field_by_field() -> None:
-    new = overlay({"spec": {"containers": MergeBy([{"name": "app", "env": [
-        {"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"key": "token"}}}]}])}})(template())
+    new = overlay(
+        {
+            "spec": {
+                "containers": MergeBy(
+                    [
+                        {
+                            "name": "app",
+                            "env": [
+                                {
+                                    "name": "DB_PASSWORD",
+                                    "valueFrom": {"secretKeyRef": {"key": "token"}},
+                                }
+                            ],
+                        }
+                    ]
+                )
+            }
+        }
+    )(template())
     assert container(new)["env"][6] == {
-        "name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "token"}}}
+        "name": "DB_PASSWORD",
+        "valueFrom": {"secretKeyRef": {"name": "db", "key": "token"}},
+    }
 
 
 def test_a_mount_path_already_there_is_merged_not_duplicated() -> None:
-    new = loads_overlay("spec:\n  containers: !merge-by\n  - name: app\n"
-                        "    volumeMounts: [{mountPath: /local, readOnly: true}]\n")(template())
+    new = loads_overlay(
+        "spec:\n  containers: !merge-by\n  - name: app\n"
+        "    volumeMounts: [{mountPath: /local, readOnly: true}]\n"
+    )(template())
     assert container(new)["volumeMounts"] == [{**MOUNTS[0], "readOnly": True}, MOUNTS[1]]
 
 
 def test_ports_merge_on_port_and_protocol_which_defaults_to_tcp() -> None:
-    pod = {"spec": {"containers": [{"name": "app", "ports": [
-        {"containerPort": 80}, {"containerPort": 53, "protocol": "UDP"}]}]}}
-    new = overlay({"spec": {"containers": MergeBy([{"name": "app", "ports": [
-        {"containerPort": 80, "name": "http"}, {"containerPort": 53, "protocol": "TCP"},
-        {"containerPort": 53, "protocol": "UDP", "name": "dns"}]}])}})(pod)
-    assert container(new)["ports"] == [{"containerPort": 80, "name": "http"},
-                                       {"containerPort": 53, "protocol": "UDP", "name": "dns"},
-                                       {"containerPort": 53, "protocol": "TCP"}]
+    pod = {
+        "spec": {
+            "containers": [
+                {
+                    "name": "app",
+                    "ports": [{"containerPort": 80}, {"containerPort": 53, "protocol": "UDP"}],
+                }
+            ]
+        }
+    }
+    new = overlay(
+        {
+            "spec": {
+                "containers": MergeBy(
+                    [
+                        {
+                            "name": "app",
+                            "ports": [
+                                {"containerPort": 80, "name": "http"},
+                                {"containerPort": 53, "protocol": "TCP"},
+                                {"containerPort": 53, "protocol": "UDP", "name": "dns"},
+                            ],
+                        }
+                    ]
+                )
+            }
+        }
+    )(pod)
+    assert container(new)["ports"] == [
+        {"containerPort": 80, "name": "http"},
+        {"containerPort": 53, "protocol": "UDP", "name": "dns"},
+        {"containerPort": 53, "protocol": "TCP"},
+    ]
 
 
 def test_a_list_with_no_merge_key_appends_at_any_depth() -> None:
-    pod = {"spec": {"containers": [{"name": "app", "args": ["--v"], "securityContext": {
-        "capabilities": {"drop": ["ALL"], "add": ["NET_RAW"]}}}]}}
-    new = loads_overlay("spec:\n  containers: !merge-by\n  - name: app\n    args: [--fast]\n"
-                        "    securityContext: {capabilities: {add: [NET_ADMIN]}}\n")(pod)
+    pod = {
+        "spec": {
+            "containers": [
+                {
+                    "name": "app",
+                    "args": ["--v"],
+                    "securityContext": {"capabilities": {"drop": ["ALL"], "add": ["NET_RAW"]}},
+                }
+            ]
+        }
+    }
+    new = loads_overlay(
+        "spec:\n  containers: !merge-by\n  - name: app\n    args: [--fast]\n"
+        "    securityContext: {capabilities: {add: [NET_ADMIN]}}\n"
+    )(pod)
     app = container(new)
     assert app["args"] == ["--v", "--fast"]
-    assert app["securityContext"] == {"capabilities": {"drop": ["ALL"],
-                                                       "add": ["NET_RAW", "NET_ADMIN"]}}
+    assert app["securityContext"] == {
+        "capabilities": {"drop": ["ALL"], "add": ["NET_RAW", "NET_ADMIN"]}
+    }
 
 
 def test_nested_matched_items_follow_the_same_rules() -> None:
@@ -190,29 +287,50 @@ spec:
 """)(pod)
     env = container(new)["env"]
     assert env[:6] == ENV[:6] and env[7:] == [ADDED_ENV]
-    assert env[6] == {"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {
-        "name": "db", "key": "password", "optional": True}}}
+    assert env[6] == {
+        "name": "DB_PASSWORD",
+        "valueFrom": {"secretKeyRef": {"name": "db", "key": "password", "optional": True}},
+    }
     assert container(new)["resources"] == {"limits": {"nvidia.com/gpu": 1}}
 
 
 def test_a_new_container_gets_its_lists_as_written() -> None:
-    new = loads_overlay("spec:\n  containers: !merge-by\n  - name: extra\n    image: x\n"
-                        "    env: [{name: A, value: '1'}]\n")(template())
-    assert container(new, "extra") == {"name": "extra", "image": "x",
-                                       "env": [{"name": "A", "value": "1"}]}
+    new = loads_overlay(
+        "spec:\n  containers: !merge-by\n  - name: extra\n    image: x\n"
+        "    env: [{name: A, value: '1'}]\n"
+    )(template())
+    assert container(new, "extra") == {
+        "name": "extra",
+        "image": "x",
+        "env": [{"name": "A", "value": "1"}],
+    }
 
 
 def test_tags_still_say_otherwise() -> None:
-    new = overlay({"spec": {"containers": MergeBy([{"name": "app", "env": Replace([ADDED_ENV]),
-                                                    "volumeMounts": Replace([])}])}})(template())
+    new = overlay(
+        {
+            "spec": {
+                "containers": MergeBy(
+                    [{"name": "app", "env": Replace([ADDED_ENV]), "volumeMounts": Replace([])}]
+                )
+            }
+        }
+    )(template())
     assert container(new)["env"] == [ADDED_ENV]
     assert container(new)["volumeMounts"] == []
 
 
 def test_no_op_gives_the_same_pod() -> None:
     pod = template()
-    same = overlay({"spec": {"containers": MergeBy([{"name": "app", "env": [ENV[2]],
-                                                     "volumeMounts": [MOUNTS[0]]}])}})
+    same = overlay(
+        {
+            "spec": {
+                "containers": MergeBy(
+                    [{"name": "app", "env": [ENV[2]], "volumeMounts": [MOUNTS[0]]}]
+                )
+            }
+        }
+    )
     assert same(pod) is pod
 
 
@@ -223,17 +341,33 @@ def test_a_persistent_pod_stays_persistent() -> None:
     app = container(thaw(new))
     assert app["env"] == [*ENV, ADDED_ENV]
     assert app["volumeMounts"] == [*MOUNTS, ADDED_MOUNT]
-    assert overlay({"spec": {"containers": MergeBy([{"name": "app", "env": [ENV[0]]}])}})(
-        pod) is pod
+    assert (
+        overlay({"spec": {"containers": MergeBy([{"name": "app", "env": [ENV[0]]}])}})(pod) is pod
+    )
 
 
 def test_items_with_one_key_merge_into_one_element() -> None:
-    new = overlay({"spec": {"containers": MergeBy([
-        {"name": "extra", "env": [{"name": "A", "value": "1"}]},
-        {"name": "extra", "image": "x", "env": [{"name": "A", "value": "2"},
-                                                 {"name": "B", "value": "3"}]}])}})(template())
-    assert container(new, "extra") == {"name": "extra", "image": "x", "env": [
-        {"name": "A", "value": "2"}, {"name": "B", "value": "3"}]}
+    new = overlay(
+        {
+            "spec": {
+                "containers": MergeBy(
+                    [
+                        {"name": "extra", "env": [{"name": "A", "value": "1"}]},
+                        {
+                            "name": "extra",
+                            "image": "x",
+                            "env": [{"name": "A", "value": "2"}, {"name": "B", "value": "3"}],
+                        },
+                    ]
+                )
+            }
+        }
+    )(template())
+    assert container(new, "extra") == {
+        "name": "extra",
+        "image": "x",
+        "env": [{"name": "A", "value": "2"}, {"name": "B", "value": "3"}],
+    }
 
 
 # ---------------------------------------------------------------- what did not change
@@ -247,8 +381,9 @@ def test_top_level_lists_still_append() -> None:
 
 
 def test_join_keeps_upstreams_top_level_overwrite() -> None:
-    new = overlay({"spec": {JOIN("containers", on="name"): [
-        {"name": "app", "env": [ADDED_ENV]}]}})(template())
+    new = overlay({"spec": {JOIN("containers", on="name"): [{"name": "app", "env": [ADDED_ENV]}]}})(
+        template()
+    )
     assert new["spec"]["containers"][0]["env"] == [ADDED_ENV]
 
 
@@ -271,8 +406,11 @@ def test_an_item_that_is_no_map_is_refused_naming_the_place() -> None:
     assert "spec.containers" in str(caught.value) and "a string" in str(caught.value)
 
 
-@pytest.mark.parametrize("env", [[ADDED_ENV], MergeBy([ADDED_ENV]), Append([ADDED_ENV])],
-                         ids=["untagged", "merge-by", "append"])
+@pytest.mark.parametrize(
+    "env",
+    [[ADDED_ENV], MergeBy([ADDED_ENV]), Append([ADDED_ENV])],
+    ids=["untagged", "merge-by", "append"],
+)
 def test_a_type_clash_inside_a_matched_item_names_the_element(env: Any) -> None:
     pod = {"spec": {"containers": [{"name": "app", "env": {"A": "1"}}]}}
     with pytest.raises(TypeClashError) as caught:

@@ -37,10 +37,17 @@ MANIFESTS = Path(__file__).parent / "manifests"
 # Kubernetes' merge keys of the pod lists these partial pods reach (and a port's
 # protocol defaulting to TCP, as podfold's strategic merge reads the schema),
 # written out here rather than read from podfold's tables: the oracle's own copy
-KEYED = {"containers": ("name",), "initContainers": ("name",), "env": ("name",),
-         "volumeMounts": ("mountPath",), "ports": ("containerPort", "protocol"),
-         "volumes": ("name",), "volumeDevices": ("devicePath",),
-         "imagePullSecrets": ("name",), "hostAliases": ("ip",)}
+KEYED = {
+    "containers": ("name",),
+    "initContainers": ("name",),
+    "env": ("name",),
+    "volumeMounts": ("mountPath",),
+    "ports": ("containerPort", "protocol"),
+    "volumes": ("name",),
+    "volumeDevices": ("devicePath",),
+    "imagePullSecrets": ("name",),
+    "hostAliases": ("ip",),
+}
 DEFAULTS = {"protocol": "TCP"}
 
 
@@ -57,9 +64,17 @@ def manifest_pods() -> list[tuple[str, dict[str, Any]]]:
                     continue
                 seen.add(text)
                 metadata = {"name": "pod", **copy.deepcopy(value.get("metadata") or {})}
-                pods.append((f"{file.relative_to(MANIFESTS)}:{template.path}",
-                             {"apiVersion": "v1", "kind": "Pod", "metadata": metadata,
-                              "spec": copy.deepcopy(value["spec"])}))
+                pods.append(
+                    (
+                        f"{file.relative_to(MANIFESTS)}:{template.path}",
+                        {
+                            "apiVersion": "v1",
+                            "kind": "Pod",
+                            "metadata": metadata,
+                            "spec": copy.deepcopy(value["spec"]),
+                        },
+                    )
+                )
     return pods
 
 
@@ -68,8 +83,9 @@ def _rich(container: dict[str, Any]) -> bool:
 
 
 PODS = manifest_pods()
-RICH = [(label, pod) for label, pod in PODS
-        if any(_rich(c) for c in pod["spec"].get("containers", []))]
+RICH = [
+    (label, pod) for label, pod in PODS if any(_rich(c) for c in pod["spec"].get("containers", []))
+]
 
 
 # ---------------------------------------------------------------- field-by-field view
@@ -82,7 +98,8 @@ def _canonical(value: Any) -> str:
 def _is_keyed(field: Any, items: list[Any]) -> bool:
     return field in KEYED and all(
         isinstance(item, dict) and all(key in item or key in DEFAULTS for key in KEYED[field])
-        for item in items)
+        for item in items
+    )
 
 
 def leaves(value: Any, path: tuple[str, ...] = ()) -> Counter[tuple[tuple[str, ...], str]]:
@@ -106,45 +123,88 @@ def leaves(value: Any, path: tuple[str, ...] = ()) -> Counter[tuple[tuple[str, .
 
 
 def show(found: Counter[tuple[tuple[str, ...], str]]) -> str:
-    return "\n".join(f"  {'.'.join(path)} = {value} (x{count})"
-                     for (path, value), count in sorted(found.items()))
+    return "\n".join(
+        f"  {'.'.join(path)} = {value} (x{count})" for (path, value), count in sorted(found.items())
+    )
 
 
 # ---------------------------------------------------------------- random partial pods
 
 NAMES = ("NCCL_DEBUG", "OMP_NUM_THREADS", "HF_HOME", "TOKEN", "RANK")
-SECRET = st.fixed_dictionaries({"secretKeyRef": st.fixed_dictionaries(
-    {"name": st.sampled_from(["db", "hf"]), "key": st.sampled_from(["password", "token"])},
-    optional={"optional": st.booleans()})})
+SECRET = st.fixed_dictionaries(
+    {
+        "secretKeyRef": st.fixed_dictionaries(
+            {"name": st.sampled_from(["db", "hf"]), "key": st.sampled_from(["password", "token"])},
+            optional={"optional": st.booleans()},
+        )
+    }
+)
 FIELD = st.just({"fieldRef": {"fieldPath": "metadata.name"}})
-ENV_VALUE = st.one_of(st.fixed_dictionaries({"value": st.sampled_from(["1", "INFO", "x"])}),
-                      st.fixed_dictionaries({"valueFrom": st.one_of(SECRET, FIELD)}))
-QUANTITY = {"cpu": st.sampled_from(["500m", "2", "16"]),
-            "memory": st.sampled_from(["1Gi", "64Gi"]),
-            "nvidia.com/gpu": st.sampled_from(["1", "8"])}
-RESOURCES = st.fixed_dictionaries({}, optional={
-    "limits": st.fixed_dictionaries({}, optional=QUANTITY),
-    "requests": st.fixed_dictionaries({}, optional=QUANTITY)})
-CONTAINER_SECURITY = st.fixed_dictionaries({}, optional={
-    "runAsUser": st.integers(0, 2000), "allowPrivilegeEscalation": st.booleans(),
-    "capabilities": st.fixed_dictionaries({"add": st.lists(
-        st.sampled_from(["NET_ADMIN", "SYS_PTRACE", "IPC_LOCK"]), min_size=1, max_size=2)})})
-POD_SECURITY = st.fixed_dictionaries({}, optional={
-    "fsGroup": st.integers(0, 2000), "runAsNonRoot": st.booleans(),
-    "sysctls": st.lists(st.fixed_dictionaries({"name": st.just("net.core.somaxconn"),
-                                               "value": st.sampled_from(["1024", "4096"])}),
-                        max_size=1)})
-LABELS = st.dictionaries(st.sampled_from(["team", "app", "tier", "queue"]),
-                         st.sampled_from(["ml", "web", "a100"]), max_size=2)
+ENV_VALUE = st.one_of(
+    st.fixed_dictionaries({"value": st.sampled_from(["1", "INFO", "x"])}),
+    st.fixed_dictionaries({"valueFrom": st.one_of(SECRET, FIELD)}),
+)
+QUANTITY = {
+    "cpu": st.sampled_from(["500m", "2", "16"]),
+    "memory": st.sampled_from(["1Gi", "64Gi"]),
+    "nvidia.com/gpu": st.sampled_from(["1", "8"]),
+}
+RESOURCES = st.fixed_dictionaries(
+    {},
+    optional={
+        "limits": st.fixed_dictionaries({}, optional=QUANTITY),
+        "requests": st.fixed_dictionaries({}, optional=QUANTITY),
+    },
+)
+CONTAINER_SECURITY = st.fixed_dictionaries(
+    {},
+    optional={
+        "runAsUser": st.integers(0, 2000),
+        "allowPrivilegeEscalation": st.booleans(),
+        "capabilities": st.fixed_dictionaries(
+            {
+                "add": st.lists(
+                    st.sampled_from(["NET_ADMIN", "SYS_PTRACE", "IPC_LOCK"]), min_size=1, max_size=2
+                )
+            }
+        ),
+    },
+)
+POD_SECURITY = st.fixed_dictionaries(
+    {},
+    optional={
+        "fsGroup": st.integers(0, 2000),
+        "runAsNonRoot": st.booleans(),
+        "sysctls": st.lists(
+            st.fixed_dictionaries(
+                {"name": st.just("net.core.somaxconn"), "value": st.sampled_from(["1024", "4096"])}
+            ),
+            max_size=1,
+        ),
+    },
+)
+LABELS = st.dictionaries(
+    st.sampled_from(["team", "app", "tier", "queue"]),
+    st.sampled_from(["ml", "web", "a100"]),
+    max_size=2,
+)
 
 
 def old_and_new(draw: st.DrawFn, old: list[Any], new: tuple[Any, ...]) -> list[Any]:
     """Some keys the container has (most often at least one, where it has any), some not."""
-    kept = draw(st.lists(st.sampled_from(old), min_size=1 if draw(st.integers(0, 3)) else 0,
-                         unique=True)) if old else []
+    kept = (
+        draw(
+            st.lists(
+                st.sampled_from(old), min_size=1 if draw(st.integers(0, 3)) else 0, unique=True
+            )
+        )
+        if old
+        else []
+    )
     fresh = [key for key in new if key not in old]
-    return kept + draw(st.lists(st.sampled_from(fresh), min_size=0 if kept else 1, max_size=2,
-                                unique=True))
+    return kept + draw(
+        st.lists(st.sampled_from(fresh), min_size=0 if kept else 1, max_size=2, unique=True)
+    )
 
 
 @st.composite
@@ -155,11 +215,27 @@ def env_entries(draw: st.DrawFn, container: dict[str, Any]) -> list[dict[str, An
 
 @st.composite
 def volume_mounts(draw: st.DrawFn, container: dict[str, Any]) -> list[dict[str, Any]]:
-    chosen = old_and_new(draw, [mount["mountPath"] for mount in container.get("volumeMounts", [])],
-                         ("/data", "/dev/shm", "/cache"))
-    return [{"mountPath": path, **draw(st.fixed_dictionaries({}, optional={
-        "name": st.sampled_from(["data", "dshm"]), "readOnly": st.booleans(),
-        "subPath": st.just("sub")}))} for path in chosen]
+    chosen = old_and_new(
+        draw,
+        [mount["mountPath"] for mount in container.get("volumeMounts", [])],
+        ("/data", "/dev/shm", "/cache"),
+    )
+    return [
+        {
+            "mountPath": path,
+            **draw(
+                st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "name": st.sampled_from(["data", "dshm"]),
+                        "readOnly": st.booleans(),
+                        "subPath": st.just("sub"),
+                    },
+                )
+            ),
+        }
+        for path in chosen
+    ]
 
 
 @st.composite
@@ -171,12 +247,22 @@ def ports(draw: st.DrawFn, container: dict[str, Any]) -> list[dict[str, Any]]:
     single = [port for port in existing if numbers.count(port["containerPort"]) == 1]
     out = []
     for port in draw(st.lists(st.sampled_from(single), max_size=2, unique_by=id)) if single else ():
-        out.append({key: port[key] for key in ("containerPort", "protocol") if key in port}
-                   | {"name": draw(st.sampled_from(["http", "metrics"]))})
+        out.append(
+            {key: port[key] for key in ("containerPort", "protocol") if key in port}
+            | {"name": draw(st.sampled_from(["http", "metrics"]))}
+        )
     fresh = [n for n in (29500, 8265, 6379) if n not in numbers]
     for number in draw(st.lists(st.sampled_from(fresh), max_size=2, unique=True)):
-        out.append({"containerPort": number, **draw(st.fixed_dictionaries({}, optional={
-            "protocol": st.sampled_from(["TCP", "UDP"])}))})
+        out.append(
+            {
+                "containerPort": number,
+                **draw(
+                    st.fixed_dictionaries(
+                        {}, optional={"protocol": st.sampled_from(["TCP", "UDP"])}
+                    )
+                ),
+            }
+        )
     return out or [{"containerPort": 29500}]
 
 
@@ -195,65 +281,110 @@ def cases(draw: st.DrawFn) -> tuple[str, dict[str, Any], dict[str, Any], dict[st
     container = draw(st.sampled_from([c for c in containers if _rich(c)] or containers))
     item: dict[str, Any] = {"name": container["name"]}
     patch_item: dict[str, Any] = {"name": container["name"]}
-    for name, key, strategy in (("env", "name", env_entries),
-                                ("volumeMounts", "mountPath", volume_mounts),
-                                ("ports", ("containerPort", "protocol"), ports)):
+    for name, key, strategy in (
+        ("env", "name", env_entries),
+        ("volumeMounts", "mountPath", volume_mounts),
+        ("ports", ("containerPort", "protocol"), ports),
+    ):
         if draw(st.booleans()):
             entries = draw(strategy(container))
             item[name] = tagged(entries, key, draw(st.booleans()))  # !merge-by or untagged
             patch_item[name] = entries
-    plain = draw(st.fixed_dictionaries({}, optional={
-        "resources": RESOURCES, "securityContext": CONTAINER_SECURITY,
-        "image": st.just("registry.example/trainer:2"),
-        "args": st.lists(st.sampled_from(["--fast", "--v=2"]), min_size=1, max_size=2)}))
+    plain = draw(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "resources": RESOURCES,
+                "securityContext": CONTAINER_SECURITY,
+                "image": st.just("registry.example/trainer:2"),
+                "args": st.lists(st.sampled_from(["--fast", "--v=2"]), min_size=1, max_size=2),
+            },
+        )
+    )
     item |= plain
     patch_item |= plain
-    spec = draw(st.fixed_dictionaries({}, optional={
-        "nodeSelector": LABELS, "securityContext": POD_SECURITY,
-        "tolerations": st.just([{"key": "nvidia.com/gpu", "operator": "Exists"}])}))
+    spec = draw(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "nodeSelector": LABELS,
+                "securityContext": POD_SECURITY,
+                "tolerations": st.just([{"key": "nvidia.com/gpu", "operator": "Exists"}]),
+            },
+        )
+    )
     metadata = draw(st.fixed_dictionaries({}, optional={"labels": LABELS, "annotations": LABELS}))
-    partial = {"spec": {field: MergeBy([item]), **spec}, **({"metadata": metadata} if metadata else {})}
+    partial = {
+        "spec": {field: MergeBy([item]), **spec},
+        **({"metadata": metadata} if metadata else {}),
+    }
     patch = {"spec": {field: [patch_item], **spec}, **({"metadata": metadata} if metadata else {})}
     return label, pod, partial, patch
 
 
-def known_case(label: str, item: dict[str, Any], spec: dict[str, Any], *, tag: bool
-               ) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]:
+def known_case(
+    label: str, item: dict[str, Any], spec: dict[str, Any], *, tag: bool
+) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]:
     """A case written out, on the manifest template ``label`` names; ``tag`` tags its env
     and mounts ``!merge-by``."""
     (pod,) = [pod for found, pod in PODS if found == label]
     tags = {"env": "name", "volumeMounts": "mountPath"}
-    tagged_item = {key: tagged(value, tags[key], tag) if key in tags else value
-                   for key, value in item.items()}
-    return (label, pod, {"spec": {"containers": MergeBy([tagged_item]), **spec}},
-            {"spec": {"containers": [item], **spec}})
+    tagged_item = {
+        key: tagged(value, tags[key], tag) if key in tags else value for key, value in item.items()
+    }
+    return (
+        label,
+        pod,
+        {"spec": {"containers": MergeBy([tagged_item]), **spec}},
+        {"spec": {"containers": [item], **spec}},
+    )
 
 
 VLLM = known_case(
     "lws/vllm-gpu-lws.yaml:spec.leaderWorkerTemplate.leaderTemplate",
-    {"name": "vllm-leader",
-     "env": [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}},
-             {"name": "NCCL_DEBUG", "value": "INFO"}],
-     "volumeMounts": [{"mountPath": "/dev/shm", "readOnly": False},
-                      {"name": "cache", "mountPath": "/cache"}],
-     "ports": [{"containerPort": 8080, "name": "http"}, {"containerPort": 29500}],
-     "resources": {"limits": {"nvidia.com/gpu": "4"}}},
-    {"nodeSelector": {"gpu": "h100"}}, tag=False)
+    {
+        "name": "vllm-leader",
+        "env": [
+            {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}},
+            {"name": "NCCL_DEBUG", "value": "INFO"},
+        ],
+        "volumeMounts": [
+            {"mountPath": "/dev/shm", "readOnly": False},
+            {"name": "cache", "mountPath": "/cache"},
+        ],
+        "ports": [{"containerPort": 8080, "name": "http"}, {"containerPort": 29500}],
+        "resources": {"limits": {"nvidia.com/gpu": "4"}},
+    },
+    {"nodeSelector": {"gpu": "h100"}},
+    tag=False,
+)
 FLUENTD = known_case(
     "kubernetes/daemonset.yaml:spec.template",
-    {"name": "fluentd-elasticsearch", "volumeMounts": [{"mountPath": "/var/log", "readOnly": True}],
-     "resources": {"requests": {"cpu": "500m"}}, "securityContext": {"capabilities": {"add": ["SYS_PTRACE"]}}},
-    {"tolerations": [{"key": "gpu", "operator": "Exists"}]}, tag=True)
+    {
+        "name": "fluentd-elasticsearch",
+        "volumeMounts": [{"mountPath": "/var/log", "readOnly": True}],
+        "resources": {"requests": {"cpu": "500m"}},
+        "securityContext": {"capabilities": {"add": ["SYS_PTRACE"]}},
+    },
+    {"tolerations": [{"key": "gpu", "operator": "Exists"}]},
+    tag=True,
+)
 
 
 @needs_kubectl
 @example(VLLM)
 @example(FLUENTD)
-@settings(max_examples=40, derandomize=True, database=None, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(cases())
 def test_a_partial_pod_keeps_every_field_kubectl_keeps(
-        case: tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]) -> None:
+    case: tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]],
+) -> None:
     label, pod, partial, patch = case
     field = next(key for key in patch["spec"] if key in ("containers", "initContainers"))
     (item,) = patch["spec"][field]
@@ -274,8 +405,9 @@ def test_a_partial_pod_keeps_every_field_kubectl_keeps(
     extra = found - kept
     # more only where a list with no merge key kept its old items (appended to, not replaced)
     assert all(path[-1] == "[*]" for path, _ in extra), f"{label}:\n{show(extra)}"
-    assert not extra - original, f"{label}: podfold added fields kubectl does not:\n" \
-                                 f"{show(extra - original)}"
+    assert not extra - original, (
+        f"{label}: podfold added fields kubectl does not:\n{show(extra - original)}"
+    )
 
 
 def test_the_pods_are_the_manifests_templates() -> None:

@@ -21,8 +21,10 @@ from combinators import (
 )
 from transforms import json_patch, loads_overlay, merge_patch, strategic_merge
 
-POD = {"metadata": {"labels": {"a": "b"}},
-       "spec": {"containers": [{"name": "trainer-0", "image": "t:1"}], "hostPID": True}}
+POD = {
+    "metadata": {"labels": {"a": "b"}},
+    "spec": {"containers": [{"name": "trainer-0", "image": "t:1"}], "hostPID": True},
+}
 
 EVERY_KIND = chain(
     upsert("spec.nodeSelector", {"gpu": "a100"}),

@@ -52,23 +52,29 @@ def test_upstream_fixture(name: str) -> None:
         assert found == []
     else:
         assert {problem.rule for problem in found} == UPSTREAM_FAILURES[name]
-        assert all(f"({profile} profile, rule {problem.rule})" in problem.message
-                   for problem in found)
+        assert all(
+            f"({profile} profile, rule {problem.rule})" in problem.message for problem in found
+        )
 
 
 def _restricted_ok(**spec: Any) -> dict[str, Any]:
     """A pod that meets the restricted profile, with ``spec`` merged over its spec."""
-    container = {"name": "c", "image": "x", "securityContext": {
-        "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}}
-    pod_spec: dict[str, Any] = {"securityContext": {"runAsNonRoot": True,
-                                                    "seccompProfile": {"type": "RuntimeDefault"}},
-                                "containers": [container]}
+    container = {
+        "name": "c",
+        "image": "x",
+        "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+    }
+    pod_spec: dict[str, Any] = {
+        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [container],
+    }
     pod_spec.update(spec)
     return {"metadata": {"name": "p"}, "spec": pod_spec}
 
 
-def _with_container(security: dict[str, Any] | None = None, list_name: str = "containers",
-                    **fields: Any) -> dict[str, Any]:
+def _with_container(
+    security: dict[str, Any] | None = None, list_name: str = "containers", **fields: Any
+) -> dict[str, Any]:
     pod = _restricted_ok()
     container = dict(pod["spec"]["containers"][0], **fields)
     container["securityContext"] = dict(container["securityContext"], **(security or {}))
@@ -88,74 +94,169 @@ def _with_pod_security(**security: Any) -> dict[str, Any]:
 # (rule, pod, the path of the violation or None where the pod passes)
 TABLE: list[tuple[str, dict[str, Any], str | None]] = [
     ("host-process", _with_pod_security(windowsOptions={"hostProcess": False}), None),
-    ("host-process", _with_container({"windowsOptions": {"hostProcess": True}}),
-     "spec.containers[name=c].securityContext.windowsOptions.hostProcess"),
+    (
+        "host-process",
+        _with_container({"windowsOptions": {"hostProcess": True}}),
+        "spec.containers[name=c].securityContext.windowsOptions.hostProcess",
+    ),
     ("host-namespaces", _restricted_ok(hostPID=False), None),
     ("host-namespaces", _restricted_ok(hostIPC=True), "spec.hostIPC"),
     ("privileged", _with_container({"privileged": False}), None),
-    ("privileged", _with_container({"privileged": True}, "ephemeralContainers"),
-     "spec.ephemeralContainers[name=other].securityContext.privileged"),
+    (
+        "privileged",
+        _with_container({"privileged": True}, "ephemeralContainers"),
+        "spec.ephemeralContainers[name=other].securityContext.privileged",
+    ),
     ("capabilities-baseline", _with_container({"capabilities": {"add": ["CHOWN", "KILL"]}}), None),
-    ("capabilities-baseline", _with_container({"capabilities": {"add": ["NET_ADMIN"]}}),
-     "spec.containers[name=c].securityContext.capabilities.add[0]"),
+    (
+        "capabilities-baseline",
+        _with_container({"capabilities": {"add": ["NET_ADMIN"]}}),
+        "spec.containers[name=c].securityContext.capabilities.add[0]",
+    ),
     ("host-path-volumes", _restricted_ok(volumes=[{"name": "v", "emptyDir": {}}]), None),
-    ("host-path-volumes", _restricted_ok(volumes=[{"name": "v", "hostPath": {"path": "/"}}]),
-     "spec.volumes[name=v].hostPath"),
+    (
+        "host-path-volumes",
+        _restricted_ok(volumes=[{"name": "v", "hostPath": {"path": "/"}}]),
+        "spec.volumes[name=v].hostPath",
+    ),
     ("host-ports", _with_container(ports=[{"containerPort": 80, "hostPort": 0}]), None),
-    ("host-ports", _with_container(ports=[{"containerPort": 80, "hostPort": 8080}]),
-     "spec.containers[name=c].ports[0].hostPort"),
+    (
+        "host-ports",
+        _with_container(ports=[{"containerPort": 80, "hostPort": 8080}]),
+        "spec.containers[name=c].ports[0].hostPort",
+    ),
     ("host-probes", _with_container(readinessProbe={"httpGet": {"host": "", "port": 80}}), None),
-    ("host-probes", _with_container(lifecycle={"preStop": {"httpGet": {"host": "10.0.0.1",
-                                                                       "port": 80}}}),
-     "spec.containers[name=c].lifecycle.preStop.httpGet.host"),
-    ("apparmor", _with_container({"appArmorProfile": {"type": "Localhost",
-                                                      "localhostProfile": "p"}}), None),
-    ("apparmor", _with_pod_security(appArmorProfile={"type": "Unconfined"}),
-     "spec.securityContext.appArmorProfile.type"),
-    ("apparmor", dict(_restricted_ok(), metadata={"annotations": {
-        "container.apparmor.security.beta.kubernetes.io/c": "localhost/custom"}}), None),
-    ("apparmor", dict(_restricted_ok(), metadata={"annotations": {
-        "container.apparmor.security.beta.kubernetes.io/c": "unconfined"}}),
-     'metadata.annotations["container.apparmor.security.beta.kubernetes.io/c"]'),
-    ("selinux", _with_pod_security(seLinuxOptions={"type": "container_engine_t",
-                                                   "level": "s0:c123,c456"}), None),
-    ("selinux", _with_container({"seLinuxOptions": {"role": "sysadm_r"}}),
-     "spec.containers[name=c].securityContext.seLinuxOptions.role"),
-    ("selinux", _with_container({"seLinuxOptions": {"type": "spc_t"}}),
-     "spec.containers[name=c].securityContext.seLinuxOptions.type"),
+    (
+        "host-probes",
+        _with_container(lifecycle={"preStop": {"httpGet": {"host": "10.0.0.1", "port": 80}}}),
+        "spec.containers[name=c].lifecycle.preStop.httpGet.host",
+    ),
+    (
+        "apparmor",
+        _with_container({"appArmorProfile": {"type": "Localhost", "localhostProfile": "p"}}),
+        None,
+    ),
+    (
+        "apparmor",
+        _with_pod_security(appArmorProfile={"type": "Unconfined"}),
+        "spec.securityContext.appArmorProfile.type",
+    ),
+    (
+        "apparmor",
+        dict(
+            _restricted_ok(),
+            metadata={
+                "annotations": {
+                    "container.apparmor.security.beta.kubernetes.io/c": "localhost/custom"
+                }
+            },
+        ),
+        None,
+    ),
+    (
+        "apparmor",
+        dict(
+            _restricted_ok(),
+            metadata={
+                "annotations": {"container.apparmor.security.beta.kubernetes.io/c": "unconfined"}
+            },
+        ),
+        'metadata.annotations["container.apparmor.security.beta.kubernetes.io/c"]',
+    ),
+    (
+        "selinux",
+        _with_pod_security(seLinuxOptions={"type": "container_engine_t", "level": "s0:c123,c456"}),
+        None,
+    ),
+    (
+        "selinux",
+        _with_container({"seLinuxOptions": {"role": "sysadm_r"}}),
+        "spec.containers[name=c].securityContext.seLinuxOptions.role",
+    ),
+    (
+        "selinux",
+        _with_container({"seLinuxOptions": {"type": "spc_t"}}),
+        "spec.containers[name=c].securityContext.seLinuxOptions.type",
+    ),
     ("proc-mount", _with_container({"procMount": "Default"}), None),
-    ("proc-mount", _with_container({"procMount": "Unmasked"}, "initContainers"),
-     "spec.initContainers[name=other].securityContext.procMount"),
-    ("seccomp-baseline", _with_pod_security(seccompProfile={"type": "Localhost",
-                                                            "localhostProfile": "p"}), None),
-    ("seccomp-baseline", _with_pod_security(seccompProfile={"type": "Unconfined"}),
-     "spec.securityContext.seccompProfile.type"),
-    ("sysctls", _with_pod_security(sysctls=[{"name": "net.ipv4.ip_local_port_range",
-                                             "value": "1024 65535"}]), None),
-    ("sysctls", _with_pod_security(sysctls=[{"name": "kernel.sem", "value": "1"}]),
-     "spec.securityContext.sysctls[name=kernel.sem].name"),
-    ("volume-types", _restricted_ok(volumes=[{"name": "a", "secret": {"secretName": "s"}},
-                                             {"name": "b", "image": {"reference": "r"}}]), None),
-    ("volume-types", _restricted_ok(volumes=[{"name": "v", "hostPath": {"path": "/"}}]),
-     "spec.volumes[name=v].hostPath"),
+    (
+        "proc-mount",
+        _with_container({"procMount": "Unmasked"}, "initContainers"),
+        "spec.initContainers[name=other].securityContext.procMount",
+    ),
+    (
+        "seccomp-baseline",
+        _with_pod_security(seccompProfile={"type": "Localhost", "localhostProfile": "p"}),
+        None,
+    ),
+    (
+        "seccomp-baseline",
+        _with_pod_security(seccompProfile={"type": "Unconfined"}),
+        "spec.securityContext.seccompProfile.type",
+    ),
+    (
+        "sysctls",
+        _with_pod_security(
+            sysctls=[{"name": "net.ipv4.ip_local_port_range", "value": "1024 65535"}]
+        ),
+        None,
+    ),
+    (
+        "sysctls",
+        _with_pod_security(sysctls=[{"name": "kernel.sem", "value": "1"}]),
+        "spec.securityContext.sysctls[name=kernel.sem].name",
+    ),
+    (
+        "volume-types",
+        _restricted_ok(
+            volumes=[
+                {"name": "a", "secret": {"secretName": "s"}},
+                {"name": "b", "image": {"reference": "r"}},
+            ]
+        ),
+        None,
+    ),
+    (
+        "volume-types",
+        _restricted_ok(volumes=[{"name": "v", "hostPath": {"path": "/"}}]),
+        "spec.volumes[name=v].hostPath",
+    ),
     ("privilege-escalation", _restricted_ok(), None),
-    ("privilege-escalation", _with_container({"allowPrivilegeEscalation": True}),
-     "spec.containers[name=c].securityContext.allowPrivilegeEscalation"),
+    (
+        "privilege-escalation",
+        _with_container({"allowPrivilegeEscalation": True}),
+        "spec.containers[name=c].securityContext.allowPrivilegeEscalation",
+    ),
     ("run-as-non-root", _with_container({"runAsNonRoot": True}), None),
-    ("run-as-non-root", _with_container({"runAsNonRoot": False}),
-     "spec.containers[name=c].securityContext.runAsNonRoot"),
+    (
+        "run-as-non-root",
+        _with_container({"runAsNonRoot": False}),
+        "spec.containers[name=c].securityContext.runAsNonRoot",
+    ),
     ("run-as-user", _with_pod_security(runAsUser=1000), None),
     ("run-as-user", _with_pod_security(runAsUser=0), "spec.securityContext.runAsUser"),
     ("seccomp-restricted", _restricted_ok(), None),
-    ("seccomp-restricted", _with_container({"seccompProfile": {"type": "Unconfined"}}),
-     "spec.containers[name=c].securityContext.seccompProfile.type"),
-    ("capabilities-restricted", _with_container({"capabilities": {
-        "drop": ["ALL"], "add": ["NET_BIND_SERVICE"]}}), None),
-    ("capabilities-restricted", _with_container({"capabilities": {"drop": ["NET_RAW"]}}),
-     "spec.containers[name=c].securityContext.capabilities.drop"),
+    (
+        "seccomp-restricted",
+        _with_container({"seccompProfile": {"type": "Unconfined"}}),
+        "spec.containers[name=c].securityContext.seccompProfile.type",
+    ),
+    (
+        "capabilities-restricted",
+        _with_container({"capabilities": {"drop": ["ALL"], "add": ["NET_BIND_SERVICE"]}}),
+        None,
+    ),
+    (
+        "capabilities-restricted",
+        _with_container({"capabilities": {"drop": ["NET_RAW"]}}),
+        "spec.containers[name=c].securityContext.capabilities.drop",
+    ),
     ("proc-mount-restricted", _with_container({"procMount": "Default"}), None),
-    ("proc-mount-restricted", _with_container({"procMount": "Unmasked"}),
-     "spec.containers[name=c].securityContext.procMount"),
+    (
+        "proc-mount-restricted",
+        _with_container({"procMount": "Unmasked"}),
+        "spec.containers[name=c].securityContext.procMount",
+    ),
 ]
 
 
@@ -165,9 +266,11 @@ def test_the_table_covers_every_rule_both_ways() -> None:
         assert verdicts == {True, False}, module.ID
 
 
-@pytest.mark.parametrize(("rule_id", "pod", "where"), TABLE,
-                         ids=[f"{r}-{'pass' if w is None else 'fail'}-{i}"
-                              for i, (r, _, w) in enumerate(TABLE)])
+@pytest.mark.parametrize(
+    ("rule_id", "pod", "where"),
+    TABLE,
+    ids=[f"{r}-{'pass' if w is None else 'fail'}-{i}" for i, (r, _, w) in enumerate(TABLE)],
+)
 def test_rule(rule_id: str, pod: dict[str, Any], where: str | None) -> None:
     module = rule(rule_id)
     found = policy_problems(pod, module.PROFILE)
@@ -199,32 +302,54 @@ def test_pod_level_run_as_non_root_covers_containers() -> None:
 def test_pod_level_false_fails_even_when_every_container_sets_true() -> None:
     pod = _with_container({"runAsNonRoot": True})
     pod["spec"]["securityContext"]["runAsNonRoot"] = False
-    assert [p.path for p in policy_problems(pod, "restricted") if p.rule == "run-as-non-root"] \
-        == ["spec.securityContext.runAsNonRoot"]
+    assert [p.path for p in policy_problems(pod, "restricted") if p.rule == "run-as-non-root"] == [
+        "spec.securityContext.runAsNonRoot"
+    ]
 
 
 def test_seccomp_may_be_set_on_every_container_instead_of_the_pod() -> None:
     pod = _with_container({"seccompProfile": {"type": "RuntimeDefault"}})
     del pod["spec"]["securityContext"]["seccompProfile"]
     assert policy_problems(pod, "restricted") == []
-    pod["spec"]["initContainers"] = [{"name": "i", "image": "x", "securityContext": {
-        "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}}]
+    pod["spec"]["initContainers"] = [
+        {
+            "name": "i",
+            "image": "x",
+            "securityContext": {
+                "allowPrivilegeEscalation": False,
+                "capabilities": {"drop": ["ALL"]},
+            },
+        }
+    ]
     assert [p.path for p in policy_problems(pod, "restricted")] == [
-        "spec.initContainers[name=i].securityContext.seccompProfile.type"]
+        "spec.initContainers[name=i].securityContext.seccompProfile.type"
+    ]
 
 
 def test_windows_pods_are_exempt_from_the_linux_only_controls() -> None:
-    pod: dict[str, Any] = {"spec": {"os": {"name": "windows"}, "securityContext": {"runAsNonRoot": True},
-                    "containers": [{"name": "c", "image": "x"}]}}
+    pod: dict[str, Any] = {
+        "spec": {
+            "os": {"name": "windows"},
+            "securityContext": {"runAsNonRoot": True},
+            "containers": [{"name": "c", "image": "x"}],
+        }
+    }
     assert policy_problems(pod, "restricted") == []
     linux = {"spec": dict(pod["spec"], os={"name": "linux"})}
     assert {p.rule for p in policy_problems(linux, "restricted")} == {
-        "privilege-escalation", "seccomp-restricted", "capabilities-restricted"}
+        "privilege-escalation",
+        "seccomp-restricted",
+        "capabilities-restricted",
+    }
     # the baseline controls still hold for them
     pod["spec"]["containers"][0]["securityContext"] = {
-        "capabilities": {"add": ["SYS_ADMIN"]}, "seccompProfile": {"type": "Unconfined"}}
+        "capabilities": {"add": ["SYS_ADMIN"]},
+        "seccompProfile": {"type": "Unconfined"},
+    }
     assert {p.rule for p in policy_problems(pod, "restricted")} == {
-        "capabilities-baseline", "seccomp-baseline"}
+        "capabilities-baseline",
+        "seccomp-baseline",
+    }
 
 
 def test_user_namespaces_relax_proc_mount_in_baseline_only() -> None:
@@ -239,20 +364,37 @@ def test_restricted_replaces_the_baseline_rules_it_tightens() -> None:
     assert [p.rule for p in policy_problems(pod, "baseline")] == ["host-path-volumes"]
     assert [p.rule for p in policy_problems(pod, "restricted")] == ["volume-types"]
     ids = {module.ID for module in rules_for("restricted")}
-    assert {"host-path-volumes", "seccomp-baseline", "capabilities-baseline",
-            "proc-mount"}.isdisjoint(ids)
-    assert {m.ID for m in rules_for("baseline")} <= ids | {"host-path-volumes", "seccomp-baseline",
-                                                            "capabilities-baseline", "proc-mount"}
+    assert {
+        "host-path-volumes",
+        "seccomp-baseline",
+        "capabilities-baseline",
+        "proc-mount",
+    }.isdisjoint(ids)
+    assert {m.ID for m in rules_for("baseline")} <= ids | {
+        "host-path-volumes",
+        "seccomp-baseline",
+        "capabilities-baseline",
+        "proc-mount",
+    }
 
 
 def test_every_violation_is_found_at_once() -> None:
-    pod = {"spec": {"hostNetwork": True, "hostPID": True,
-                    "containers": [{"name": "a", "securityContext": {"privileged": True}},
-                                   {"name": "b", "ports": [{"containerPort": 1, "hostPort": 1}]}]}}
+    pod = {
+        "spec": {
+            "hostNetwork": True,
+            "hostPID": True,
+            "containers": [
+                {"name": "a", "securityContext": {"privileged": True}},
+                {"name": "b", "ports": [{"containerPort": 1, "hostPort": 1}]},
+            ],
+        }
+    }
     assert [(p.rule, p.path) for p in policy_problems(pod, "baseline")] == [
-        ("host-namespaces", "spec.hostNetwork"), ("host-namespaces", "spec.hostPID"),
+        ("host-namespaces", "spec.hostNetwork"),
+        ("host-namespaces", "spec.hostPID"),
         ("privileged", "spec.containers[name=a].securityContext.privileged"),
-        ("host-ports", "spec.containers[name=b].ports[0].hostPort")]
+        ("host-ports", "spec.containers[name=b].ports[0].hostPort"),
+    ]
 
 
 @pytest.mark.parametrize("kind", ["PodSpec", "PodTemplateSpec"])
@@ -264,8 +406,9 @@ def test_other_pod_shapes(kind: str) -> None:
 
 
 def test_client_objects() -> None:
-    pod = client.V1Pod(spec=client.V1PodSpec(host_pid=True, containers=[
-        client.V1Container(name="c", image="x")]))
+    pod = client.V1Pod(
+        spec=client.V1PodSpec(host_pid=True, containers=[client.V1Container(name="c", image="x")])
+    )
     assert [p.path for p in policy_problems(pod, "baseline")] == ["spec.hostPID"]
 
 

@@ -28,12 +28,19 @@ spec:
 def _apply(tmp_path: Path, overlay: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "web.yaml").write_text(MISSING_VOLUME)
     (tmp_path / "o.yaml").write_text(overlay)
-    return subprocess.run([*PODFOLD, "apply", "-f", "o.yaml", "web.yaml"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [*PODFOLD, "apply", "-f", "o.yaml", "web.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_an_unrelated_volume_an_overlay_adds_does_not_make_the_old_problem_its_own(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # the mount of a volume the pod never had: "volumes are: (none)" before shm_size,
     # "volumes are: dshm" after; the same problem, the manifest's
     done = _apply(tmp_path, "- {recipe: shm_size, size: 1Gi}\n")
@@ -41,12 +48,16 @@ def test_an_unrelated_volume_an_overlay_adds_does_not_make_the_old_problem_its_o
     assert "dshm" in done.stdout
 
 
-def test_a_problem_the_overlay_brings_at_the_same_rule_is_still_reported(
-        tmp_path: Path) -> None:
+def test_a_problem_the_overlay_brings_at_the_same_rule_is_still_reported(tmp_path: Path) -> None:
     # a second mount of another missing volume is the overlay's, and named as such
-    done = _apply(tmp_path, "spec:\n  containers: !merge-by\n  - name: web\n"
-                            "    volumeMounts: [{name: cache, mountPath: /cache}]\n")
+    done = _apply(
+        tmp_path,
+        "spec:\n  containers: !merge-by\n  - name: web\n"
+        "    volumeMounts: [{name: cache, mountPath: /cache}]\n",
+    )
     assert done.returncode == 1
-    assert "volumeMounts[mountPath=/cache].name: no volume named 'cache'" in done.stderr \
-        or "volumeMounts[name=cache].name: no volume named 'cache'" in done.stderr, done.stderr
+    assert (
+        "volumeMounts[mountPath=/cache].name: no volume named 'cache'" in done.stderr
+        or "volumeMounts[name=cache].name: no volume named 'cache'" in done.stderr
+    ), done.stderr
     assert "'data'" not in done.stderr

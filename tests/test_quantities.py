@@ -22,18 +22,40 @@ from transforms.checks.validation import PodValidationError, problems, validate_
 from transforms.io import loads_overlay
 from transforms.kube.quantity import MAX_QUANTITY, QuantityRangeError, quantity_value
 
-HOSTILE = ["1e999999999", "-1e999999999", "1E2147483648", "1e" + "9" * 5000,
-           "1" + "0" * 5000, "9" * 100_000 + "e-99990", "0." + "0" * 100_000 + "1Ei",
-           "1e-999999999", "-1e-" + "9" * 5000, "8Ei", "9223372036854775808"]
-IN_RANGE = {"1e-999999999": Fraction(1, 10**9), "-1e-" + "9" * 5000: Fraction(-1, 10**9),
-            "0." + "0" * 100_000 + "1Ei": Fraction(1, 10**9),
-            "9" * 100_000 + "e-99990": Fraction(10**10)}  # rounded up to a whole nano unit
+HOSTILE = [
+    "1e999999999",
+    "-1e999999999",
+    "1E2147483648",
+    "1e" + "9" * 5000,
+    "1" + "0" * 5000,
+    "9" * 100_000 + "e-99990",
+    "0." + "0" * 100_000 + "1Ei",
+    "1e-999999999",
+    "-1e-" + "9" * 5000,
+    "8Ei",
+    "9223372036854775808",
+]
+IN_RANGE = {
+    "1e-999999999": Fraction(1, 10**9),
+    "-1e-" + "9" * 5000: Fraction(-1, 10**9),
+    "0." + "0" * 100_000 + "1Ei": Fraction(1, 10**9),
+    "9" * 100_000 + "e-99990": Fraction(10**10),
+}  # rounded up to a whole nano unit
 PATH = "spec.containers[name=trainer].resources.limits.cpu"
 
 
 def _pod(request: Any, limit: Any) -> dict[str, Any]:
-    return {"spec": {"containers": [{"name": "trainer", "image": "x", "resources": {
-        "requests": {"cpu": request}, "limits": {"cpu": limit}}}]}}
+    return {
+        "spec": {
+            "containers": [
+                {
+                    "name": "trainer",
+                    "image": "x",
+                    "resources": {"requests": {"cpu": request}, "limits": {"cpu": limit}},
+                }
+            ]
+        }
+    }
 
 
 def _value_or_error(text: str) -> Any:
@@ -60,8 +82,11 @@ def test_a_request_and_its_limit_never_hang_validation(text: str) -> None:
     assert outcome.status == "returned", (outcome.status, outcome.error_text)
     found = [(problem.path, problem.rule) for problem in outcome.value]
     if text in IN_RANGE:
-        expected = ([(PATH.replace("limits", "requests"), "requests-within-limits")]
-                    if IN_RANGE[text] < 1 else [])
+        expected = (
+            [(PATH.replace("limits", "requests"), "requests-within-limits")]
+            if IN_RANGE[text] < 1
+            else []
+        )
         if IN_RANGE[text] < 0:  # the API server refuses a negative quantity outright
             expected.append((PATH, "resource-names"))
         assert sorted(found) == sorted(expected)
@@ -73,28 +98,33 @@ def test_a_request_and_its_limit_never_hang_validation(text: str) -> None:
 
 
 def test_an_overlay_file_with_a_huge_quantity_is_refused_at_its_path() -> None:
-    overlay = ("spec:\n  containers: !merge-by\n  - name: trainer\n    resources:\n"
-               "      requests: {cpu: '1'}\n      limits: {cpu: 1e999999999}\n")
+    overlay = (
+        "spec:\n  containers: !merge-by\n  - name: trainer\n    resources:\n"
+        "      requests: {cpu: '1'}\n      limits: {cpu: 1e999999999}\n"
+    )
 
     def fold_and_validate() -> str:
-        pod = loads_overlay(overlay)({"spec": {"containers": [{"name": "trainer",
-                                                              "image": "x"}]}})
+        pod = loads_overlay(overlay)({"spec": {"containers": [{"name": "trainer", "image": "x"}]}})
         try:
             validate_pod(pod)
         except PodValidationError as err:
             return str(err)
         return "accepted"
+
     outcome = within(fold_and_validate, seconds=3, megabytes=256)
     assert outcome.status == "returned", (outcome.status, outcome.error_text)
     assert f"{PATH}: quantity '1e999999999' is out of range" in outcome.value
 
 
-@pytest.mark.parametrize("build", [
-    lambda: recipes.resources(requests={"cpu": "1"}, limits={"cpu": "1e999999999"}),
-    lambda: recipes.resources(requests={"memory": "1" + "0" * 5000}),
-    lambda: recipes.shm_size("1e999999999"),
-    lambda: recipes.parse_quantity("1e999999999"),
-])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: recipes.resources(requests={"cpu": "1"}, limits={"cpu": "1e999999999"}),
+        lambda: recipes.resources(requests={"memory": "1" + "0" * 5000}),
+        lambda: recipes.shm_size("1e999999999"),
+        lambda: recipes.parse_quantity("1e999999999"),
+    ],
+)
 def test_recipes_refuse_huge_quantities_when_built(build: Any) -> None:
     def attempt() -> str:
         try:
@@ -102,6 +132,7 @@ def test_recipes_refuse_huge_quantities_when_built(build: Any) -> None:
         except ArgumentError as err:
             return str(err)
         return "accepted"
+
     outcome = within(attempt, seconds=2, megabytes=128)
     assert outcome.status == "returned", (outcome.status, outcome.error_text)
     assert "out of range" in outcome.value and "2^63-1" in outcome.value
@@ -113,8 +144,14 @@ def test_the_bound_is_kubernetes_own() -> None:
     assert quantity_value(str(MAX_QUANTITY)) == MAX_QUANTITY
     assert quantity_value(-MAX_QUANTITY) == -MAX_QUANTITY
     assert quantity_value("7Ei") == 7 * 2**60
-    for beyond in (MAX_QUANTITY + 1, str(MAX_QUANTITY + 1), "8Ei", "9223372036854775807.5",
-                   "9.3E18", 1e19):
+    for beyond in (
+        MAX_QUANTITY + 1,
+        str(MAX_QUANTITY + 1),
+        "8Ei",
+        "9223372036854775807.5",
+        "9.3E18",
+        1e19,
+    ):
         with pytest.raises(QuantityRangeError, match=r"2\^63-1"):
             quantity_value(beyond)
     with pytest.raises(QuantityRangeError) as caught:
@@ -133,8 +170,7 @@ def test_below_a_nano_unit_rounds_up_away_from_zero() -> None:
 # ---------------------------------------------------------------- against a naive oracle
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15,
-            "E": 18}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 
 
 def _naive(sign: str, whole: str, fraction: str, suffix: str) -> Fraction | str:
@@ -157,13 +193,15 @@ def _naive(sign: str, whole: str, fraction: str, suffix: str) -> Fraction | str:
 
 DIGITS = st.text("0123456789", max_size=30)
 SUFFIXES = st.sampled_from(sorted(_BINARY) + sorted(_DECIMAL)) | st.builds(
-    lambda e: f"e{e}", st.integers(-40, 30))
+    lambda e: f"e{e}", st.integers(-40, 30)
+)
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.sampled_from(["", "+", "-"]), DIGITS, st.none() | DIGITS, SUFFIXES)
-def test_quantity_value_agrees_with_exact_arithmetic(sign: str, whole: str,
-                                                     fraction: str | None, suffix: str) -> None:
+def test_quantity_value_agrees_with_exact_arithmetic(
+    sign: str, whole: str, fraction: str | None, suffix: str
+) -> None:
     text = sign + whole + ("" if fraction is None else "." + fraction) + suffix
     if not (whole or fraction):
         assert quantity_value(text) is None

@@ -33,8 +33,9 @@ def _fifo(tmp_path: Path, name: str, text: str) -> Path:
 
 def _podfold(*args: str) -> subprocess.CompletedProcess[str]:
     # a read that waits for ever is a failure here, not a hang of the suite
-    return subprocess.run([*PODFOLD, *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=60, check=False)
+    return subprocess.run(
+        [*PODFOLD, *args], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def test_explain_blame_names_the_lines_of_an_overlay_from_a_pipe(tmp_path: Path) -> None:
@@ -59,8 +60,11 @@ def test_a_denied_path_an_overlay_from_a_pipe_wrote_names_its_line(tmp_path: Pat
 
 
 def test_an_overlay_error_from_a_pipe_names_its_line(tmp_path: Path) -> None:
-    overlay = _fifo(tmp_path, "typo.fifo",
-                    '- {op: remove_at, path: "spec.containers[name=ngnix]", missing_ok: false}\n')
+    overlay = _fifo(
+        tmp_path,
+        "typo.fifo",
+        '- {op: remove_at, path: "spec.containers[name=ngnix]", missing_ok: false}\n',
+    )
     done = _podfold("apply", "-f", str(overlay), str(DEPLOYMENT))
     assert done.returncode == 1
     assert f"{overlay}:1" in done.stderr, done.stderr
@@ -68,7 +72,8 @@ def test_an_overlay_error_from_a_pipe_names_its_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", ["apply", "explain"])
 def test_the_same_file_given_twice_is_read_once_each_time_it_is_named(
-        tmp_path: Path, command: str) -> None:
+    tmp_path: Path, command: str
+) -> None:
     overlay = tmp_path / "pool.yaml"
     overlay.write_text("spec:\n  nodeSelector: {pool: a100}\n")
     done = _podfold(command, "-f", str(overlay), "-f", str(overlay), str(DEPLOYMENT))

@@ -38,10 +38,16 @@ K8S_VERSION = "1.32"
 
 # --- pods rendered by torchx 0.7.0 -------------------------------------------------------------
 
+
 def _trainer_role(gpus: int = 2) -> specs.Role:
-    return specs.Role(name="trainer", image="pytorch/pytorch:2.3", entrypoint="python",
-                      args=["-m", "train"], num_replicas=2,
-                      resource=specs.Resource(cpu=8, gpu=gpus, memMB=32000))
+    return specs.Role(
+        name="trainer",
+        image="pytorch/pytorch:2.3",
+        entrypoint="python",
+        args=["-m", "train"],
+        num_replicas=2,
+        resource=specs.Resource(cpu=8, gpu=gpus, memMB=32000),
+    )
 
 
 def _api_form(pod: Any) -> dict[str, Any]:
@@ -98,66 +104,105 @@ def test_torchx_pod_is_valid_before_any_recipe() -> None:
 
 SAMPLES: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {
     "node_selector": [((), {"gpu": "a100"}), (({"cloud.google.com/gke-nodepool": "gpu"},), {})],
-    "add_toleration": [(("nvidia.com/gpu",), {}),
-                       (("dedicated",), {"value": "ml", "effect": "NoSchedule"}),
-                       (("node.kubernetes.io/unreachable",), {"effect": "NoExecute",
-                                                              "seconds": 300})],
-    "require_node_affinity": [(("gpu",), {"values": ["a100", "h100"]}),
-                              (("spot",), {"operator": "DoesNotExist"})],
-    "prefer_node_affinity": [(("topology.kubernetes.io/zone",), {"values": "us-central1-a",
-                                                                 "weight": 50})],
-    "spread": [(("topology.kubernetes.io/zone",), {}),
-               (("kubernetes.io/hostname",), {"max_skew": 2, "when_unsatisfiable":
-                                              "DoNotSchedule", "match_labels": {"team": "ml"}}),
-               (("topology.kubernetes.io/zone",), {"group_label": "app.kubernetes.io/name"})],
-    "anti_affinity": [((), {}), ((), {"required": True}),
-                      ((), {"match_labels": {"app": "trainer"}, "weight": 10}),
-                      ((), {"group_label": "app.kubernetes.io/name"})],
+    "add_toleration": [
+        (("nvidia.com/gpu",), {}),
+        (("dedicated",), {"value": "ml", "effect": "NoSchedule"}),
+        (("node.kubernetes.io/unreachable",), {"effect": "NoExecute", "seconds": 300}),
+    ],
+    "require_node_affinity": [
+        (("gpu",), {"values": ["a100", "h100"]}),
+        (("spot",), {"operator": "DoesNotExist"}),
+    ],
+    "prefer_node_affinity": [
+        (("topology.kubernetes.io/zone",), {"values": "us-central1-a", "weight": 50})
+    ],
+    "spread": [
+        (("topology.kubernetes.io/zone",), {}),
+        (
+            ("kubernetes.io/hostname",),
+            {"max_skew": 2, "when_unsatisfiable": "DoNotSchedule", "match_labels": {"team": "ml"}},
+        ),
+        (("topology.kubernetes.io/zone",), {"group_label": "app.kubernetes.io/name"}),
+    ],
+    "anti_affinity": [
+        ((), {}),
+        ((), {"required": True}),
+        ((), {"match_labels": {"app": "trainer"}, "weight": 10}),
+        ((), {"group_label": "app.kubernetes.io/name"}),
+    ],
     "priority_class": [(("high",), {})],
     "scheduler_name": [(("default-scheduler",), {})],
     "runtime_class": [(("nvidia",), {})],
     "kueue_queue": [(("team-a",), {})],
-    "gpu": [(("a100-80gb",), {"count": 8}), (("h100",), {"count": 8, "provider": "eks"}),
-            (("l4",), {"provider": "gfd"}), (("t4",), {"count": 1, "provider": "gke"}),
-            (("rtx-4090",), {"provider": "custom", "label": "example.com/gpu", "count": 1})],
-    "mig": [(("1g.5gb",), {}), (("3g.40gb",), {"count": 2, "provider": "eks"}),
-            (("2g.20gb",), {"provider": "gke"})],
+    "gpu": [
+        (("a100-80gb",), {"count": 8}),
+        (("h100",), {"count": 8, "provider": "eks"}),
+        (("l4",), {"provider": "gfd"}),
+        (("t4",), {"count": 1, "provider": "gke"}),
+        (("rtx-4090",), {"provider": "custom", "label": "example.com/gpu", "count": 1}),
+    ],
+    "mig": [
+        (("1g.5gb",), {}),
+        (("3g.40gb",), {"count": 2, "provider": "eks"}),
+        (("2g.20gb",), {"provider": "gke"}),
+    ],
     "tpu": [(("v5e", "2x4", 4), {}), (("tpu-v5p-slice", "2x2x2", 4), {})],
     "efa": [((4,), {})],
     "rdma": [((), {}), (("rdma/rdma_shared_device_a",), {"count": 2})],
     "shm_size": [(("64Gi",), {}), ((1073741824,), {})],
-    "mount_pvc": [(("datasets", "/data"), {"read_only": True}),
-                  (("team.checkpoints", "/ckpt"), {"sub_path": "run-1"})],
+    "mount_pvc": [
+        (("datasets", "/data"), {"read_only": True}),
+        (("team.checkpoints", "/ckpt"), {"sub_path": "run-1"}),
+    ],
     "mount_secret": [(("gcs-key", "/secrets/gcs"), {"default_mode": 0o400})],
-    "mount_config_map": [(("train-config", "/etc/train"), {"volume": "config",
-                                                           "optional": True})],
-    "mount_empty_dir": [(("scratch", "/scratch"), {"size": "100Gi"}),
-                        (("fast", "/fast"), {"memory": True})],
+    "mount_config_map": [(("train-config", "/etc/train"), {"volume": "config", "optional": True})],
+    "mount_empty_dir": [
+        (("scratch", "/scratch"), {"size": "100Gi"}),
+        (("fast", "/fast"), {"memory": True}),
+    ],
     "mount_host_path": [(("/mnt/nvme", "/nvme"), {"type": "Directory"})],
-    "add_env": [((), {"NCCL_DEBUG": "INFO", "OMP_NUM_THREADS": 4}),
-                (({"HF_TOKEN": recipes.SecretKey("hf", "token"),
-                   "POD_IP": recipes.FieldRef("status.podIP"),
-                   "MEM": recipes.ResourceFieldRef("limits.memory", divisor="1Mi")},), {}),
-                ((), {"LEVEL": {"configMapKeyRef": {"name": "settings", "key": "level"}},
-                      "container": "*"})],
+    "add_env": [
+        ((), {"NCCL_DEBUG": "INFO", "OMP_NUM_THREADS": 4}),
+        (
+            (
+                {
+                    "HF_TOKEN": recipes.SecretKey("hf", "token"),
+                    "POD_IP": recipes.FieldRef("status.podIP"),
+                    "MEM": recipes.ResourceFieldRef("limits.memory", divisor="1Mi"),
+                },
+            ),
+            {},
+        ),
+        (
+            (),
+            {"LEVEL": {"configMapKeyRef": {"name": "settings", "key": "level"}}, "container": "*"},
+        ),
+    ],
     "add_env_from_secret": [(("WANDB_API_KEY", "wandb", "key"), {"optional": True})],
     "add_env_from_config_map": [(("LEVEL", "settings", "level"), {})],
     "add_env_from_field": [(("NODE", "spec.nodeName"), {})],
-    "resources": [((), {"requests": {"cpu": "4", "memory": "16Gi"},
-                        "limits": {"memory": "32Gi"}}),
-                  ((), {"limits": {"ephemeral-storage": "100Gi"}})],
+    "resources": [
+        ((), {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"memory": "32Gi"}}),
+        ((), {"limits": {"ephemeral-storage": "100Gi"}}),
+    ],
     "image_pull_policy": [(("Always",), {}), (("IfNotPresent",), {"container": "*"})],
     "working_dir": [(("/workspace",), {})],
-    "security_context": [((), {"run_as_user": 1000, "run_as_non_root": True,
-                               "allow_privilege_escalation": False})],
+    "security_context": [
+        ((), {"run_as_user": 1000, "run_as_non_root": True, "allow_privilege_escalation": False})
+    ],
     "add_capabilities": [(("IPC_LOCK",), {}), ((["SYS_PTRACE", "SYS_NICE"],), {})],
-    "sidecar": [(("proxy", "envoyproxy/envoy:v1.30"), {"args": ["--log-level", "warn"],
-                                                      "env": {"A": 1},
-                                                      "limits": {"memory": "256Mi"}}),
-                (("logs", "fluent/fluent-bit:3"), {"native": True})],
+    "sidecar": [
+        (
+            ("proxy", "envoyproxy/envoy:v1.30"),
+            {"args": ["--log-level", "warn"], "env": {"A": 1}, "limits": {"memory": "256Mi"}},
+        ),
+        (("logs", "fluent/fluent-bit:3"), {"native": True}),
+    ],
     "init_container": [(("fetch", "busybox:1.36"), {"command": ["sh", "-c", "true"]})],
-    "add_labels": [((), {"team": "ml", "version": 2}),
-                   (({"app.kubernetes.io/part-of": "llm"},), {})],
+    "add_labels": [
+        ((), {"team": "ml", "version": 2}),
+        (({"app.kubernetes.io/part-of": "llm"},), {}),
+    ],
     "add_annotations": [(({"cluster-autoscaler.kubernetes.io/safe-to-evict": False},), {})],
     "istio_sidecar": [((True,), {}), ((False,), {})],
     "service_account": [(("trainer",), {})],
@@ -169,8 +214,11 @@ SAMPLES: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {
     "active_deadline": [((86400,), {})],
 }
 
-CASES = [pytest.param(name, args, kwargs, id=f"{name}-{number}")
-         for name, samples in SAMPLES.items() for number, (args, kwargs) in enumerate(samples)]
+CASES = [
+    pytest.param(name, args, kwargs, id=f"{name}-{number}")
+    for name, samples in SAMPLES.items()
+    for number, (args, kwargs) in enumerate(samples)
+]
 
 
 def build(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> recipes.Recipe:
@@ -201,8 +249,9 @@ def test_catalog_covers_the_public_recipes_and_is_read_only() -> None:
 
 
 @pytest.mark.parametrize(("name", "args", "kwargs"), CASES)
-def test_output_on_torchx_pod_is_valid(name: str, args: tuple[Any, ...],
-                                       kwargs: dict[str, Any]) -> None:
+def test_output_on_torchx_pod_is_valid(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     before = copy.deepcopy(POD)
     new = build(name, args, kwargs)(POD)
     assert before == POD, "the input pod was changed"
@@ -224,7 +273,8 @@ def test_idempotent(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
 
 @pytest.mark.parametrize(("name", "args", "kwargs"), CASES)
 def test_repr_reads_as_the_call_and_equal_calls_are_equal(
-        name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     recipe = build(name, args, kwargs)
     assert repr(recipe).startswith(f"{name}(")
     again = eval(repr(recipe), vars(recipes))
@@ -235,8 +285,9 @@ def test_repr_reads_as_the_call_and_equal_calls_are_equal(
 
 
 @pytest.mark.parametrize(("name", "args", "kwargs"), CASES)
-def test_arguments_bind_to_the_real_signature(name: str, args: tuple[Any, ...],
-                                              kwargs: dict[str, Any]) -> None:
+def test_arguments_bind_to_the_real_signature(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     inspect.signature(catalog[name]).bind(*args, **kwargs)
 
 
@@ -266,12 +317,14 @@ def test_different_recipes_with_the_same_arguments_differ() -> None:
 def test_repr_leaves_defaults_out() -> None:
     assert repr(recipes.add_toleration("nvidia.com/gpu")) == "add_toleration('nvidia.com/gpu')"
     assert recipes.add_toleration("nvidia.com/gpu") == recipes.add_toleration(
-        key="nvidia.com/gpu", seconds=None)
+        key="nvidia.com/gpu", seconds=None
+    )
     assert repr(recipes.node_selector(gpu="a100")) == "node_selector(gpu='a100')"
     assert repr(recipes.gpu("a100-80gb", count=8, provider="gke")) == "gpu('a100-80gb', count=8)"
 
 
 # --- what the recipes do ------------------------------------------------------------------------
+
 
 def test_main_container_is_the_first_and_sidecars_go_after_it() -> None:
     pod = chain(recipes.sidecar("proxy", "envoy:1"), recipes.add_env(A="1"))(POD)
@@ -291,8 +344,9 @@ def test_container_by_name_and_all_containers() -> None:
 def test_every_replica_gets_the_same_change_on_its_own_main_container() -> None:
     # container names differ per replica (trainer-0, trainer-1): the main container is
     # found by position, so no replica gets a phantom container
-    overlay = chain(recipes.gpu("h100", count=8), recipes.add_env(NCCL_DEBUG="INFO"),
-                    recipes.shm_size("32Gi"))
+    overlay = chain(
+        recipes.gpu("h100", count=8), recipes.add_env(NCCL_DEBUG="INFO"), recipes.shm_size("32Gi")
+    )
     for number, pod in enumerate(torchx_pods()):
         new = overlay(pod)
         check_valid(new)
@@ -313,18 +367,26 @@ def test_a_missing_container_is_an_error_never_a_phantom() -> None:
 
 
 def test_require_node_affinity_ands_into_every_term() -> None:
-    terms: list[dict[str, Any]] = [{"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]},
-             {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["b"]}]}]
+    terms: list[dict[str, Any]] = [
+        {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]},
+        {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["b"]}]},
+    ]
     pod = copy.deepcopy(POD)
-    pod["spec"]["affinity"] = {"nodeAffinity": {
-        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+    pod["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
+        }
+    }
     new = recipes.require_node_affinity("gpu", "a100")(pod)
-    got = new["spec"]["affinity"]["nodeAffinity"][
-        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    got = new["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ]
     assert len(got) == 2
     for old, term in zip(terms, got, strict=True):
-        assert term["matchExpressions"] == [*old["matchExpressions"],
-                                            {"key": "gpu", "operator": "In", "values": ["a100"]}]
+        assert term["matchExpressions"] == [
+            *old["matchExpressions"],
+            {"key": "gpu", "operator": "In", "values": ["a100"]},
+        ]
     check_valid(new)
 
 
@@ -335,40 +397,44 @@ def test_gpu_on_a_torchx_pod() -> None:
     assert main["resources"]["requests"]["nvidia.com/gpu"] == "8"
     assert main["resources"]["limits"]["cpu"] == "8000m"  # torchx's own settings are kept
     assert new["spec"]["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-a100-80gb"}
-    assert new["spec"]["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists",
-                                           "effect": "NoSchedule"}]
+    assert new["spec"]["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    ]
 
 
 def test_gpu_with_gfd_matches_every_product_name() -> None:
     new = recipes.gpu("a100-80gb", provider="gfd")(POD)
     term = new["spec"]["affinity"]["nodeAffinity"][
-        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"][0]
     assert term["matchExpressions"][0]["key"] == "nvidia.com/gpu.product"
     assert "NVIDIA-A100-SXM4-80GB" in term["matchExpressions"][0]["values"]
 
 
 def test_shm_size_resizes_torchx_dshm_and_keeps_one_mount() -> None:
     new = recipes.shm_size("64Gi")(POD)
-    assert new["spec"]["volumes"] == [{"name": "dshm", "emptyDir": {"medium": "Memory",
-                                                                     "sizeLimit": "64Gi"}}]
-    assert new["spec"]["containers"][0]["volumeMounts"] == [{"mountPath": "/dev/shm",
-                                                             "name": "dshm"}]
+    assert new["spec"]["volumes"] == [
+        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}}
+    ]
+    assert new["spec"]["containers"][0]["volumeMounts"] == [
+        {"mountPath": "/dev/shm", "name": "dshm"}
+    ]
 
 
 def test_shm_size_creates_volume_and_mount_where_absent() -> None:
     pod: dict[str, Any] = {"spec": {"containers": [{"name": "t", "image": "x"}]}}
     new = recipes.shm_size("8Gi")(pod)
     assert new["spec"]["volumes"][0]["name"] == "dshm"
-    assert new["spec"]["containers"][0]["volumeMounts"] == [{"mountPath": "/dev/shm",
-                                                             "name": "dshm"}]
+    assert new["spec"]["containers"][0]["volumeMounts"] == [
+        {"mountPath": "/dev/shm", "name": "dshm"}
+    ]
 
 
 def test_env_var_replaced_not_duplicated_and_value_never_mixes_with_value_from() -> None:
     pod = recipes.add_env(TOKEN="plain")(POD)
     new = recipes.add_env_from_secret("TOKEN", "hf", "token")(pod)
     env = new["spec"]["containers"][0]["env"]
-    assert env == [{"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf",
-                                                                    "key": "token"}}}]
+    assert env == [{"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}}]
 
 
 def test_kueue_label_survives_next_to_torchx_labels() -> None:
@@ -390,22 +456,41 @@ def test_the_whole_catalog_composed_gives_a_valid_pod() -> None:
 # --- bad arguments fail at construction ---------------------------------------------------------
 
 BAD: list[Any] = [
-    (lambda: recipes.add_toleration("nvidia.com/gpu", operator="Exist"), ArgumentError,
-     ["operator", "'Exist'", "'Exists', 'Equal'"]),
-    (lambda: recipes.add_toleration("k", operator="Exists", value="v"), ArgumentError,
-     ["value", "Exists"]),
-    (lambda: recipes.add_toleration("k", effect="NoSchedul"), ArgumentError,
-     ["effect", "NoSchedule"]),
+    (
+        lambda: recipes.add_toleration("nvidia.com/gpu", operator="Exist"),
+        ArgumentError,
+        ["operator", "'Exist'", "'Exists', 'Equal'"],
+    ),
+    (
+        lambda: recipes.add_toleration("k", operator="Exists", value="v"),
+        ArgumentError,
+        ["value", "Exists"],
+    ),
+    (
+        lambda: recipes.add_toleration("k", effect="NoSchedul"),
+        ArgumentError,
+        ["effect", "NoSchedule"],
+    ),
     (lambda: recipes.add_toleration("k", seconds=30), ArgumentError, ["seconds", "NoExecute"]),
     (lambda: recipes.shm_size("64GB"), ArgumentError, ["size", "'64GB'", "quantity"]),
     (lambda: recipes.shm_size("0"), ArgumentError, ["size", "positive"]),
     (lambda: recipes.shm_size(None), ArgumentTypeError, ["size"]),  # type: ignore[arg-type]
     (lambda: recipes.resources(limits={"memory": "lots"}), ArgumentError, ["limits['memory']"]),
-    (lambda: recipes.resources(requests={"cpu": "8"}, limits={"cpu": "4"}), ArgumentError,
-     ["requests['cpu']", "above"]),
-    (lambda: recipes.gpu("a10g", provider="gke"), ArgumentError,
-     ["'a10g'", "gke", "a100-80gb", "h100-80gb", "l4", "t4"]),
-    (lambda: recipes.gpu("a100", provider="azure"), ArgumentError, ["provider", "'azure'", "'gke'"]),
+    (
+        lambda: recipes.resources(requests={"cpu": "8"}, limits={"cpu": "4"}),
+        ArgumentError,
+        ["requests['cpu']", "above"],
+    ),
+    (
+        lambda: recipes.gpu("a10g", provider="gke"),
+        ArgumentError,
+        ["'a10g'", "gke", "a100-80gb", "h100-80gb", "l4", "t4"],
+    ),
+    (
+        lambda: recipes.gpu("a100", provider="azure"),
+        ArgumentError,
+        ["provider", "'azure'", "'gke'"],
+    ),
     (lambda: recipes.gpu("x", provider="custom"), ArgumentError, ["label="]),
     (lambda: recipes.gpu("a100", label="gpu"), ArgumentError, ["label=", "custom"]),
     (lambda: recipes.gpu("a100", count=0), ArgumentError, ["count", ">= 1", "0"]),
@@ -418,18 +503,35 @@ BAD: list[Any] = [
     (lambda: recipes.node_selector({"a": "1"}, a="2"), ArgumentError, ["a", "both"]),
     (lambda: recipes.node_selector(gpu="a 100"), ArgumentError, ["'a 100'"]),
     (lambda: recipes.require_node_affinity("gpu", operator="In"), ArgumentError, ["value"]),
-    (lambda: recipes.require_node_affinity("gpu", "a", operator="Exists"), ArgumentError,
-     ["values", "Exists"]),
-    (lambda: recipes.prefer_node_affinity("gpu", "a", weight=101), ArgumentError, ["weight", "101"]),
-    (lambda: recipes.spread("zone", when_unsatisfiable="Never"), ArgumentError,
-     ["when_unsatisfiable", "ScheduleAnyway"]),
+    (
+        lambda: recipes.require_node_affinity("gpu", "a", operator="Exists"),
+        ArgumentError,
+        ["values", "Exists"],
+    ),
+    (
+        lambda: recipes.prefer_node_affinity("gpu", "a", weight=101),
+        ArgumentError,
+        ["weight", "101"],
+    ),
+    (
+        lambda: recipes.spread("zone", when_unsatisfiable="Never"),
+        ArgumentError,
+        ["when_unsatisfiable", "ScheduleAnyway"],
+    ),
     (lambda: recipes.mount_pvc("data", "data"), ArgumentError, ["mount_path", "absolute"]),
-    (lambda: recipes.mount_pvc("data", "/data", volume="Data"), ArgumentError, ["volume", "'Data'"]),
+    (
+        lambda: recipes.mount_pvc("data", "/data", volume="Data"),
+        ArgumentError,
+        ["volume", "'Data'"],
+    ),
     (lambda: recipes.mount_pvc("data", "/d", sub_path="../x"), ArgumentError, ["sub_path"]),
     (lambda: recipes.mount_secret("s", "/s", default_mode=0o1000), ArgumentError, ["default_mode"]),
     (lambda: recipes.mount_host_path("mnt", "/m"), ArgumentError, ["path", "absolute"]),
-    (lambda: recipes.mount_host_path("/mnt", "/m", type="Dir"), ArgumentError,
-     ["type", "Directory"]),
+    (
+        lambda: recipes.mount_host_path("/mnt", "/m", type="Dir"),
+        ArgumentError,
+        ["type", "Directory"],
+    ),
     (lambda: recipes.add_env(), ArgumentError, ["at least one"]),
     (lambda: recipes.add_env(A=[1]), ArgumentTypeError, ["'A'", "list"]),  # type: ignore[arg-type]
     (lambda: recipes.add_env(A={"secretRef": {}}), ArgumentError, ["valueFrom", "secretKeyRef"]),
@@ -451,10 +553,12 @@ BAD: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize(("make", "error", "fragments"), BAD,
-                         ids=[f"bad-{number}" for number in range(len(BAD))])
+@pytest.mark.parametrize(
+    ("make", "error", "fragments"), BAD, ids=[f"bad-{number}" for number in range(len(BAD))]
+)
 def test_bad_arguments_fail_at_construction_with_a_clear_message(
-        make: Any, error: type[Exception], fragments: list[str]) -> None:
+    make: Any, error: type[Exception], fragments: list[str]
+) -> None:
     with pytest.raises(error) as caught:
         make()
     for fragment in fragments:
@@ -462,6 +566,7 @@ def test_bad_arguments_fail_at_construction_with_a_clear_message(
 
 
 # --- the README's table --------------------------------------------------------------------------
+
 
 def test_markdown_table_lists_every_recipe_with_its_summary() -> None:
     table = markdown_table()
@@ -477,7 +582,8 @@ def test_readme_table_in_sync() -> None:
         pytest.skip(f"README.md has no {BEGIN} ... {END} markers yet")
     between = text.split(BEGIN, 1)[1].split(END, 1)[0]
     assert between.strip() == markdown_table().strip(), (
-        "the README's recipe table is stale; paste recipes.markdown_table() between the markers")
+        "the README's recipe table is stale; paste recipes.markdown_table() between the markers"
+    )
 
 
 def test_get_at_sees_the_recipe_result() -> None:

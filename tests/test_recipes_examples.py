@@ -51,14 +51,15 @@ def test_gke_example_gives_the_expected_pod() -> None:
     check_valid(pod)
     spec, main = pod["spec"], _main(pod)
     assert spec["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-a100-80gb"}
-    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in \
-        spec["tolerations"]
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in spec[
+        "tolerations"
+    ]
     assert main["resources"]["limits"]["nvidia.com/gpu"] == "8"
     assert main["resources"]["requests"]["nvidia.com/gpu"] == "8"
-    assert {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "128Gi"}} in \
-        spec["volumes"]
-    assert {"mountPath": "/data", "name": "training-data", "readOnly": True} in \
-        main["volumeMounts"]
+    assert {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "128Gi"}} in spec[
+        "volumes"
+    ]
+    assert {"mountPath": "/data", "name": "training-data", "readOnly": True} in main["volumeMounts"]
     assert {"name": "NCCL_DEBUG", "value": "INFO"} in main["env"]
     assert pod["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "ml-team"
     assert spec["priorityClassName"] == "ml-training"
@@ -93,8 +94,11 @@ def test_examples_are_idempotent(name: str) -> None:
 
 
 YAML_EXAMPLES = sorted(path.name for path in EXAMPLES.glob("*.yaml"))
-PYTHON_EXAMPLES = sorted(path.stem for path in EXAMPLES.glob("*.py")
-                         if "\noverlay = " in path.read_text(encoding="utf-8"))
+PYTHON_EXAMPLES = sorted(
+    path.stem
+    for path in EXAMPLES.glob("*.py")
+    if "\noverlay = " in path.read_text(encoding="utf-8")
+)
 
 
 def test_every_example_is_in_the_idempotence_tests() -> None:
@@ -111,7 +115,8 @@ def torchx_pods() -> list[dict[str, Any]]:
 # applying an example twice gives what applying it once gives
 @pytest.mark.parametrize("name", YAML_EXAMPLES)
 def test_yaml_examples_applied_twice_equal_applied_once(
-        name: str, torchx_pods: list[dict[str, Any]]) -> None:
+    name: str, torchx_pods: list[dict[str, Any]]
+) -> None:
     overlay = load_overlay(EXAMPLES / name)
     for pod in torchx_pods:
         once = assert_idempotent(overlay, pod)
@@ -121,7 +126,8 @@ def test_yaml_examples_applied_twice_equal_applied_once(
 # applying an example twice gives what applying it once gives
 @pytest.mark.parametrize("name", PYTHON_EXAMPLES)
 def test_python_examples_applied_twice_equal_applied_once(
-        name: str, torchx_pods: list[dict[str, Any]]) -> None:
+    name: str, torchx_pods: list[dict[str, Any]]
+) -> None:
     overlay = load_example(name).overlay
     for pod in torchx_pods:
         assert assert_idempotent(overlay, pod) != pod

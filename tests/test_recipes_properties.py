@@ -19,31 +19,48 @@ from recipes._quantity import is_quantity, parse_quantity
 
 # 60 examples a law under the suite's ci profile (tests/conftest.py), more under fuzz; set
 # per test, as a profile loaded here would change every later test of the session
-laws = settings(max_examples=settings.default.max_examples * 3 // 5, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+laws = settings(
+    max_examples=settings.default.max_examples * 3 // 5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 POD: dict[str, Any] = {
-    "apiVersion": "v1", "kind": "Pod",
+    "apiVersion": "v1",
+    "kind": "Pod",
     "metadata": {"labels": {"app.kubernetes.io/instance": "llm-1"}},
-    "spec": {"containers": [{"name": "trainer-0", "image": "x",
-                             "env": [{"name": "A", "value": "1"}],
-                             "volumeMounts": [{"mountPath": "/dev/shm", "name": "dshm"}]},
-                            {"name": "proxy", "image": "envoy"}],
-             "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}],
-             "tolerations": [{"key": "spot", "operator": "Exists"}]},
+    "spec": {
+        "containers": [
+            {
+                "name": "trainer-0",
+                "image": "x",
+                "env": [{"name": "A", "value": "1"}],
+                "volumeMounts": [{"mountPath": "/dev/shm", "name": "dshm"}],
+            },
+            {"name": "proxy", "image": "envoy"},
+        ],
+        "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}],
+        "tolerations": [{"key": "spot", "operator": "Exists"}],
+    },
 }
 
 dns_labels = st.from_regex(r"[a-z]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True)
 env_names = st.from_regex(r"[A-Z_][A-Z0-9_]{0,12}", fullmatch=True).filter(
-    lambda name: name != "container")
-env_values = st.one_of(st.text(max_size=20), st.integers(), st.booleans(),
-                       st.builds(recipes.SecretKey, dns_labels, dns_labels),
-                       st.builds(recipes.FieldRef, st.sampled_from(["metadata.name",
-                                                                     "status.podIP"])))
+    lambda name: name != "container"
+)
+env_values = st.one_of(
+    st.text(max_size=20),
+    st.integers(),
+    st.booleans(),
+    st.builds(recipes.SecretKey, dns_labels, dns_labels),
+    st.builds(recipes.FieldRef, st.sampled_from(["metadata.name", "status.podIP"])),
+)
 label_values = st.from_regex(r"([a-z0-9]([a-z0-9._-]{0,10}[a-z0-9])?)?", fullmatch=True)
-quantities = st.builds(lambda number, suffix: f"{number}{suffix}",
-                       st.integers(min_value=1, max_value=10**6),
-                       st.sampled_from(["", "Ki", "Mi", "Gi", "Ti", "k", "M", "G", "m"]))
+quantities = st.builds(
+    lambda number, suffix: f"{number}{suffix}",
+    st.integers(min_value=1, max_value=10**6),
+    st.sampled_from(["", "Ki", "Mi", "Gi", "Ti", "k", "M", "G", "m"]),
+)
 containers = st.sampled_from([None, "*", "proxy", "trainer-0"])
 
 
@@ -61,8 +78,14 @@ def test_add_env_is_idempotent(variables: dict[str, Any], container: str | None)
 
 
 @laws
-@given(st.dictionaries(st.from_regex(r"[a-z]{1,8}(\.io/[a-z]{1,8})?", fullmatch=True),
-                       label_values, min_size=1, max_size=4))
+@given(
+    st.dictionaries(
+        st.from_regex(r"[a-z]{1,8}(\.io/[a-z]{1,8})?", fullmatch=True),
+        label_values,
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_node_selector_and_labels_are_idempotent(labels: dict[str, str]) -> None:
     law_holds(recipes.node_selector(labels))
     law_holds(recipes.add_labels(labels))
@@ -70,12 +93,15 @@ def test_node_selector_and_labels_are_idempotent(labels: dict[str, str]) -> None
 
 
 @laws
-@given(st.from_regex(r"[a-z]{1,8}(\.com/[a-z]{1,8})?", fullmatch=True),
-       st.one_of(st.none(), label_values.filter(bool)),
-       st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "NoExecute"]),
-       st.one_of(st.none(), st.integers(min_value=0, max_value=3600)))
-def test_add_toleration_is_idempotent(key: str, value: str | None, effect: str | None,
-                                      seconds: int | None) -> None:
+@given(
+    st.from_regex(r"[a-z]{1,8}(\.com/[a-z]{1,8})?", fullmatch=True),
+    st.one_of(st.none(), label_values.filter(bool)),
+    st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "NoExecute"]),
+    st.one_of(st.none(), st.integers(min_value=0, max_value=3600)),
+)
+def test_add_toleration_is_idempotent(
+    key: str, value: str | None, effect: str | None, seconds: int | None
+) -> None:
     if seconds is not None and effect != "NoExecute":
         seconds = None
     recipe = recipes.add_toleration(key, value=value, effect=effect, seconds=seconds)
@@ -84,31 +110,48 @@ def test_add_toleration_is_idempotent(key: str, value: str | None, effect: str |
 
 
 @laws
-@given(st.sampled_from(sorted(recipes.gpu_types.GPU_TYPES)),
-       st.sampled_from(["gke", "eks", "gfd"]), st.one_of(st.none(), st.integers(1, 16)))
-def test_gpu_is_idempotent_for_every_known_type(type: str, provider: str,
-                                                 count: int | None) -> None:
+@given(
+    st.sampled_from(sorted(recipes.gpu_types.GPU_TYPES)),
+    st.sampled_from(["gke", "eks", "gfd"]),
+    st.one_of(st.none(), st.integers(1, 16)),
+)
+def test_gpu_is_idempotent_for_every_known_type(
+    type: str, provider: str, count: int | None
+) -> None:
     if provider not in recipes.gpu_types.GPU_TYPES[type]:
         return
     law_holds(recipes.gpu(type, count=count, provider=provider))
 
 
 @laws
-@given(st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu", "ephemeral-storage"]),
-                       quantities, min_size=1), containers)
-def test_resources_and_shm_size_are_idempotent(limits: dict[str, str],
-                                               container: str | None) -> None:
+@given(
+    st.dictionaries(
+        st.sampled_from(["cpu", "memory", "nvidia.com/gpu", "ephemeral-storage"]),
+        quantities,
+        min_size=1,
+    ),
+    containers,
+)
+def test_resources_and_shm_size_are_idempotent(
+    limits: dict[str, str], container: str | None
+) -> None:
     law_holds(recipes.resources(limits=limits, container=container))
     law_holds(recipes.shm_size(next(iter(limits.values())), container=container))
 
 
 @laws
 # not POD's own volume nor its path: a mount there is refused (tests/test_recipe_name_clashes.py)
-@given(dns_labels.filter(lambda name: name != "dshm"),
-       st.from_regex(r"/[a-z]{1,8}(/[a-z]{1,8})?", fullmatch=True).filter(
-           lambda path: path != "/dev/shm"), st.booleans(), containers)
-def test_mounts_are_idempotent(name: str, mount_path: str, read_only: bool,
-                               container: str | None) -> None:
+@given(
+    dns_labels.filter(lambda name: name != "dshm"),
+    st.from_regex(r"/[a-z]{1,8}(/[a-z]{1,8})?", fullmatch=True).filter(
+        lambda path: path != "/dev/shm"
+    ),
+    st.booleans(),
+    containers,
+)
+def test_mounts_are_idempotent(
+    name: str, mount_path: str, read_only: bool, container: str | None
+) -> None:
     law_holds(recipes.mount_pvc(name, mount_path, read_only=read_only, container=container))
     law_holds(recipes.mount_secret(name, mount_path, container=container))
     law_holds(recipes.mount_config_map(name, mount_path, container=container))
@@ -116,26 +159,54 @@ def test_mounts_are_idempotent(name: str, mount_path: str, read_only: bool,
 
 
 @laws
-@given(st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.lists(label_values.filter(bool),
-                                                               min_size=1, max_size=3))
-def test_require_node_affinity_is_idempotent_and_only_narrows(key: str,
-                                                              values: list[str]) -> None:
+@given(
+    st.from_regex(r"[a-z]{1,6}", fullmatch=True),
+    st.lists(label_values.filter(bool), min_size=1, max_size=3),
+)
+def test_require_node_affinity_is_idempotent_and_only_narrows(key: str, values: list[str]) -> None:
     recipe = recipes.require_node_affinity(key, values)
     law_holds(recipe)
     other = recipes.require_node_affinity("zone", "a")
     both = recipe(other(POD))
     term = both["spec"]["affinity"]["nodeAffinity"][
-        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"]
     assert len(term) == 1
     assert {"key": "zone", "operator": "In", "values": ["a"]} in term[0]["matchExpressions"]
 
 
 @laws
-@given(st.builds(lambda sign, whole, fraction, suffix: f"{sign}{whole}{fraction}{suffix}",
-                 st.sampled_from(["", "+", "-"]), st.integers(0, 10**9).map(str),
-                 st.sampled_from(["", ".5", ".25", "."]),
-                 st.sampled_from(["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M",
-                                  "G", "T", "P", "E", "e3", "E-2", "e0"])))
+@given(
+    st.builds(
+        lambda sign, whole, fraction, suffix: f"{sign}{whole}{fraction}{suffix}",
+        st.sampled_from(["", "+", "-"]),
+        st.integers(0, 10**9).map(str),
+        st.sampled_from(["", ".5", ".25", "."]),
+        st.sampled_from(
+            [
+                "",
+                "Ki",
+                "Mi",
+                "Gi",
+                "Ti",
+                "Pi",
+                "Ei",
+                "n",
+                "u",
+                "m",
+                "k",
+                "M",
+                "G",
+                "T",
+                "P",
+                "E",
+                "e3",
+                "E-2",
+                "e0",
+            ]
+        ),
+    )
+)
 def test_quantity_parser_agrees_with_the_kubernetes_client(text: str) -> None:
     assert is_quantity(text)
     # the client's parser is exact and unbounded; Kubernetes (and podfold) keep a quantity
@@ -147,8 +218,7 @@ def test_quantity_parser_agrees_with_the_kubernetes_client(text: str) -> None:
             parse_quantity(text)
         return
     mine = parse_quantity(text)
-    assert Decimal(mine.numerator) / Decimal(mine.denominator) == (
-        nanos if theirs >= 0 else -nanos)
+    assert Decimal(mine.numerator) / Decimal(mine.denominator) == (nanos if theirs >= 0 else -nanos)
 
 
 def test_quantity_parser_rejects_what_kubernetes_rejects() -> None:

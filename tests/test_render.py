@@ -24,8 +24,9 @@ MARKER = "=== SCHEDULER REQUEST ==="
 
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(PODFOLD), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [str(PODFOLD), *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 def same_ids(text: str) -> str:
@@ -34,9 +35,24 @@ def same_ids(text: str) -> str:
 
 
 def torchx_request(*cfg: str, scheduler: str = "kubernetes_overlay") -> str:
-    result = subprocess.run([str(TORCHX), "run", "--scheduler", scheduler, "--dryrun",
-                             "--workspace", "", "-cfg", ",".join(cfg), COMPONENT],
-                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            str(TORCHX),
+            "run",
+            "--scheduler",
+            scheduler,
+            "--dryrun",
+            "--workspace",
+            "",
+            "-cfg",
+            ",".join(cfg),
+            COMPONENT,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.split(MARKER, 1)[1].strip("\n")
 
@@ -55,14 +71,39 @@ def test_render_prints_what_torchx_prints_after_the_marker() -> None:
 
 
 def test_render_mcad_prints_what_torchx_prints() -> None:
-    ours = run("render", "--scheduler", "kubernetes_mcad_overlay", "--namespace", "ml",
-               "-f", "examples/a100.yaml", COMPONENT, "--replicas", "1")
+    ours = run(
+        "render",
+        "--scheduler",
+        "kubernetes_mcad_overlay",
+        "--namespace",
+        "ml",
+        "-f",
+        "examples/a100.yaml",
+        COMPONENT,
+        "--replicas",
+        "1",
+    )
     assert ours.returncode == 0, ours.stderr
-    result = subprocess.run([str(TORCHX), "run", "--scheduler", "kubernetes_mcad_overlay",
-                             "--dryrun", "--workspace", "", "-cfg",
-                             "namespace=ml,overlays=examples/a100.yaml", COMPONENT,
-                             "--replicas", "1"],
-                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            str(TORCHX),
+            "run",
+            "--scheduler",
+            "kubernetes_mcad_overlay",
+            "--dryrun",
+            "--workspace",
+            "",
+            "-cfg",
+            "namespace=ml,overlays=examples/a100.yaml",
+            COMPONENT,
+            "--replicas",
+            "1",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     theirs = result.stdout.split(MARKER, 1)[1].strip("\n")
     assert same_ids(ours.stdout.strip("\n")) == same_ids(theirs)
@@ -82,10 +123,20 @@ def test_component_arguments_pass_through() -> None:
 def test_an_overlay_for_one_role_reaches_only_its_pods(tmp_path: Path) -> None:
     ps = tmp_path / "ps.yaml"
     ps.write_text("metadata:\n  labels: {tier: cpu}\nspec:\n  priorityClassName: low\n")
-    result = run("render", "--queue", "default", "-f", "examples/a100.yaml",
-                 "--overlay", f"ps={ps}", COMPONENT)
+    result = run(
+        "render",
+        "--queue",
+        "default",
+        "-f",
+        "examples/a100.yaml",
+        "--overlay",
+        f"ps={ps}",
+        COMPONENT,
+    )
     assert result.returncode == 0, result.stderr
-    tasks = {task["name"]: task["template"] for task in yaml.safe_load(result.stdout)["spec"]["tasks"]}
+    tasks = {
+        task["name"]: task["template"] for task in yaml.safe_load(result.stdout)["spec"]["tasks"]
+    }
     assert tasks["ps-0"]["spec"]["priorityClassName"] == "low"
     assert tasks["ps-0"]["metadata"]["labels"]["tier"] == "cpu"
     # the overlay for every role still reached the ps pod, before its own
@@ -117,8 +168,9 @@ def test_json_output() -> None:
 
 
 def test_an_unknown_role_is_an_overlay_failure(tmp_path: Path) -> None:
-    result = run("render", "--queue", "default", "--overlay", "worker=examples/a100.yaml",
-                 COMPONENT)
+    result = run(
+        "render", "--queue", "default", "--overlay", "worker=examples/a100.yaml", COMPONENT
+    )
     assert result.returncode == 1
     assert result.stdout == ""
     (line,) = result.stderr.splitlines()
@@ -153,8 +205,9 @@ def test_usage_errors_exit_2() -> None:
 
 @pytest.mark.parametrize("flag", ["--debug"])
 def test_debug_prints_the_traceback(flag: str) -> None:
-    result = run(flag, "render", "--queue", "default", "--overlay", "worker=examples/a100.yaml",
-                 COMPONENT)
+    result = run(
+        flag, "render", "--queue", "default", "--overlay", "worker=examples/a100.yaml", COMPONENT
+    )
     assert result.returncode == 1
     assert "Traceback (most recent call last)" in result.stderr
     assert result.stderr.rstrip().splitlines()[-1].startswith("podfold: error: ")

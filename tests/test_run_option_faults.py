@@ -40,16 +40,28 @@ def opts():  # type: ignore[no-untyped-def]
 
 def test_a_list_option_given_twice_takes_both_in_order(opts) -> None:  # type: ignore[no-untyped-def]
     assert opts.parse("overlays=a.yaml,overlays=b.yaml;c.yaml")["overlays"] == [
-        "a.yaml", "b.yaml", "c.yaml"]
+        "a.yaml",
+        "b.yaml",
+        "c.yaml",
+    ]
     assert opts.parse("role_overlays=trainer:a.yaml,queue=q,role_overlays=ps:b.yaml")[
-        "role_overlays"] == ["trainer:a.yaml", "ps:b.yaml"]
+        "role_overlays"
+    ] == ["trainer:a.yaml", "ps:b.yaml"]
     assert opts.parse("deny=spec.hostNetwork,deny=spec.hostPID")["deny"] == [
-        "spec.hostNetwork", "spec.hostPID"]
+        "spec.hostNetwork",
+        "spec.hostPID",
+    ]
 
 
-@pytest.mark.parametrize("text", ["validate=false,validate=true", "queue=a,queue=b",
-                                  "k8s_version=1.30,overlays=a.yaml,k8s_version=1.31",
-                                  "conflicts=warn;conflicts=error"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "validate=false,validate=true",
+        "queue=a,queue=b",
+        "k8s_version=1.30,overlays=a.yaml,k8s_version=1.31",
+        "conflicts=warn;conflicts=error",
+    ],
+)
 def test_any_other_option_given_twice_differently_is_refused_naming_it(opts, text: str) -> None:  # type: ignore[no-untyped-def]
     key = text.split("=", 1)[0]
     with pytest.raises(RunOptionError, match=rf"run option {key} is given twice") as caught:
@@ -58,8 +70,7 @@ def test_any_other_option_given_twice_differently_is_refused_naming_it(opts, tex
 
 
 def test_the_same_value_twice_means_what_it_says(opts) -> None:  # type: ignore[no-untyped-def]
-    assert opts.parse("validate=false,queue=q,validate=false") == {"validate": False,
-                                                                   "queue": "q"}
+    assert opts.parse("validate=false,queue=q,validate=false") == {"validate": False, "queue": "q"}
 
 
 def test_a_very_long_repeated_value_is_quoted_short(opts) -> None:  # type: ignore[no-untyped-def]
@@ -74,10 +85,12 @@ _SEP = st.sampled_from([",", ";"])
 
 
 @settings(max_examples=200, derandomize=True)
-@given(st.lists(st.tuples(_KEY, _VALUE, _SEP), min_size=1, max_size=5,
-                unique_by=lambda pair: pair[0]))
-def test_without_repeats_the_pairs_are_torchx_s_own(pairs: list[tuple[str, list[str], str]]
-                                                    ) -> None:
+@given(
+    st.lists(st.tuples(_KEY, _VALUE, _SEP), min_size=1, max_size=5, unique_by=lambda pair: pair[0])
+)
+def test_without_repeats_the_pairs_are_torchx_s_own(
+    pairs: list[tuple[str, list[str], str]],
+) -> None:
     # torchx's to_dict is the reference wherever no key repeats
     text = ",".join(f"{key}={sep.join(values)}" for key, values, sep in pairs)
     assert dict(_pairs(text)) == to_dict(text)
@@ -85,8 +98,9 @@ def test_without_repeats_the_pairs_are_torchx_s_own(pairs: list[tuple[str, list[
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(command), cwd=REPO, capture_output=True, text=True, timeout=180,
-                          check=False)
+    return subprocess.run(
+        list(command), cwd=REPO, capture_output=True, text=True, timeout=180, check=False
+    )
 
 
 def _overlays(tmp_path: Path) -> tuple[Path, Path]:
@@ -99,9 +113,18 @@ def _overlays(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.skipif(not TORCHX_CLI.exists(), reason="the torchx command is not installed")
 def test_torchx_run_applies_both_overlays_given_as_two_keys(tmp_path: Path) -> None:
     first, second = _overlays(tmp_path)
-    done = _run(str(TORCHX_CLI), "run", "--scheduler", "kubernetes_overlay", "--dryrun",
-                "--workspace", "", "-cfg",
-                f"queue=default,overlays={first},overlays={second}", "examples/trainer.py:trainer")
+    done = _run(
+        str(TORCHX_CLI),
+        "run",
+        "--scheduler",
+        "kubernetes_overlay",
+        "--dryrun",
+        "--workspace",
+        "",
+        "-cfg",
+        f"queue=default,overlays={first},overlays={second}",
+        "examples/trainer.py:trainer",
+    )
     assert done.returncode == 0, done.stderr
     job = yaml.safe_load(done.stdout.split("=== SCHEDULER REQUEST ===", 1)[1])
     for task in job["spec"]["tasks"]:
@@ -112,9 +135,18 @@ def test_torchx_run_applies_both_overlays_given_as_two_keys(tmp_path: Path) -> N
 
 @pytest.mark.skipif(not TORCHX_CLI.exists(), reason="the torchx command is not installed")
 def test_torchx_run_refuses_a_scalar_option_given_twice(tmp_path: Path) -> None:
-    done = _run(str(TORCHX_CLI), "run", "--scheduler", "kubernetes_overlay", "--dryrun",
-                "--workspace", "", "-cfg", "queue=default,validate=false,validate=true",
-                "examples/trainer.py:trainer")
+    done = _run(
+        str(TORCHX_CLI),
+        "run",
+        "--scheduler",
+        "kubernetes_overlay",
+        "--dryrun",
+        "--workspace",
+        "",
+        "-cfg",
+        "queue=default,validate=false,validate=true",
+        "examples/trainer.py:trainer",
+    )
     assert done.returncode == 1
     assert "run option validate is given twice, as 'false' and 'true'" in done.stderr
     assert "Traceback" not in done.stderr
@@ -123,18 +155,40 @@ def test_torchx_run_refuses_a_scalar_option_given_twice(tmp_path: Path) -> None:
 @pytest.mark.skipif(not PODFOLD_CLI.exists(), reason="the podfold command is not installed")
 def test_render_applies_both_and_refuses_a_flag_the_cfg_contradicts(tmp_path: Path) -> None:
     first, second = _overlays(tmp_path)
-    done = _run(str(PODFOLD_CLI), "render", "--queue", "default", "-c",
-                f"overlays={first},overlays={second}", "examples/trainer.py:trainer")
+    done = _run(
+        str(PODFOLD_CLI),
+        "render",
+        "--queue",
+        "default",
+        "-c",
+        f"overlays={first},overlays={second}",
+        "examples/trainer.py:trainer",
+    )
     assert done.returncode == 0, done.stderr
     for task in yaml.safe_load(done.stdout)["spec"]["tasks"]:
         assert task["template"]["spec"]["priorityClassName"] == "high"
         assert task["template"]["spec"]["nodeSelector"] == {"pool": "a100"}
-    done = _run(str(PODFOLD_CLI), "render", "--queue", "default", "-c", "queue=other",
-                "examples/trainer.py:trainer")
+    done = _run(
+        str(PODFOLD_CLI),
+        "render",
+        "--queue",
+        "default",
+        "-c",
+        "queue=other",
+        "examples/trainer.py:trainer",
+    )
     assert done.returncode == 2
     assert "--queue and -c queue=other say different things" in done.stderr
-    done = _run(str(PODFOLD_CLI), "render", "--queue", "default", "--no-validate", "-c",
-                "validate=true", "examples/trainer.py:trainer")
+    done = _run(
+        str(PODFOLD_CLI),
+        "render",
+        "--queue",
+        "default",
+        "--no-validate",
+        "-c",
+        "validate=true",
+        "examples/trainer.py:trainer",
+    )
     assert done.returncode == 2 and "--no-validate" in done.stderr
 
 
@@ -143,8 +197,7 @@ def test_add_options_is_what_the_scheduler_uses(opts) -> None:  # type: ignore[n
     assert type(opts) is type(add_options(opts, "kubernetes_overlay"))
 
 
-def test_an_empty_overlay_a_run_option_names_is_warned_about_at_the_file(tmp_path: Path
-                                                                         ) -> None:
+def test_an_empty_overlay_a_run_option_names_is_warned_about_at_the_file(tmp_path: Path) -> None:
     import warnings
 
     from transforms.torchx import EmptyOverlayWarning
@@ -152,8 +205,10 @@ def test_an_empty_overlay_a_run_option_names_is_warned_about_at_the_file(tmp_pat
 
     empty = tmp_path / "empty.yaml"
     empty.write_text("# the A100 pool: to do\n")
-    for cfg, key in (({"overlays": [str(empty)]}, "overlays"),
-                     ({"role_overlays": [f"trainer:{empty}"]}, "role_overlays")):
+    for cfg, key in (
+        ({"overlays": [str(empty)]}, "overlays"),
+        ({"role_overlays": [f"trainer:{empty}"]}, "role_overlays"),
+    ):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             fold_settings(cfg)
@@ -166,8 +221,15 @@ def test_an_empty_overlay_a_run_option_names_is_warned_about_at_the_file(tmp_pat
 def test_render_warns_of_an_empty_overlay_as_apply_does(tmp_path: Path) -> None:
     empty = tmp_path / "empty.yaml"
     empty.write_text("")
-    done = _run(str(PODFOLD_CLI), "render", "--queue", "default", "-f", str(empty),
-                "examples/trainer.py:trainer")
+    done = _run(
+        str(PODFOLD_CLI),
+        "render",
+        "--queue",
+        "default",
+        "-f",
+        str(empty),
+        "examples/trainer.py:trainer",
+    )
     assert done.returncode == 0, done.stderr
     assert f"{empty}:1: EmptyOverlayWarning: the overlay holds no step" in done.stderr
 
@@ -191,13 +253,30 @@ def test_overlays_from_pipes_are_read_once_and_their_lines_named(tmp_path: Path)
     # a pipe gives its text once: the conflict's lines come from the text the fold applied;
     # reading it again to name them waited for a writer for ever
     first, _ = _fifo_with(tmp_path, "a.fifo", "# the pool\nspec:\n  nodeSelector:\n    pool: a\n")
-    second, _ = _fifo_with(tmp_path, "b.fifo",
-                           "- {op: upsert, path: spec.nodeSelector.pool, value: b}\n")
-    done = subprocess.run([str(TORCHX_CLI), "run", "--scheduler", "kubernetes_overlay",
-                           "--dryrun", "--workspace", "", "-cfg",
-                           f"queue=default,conflicts=error,overlays={first};{second}",
-                           "examples/trainer.py:trainer"], cwd=REPO, capture_output=True,
-                          text=True, timeout=120, check=False)
+    second, _ = _fifo_with(
+        tmp_path, "b.fifo", "- {op: upsert, path: spec.nodeSelector.pool, value: b}\n"
+    )
+    done = subprocess.run(
+        [
+            str(TORCHX_CLI),
+            "run",
+            "--scheduler",
+            "kubernetes_overlay",
+            "--dryrun",
+            "--workspace",
+            "",
+            "-cfg",
+            f"queue=default,conflicts=error,overlays={first};{second}",
+            "examples/trainer.py:trainer",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 1, done.stderr
-    assert f"conflict at spec.nodeSelector.pool: {first}:4 wrote 'a', then {second}:1 wrote " \
-           "'b'" in done.stderr, done.stderr
+    assert (
+        f"conflict at spec.nodeSelector.pool: {first}:4 wrote 'a', then {second}:1 wrote "
+        "'b'" in done.stderr
+    ), done.stderr

@@ -61,10 +61,17 @@ def test_unsupported_version_is_a_value_error_naming_the_supported_ones() -> Non
 
 
 def test_nothing_is_loaded_at_import_time() -> None:
-    code = ("import transforms.kube.schema as s, transforms.checks.validation, transforms.checks.schema_check as v; "
-            "print(s._load.cache_info().currsize, v.checker_for.cache_info().currsize)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=Path(__file__).resolve().parents[1])
+    code = (
+        "import transforms.kube.schema as s, transforms.checks.validation, transforms.checks.schema_check as v; "
+        "print(s._load.cache_info().currsize, v.checker_for.cache_info().currsize)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert out.stdout.split() == ["0", "0"]
 
 
@@ -106,8 +113,12 @@ def test_list_semantics_follow_the_official_schema() -> None:
     spec = schema_for().root("PodSpec")
     containers = spec.field("containers")
     assert containers is not None
-    assert (containers.list_type, containers.list_map_keys, containers.merge_key,
-            containers.patch_strategy) == ("map", ("name",), "name", "merge")
+    assert (
+        containers.list_type,
+        containers.list_map_keys,
+        containers.merge_key,
+        containers.patch_strategy,
+    ) == ("map", ("name",), "name", "merge")
     volumes = spec.field("volumes")
     assert volumes is not None and volumes.patch_strategy == "merge,retainKeys"
     tolerations = spec.field("tolerations")
@@ -141,9 +152,9 @@ def test_scalar_kinds() -> None:
 def test_type_at_walks_lists_and_maps() -> None:
     schema = schema_for()
     assert schema.type_at("Pod", ()) is schema.root("Pod")
-    assert schema.type_at("PodTemplateSpec", ("spec", "initContainers", None, "env", None,
-                                               "valueFrom")) is schema.type(
-        "io.k8s.api.core.v1.EnvVarSource")
+    assert schema.type_at(
+        "PodTemplateSpec", ("spec", "initContainers", None, "env", None, "valueFrom")
+    ) is schema.type("io.k8s.api.core.v1.EnvVarSource")
     assert schema.type_at("Pod", ("spec", "containers", "name")) is None
     assert schema.type_at("Pod", ("spec", "nodeSelector", "gpu")) is None
     assert schema.type_at("Pod", ("spec", "nodeSelectr")) is None
@@ -164,14 +175,17 @@ def test_tables_are_small_and_rebuild_identically() -> None:
 # ---------------------------------------------------------------- suggestions
 
 
-@pytest.mark.parametrize(("typed", "meant"), [
-    ("node_selector", "nodeSelector"),
-    ("NodeSelector", "nodeSelector"),
-    ("service_account_name", "serviceAccountName"),
-    ("tolerration", "tolerations"),
-    ("containrs", "containers"),
-    ("host_ipc", "hostIPC"),
-])
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("node_selector", "nodeSelector"),
+        ("NodeSelector", "nodeSelector"),
+        ("service_account_name", "serviceAccountName"),
+        ("tolerration", "tolerations"),
+        ("containrs", "containers"),
+        ("host_ipc", "hostIPC"),
+    ],
+)
 def test_suggest_field(typed: str, meant: str) -> None:
     assert suggest_field(schema_for().root("PodSpec"), typed) == meant
 
@@ -186,67 +200,128 @@ def test_suggest_field_gives_up_on_nonsense() -> None:
 def _rich_pod() -> k8s.V1Pod:
     when = datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
     probe = k8s.V1Probe(_exec=k8s.V1ExecAction(command=["true"]), initial_delay_seconds=3)
-    http = k8s.V1Probe(http_get=k8s.V1HTTPGetAction(
-        port="http", path="/", http_headers=[k8s.V1HTTPHeader(name="X_Y", value="y")]))
+    http = k8s.V1Probe(
+        http_get=k8s.V1HTTPGetAction(
+            port="http", path="/", http_headers=[k8s.V1HTTPHeader(name="X_Y", value="y")]
+        )
+    )
     container = k8s.V1Container(
-        name="trainer", image="img", command=["python"], args=["-m", "train"],
-        env=[k8s.V1EnvVar(name="SNAKE_CASE", value="1"),
-             k8s.V1EnvVar(name="POD", value_from=k8s.V1EnvVarSource(
-                 field_ref=k8s.V1ObjectFieldSelector(field_path="metadata.name")))],
+        name="trainer",
+        image="img",
+        command=["python"],
+        args=["-m", "train"],
+        env=[
+            k8s.V1EnvVar(name="SNAKE_CASE", value="1"),
+            k8s.V1EnvVar(
+                name="POD",
+                value_from=k8s.V1EnvVarSource(
+                    field_ref=k8s.V1ObjectFieldSelector(field_path="metadata.name")
+                ),
+            ),
+        ],
         env_from=[k8s.V1EnvFromSource(config_map_ref=k8s.V1ConfigMapEnvSource(name="cm"))],
         resources=k8s.V1ResourceRequirements(
             limits={"nvidia.com/gpu": "1", "memory": "2Gi", "ephemeral_storage": "1Gi"},
-            requests={"cpu": "500m"}),
-        liveness_probe=probe, readiness_probe=http,
+            requests={"cpu": "500m"},
+        ),
+        liveness_probe=probe,
+        readiness_probe=http,
         ports=[k8s.V1ContainerPort(container_port=80, host_ip="1.2.3.4", protocol="TCP")],
         volume_mounts=[k8s.V1VolumeMount(name="dshm", mount_path="/dev/shm")],
         security_context=k8s.V1SecurityContext(
-            capabilities=k8s.V1Capabilities(add=["SYS_PTRACE"]), run_as_user=1000),
-        lifecycle=k8s.V1Lifecycle(pre_stop=k8s.V1LifecycleHandler(
-            _exec=k8s.V1ExecAction(command=["sleep", "5"]))))
-    affinity = k8s.V1Affinity(node_affinity=k8s.V1NodeAffinity(
-        required_during_scheduling_ignored_during_execution=k8s.V1NodeSelector(
-            node_selector_terms=[k8s.V1NodeSelectorTerm(match_expressions=[
-                k8s.V1NodeSelectorRequirement(key="a_b", operator="In", values=["c_d"])])])))
+            capabilities=k8s.V1Capabilities(add=["SYS_PTRACE"]), run_as_user=1000
+        ),
+        lifecycle=k8s.V1Lifecycle(
+            pre_stop=k8s.V1LifecycleHandler(_exec=k8s.V1ExecAction(command=["sleep", "5"]))
+        ),
+    )
+    affinity = k8s.V1Affinity(
+        node_affinity=k8s.V1NodeAffinity(
+            required_during_scheduling_ignored_during_execution=k8s.V1NodeSelector(
+                node_selector_terms=[
+                    k8s.V1NodeSelectorTerm(
+                        match_expressions=[
+                            k8s.V1NodeSelectorRequirement(key="a_b", operator="In", values=["c_d"])
+                        ]
+                    )
+                ]
+            )
+        )
+    )
     return k8s.V1Pod(
-        api_version="v1", kind="Pod",
+        api_version="v1",
+        kind="Pod",
         metadata=k8s.V1ObjectMeta(
-            name="p", creation_timestamp=when,
-            labels={"app_name": "x", "a.b/c_d": "y"}, annotations={"some_key": "v"},
-            owner_references=[k8s.V1OwnerReference(api_version="v1", kind="Job", name="j",
-                                                   uid="u", block_owner_deletion=True)]),
+            name="p",
+            creation_timestamp=when,
+            labels={"app_name": "x", "a.b/c_d": "y"},
+            annotations={"some_key": "v"},
+            owner_references=[
+                k8s.V1OwnerReference(
+                    api_version="v1", kind="Job", name="j", uid="u", block_owner_deletion=True
+                )
+            ],
+        ),
         spec=k8s.V1PodSpec(
-            node_selector={"node_type": "gpu"}, host_ipc=True, containers=[container],
+            node_selector={"node_type": "gpu"},
+            host_ipc=True,
+            containers=[container],
             init_containers=[k8s.V1Container(name="init", image="busybox")],
-            volumes=[k8s.V1Volume(name="dshm", empty_dir=k8s.V1EmptyDirVolumeSource(
-                medium="Memory", size_limit="1Gi")),
-                k8s.V1Volume(name="cfg", config_map=k8s.V1ConfigMapVolumeSource(
-                    name="cm", items=[k8s.V1KeyToPath(key="a_b", path="a.yaml")]))],
+            volumes=[
+                k8s.V1Volume(
+                    name="dshm",
+                    empty_dir=k8s.V1EmptyDirVolumeSource(medium="Memory", size_limit="1Gi"),
+                ),
+                k8s.V1Volume(
+                    name="cfg",
+                    config_map=k8s.V1ConfigMapVolumeSource(
+                        name="cm", items=[k8s.V1KeyToPath(key="a_b", path="a.yaml")]
+                    ),
+                ),
+            ],
             tolerations=[k8s.V1Toleration(key="k", operator="Exists", effect="NoSchedule")],
             affinity=affinity,
-            topology_spread_constraints=[k8s.V1TopologySpreadConstraint(
-                max_skew=1, topology_key="zone", when_unsatisfiable="DoNotSchedule",
-                label_selector=k8s.V1LabelSelector(match_labels={"app_name": "x"}))],
-            dns_config=k8s.V1PodDNSConfig(options=[k8s.V1PodDNSConfigOption(name="ndots",
-                                                                             value="2")]),
-            security_context=k8s.V1PodSecurityContext(fs_group=100, sysctls=[
-                k8s.V1Sysctl(name="net.core.somaxconn", value="1024")])),
-        status=k8s.V1PodStatus(pod_ips=[k8s.V1PodIP(ip="1.1.1.1")], host_ip="2.2.2.2",
-                               start_time=when))
+            topology_spread_constraints=[
+                k8s.V1TopologySpreadConstraint(
+                    max_skew=1,
+                    topology_key="zone",
+                    when_unsatisfiable="DoNotSchedule",
+                    label_selector=k8s.V1LabelSelector(match_labels={"app_name": "x"}),
+                )
+            ],
+            dns_config=k8s.V1PodDNSConfig(
+                options=[k8s.V1PodDNSConfigOption(name="ndots", value="2")]
+            ),
+            security_context=k8s.V1PodSecurityContext(
+                fs_group=100, sysctls=[k8s.V1Sysctl(name="net.core.somaxconn", value="1024")]
+            ),
+        ),
+        status=k8s.V1PodStatus(
+            pod_ips=[k8s.V1PodIP(ip="1.1.1.1")], host_ip="2.2.2.2", start_time=when
+        ),
+    )
 
 
 def _torchx_pods() -> list[k8s.V1Pod]:
     role = specs.Role(
-        name="trainer", image="pytorch/pytorch:2.3", entrypoint="python",
-        args=["-m", "train"], env={"NCCL_DEBUG": "INFO"}, num_replicas=2,
-        resource=specs.Resource(cpu=4, gpu=1, memMB=8192,
-                                devices={"vpc.amazonaws.com/efa": 1}),
+        name="trainer",
+        image="pytorch/pytorch:2.3",
+        entrypoint="python",
+        args=["-m", "train"],
+        env={"NCCL_DEBUG": "INFO"},
+        num_replicas=2,
+        resource=specs.Resource(cpu=4, gpu=1, memMB=8192, devices={"vpc.amazonaws.com/efa": 1}),
         port_map={"c10d": 29500},
-        mounts=[specs.VolumeMount(src="pvc", dst_path="/data"),
-                specs.BindMount(src_path="/host", dst_path="/h", read_only=True),
-                specs.DeviceMount(src_path="/dev/fuse", dst_path="/dev/fuse")])
-    app = specs.AppDef(name="app", roles=[role, specs.Role(name="ps", image="busybox",
-                                                           entrypoint="sleep", args=["1"])])
+        mounts=[
+            specs.VolumeMount(src="pvc", dst_path="/data"),
+            specs.BindMount(src_path="/host", dst_path="/h", read_only=True),
+            specs.DeviceMount(src_path="/dev/fuse", dst_path="/dev/fuse"),
+        ],
+    )
+    app = specs.AppDef(
+        name="app",
+        roles=[role, specs.Role(name="ps", image="busybox", entrypoint="sleep", args=["1"])],
+    )
     job = app_to_resource(app, "default", "sa", "high")
     pods = [task["template"] for task in job["spec"]["tasks"]]  # type: ignore[index]
     return [role_to_pod("trainer-0", role, None), *pods]
@@ -273,8 +348,7 @@ def test_to_data_keeps_free_form_keys_and_accepts_client_objects() -> None:
 
 def test_to_data_of_a_pod_spec_and_unknown_keys() -> None:
     spec = {"service_account_name": "sa", "not_a_field": {"x_y": 1}, "containers": None}
-    assert to_data(spec, "PodSpec") == {"serviceAccountName": "sa",
-                                            "not_a_field": {"x_y": 1}}
+    assert to_data(spec, "PodSpec") == {"serviceAccountName": "sa", "not_a_field": {"x_y": 1}}
 
 
 def test_to_data_is_idempotent_and_leaves_input_alone() -> None:

@@ -69,14 +69,23 @@ USES_A_FIXTURE = """
 def _user_environment() -> dict[str, str]:
     """This environment, as a user's shell would have it: no pytest switches, nothing added to
     the import path."""
-    return {key: value for key, value in os.environ.items()
-            if key not in ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_ADDOPTS", "PYTEST_PLUGINS",
-                           "PYTHONPATH")}
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if key
+        not in ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH")
+    }
 
 
 def _run(project: pathlib.Path, *command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*command, "-q", "-p", "no:cacheprovider"], cwd=project,
-                          env=_user_environment(), capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [*command, "-q", "-p", "no:cacheprovider"],
+        cwd=project,
+        env=_user_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture
@@ -89,15 +98,17 @@ def project(tmp_path: pathlib.Path, installed_podfold: object) -> pathlib.Path:
 
 
 def _pytest_script() -> str:
-    script = pathlib.Path(sysconfig.get_path("scripts")) / ("pytest.exe" if os.name == "nt"
-                                                            else "pytest")
+    script = pathlib.Path(sysconfig.get_path("scripts")) / (
+        "pytest.exe" if os.name == "nt" else "pytest"
+    )
     assert script.is_file(), f"no pytest script beside this interpreter at {script}"
     return str(script)
 
 
 @pytest.mark.parametrize("command", ["pytest", "python -m pytest"])
 def test_a_project_with_its_own_transforms_recipes_and_combinators_keeps_them(
-        project: pathlib.Path, command: str) -> None:
+    project: pathlib.Path, command: str
+) -> None:
     argv = [_pytest_script()] if command == "pytest" else [sys.executable, "-m", "pytest"]
     result = _run(project, *argv)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -111,14 +122,18 @@ def test_podfolds_fixture_in_such_a_project_fails_saying_why(project: pathlib.Pa
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "1 error" in result.stdout, output
-    assert "podfold's fixtures (torchx_app, pod, pod_factory) need podfold's 'transforms' package" in output
+    assert (
+        "podfold's fixtures (torchx_app, pod, pod_factory) need podfold's 'transforms' package"
+        in output
+    )
     assert str(project / "transforms.py") in output  # where the user's module is
     assert "move your module into your project's package" in output  # how to fix it
     assert "Traceback" not in output and "_pods_module" not in output  # plainly, no traceback
 
 
 def test_a_project_module_named_recipes_is_named_when_a_recipe_is_asked_for(
-        tmp_path: pathlib.Path, installed_podfold: object) -> None:
+    tmp_path: pathlib.Path, installed_podfold: object
+) -> None:
     # the recipe catalog's entry point (recipes:catalog) then finds the project's module
     (tmp_path / "recipes.py").write_text("RECIPES = []\n", encoding="utf-8")
     code = textwrap.dedent("""
@@ -129,11 +144,20 @@ def test_a_project_module_named_recipes_is_named_when_a_recipe_is_asked_for(
         except Exception as err:
             print(type(err).__name__, err)
     """)
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_user_environment(),
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=_user_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("OverlayError <string>:1:3: step 1: the recipe catalog "
-                                    "'podfold' (recipes:catalog) cannot load: AttributeError"), \
-        result.stdout
-    assert f"the module 'recipes' found is {tmp_path / 'recipes.py'}, which hides the " \
-           "catalog's: move it into your project's package or rename it" in result.stdout
+    assert result.stdout.startswith(
+        "OverlayError <string>:1:3: step 1: the recipe catalog "
+        "'podfold' (recipes:catalog) cannot load: AttributeError"
+    ), result.stdout
+    assert (
+        f"the module 'recipes' found is {tmp_path / 'recipes.py'}, which hides the "
+        "catalog's: move it into your project's package or rename it" in result.stdout
+    )

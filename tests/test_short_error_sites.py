@@ -19,8 +19,12 @@ BIG = 10**5000
 
 
 def pod(**spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-            "spec": {"containers": [{"name": "c", "image": "i"}], **spec}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "i"}], **spec},
+    }
 
 
 def test_a_count_text_of_5000_digits_is_refused_by_name() -> None:
@@ -36,18 +40,33 @@ def test_an_index_of_5000_digits_is_refused_short() -> None:
     assert "at most 4,000 digits" in str(caught.value), str(caught.value)[:300]
 
 
-@pytest.mark.parametrize("spec", [
-    {"activeDeadlineSeconds": BIG},
-    {"terminationGracePeriodSeconds": -BIG},
-    {"containers": [{"name": "c", "image": "i",
-                     "livenessProbe": {"tcpSocket": {"port": BIG}, "periodSeconds": -BIG,
-                                       "successThreshold": BIG,
-                                       "terminationGracePeriodSeconds": -BIG}}]},
-], ids=["deadline", "grace", "probe"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"activeDeadlineSeconds": BIG},
+        {"terminationGracePeriodSeconds": -BIG},
+        {
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "i",
+                    "livenessProbe": {
+                        "tcpSocket": {"port": BIG},
+                        "periodSeconds": -BIG,
+                        "successThreshold": BIG,
+                        "terminationGracePeriodSeconds": -BIG,
+                    },
+                }
+            ]
+        },
+    ],
+    ids=["deadline", "grace", "probe"],
+)
 def test_validation_writes_a_5000_digit_value_short(spec: dict[str, Any]) -> None:
     found = problems(pod(**spec))
-    assert found and all("digits)" in problem.message for problem in found
-                         if problem.check == "reference"), [p.message[:200] for p in found]
+    assert found and all(
+        "digits)" in problem.message for problem in found if problem.check == "reference"
+    ), [p.message[:200] for p in found]
 
 
 def _spy_on_counts(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
@@ -71,9 +90,15 @@ def test_a_policy_counts_each_list_once(monkeypatch: pytest.MonkeyPatch) -> None
     from transforms.checks import policy_problems
 
     alone = _spy_on_counts(monkeypatch)
-    found = policy_problems(pod(containers=[
-        {"name": f"c{i}", "image": "i", "securityContext": {"privileged": True}}
-        for i in range(200)]), "baseline")
+    found = policy_problems(
+        pod(
+            containers=[
+                {"name": f"c{i}", "image": "i", "securityContext": {"privileged": True}}
+                for i in range(200)
+            ]
+        ),
+        "baseline",
+    )
     assert len(found) == len(alone) >= 200
     assert not any(alone), f"{sum(alone)} of {len(alone)} findings rendered alone"
     assert found[1].path.startswith("spec.containers[name=c1]"), found[1].path
@@ -92,12 +117,18 @@ def test_a_host_port_taken_names_the_other_container_short() -> None:
     from combinators.limits import MAX_REPR
 
     huge = "x" * 100_000
-    found = problems(pod(containers=[
-        {"name": huge, "image": "i", "ports": [{"containerPort": 80, "hostPort": 80}]},
-        {"name": "b", "image": "i", "ports": [{"containerPort": 80, "hostPort": 80}]}]))
+    found = problems(
+        pod(
+            containers=[
+                {"name": huge, "image": "i", "ports": [{"containerPort": 80, "hostPort": 80}]},
+                {"name": "b", "image": "i", "ports": [{"containerPort": 80, "hostPort": 80}]},
+            ]
+        )
+    )
     taken = [problem.message for problem in found if "already taken" in problem.message]
-    assert taken and all(len(message) < 2 * MAX_REPR for message in taken), \
-        [message[:200] for message in taken]
+    assert taken and all(len(message) < 2 * MAX_REPR for message in taken), [
+        message[:200] for message in taken
+    ]
 
 
 def test_the_testing_kit_writes_a_5000_digit_value_short() -> None:

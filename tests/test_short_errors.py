@@ -74,8 +74,12 @@ TRANSFORM_ERROR = "combinators.errors.TransformError"
 
 def pod(**spec: Any) -> dict[str, Any]:
     """A valid pod, with ``spec`` set over its own."""
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-            "spec": {"containers": [{"name": "trainer", "image": "trainer:1"}], **spec}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "trainer", "image": "trainer:1"}], **spec},
+    }
 
 
 def crowded(count: int = MANY) -> dict[str, Any]:
@@ -85,8 +89,11 @@ def crowded(count: int = MANY) -> dict[str, Any]:
 
 def long_lines(text: str, bound: int = MAX_LINE) -> list[str]:
     """The lines of ``text`` longer than ``bound``, each shown by its length and start."""
-    return [f"{len(line)} characters: {line[:120]}..." for line in text.splitlines()
-            if len(line) > bound]
+    return [
+        f"{len(line)} characters: {line[:120]}..."
+        for line in text.splitlines()
+        if len(line) > bound
+    ]
 
 
 def longest_quote(text: str) -> int:
@@ -101,17 +108,30 @@ def longest_quote(text: str) -> int:
 def check_short(text: str, places: tuple[str, ...]) -> None:
     assert not long_lines(text), long_lines(text)
     assert longest_quote(text) <= MAX_REPR, (
-        f"a value is quoted {longest_quote(text)} characters long: {text[:300]}")
+        f"a value is quoted {longest_quote(text)} characters long: {text[:300]}"
+    )
     missing = [place for place in places if place not in text]
     assert not missing, f"the message does not name {missing}: {text[:2000]}"
 
 
 # --- the bound itself -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("value", [HUGE, BIG, -BIG, [HUGE] * 100, {HUGE: HUGE},
-                                   {"a": [BIG, HUGE]}, (BIG,), b"x" * 100_000, 2.5e300],
-                         ids=["str", "int", "negative-int", "list", "map", "nested", "tuple",
-                              "bytes", "float"])
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        HUGE,
+        BIG,
+        -BIG,
+        [HUGE] * 100,
+        {HUGE: HUGE},
+        {"a": [BIG, HUGE]},
+        (BIG,),
+        b"x" * 100_000,
+        2.5e300,
+    ],
+    ids=["str", "int", "negative-int", "list", "map", "nested", "tuple", "bytes", "float"],
+)
 def test_short_repr_is_bounded_on_any_value(value: Any) -> None:
     text = short_repr(value)
     assert len(text) <= MAX_REPR, (len(text), text[:300])
@@ -162,6 +182,7 @@ def _marked(case_id: str, *values: Any) -> Any:
 
 # --- the library: each case is a call that must raise a short TransformError naming places ------
 
+
 def _apply(transform: Any, doc: Any) -> Callable[[], Any]:
     return lambda: transform()(doc)
 
@@ -177,123 +198,281 @@ def _yaml(data: Any) -> str:
 LIBRARY_CASES: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = [
     # paths and combinators, built and applied
     ("path-text", lambda: path("spec." + HUGE + "["), ("character",)),
-    ("path-match-huge-name", lambda: upsert(f"spec.containers[name={HUGE}].image", "i")(pod()),
-     ("containers", "trainer")),
-    ("path-match-near-misses", lambda: upsert("spec.containers[name=trainr].image", "i")(
-        crowded()), ("containers", "trainer-")),
-    ("path-key-huge", lambda: remove_at(f"metadata.labels[{HUGE!r}]", missing_ok=False)(
-        {**pod(), "metadata": {"labels": {"team": "ml"}}}), ("labels", "team")),
-    ("replace-in-huge-value", lambda: replace_at("spec.restartPolicy.x", 1)(
-        pod(restartPolicy=HUGE)), ("restartPolicy",)),
-    ("append-to-huge-string", lambda: append_at("spec.restartPolicy", 1)(
-        pod(restartPolicy=HUGE)), ("restartPolicy",)),
-    ("remove-many-keys", lambda: remove_at("metadata.labels.tema", missing_ok=False)(
-        {**pod(), "metadata": {"labels": {f"team-{i}": "ml" for i in range(MANY)}}}),
-     ("labels", "more")),
-    ("type-clash-huge-value", lambda: upsert("spec.containers[0].image.x", 1)(
-        pod(containers=[{"name": "c", "image": HUGE}])), ("image",)),
-    ("insert-before-huge", lambda: insert_at("spec.containers", {"name": "x"},
-                                             before=f"name={HUGE}")(pod()), ("containers",)),
-    ("merge-by-huge-key", lambda: merge_by("spec.containers", [{"name": "a"}], key=HUGE),
-     ("key",)),
+    (
+        "path-match-huge-name",
+        lambda: upsert(f"spec.containers[name={HUGE}].image", "i")(pod()),
+        ("containers", "trainer"),
+    ),
+    (
+        "path-match-near-misses",
+        lambda: upsert("spec.containers[name=trainr].image", "i")(crowded()),
+        ("containers", "trainer-"),
+    ),
+    (
+        "path-key-huge",
+        lambda: remove_at(f"metadata.labels[{HUGE!r}]", missing_ok=False)(
+            {**pod(), "metadata": {"labels": {"team": "ml"}}}
+        ),
+        ("labels", "team"),
+    ),
+    (
+        "replace-in-huge-value",
+        lambda: replace_at("spec.restartPolicy.x", 1)(pod(restartPolicy=HUGE)),
+        ("restartPolicy",),
+    ),
+    (
+        "append-to-huge-string",
+        lambda: append_at("spec.restartPolicy", 1)(pod(restartPolicy=HUGE)),
+        ("restartPolicy",),
+    ),
+    (
+        "remove-many-keys",
+        lambda: remove_at("metadata.labels.tema", missing_ok=False)(
+            {**pod(), "metadata": {"labels": {f"team-{i}": "ml" for i in range(MANY)}}}
+        ),
+        ("labels", "more"),
+    ),
+    (
+        "type-clash-huge-value",
+        lambda: upsert("spec.containers[0].image.x", 1)(
+            pod(containers=[{"name": "c", "image": HUGE}])
+        ),
+        ("image",),
+    ),
+    (
+        "insert-before-huge",
+        lambda: insert_at("spec.containers", {"name": "x"}, before=f"name={HUGE}")(pod()),
+        ("containers",),
+    ),
+    ("merge-by-huge-key", lambda: merge_by("spec.containers", [{"name": "a"}], key=HUGE), ("key",)),
     ("merge-by-big-int", lambda: merge_by("spec.containers", [BIG], key="name"), ("items",)),
     ("expect-huge-count", lambda: expect("spec.containers[*]", count=HUGE), ("count",)),
-    ("expect-failed-crowded", lambda: expect("spec.containers[name=trainr]")(crowded()),
-     ("trainr",)),
+    (
+        "expect-failed-crowded",
+        lambda: expect("spec.containers[name=trainr]")(crowded()),
+        ("trainr",),
+    ),
     ("upsert-big-int-key", lambda: upsert("spec", {"x": {BIG: 1}}), ("value.x", "digits")),
     ("upsert-huge-key-value", lambda: upsert("spec", {HUGE: {1, 2}}), ("value", "set")),
     ("fold-huge-conflicts", lambda: combinators.fold(pod(), [], conflicts=HUGE), ("conflicts",)),
     # loading overlays
     ("yaml-long-key", _loads(_yaml({"spec": {LONG_KEY: 1}})), ("o.yaml",)),
-    ("yaml-big-int", _loads(f"spec:\n  activeDeadlineSeconds: !!int {BIG_TEXT}x\n"),
-     ("o.yaml:2",)),
-    ("yaml-op-huge-op", _loads(_yaml([{"op": HUGE, "path": "spec.x", "value": 1}])),
-     ("o.yaml",)),
-    ("yaml-op-huge-path", _loads(_yaml([{"op": "upsert", "path": HUGE + "[", "value": 1}])),
-     ("o.yaml",)),
-    ("yaml-op-huge-field", _loads(_yaml([{"op": "upsert", "path": "spec.x", "value": 1,
-                                         LONG_KEY: 2}])), ("o.yaml",)),
+    ("yaml-big-int", _loads(f"spec:\n  activeDeadlineSeconds: !!int {BIG_TEXT}x\n"), ("o.yaml:2",)),
+    ("yaml-op-huge-op", _loads(_yaml([{"op": HUGE, "path": "spec.x", "value": 1}])), ("o.yaml",)),
+    (
+        "yaml-op-huge-path",
+        _loads(_yaml([{"op": "upsert", "path": HUGE + "[", "value": 1}])),
+        ("o.yaml",),
+    ),
+    (
+        "yaml-op-huge-field",
+        _loads(_yaml([{"op": "upsert", "path": "spec.x", "value": 1, LONG_KEY: 2}])),
+        ("o.yaml",),
+    ),
     ("yaml-recipe-huge-name", _loads(_yaml([{"recipe": HUGE}])), ("o.yaml", "recipe")),
-    ("yaml-recipe-huge-argument", _loads(_yaml([{"recipe": "gpu", "type": HUGE}])),
-     ("o.yaml", "gpu")),
-    ("yaml-recipe-long-keyword", _loads(_yaml([{"recipe": "gpu", "type": "a100",
-                                               LONG_KEY: 1}])), ("o.yaml", "gpu")),
-    ("yaml-recipe-big-int", _loads(f"- recipe: gpu\n  type: a100\n  count: {BIG_TEXT}\n"),
-     ("o.yaml",)),
+    (
+        "yaml-recipe-huge-argument",
+        _loads(_yaml([{"recipe": "gpu", "type": HUGE}])),
+        ("o.yaml", "gpu"),
+    ),
+    (
+        "yaml-recipe-long-keyword",
+        _loads(_yaml([{"recipe": "gpu", "type": "a100", LONG_KEY: 1}])),
+        ("o.yaml", "gpu"),
+    ),
+    (
+        "yaml-recipe-big-int",
+        _loads(f"- recipe: gpu\n  type: a100\n  count: {BIG_TEXT}\n"),
+        ("o.yaml",),
+    ),
     ("yaml-huge-tag", _loads(f"spec: !{'t' * 1000} x\n"), ("o.yaml",)),
-    ("yaml-directive-huge", _loads(_yaml({"spec": {"containers": [{"name": "trainer",
-                                                                  "$patch": HUGE}]}})),
-     ("o.yaml",)),
+    (
+        "yaml-directive-huge",
+        _loads(_yaml({"spec": {"containers": [{"name": "trainer", "$patch": HUGE}]}})),
+        ("o.yaml",),
+    ),
     ("yaml-syntax-long-line", _loads("spec: {a: [" + "1," * 60_000 + "\n"), ("o.yaml",)),
-    ("yaml-duplicate-long-key", _loads(f"spec:\n  {LONG_KEY}: 1\n  {LONG_KEY}: 2\n"),
-     ("o.yaml:3",)),
+    (
+        "yaml-duplicate-long-key",
+        _loads(f"spec:\n  {LONG_KEY}: 1\n  {LONG_KEY}: 2\n"),
+        ("o.yaml:3",),
+    ),
     # selectors
     ("selector-text", lambda: Selector.parse(HUGE), ("text",)),
     ("selector-kind", lambda: Selector.parse("kind=" + HUGE), ("kind",)),
     ("selector-label", lambda: Selector.parse(f"label:{HUGE}"), ("text",)),
     ("selector-kinds", lambda: Selector(kinds=(HUGE,)), ("kinds",)),
-    ("selector-labels", lambda: Selector(labels=((HUGE, 5),)),  # type: ignore[arg-type]
-     ("labels",)),
+    (
+        "selector-labels",
+        lambda: Selector(labels=((HUGE, 5),)),  # type: ignore[arg-type]
+        ("labels",),
+    ),
     # validation
     ("validate-enum", lambda: validate_pod(pod(restartPolicy=HUGE)), ("restartPolicy",)),
     ("validate-hostname", lambda: validate_pod(pod(hostname=HUGE)), ("hostname",)),
-    ("validate-container-name", lambda: validate_pod(
-        pod(containers=[{"name": HUGE, "image": "i"}])), ("containers",)),
-    ("validate-label", lambda: validate_pod({**pod(), "metadata": {
-        "name": "p", "labels": {HUGE: HUGE}}}), ("metadata.labels",)),
-    ("validate-image", lambda: validate_pod(pod(containers=[{"name": "c", "image": HUGE,
-                                                             "imagePullPolicy": HUGE}])),
-     ("imagePullPolicy",)),
-    ("validate-big-int", lambda: validate_pod(pod(activeDeadlineSeconds=BIG)),
-     ("activeDeadlineSeconds",)),
-    ("validate-unknown-long-key", lambda: validate_pod(pod(**{LONG_KEY: 1, HUGE: 2})),
-     ("spec",)),
-    ("validate-quantity", lambda: validate_pod(pod(containers=[{
-        "name": "c", "image": "i", "resources": {"limits": {"memory": HUGE,
-                                                           HUGE: "1"}}}])), ("resources",)),
-    ("validate-mount", lambda: validate_pod(pod(containers=[{
-        "name": "c", "image": "i", "volumeMounts": [{"name": HUGE, "mountPath": HUGE}]}])),
-     ("volumeMounts",)),
-    ("validate-env", lambda: validate_pod(pod(containers=[{
-        "name": "c", "image": "i", "env": [{"name": HUGE + "=", "value": HUGE}] * 2}])),
-     ("env",)),
-    ("validate-probe-port", lambda: validate_pod(pod(containers=[{
-        "name": "c", "image": "i", "livenessProbe": {"tcpSocket": {"port": BIG}}}])),
-     ("livenessProbe",)),
-    ("validate-probe-period", lambda: validate_pod(pod(containers=[{
-        "name": "c", "image": "i", "livenessProbe": {"exec": {"command": ["a"]},
-                                                     "periodSeconds": -BIG}}])),
-     ("periodSeconds",)),
-    ("validate-extended-request", lambda: validate_pod(pod(containers=[{
-        "name": "c", "image": "i",
-        "resources": {"requests": {"nvidia.com/gpu": "1.5" + "9" * 5_000}}}])),
-     ("nvidia.com/gpu",)),
-    ("validate-many-problems", lambda: validate_pod(pod(containers=[
-        {"name": f"c{i}", "imagePullPolicy": "Sometimes"} for i in range(1_000)])),
-     ("containers", "more")),
+    (
+        "validate-container-name",
+        lambda: validate_pod(pod(containers=[{"name": HUGE, "image": "i"}])),
+        ("containers",),
+    ),
+    (
+        "validate-label",
+        lambda: validate_pod({**pod(), "metadata": {"name": "p", "labels": {HUGE: HUGE}}}),
+        ("metadata.labels",),
+    ),
+    (
+        "validate-image",
+        lambda: validate_pod(
+            pod(containers=[{"name": "c", "image": HUGE, "imagePullPolicy": HUGE}])
+        ),
+        ("imagePullPolicy",),
+    ),
+    (
+        "validate-big-int",
+        lambda: validate_pod(pod(activeDeadlineSeconds=BIG)),
+        ("activeDeadlineSeconds",),
+    ),
+    ("validate-unknown-long-key", lambda: validate_pod(pod(**{LONG_KEY: 1, HUGE: 2})), ("spec",)),
+    (
+        "validate-quantity",
+        lambda: validate_pod(
+            pod(
+                containers=[
+                    {
+                        "name": "c",
+                        "image": "i",
+                        "resources": {"limits": {"memory": HUGE, HUGE: "1"}},
+                    }
+                ]
+            )
+        ),
+        ("resources",),
+    ),
+    (
+        "validate-mount",
+        lambda: validate_pod(
+            pod(
+                containers=[
+                    {"name": "c", "image": "i", "volumeMounts": [{"name": HUGE, "mountPath": HUGE}]}
+                ]
+            )
+        ),
+        ("volumeMounts",),
+    ),
+    (
+        "validate-env",
+        lambda: validate_pod(
+            pod(
+                containers=[
+                    {"name": "c", "image": "i", "env": [{"name": HUGE + "=", "value": HUGE}] * 2}
+                ]
+            )
+        ),
+        ("env",),
+    ),
+    (
+        "validate-probe-port",
+        lambda: validate_pod(
+            pod(
+                containers=[
+                    {"name": "c", "image": "i", "livenessProbe": {"tcpSocket": {"port": BIG}}}
+                ]
+            )
+        ),
+        ("livenessProbe",),
+    ),
+    (
+        "validate-probe-period",
+        lambda: validate_pod(
+            pod(
+                containers=[
+                    {
+                        "name": "c",
+                        "image": "i",
+                        "livenessProbe": {"exec": {"command": ["a"]}, "periodSeconds": -BIG},
+                    }
+                ]
+            )
+        ),
+        ("periodSeconds",),
+    ),
+    (
+        "validate-extended-request",
+        lambda: validate_pod(
+            pod(
+                containers=[
+                    {
+                        "name": "c",
+                        "image": "i",
+                        "resources": {"requests": {"nvidia.com/gpu": "1.5" + "9" * 5_000}},
+                    }
+                ]
+            )
+        ),
+        ("nvidia.com/gpu",),
+    ),
+    (
+        "validate-many-problems",
+        lambda: validate_pod(
+            pod(
+                containers=[{"name": f"c{i}", "imagePullPolicy": "Sometimes"} for i in range(1_000)]
+            )
+        ),
+        ("containers", "more"),
+    ),
     ("validate-kind", lambda: validate_pod(pod(), kind=HUGE), ("kind",)),
     ("validate-version", lambda: validate_pod(pod(), k8s_version=HUGE), ("Kubernetes",)),
     # patches
     ("json-patch-op", lambda: json_patch([{"op": HUGE, "path": "/spec"}]), ("ops",)),
-    ("json-patch-pointer", lambda: json_patch([{"op": "replace", "path": "/spec/" + HUGE,
-                                                "value": 1}])(pod()), ("spec",)),
-    ("json-patch-bad-pointer", lambda: json_patch([{"op": "add", "path": HUGE, "value": 1}]),
-     ("ops",)),
-    ("json-patch-test", lambda: json_patch([{"op": "test", "path": "/spec/restartPolicy",
-                                             "value": HUGE}])(pod(restartPolicy=HUGE + "y")),
-     ("restartPolicy",)),
-    ("json-patch-index", lambda: json_patch([{"op": "add", "path": "/spec/containers/"
-                                              + BIG_TEXT, "value": 1}])(pod()), ("containers",)),
-    ("json-patch-from", lambda: json_patch([{"op": "move", "from": "/spec/" + HUGE,
-                                             "path": "/spec/x"}])(pod()), ("spec",)),
+    (
+        "json-patch-pointer",
+        lambda: json_patch([{"op": "replace", "path": "/spec/" + HUGE, "value": 1}])(pod()),
+        ("spec",),
+    ),
+    (
+        "json-patch-bad-pointer",
+        lambda: json_patch([{"op": "add", "path": HUGE, "value": 1}]),
+        ("ops",),
+    ),
+    (
+        "json-patch-test",
+        lambda: json_patch([{"op": "test", "path": "/spec/restartPolicy", "value": HUGE}])(
+            pod(restartPolicy=HUGE + "y")
+        ),
+        ("restartPolicy",),
+    ),
+    (
+        "json-patch-index",
+        lambda: json_patch([{"op": "add", "path": "/spec/containers/" + BIG_TEXT, "value": 1}])(
+            pod()
+        ),
+        ("containers",),
+    ),
+    (
+        "json-patch-from",
+        lambda: json_patch([{"op": "move", "from": "/spec/" + HUGE, "path": "/spec/x"}])(pod()),
+        ("spec",),
+    ),
     ("strategic-directive", lambda: strategic_merge({"spec": {"$patch": HUGE}}), ("patch",)),
-    ("strategic-list-directive", lambda: strategic_merge({"spec": {"containers": [
-        {"name": "trainer", "$patch": HUGE}]}}), ("patch",)),
+    (
+        "strategic-list-directive",
+        lambda: strategic_merge({"spec": {"containers": [{"name": "trainer", "$patch": HUGE}]}}),
+        ("patch",),
+    ),
     ("strategic-kind", lambda: strategic_merge({}, kind=HUGE), ("kind",)),
     ("strategic-key", lambda: strategic_merge({"spec": {1: HUGE}}), ("patch",)),
-    ("strategic-order", lambda: strategic_merge({"spec": {
-        "$setElementOrder/containers": [{"name": HUGE}], "containers": [{"name": "a"}]}})(
-            pod()), ("containers",)),
+    (
+        "strategic-order",
+        lambda: strategic_merge(
+            {
+                "spec": {
+                    "$setElementOrder/containers": [{"name": HUGE}],
+                    "containers": [{"name": "a"}],
+                }
+            }
+        )(pod()),
+        ("containers",),
+    ),
     ("merge-patch-key", lambda: merge_patch({"metadata": {BIG: HUGE}}), ("patch",)),
 ]
 
@@ -302,14 +481,15 @@ def _library_case_ids() -> list[str]:
     return [case[0] for case in LIBRARY_CASES]
 
 
-@pytest.mark.parametrize(("name", "call", "places"),
-                         [_marked(case[0], *case) for case in LIBRARY_CASES])
-def test_library_errors_are_short(name: str, call: Callable[[], Any],
-                                  places: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("name", "call", "places"), [_marked(case[0], *case) for case in LIBRARY_CASES]
+)
+def test_library_errors_are_short(
+    name: str, call: Callable[[], Any], places: tuple[str, ...]
+) -> None:
     outcome = within(call, seconds=10, megabytes=1024)
     assert outcome.status == "raised", (outcome.status, outcome.value_note)
-    assert TRANSFORM_ERROR in outcome.error_types, (outcome.error_types,
-                                                   outcome.error_text[:500])
+    assert TRANSFORM_ERROR in outcome.error_types, (outcome.error_types, outcome.error_text[:500])
     check_short(outcome.error_text, places)
 
 
@@ -321,8 +501,10 @@ def test_a_long_problem_list_says_how_many_more() -> None:
     # 10,000 problems: the error lists the first ten and counts the rest; it keeps them all
     from transforms.checks.problems import PodValidationError, Problem
 
-    found = [Problem(f"spec.containers[name=c{i}].image", "a container of a pod needs an "
-                     "image") for i in range(MANY)]
+    found = [
+        Problem(f"spec.containers[name=c{i}].image", "a container of a pod needs an image")
+        for i in range(MANY)
+    ]
     err = PodValidationError(found)
     lines = str(err).splitlines()
     assert lines[0] == "pod is invalid (10,000 problems):"
@@ -332,8 +514,7 @@ def test_a_long_problem_list_says_how_many_more() -> None:
 
 
 def test_validate_pod_lists_its_first_problems() -> None:
-    bad = pod(containers=[{"name": f"c{i}", "imagePullPolicy": "Sometimes"}
-                          for i in range(1_000)])
+    bad = pod(containers=[{"name": f"c{i}", "imagePullPolicy": "Sometimes"} for i in range(1_000)])
     with pytest.raises(TransformError) as caught:
         validate_pod(bad)
     total = len(caught.value.problems)  # type: ignore[attr-defined]
@@ -347,12 +528,25 @@ def test_validate_pod_lists_its_first_problems() -> None:
 def test_schema_problems_are_short_wherever_the_value_is() -> None:
     # every message the schema check writes (types, enumerations, quantities, ranges, unknown
     # fields, keys that are no strings), each given a huge value where the pod holds one
-    hostile = {**pod(restartPolicy=HUGE, priority=BIG, hostNetwork=HUGE,
-                     hostAliases=[HUGE] * 100, nodeSelector={HUGE: [HUGE]},
-                     **{LONG_KEY: 1, HUGE: {HUGE: HUGE}}),
-               "metadata": {"name": HUGE, "labels": {HUGE: BIG}, 5: HUGE}}
-    hostile["spec"]["containers"] = [{"name": "c", "image": BIG, "ports": [{"containerPort": HUGE}],
-                                      "resources": {"limits": {"memory": HUGE, "cpu": BIG}}}]
+    hostile = {
+        **pod(
+            restartPolicy=HUGE,
+            priority=BIG,
+            hostNetwork=HUGE,
+            hostAliases=[HUGE] * 100,
+            nodeSelector={HUGE: [HUGE]},
+            **{LONG_KEY: 1, HUGE: {HUGE: HUGE}},
+        ),
+        "metadata": {"name": HUGE, "labels": {HUGE: BIG}, 5: HUGE},
+    }
+    hostile["spec"]["containers"] = [
+        {
+            "name": "c",
+            "image": BIG,
+            "ports": [{"containerPort": HUGE}],
+            "resources": {"limits": {"memory": HUGE, "cpu": BIG}},
+        }
+    ]
     found = [problem for problem in problems(hostile) if problem.check == "schema"]
     assert len(found) >= 10, [str(problem)[:100] for problem in found]
     for problem in found:
@@ -363,11 +557,17 @@ def test_schema_problems_are_short_wherever_the_value_is() -> None:
 def test_a_problem_names_an_element_by_a_long_name_by_its_index() -> None:
     # [name=...] only for names Kubernetes could hold (253 characters): a path that points
     long_name = "c" * 254
-    bad = pod(containers=[{"name": long_name, "image": "i", "imagePullPolicy": "Sometimes"},
-                          {"name": "c" * 253, "image": "i", "imagePullPolicy": "Sometimes"}])
+    bad = pod(
+        containers=[
+            {"name": long_name, "image": "i", "imagePullPolicy": "Sometimes"},
+            {"name": "c" * 253, "image": "i", "imagePullPolicy": "Sometimes"},
+        ]
+    )
     paths = [problem.path for problem in problems(bad) if problem.check == "schema"]
-    assert paths == ["spec.containers[0].imagePullPolicy",
-                     f"spec.containers[name={'c' * 253}].imagePullPolicy"]
+    assert paths == [
+        "spec.containers[0].imagePullPolicy",
+        f"spec.containers[name={'c' * 253}].imagePullPolicy",
+    ]
 
 
 def _counting_names(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -387,8 +587,7 @@ def _counting_names(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def _bad_containers(count: int) -> dict[str, Any]:
-    return pod(containers=[{"name": f"c{i}", "imagePullPolicy": "Sometimes"}
-                           for i in range(count)])
+    return pod(containers=[{"name": f"c{i}", "imagePullPolicy": "Sometimes"} for i in range(count)])
 
 
 def test_render_all_counts_each_list_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -404,7 +603,9 @@ def test_render_all_counts_each_list_once(monkeypatch: pytest.MonkeyPatch) -> No
         del calls[:]
         rendered = render_all(doc, raws, "reference")
         assert [problem.path for problem in rendered[:2]] == [
-            "spec.containers[name=c0].image", "spec.containers[name=c1].image"]
+            "spec.containers[name=c0].image",
+            "spec.containers[name=c1].image",
+        ]
         assert calls == [count], calls[:5]  # one count of the one list, whatever its length
 
 
@@ -432,19 +633,28 @@ def test_reprs_stay_short() -> None:
     from transforms.checks.problems import Problem
     from transforms.kube.containers import MainContainer
 
-    for value in (Selector(names=(HUGE,), roles=(HUGE,), labels=((HUGE, HUGE),)),
-                  MainContainer.named(HUGE), Append([HUGE] * 100), Replace({HUGE: BIG}),
-                  MergeBy([{"name": HUGE}], key=HUGE), Problem(HUGE, HUGE, BIG)):
+    for value in (
+        Selector(names=(HUGE,), roles=(HUGE,), labels=((HUGE, HUGE),)),
+        MainContainer.named(HUGE),
+        Append([HUGE] * 100),
+        Replace({HUGE: BIG}),
+        MergeBy([{"name": HUGE}], key=HUGE),
+        Problem(HUGE, HUGE, BIG),
+    ):
         check_short(repr(value), ())
 
 
 def test_transform_reprs_stay_short() -> None:
-    for transform in (upsert("spec.restartPolicy", HUGE), replace_at(f"spec.{HUGE}", 1),
-                      append_at("spec.containers", {"name": HUGE})):
+    for transform in (
+        upsert("spec.restartPolicy", HUGE),
+        replace_at(f"spec.{HUGE}", 1),
+        append_at("spec.containers", {"name": HUGE}),
+    ):
         check_short(repr(transform), ())
 
 
 # --- recipes: every string argument given 100,000 characters, every int 5,000 digits --------------
+
 
 def _recipe_cases() -> list[Any]:
     import inspect
@@ -460,10 +670,13 @@ def _recipe_cases() -> list[Any]:
             hint = str(hints.get(parameter.name, ""))
             for label, value in (("huge", HUGE), ("big", BIG)):
                 takes = "str" in hint or "Any" in hint if label == "huge" else "int" in hint
-                if takes and parameter.kind not in (parameter.VAR_KEYWORD,
-                                                     parameter.VAR_POSITIONAL):
-                    cases.append(_marked(f"{name}-{parameter.name}-{label}", name,
-                                         parameter.name, value))
+                if takes and parameter.kind not in (
+                    parameter.VAR_KEYWORD,
+                    parameter.VAR_POSITIONAL,
+                ):
+                    cases.append(
+                        _marked(f"{name}-{parameter.name}-{label}", name, parameter.name, value)
+                    )
         if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
             cases.append(pytest.param(name, LONG_KEY, HUGE, id=f"{name}-keyword-huge"))
         assert SAMPLES[name]
@@ -495,10 +708,12 @@ def test_recipe_errors_are_short(name: str, parameter: str, value: Any) -> None:
     assert TRANSFORM_ERROR in outcome.error_types, outcome.error_text[:500]
     check_short(outcome.error_text, ())
     assert name in outcome.error_text[:200] or "container" in outcome.error_text, (
-        outcome.error_text[:300])
+        outcome.error_text[:300]
+    )
 
 
 # --- the command line, in a child process ---------------------------------------------------------
+
 
 def _cli(args: list[str], files: dict[str, str], tmp: pathlib.Path) -> dict[str, Any]:
     for name, text in files.items():
@@ -523,84 +738,232 @@ def _pod_yaml(**spec: Any) -> str:
 
 # (case, arguments, files, the exit code, what stderr (or stdout, for validate) must name)
 CLI_CASES: list[tuple[str, list[str], dict[str, str], int, tuple[str, ...]]] = [
-    ("apply-enum", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml([{"op": "upsert", "path": "spec.restartPolicy", "value": HUGE}]),
-      "pod.yaml": POD_YAML}, 1, ("pod.yaml", "restartPolicy")),
-    ("apply-big-int", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": f"- op: upsert\n  path: spec.activeDeadlineSeconds\n  value: {BIG_TEXT}\n",
-      "pod.yaml": POD_YAML}, 1, ("o.yaml:3",)),
-    ("apply-select", ["apply", "--select", HUGE, "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": "spec: {hostIPC: false}\n", "pod.yaml": POD_YAML}, 2, ("--select",)),
-    ("apply-select-kind", ["apply", "--select", "kind=" + HUGE, "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": "spec: {hostIPC: false}\n", "pod.yaml": POD_YAML}, 2, ("--select",)),
-    ("apply-path", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml([{"op": "upsert", "path": HUGE + "]", "value": 1}]),
-      "pod.yaml": POD_YAML}, 1, ("o.yaml",)),
-    ("apply-near-misses", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml([{"op": "replace_at", "path": "spec.containers[name=trainr].image",
-                        "value": "i"}]),
-      "pod.yaml": _yaml(crowded())}, 1, ("o.yaml", "trainr")),
-    ("apply-recipe-argument", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml([{"recipe": "gpu", "type": HUGE}]), "pod.yaml": POD_YAML}, 1,
-     ("o.yaml", "gpu")),
-    ("apply-recipe-name", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml([{"recipe": HUGE}]), "pod.yaml": POD_YAML}, 1, ("o.yaml",)),
-    ("apply-long-key", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml({"spec": {LONG_KEY: 1}}), "pod.yaml": POD_YAML}, 1, ("o.yaml:2",)),
-    ("apply-json-pointer", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml([{"json_patch": [{"op": "replace", "path": "/spec/" + HUGE,
-                                         "value": 1}]}]),
-      "pod.yaml": POD_YAML}, 1, ("o.yaml",)),
-    ("apply-long-selector-key", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml({"spec": {"nodeSelector": {LONG_KEY: "a"}}}), "pod.yaml": POD_YAML}, 1,
-     ("pod.yaml", "nodeSelector")),
-    ("apply-manifest-name", ["apply", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml({"spec": {"restartPolicy": "Sometimes"}}),
-      "pod.yaml": _yaml({**pod(), "metadata": {"name": HUGE}})}, 1, ("pod.yaml",)),
-    ("explain-enum", ["explain", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml([{"op": "upsert", "path": "spec.restartPolicy", "value": HUGE}]),
-      "pod.yaml": POD_YAML}, 1, ("pod.yaml", "restartPolicy", "o.yaml:1")),
-    ("explain-path", ["explain", "-f", "o.yaml", "pod.yaml"],
-     {"o.yaml": _yaml([{"op": "replace_at", "path": f"spec.containers[name={HUGE}].image",
-                        "value": "i"}]), "pod.yaml": POD_YAML}, 1, ("o.yaml",)),
-    ("validate-name", ["validate", "pod.yaml"],
-     {"pod.yaml": _yaml({**pod(restartPolicy=HUGE), "metadata": {"name": HUGE}})}, 1,
-     ("pod.yaml", "restartPolicy")),
-    ("validate-labels", ["validate", "pod.yaml"],
-     {"pod.yaml": _yaml({**pod(), "metadata": {"name": "p", "labels": {LONG_KEY: HUGE}}})}, 1,
-     ("pod.yaml", "labels")),
-    ("validate-name-image", ["validate", "pod.yaml"],
-     {"pod.yaml": _pod_yaml(containers=[{"name": HUGE, "image": HUGE,
-                                         "imagePullPolicy": HUGE}])}, 1,
-     ("pod.yaml", "imagePullPolicy")),
-    ("validate-big-int", ["validate", "pod.yaml"],
-     {"pod.yaml": POD_YAML + f"  activeDeadlineSeconds: {BIG_TEXT}\n"}, 1, ("pod.yaml",)),
-    ("validate-tagged-float", ["validate", "pod.yaml"],
-     {"pod.yaml": POD_YAML + f"  activeDeadlineSeconds: !!float {HUGE[:5_000]}\n"}, 1,
-     ("pod.yaml:",)),
-    ("validate-long-key", ["validate", "pod.yaml"],
-     {"pod.yaml": _pod_yaml(**{LONG_KEY: 1})}, 1, ("pod.yaml", "spec.")),
-    ("validate-kind", ["validate", "pod.yaml"],
-     {"pod.yaml": _yaml({"apiVersion": "v1", "kind": HUGE, "metadata": {"name": "p"},
-                         "spec": {"containers": [{"name": "c", "image": "i"}]}})}, 0, ()),
-    ("validate-version", ["validate", "--k8s-version", HUGE, "pod.yaml"],
-     {"pod.yaml": POD_YAML}, 2, ("--k8s-version",)),
-    ("validate-policy", ["validate", "--policy", HUGE, "pod.yaml"],
-     {"pod.yaml": POD_YAML}, 2, ("--policy",)),
+    (
+        "apply-enum",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {
+            "o.yaml": _yaml([{"op": "upsert", "path": "spec.restartPolicy", "value": HUGE}]),
+            "pod.yaml": POD_YAML,
+        },
+        1,
+        ("pod.yaml", "restartPolicy"),
+    ),
+    (
+        "apply-big-int",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {
+            "o.yaml": f"- op: upsert\n  path: spec.activeDeadlineSeconds\n  value: {BIG_TEXT}\n",
+            "pod.yaml": POD_YAML,
+        },
+        1,
+        ("o.yaml:3",),
+    ),
+    (
+        "apply-select",
+        ["apply", "--select", HUGE, "-f", "o.yaml", "pod.yaml"],
+        {"o.yaml": "spec: {hostIPC: false}\n", "pod.yaml": POD_YAML},
+        2,
+        ("--select",),
+    ),
+    (
+        "apply-select-kind",
+        ["apply", "--select", "kind=" + HUGE, "-f", "o.yaml", "pod.yaml"],
+        {"o.yaml": "spec: {hostIPC: false}\n", "pod.yaml": POD_YAML},
+        2,
+        ("--select",),
+    ),
+    (
+        "apply-path",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {"o.yaml": _yaml([{"op": "upsert", "path": HUGE + "]", "value": 1}]), "pod.yaml": POD_YAML},
+        1,
+        ("o.yaml",),
+    ),
+    (
+        "apply-near-misses",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {
+            "o.yaml": _yaml(
+                [{"op": "replace_at", "path": "spec.containers[name=trainr].image", "value": "i"}]
+            ),
+            "pod.yaml": _yaml(crowded()),
+        },
+        1,
+        ("o.yaml", "trainr"),
+    ),
+    (
+        "apply-recipe-argument",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {"o.yaml": _yaml([{"recipe": "gpu", "type": HUGE}]), "pod.yaml": POD_YAML},
+        1,
+        ("o.yaml", "gpu"),
+    ),
+    (
+        "apply-recipe-name",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {"o.yaml": _yaml([{"recipe": HUGE}]), "pod.yaml": POD_YAML},
+        1,
+        ("o.yaml",),
+    ),
+    (
+        "apply-long-key",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {"o.yaml": _yaml({"spec": {LONG_KEY: 1}}), "pod.yaml": POD_YAML},
+        1,
+        ("o.yaml:2",),
+    ),
+    (
+        "apply-json-pointer",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {
+            "o.yaml": _yaml(
+                [{"json_patch": [{"op": "replace", "path": "/spec/" + HUGE, "value": 1}]}]
+            ),
+            "pod.yaml": POD_YAML,
+        },
+        1,
+        ("o.yaml",),
+    ),
+    (
+        "apply-long-selector-key",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {"o.yaml": _yaml({"spec": {"nodeSelector": {LONG_KEY: "a"}}}), "pod.yaml": POD_YAML},
+        1,
+        ("pod.yaml", "nodeSelector"),
+    ),
+    (
+        "apply-manifest-name",
+        ["apply", "-f", "o.yaml", "pod.yaml"],
+        {
+            "o.yaml": _yaml({"spec": {"restartPolicy": "Sometimes"}}),
+            "pod.yaml": _yaml({**pod(), "metadata": {"name": HUGE}}),
+        },
+        1,
+        ("pod.yaml",),
+    ),
+    (
+        "explain-enum",
+        ["explain", "-f", "o.yaml", "pod.yaml"],
+        {
+            "o.yaml": _yaml([{"op": "upsert", "path": "spec.restartPolicy", "value": HUGE}]),
+            "pod.yaml": POD_YAML,
+        },
+        1,
+        ("pod.yaml", "restartPolicy", "o.yaml:1"),
+    ),
+    (
+        "explain-path",
+        ["explain", "-f", "o.yaml", "pod.yaml"],
+        {
+            "o.yaml": _yaml(
+                [{"op": "replace_at", "path": f"spec.containers[name={HUGE}].image", "value": "i"}]
+            ),
+            "pod.yaml": POD_YAML,
+        },
+        1,
+        ("o.yaml",),
+    ),
+    (
+        "validate-name",
+        ["validate", "pod.yaml"],
+        {"pod.yaml": _yaml({**pod(restartPolicy=HUGE), "metadata": {"name": HUGE}})},
+        1,
+        ("pod.yaml", "restartPolicy"),
+    ),
+    (
+        "validate-labels",
+        ["validate", "pod.yaml"],
+        {"pod.yaml": _yaml({**pod(), "metadata": {"name": "p", "labels": {LONG_KEY: HUGE}}})},
+        1,
+        ("pod.yaml", "labels"),
+    ),
+    (
+        "validate-name-image",
+        ["validate", "pod.yaml"],
+        {
+            "pod.yaml": _pod_yaml(
+                containers=[{"name": HUGE, "image": HUGE, "imagePullPolicy": HUGE}]
+            )
+        },
+        1,
+        ("pod.yaml", "imagePullPolicy"),
+    ),
+    (
+        "validate-big-int",
+        ["validate", "pod.yaml"],
+        {"pod.yaml": POD_YAML + f"  activeDeadlineSeconds: {BIG_TEXT}\n"},
+        1,
+        ("pod.yaml",),
+    ),
+    (
+        "validate-tagged-float",
+        ["validate", "pod.yaml"],
+        {"pod.yaml": POD_YAML + f"  activeDeadlineSeconds: !!float {HUGE[:5_000]}\n"},
+        1,
+        ("pod.yaml:",),
+    ),
+    (
+        "validate-long-key",
+        ["validate", "pod.yaml"],
+        {"pod.yaml": _pod_yaml(**{LONG_KEY: 1})},
+        1,
+        ("pod.yaml", "spec."),
+    ),
+    (
+        "validate-kind",
+        ["validate", "pod.yaml"],
+        {
+            "pod.yaml": _yaml(
+                {
+                    "apiVersion": "v1",
+                    "kind": HUGE,
+                    "metadata": {"name": "p"},
+                    "spec": {"containers": [{"name": "c", "image": "i"}]},
+                }
+            )
+        },
+        0,
+        (),
+    ),
+    (
+        "validate-version",
+        ["validate", "--k8s-version", HUGE, "pod.yaml"],
+        {"pod.yaml": POD_YAML},
+        2,
+        ("--k8s-version",),
+    ),
+    (
+        "validate-policy",
+        ["validate", "--policy", HUGE, "pod.yaml"],
+        {"pod.yaml": POD_YAML},
+        2,
+        ("--policy",),
+    ),
     ("recipes-name", ["recipes", HUGE], {}, 2, ("NAME",)),
     ("recipes-near-name", ["recipes", "gpu" + "u" * 5_000], {}, 2, ("NAME",)),
     ("render-cfg", ["render", "-c", f"{HUGE}=1", "utils.echo"], {}, 2, ()),
-    ("render-role-overlay", ["render", "--overlay", f"{HUGE}", "utils.echo"], {}, 2,
-     ("--overlay",)),
+    (
+        "render-role-overlay",
+        ["render", "--overlay", f"{HUGE}", "utils.echo"],
+        {},
+        2,
+        ("--overlay",),
+    ),
     ("render-component", ["render", HUGE], {}, 2, ()),
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "files", "code", "places"),
-                         [_marked(case[0], *case) for case in CLI_CASES])
-def test_command_line_errors_are_short(name: str, args: list[str], files: dict[str, str],
-                                       code: int, places: tuple[str, ...],
-                                       tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "args", "files", "code", "places"), [_marked(case[0], *case) for case in CLI_CASES]
+)
+def test_command_line_errors_are_short(
+    name: str,
+    args: list[str],
+    files: dict[str, str],
+    code: int,
+    places: tuple[str, ...],
+    tmp_path: pathlib.Path,
+) -> None:
     outcome = within(_cli, args, files, tmp_path, seconds=20, megabytes=1024)
     assert outcome.status == "returned", (outcome.status, outcome.error_text[:500])
     result = outcome.value
@@ -616,13 +979,18 @@ def test_command_line_errors_are_short(name: str, args: list[str], files: dict[s
 
 
 def test_validate_lists_every_problem_of_a_long_pod_each_in_one_short_line(
-        tmp_path: pathlib.Path) -> None:
+    tmp_path: pathlib.Path,
+) -> None:
     # a problem a line (the output, all of them), each line short whatever the value
-    files = {"pod.yaml": _pod_yaml(containers=[{"name": f"c{i}", "image": "i",
-                                                "imagePullPolicy": HUGE[:2_000]}
-                                               for i in range(1_000)])}
-    outcome = within(_cli, ["validate", "pod.yaml"], files, tmp_path, seconds=30,
-                     megabytes=1024)
+    files = {
+        "pod.yaml": _pod_yaml(
+            containers=[
+                {"name": f"c{i}", "image": "i", "imagePullPolicy": HUGE[:2_000]}
+                for i in range(1_000)
+            ]
+        )
+    }
+    outcome = within(_cli, ["validate", "pod.yaml"], files, tmp_path, seconds=30, megabytes=1024)
     result = outcome.unwrap()
     lines = result["stdout"].splitlines()
     assert result["exit"] == 1 and len(lines) == 1_000, (result["exit"], len(lines))

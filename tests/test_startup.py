@@ -14,8 +14,20 @@ import textwrap
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # what ``import combinators`` must not load: each costs more than the whole package
-HEAVY = ("pyrsistent", "toolz", "importlib.metadata", "yaml", "json", "difflib", "inspect",
-         "dataclasses", "email", "typing", "re", "enum")
+HEAVY = (
+    "pyrsistent",
+    "toolz",
+    "importlib.metadata",
+    "yaml",
+    "json",
+    "difflib",
+    "inspect",
+    "dataclasses",
+    "email",
+    "typing",
+    "re",
+    "enum",
+)
 # all of the standard library ``import combinators`` may load: typing, re, enum, functools,
 # collections, operator wait until something needs them (annotations never do)
 SMALL_STDLIB = ("__future__", "itertools", "reprlib")
@@ -23,8 +35,13 @@ SMALL_STDLIB = ("__future__", "itertools", "reprlib")
 
 def run(code: str) -> dict[str, object]:
     """Run ``code`` in a fresh interpreter of this checkout; it prints one JSON value last."""
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     answer: dict[str, object] = json.loads(result.stdout.splitlines()[-1])
     return answer
@@ -76,10 +93,14 @@ def test_what_combinators_defers_works_when_first_used() -> None:
                           "labels": runs[2]["metadata"], "kept": pod["spec"]["containers"][9],
                           "fused": [fused is not None for fused, _, _ in overlay._fused]}))
     """)
-    assert answer == {"text": 'metadata.annotations["a.b/c"].x[name="8080",port=1][-]',
-                      "same": True, "fused": [False, False, True], "kept": {"name": "c9"},
-                      "container": {"name": "c9", "env": [{"name": "A"}], "image": "x:2"},
-                      "labels": {"labels": {"c9": "yes"}}}
+    assert answer == {
+        "text": 'metadata.annotations["a.b/c"].x[name="8080",port=1][-]',
+        "same": True,
+        "fused": [False, False, True],
+        "kept": {"name": "c9"},
+        "container": {"name": "c9", "env": [{"name": "A"}], "image": "x:2"},
+        "labels": {"labels": {"c9": "yes"}},
+    }
 
 
 def test_type_aliases_read_at_run_time_are_the_typing_forms() -> None:
@@ -111,9 +132,15 @@ def test_type_aliases_read_at_run_time_are_the_typing_forms() -> None:
             "Leaf": Leaf == leaf,
             "Compiled": Compiled == Callable[[dict[str, Any], Owned, leaf], Any]}))
     """)
-    assert answer == {"loaded": False, "TransformLike": True, "PathLike": True,
-                      "FusedFunction": True, "Leaf": True, "Compiled": True,
-                      "missing": "module 'combinators.transform' has no attribute 'Transformlike'"}
+    assert answer == {
+        "loaded": False,
+        "TransformLike": True,
+        "PathLike": True,
+        "FusedFunction": True,
+        "Leaf": True,
+        "Compiled": True,
+        "missing": "module 'combinators.transform' has no attribute 'Transformlike'",
+    }
 
 
 def test_import_transforms_loads_nothing_but_itself() -> None:
@@ -123,8 +150,9 @@ def test_import_transforms_loads_nothing_but_itself() -> None:
 
 def test_explain_does_not_load_the_entry_points() -> None:
     # explain's module used to import importlib.metadata, for the recipe catalogs, as it loaded
-    loaded = run(LOADED.format(statement="from transforms import explain",
-                               heavy=("importlib.metadata",)))
+    loaded = run(
+        LOADED.format(statement="from transforms import explain", heavy=("importlib.metadata",))
+    )
     assert loaded["heavy"] == []
 
 
@@ -155,11 +183,18 @@ def test_plain_documents_are_edited_and_compared_without_pyrsistent() -> None:
         print(json.dumps({"new": new, "same": same and hashed,
                           "pyrsistent": "pyrsistent" in sys.modules}))
     """)
-    assert answer == {"new": {"metadata": {"labels": {}},
-                              "spec": {"containers": [{"name": "main", "image": "x:2"}],
-                                       "nodeSelector": {"pool": "gpu"},
-                                       "tolerations": [{"key": "gpu"}]}},
-                      "same": True, "pyrsistent": False}
+    assert answer == {
+        "new": {
+            "metadata": {"labels": {}},
+            "spec": {
+                "containers": [{"name": "main", "image": "x:2"}],
+                "nodeSelector": {"pool": "gpu"},
+                "tolerations": [{"key": "gpu"}],
+            },
+        },
+        "same": True,
+        "pyrsistent": False,
+    }
 
 
 def test_persistent_documents_work_when_pyrsistent_is_imported_after_combinators() -> None:
@@ -178,9 +213,15 @@ def test_persistent_documents_work_when_pyrsistent_is_imported_after_combinators
                           "equal": overlay == chain(upsert("spec.nodeSelector", {"pool": "gpu"}),
                                                     append_at("spec.tolerations", {"key": "gpu"}))}))
     """)
-    assert answer == {"map": True, "list": True, "inserted": True, "equal": True,
-                      "value": {"spec": {"tolerations": [{"key": "a"}, {"key": "gpu"}],
-                                         "nodeSelector": {"pool": "gpu"}}}}
+    assert answer == {
+        "map": True,
+        "list": True,
+        "inserted": True,
+        "equal": True,
+        "value": {
+            "spec": {"tolerations": [{"key": "a"}, {"key": "gpu"}], "nodeSelector": {"pool": "gpu"}}
+        },
+    }
 
 
 def test_client_objects_find_their_adapter_on_first_use() -> None:
@@ -195,8 +236,12 @@ def test_client_objects_find_their_adapter_on_first_use() -> None:
         print(json.dumps({"loaded before": loaded, "type": type(new).__name__,
                           "selector": new.spec.node_selector, "kept": pod.spec.node_selector}))
     """)
-    assert answer == {"loaded before": False, "type": "V1Pod", "selector": {"pool": "gpu"},
-                      "kept": None}
+    assert answer == {
+        "loaded before": False,
+        "type": "V1Pod",
+        "selector": {"pool": "gpu"},
+        "kept": None,
+    }
 
 
 def test_near_misses_are_named_once_difflib_is_imported_on_demand() -> None:
@@ -221,12 +266,22 @@ def test_near_misses_are_named_once_difflib_is_imported_on_demand() -> None:
 # (only --debug prints one), the checks and conversions the command was not asked for, and
 # fsspec (the overlay is a local file). The recipe catalogs' entry points are read with
 # importlib.metadata, which loads email, socket, zipfile, tempfile and importlib.resources.
-NOT_FOR_APPLY = ("traceback", "json", "gzip",
-                 "fsspec", "transforms.checks.validation", "transforms.checks.policies",
-                 "transforms.checks.paths", "transforms.kube.convert", "transforms.io.dumping",
-                 "transforms.analysis")
-POD_YAML = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n" \
-           "  - name: trainer\n    image: pytorch:2\n"
+NOT_FOR_APPLY = (
+    "traceback",
+    "json",
+    "gzip",
+    "fsspec",
+    "transforms.checks.validation",
+    "transforms.checks.policies",
+    "transforms.checks.paths",
+    "transforms.kube.convert",
+    "transforms.io.dumping",
+    "transforms.analysis",
+)
+POD_YAML = (
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n"
+    "  - name: trainer\n    image: pytorch:2\n"
+)
 CLI_RUN = """
     import contextlib, io, sys
     before = set(sys.modules)
@@ -248,8 +303,11 @@ CLI_RUN = """
 def _cli(tmp_path: pathlib.Path, *args: str) -> dict[str, object]:
     (tmp_path / "pod.yaml").write_text(POD_YAML)
     (tmp_path / "recipe.yaml").write_text("- recipe: node_selector\n  gpu: a100\n")
-    return run(CLI_RUN.format(args=[str(tmp_path / arg) if (tmp_path / arg).exists() else arg
-                                    for arg in args]))
+    return run(
+        CLI_RUN.format(
+            args=[str(tmp_path / arg) if (tmp_path / arg).exists() else arg for arg in args]
+        )
+    )
 
 
 def test_podfold_apply_of_one_recipe_loads_only_what_it_uses(tmp_path: pathlib.Path) -> None:
@@ -267,24 +325,40 @@ def test_podfold_apply_of_one_recipe_loads_only_what_it_uses(tmp_path: pathlib.P
     assert (validated["code"], validated["out"]) == (0, answer["out"])
     assert isinstance(validated["loaded"], list)
     assert [name for name in NOT_FOR_APPLY if name in validated["loaded"]] == [
-        "json", "gzip", "transforms.checks.validation", "transforms.kube.convert"]
+        "json",
+        "gzip",
+        "transforms.checks.validation",
+        "transforms.kube.convert",
+    ]
     assert validated["tables read"] == 1
 
 
 def test_podfold_validate_reads_the_schema_without_importlib_resources(
-        tmp_path: pathlib.Path) -> None:
+    tmp_path: pathlib.Path,
+) -> None:
     answer = _cli(tmp_path, "validate", "pod.yaml")
     assert answer["code"] == 0
     loaded = answer["loaded"]
     assert isinstance(loaded, list)
     assert answer["tables read"] == 1
-    assert [name for name in ("importlib.metadata", "importlib.resources", "email", "socket",
-                              "traceback", "recipes", "transforms.checks.policies")
-            if name in loaded] == []
+    assert [
+        name
+        for name in (
+            "importlib.metadata",
+            "importlib.resources",
+            "email",
+            "socket",
+            "traceback",
+            "recipes",
+            "transforms.checks.policies",
+        )
+        if name in loaded
+    ] == []
 
 
-def test_recipe_steps_skip_the_kind_registry_only_because_patch_steps_carry_their_kinds_name(
-) -> None:
+def test_recipe_steps_skip_the_kind_registry_only_because_patch_steps_carry_their_kinds_name() -> (
+    None
+):
     # the loader asks kind_of only of steps named as a patch kind: sound while each patch
     # kind's steps carry its name, and no other kind's do
     from transforms.forms.kinds.patches import PATCH_KINDS
@@ -295,8 +369,11 @@ def test_recipe_steps_skip_the_kind_registry_only_because_patch_steps_carry_thei
     for kind in KINDS:
         for example in kind.examples:
             step = example()
-            assert (getattr(step, "name", None) == kind.name) if kind in PATCH_KINDS \
-                else getattr(step, "name", None) not in _PATCHES, (kind.name, step)
+            assert (
+                (getattr(step, "name", None) == kind.name)
+                if kind in PATCH_KINDS
+                else getattr(step, "name", None) not in _PATCHES
+            ), (kind.name, step)
 
 
 def test_the_lazy_packages_give_every_name_they_list() -> None:

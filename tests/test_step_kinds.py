@@ -101,8 +101,11 @@ def test_each_op_name_and_alias_leads_to_one_kind() -> None:
 
 
 def test_the_step_keys_come_from_the_kinds() -> None:
-    assert STEP_KINDS == STEP_KEYS == ("op", "recipe", "overlay", "json_patch", "merge_patch",
-                                       "strategic", "workload_level")
+    assert (
+        STEP_KINDS
+        == STEP_KEYS
+        == ("op", "recipe", "overlay", "json_patch", "merge_patch", "strategic", "workload_level")
+    )
     for key in STEP_KEYS[1:]:
         assert [kind.name for kind in KINDS if kind.key == key] != []
         assert len([kind for kind in KINDS if kind.key == key]) == 1
@@ -110,8 +113,20 @@ def test_the_step_keys_come_from_the_kinds() -> None:
 
 def test_every_combinator_that_builds_a_step_is_a_kind() -> None:
     # the factories in combinators that take a path first and return a transform
-    ops = {"upsert", "replace_at", "set_default", "update_at", "remove_at", "append_at",
-           "prepend_at", "insert_at", "merge_by", "for_each", "when", "expect"}
+    ops = {
+        "upsert",
+        "replace_at",
+        "set_default",
+        "update_at",
+        "remove_at",
+        "append_at",
+        "prepend_at",
+        "insert_at",
+        "merge_by",
+        "for_each",
+        "when",
+        "expect",
+    }
     assert set(OPS) == ops
     for name in ops:
         assert OPS[name] is getattr(__import__("combinators"), name)
@@ -201,50 +216,65 @@ def test_every_kind_has_words_of_its_own(case: tuple[Any, Any]) -> None:
 def test_the_append_unique_marker_is_known_to_the_overlay_kind() -> None:
     step = overlay({"spec": {"tolerations": AppendUnique([{"key": "gpu"}, {"key": "b"}])}})
     assert kind_of(step).name == "overlay"
-    assert kinds.phrase(step, {}) == \
-        "overlay: append 2 items to spec.tolerations, skipping items already there"
+    assert (
+        kinds.phrase(step, {})
+        == "overlay: append 2 items to spec.tolerations, skipping items already there"
+    )
     assert describe(step) == "1. " + kinds.phrase(step, {})
-    assert kinds.dump(step, {}) == {"overlay": {"spec": {"tolerations": AppendUnique(
-        [{"key": "gpu"}, {"key": "b"}])}}}
+    assert kinds.dump(step, {}) == {
+        "overlay": {"spec": {"tolerations": AppendUnique([{"key": "gpu"}, {"key": "b"}])}}
+    }
     assert kinds.build(kinds.dump(step, {}), {}) == step
 
 
 def test_a_recipe_is_described_by_its_summary() -> None:
-    assert describe(Team("ml"), CATALOG) == \
-        "1. recipe team('ml'): A stand-in for a recipe: a named transform with a body, " \
+    assert (
+        describe(Team("ml"), CATALOG)
+        == "1. recipe team('ml'): A stand-in for a recipe: a named transform with a body, "
         "as recipes keep one."
+    )
 
 
 # ---------------------------------------------------------------- what a step may write
 
 
-@pytest.mark.parametrize(("step", "macros"), [
-    (upsert("metadata.labels.rank", "${replica_id}"), True),
-    (upsert("metadata.labels.rank", "0"), False),
-    (upsert("spec.containers[name=${app_id}]", {"image": "x"}), True),  # the selector is written
-    (append_at("spec.containers[0].args", "--rank=${replica_id}"), True),
-    (remove_at("metadata.labels['${x}']"), False),
-    (expect("spec.containers[name=${x}]"), False),
-    (update_at("spec.hostIPC", bool), True),  # runs the caller's code
-    (len, True),
-    (chain(len), True),
-    (for_each("spec.containers[*]", upsert("env[name=RANK].value", "${replica_id}")), True),
-    (for_each("spec.containers[*]", upsert("imagePullPolicy", "Always")), False),
-    (when(lambda pod: True, upsert("a", "b")), False),  # a predicate only reads
-    (when("a", identity, otherwise=upsert("a", "${app_id}")), True),
-    (json_patch([{"op": "add", "path": "/a", "value": {"b": ["${app_id}"]}}]), True),
-    (json_patch([{"op": "test", "path": "/a", "value": "${app_id}"},
-                 {"op": "remove", "path": "/b"}]), False),
-    (merge_patch({"a": "${app_id}"}), True),
-    (strategic_merge({"spec": {"hostname": "${app_id}"}}), True),
-    (overlay({"spec": {"restartPolicy": Default("${x}")}}), True),
-    (overlay({"spec": {"tolerations": Replace([])}}), False),
-    (overlay({"spec": {"tolerations": AppendUnique([{"key": "${app_id}"}])}}), True),
-    (overlay({"spec": {"tolerations": AppendUnique([{"key": "gpu"}])}}), False),
-    (Team("ml", rank="${replica_id}"), True),  # a recipe writes what its body writes
-    (Team("ml"), False),
-    (chain(Team("ml"), upsert("a", "b")), False),
-])
+@pytest.mark.parametrize(
+    ("step", "macros"),
+    [
+        (upsert("metadata.labels.rank", "${replica_id}"), True),
+        (upsert("metadata.labels.rank", "0"), False),
+        (
+            upsert("spec.containers[name=${app_id}]", {"image": "x"}),
+            True,
+        ),  # the selector is written
+        (append_at("spec.containers[0].args", "--rank=${replica_id}"), True),
+        (remove_at("metadata.labels['${x}']"), False),
+        (expect("spec.containers[name=${x}]"), False),
+        (update_at("spec.hostIPC", bool), True),  # runs the caller's code
+        (len, True),
+        (chain(len), True),
+        (for_each("spec.containers[*]", upsert("env[name=RANK].value", "${replica_id}")), True),
+        (for_each("spec.containers[*]", upsert("imagePullPolicy", "Always")), False),
+        (when(lambda pod: True, upsert("a", "b")), False),  # a predicate only reads
+        (when("a", identity, otherwise=upsert("a", "${app_id}")), True),
+        (json_patch([{"op": "add", "path": "/a", "value": {"b": ["${app_id}"]}}]), True),
+        (
+            json_patch(
+                [{"op": "test", "path": "/a", "value": "${app_id}"}, {"op": "remove", "path": "/b"}]
+            ),
+            False,
+        ),
+        (merge_patch({"a": "${app_id}"}), True),
+        (strategic_merge({"spec": {"hostname": "${app_id}"}}), True),
+        (overlay({"spec": {"restartPolicy": Default("${x}")}}), True),
+        (overlay({"spec": {"tolerations": Replace([])}}), False),
+        (overlay({"spec": {"tolerations": AppendUnique([{"key": "${app_id}"}])}}), True),
+        (overlay({"spec": {"tolerations": AppendUnique([{"key": "gpu"}])}}), False),
+        (Team("ml", rank="${replica_id}"), True),  # a recipe writes what its body writes
+        (Team("ml"), False),
+        (chain(Team("ml"), upsert("a", "b")), False),
+    ],
+)
 def test_what_a_step_may_write(step: Any, macros: bool) -> None:
     assert may_write_macros(step) is macros
 
@@ -258,8 +288,19 @@ def test_writes_lists_the_strings() -> None:
 # ---------------------------------------------------------------- one catalog argument
 
 
-@pytest.mark.parametrize("function", [describe, dump_overlay, loads_overlay, load_overlay,
-                                      build_step, kinds.build, kinds.dump, kinds.phrase])
+@pytest.mark.parametrize(
+    "function",
+    [
+        describe,
+        dump_overlay,
+        loads_overlay,
+        load_overlay,
+        build_step,
+        kinds.build,
+        kinds.dump,
+        kinds.phrase,
+    ],
+)
 def test_every_entry_point_takes_the_catalog(function: Any) -> None:
     parameter = inspect.signature(function).parameters["catalog"]
     assert parameter.default is None
@@ -289,26 +330,39 @@ def test_a_workload_level_step_is_its_own_kind() -> None:
 
 
 def test_a_workload_level_step_is_described_as_on_the_workload_object() -> None:
-    step = workload_level(chain(replace_at(QUEUE_LABEL, "team-a"),
-                                replace_at(PRIORITY_LABEL, "high")))
+    step = workload_level(
+        chain(replace_at(QUEUE_LABEL, "team-a"), replace_at(PRIORITY_LABEL, "high"))
+    )
     assert describe(chain(upsert("spec.hostIPC", False), step), {}) == (
         "1. set spec.hostIPC to false\n"
         f"2. on the workload object: replace {QUEUE_LABEL} with team-a; "
-        f"then replace {PRIORITY_LABEL} with high")
+        f"then replace {PRIORITY_LABEL} with high"
+    )
     # kueue_queue's body, which explain --blame names as the recipe's step
-    assert kinds.phrase(recipes.kueue_queue("team-a").body, {}) == \
-        f"on the workload object: replace {QUEUE_LABEL} with team-a"
+    assert (
+        kinds.phrase(recipes.kueue_queue("team-a").body, {})
+        == f"on the workload object: replace {QUEUE_LABEL} with team-a"
+    )
 
 
-@pytest.mark.parametrize("step", [
-    workload_level(upsert("metadata.labels", {"team": "ml"})),
-    workload_level(chain(replace_at(QUEUE_LABEL, "team-a"), replace_at(PRIORITY_LABEL, "high"))),
-    workload_level(identity),
-    chain(recipes.add_env(NCCL_DEBUG="INFO"), recipes.kueue_queue("team-a").body,
-          upsert("spec.hostIPC", False)),
-    when("metadata.labels.old", workload_level(remove_at("metadata.labels.old"))),
-    recipes.kueue_queue("team-a", priority_class="high").body,
-], ids=repr)
+@pytest.mark.parametrize(
+    "step",
+    [
+        workload_level(upsert("metadata.labels", {"team": "ml"})),
+        workload_level(
+            chain(replace_at(QUEUE_LABEL, "team-a"), replace_at(PRIORITY_LABEL, "high"))
+        ),
+        workload_level(identity),
+        chain(
+            recipes.add_env(NCCL_DEBUG="INFO"),
+            recipes.kueue_queue("team-a").body,
+            upsert("spec.hostIPC", False),
+        ),
+        when("metadata.labels.old", workload_level(remove_at("metadata.labels.old"))),
+        recipes.kueue_queue("team-a", priority_class="high").body,
+    ],
+    ids=repr,
+)
 def test_law_load_dump_load_for_workload_level_steps(step: Any) -> None:
     # loads_overlay(dump_overlay(t)) == t
     text = dump_overlay(step)
@@ -317,27 +371,40 @@ def test_law_load_dump_load_for_workload_level_steps(step: Any) -> None:
 
 
 def test_a_workload_level_step_from_yaml_acts_on_the_workload_object() -> None:
-    overlay_text = ("- {recipe: add_env, NCCL_DEBUG: INFO}\n"
-                    "- workload_level:\n"
-                    "  - {op: upsert, path: metadata.annotations, value: {owner: team-a}}\n"
-                    "  - {op: remove_at, path: metadata.labels.old}\n")
-    job = {"apiVersion": "batch/v1", "kind": "Job",
-           "metadata": {"name": "pi", "labels": {"old": "x"}},
-           "spec": {"template": {"spec": {"containers": [{"name": "pi", "image": "perl"}]}}}}
+    overlay_text = (
+        "- {recipe: add_env, NCCL_DEBUG: INFO}\n"
+        "- workload_level:\n"
+        "  - {op: upsert, path: metadata.annotations, value: {owner: team-a}}\n"
+        "  - {op: remove_at, path: metadata.labels.old}\n"
+    )
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "pi", "labels": {"old": "x"}},
+        "spec": {"template": {"spec": {"containers": [{"name": "pi", "image": "perl"}]}}},
+    }
     done = apply_to_workload(loads_overlay(overlay_text), job)
     assert done["metadata"] == {"name": "pi", "labels": {}, "annotations": {"owner": "team-a"}}
-    assert done["spec"]["template"]["spec"]["containers"][0]["env"] == \
-        [{"name": "NCCL_DEBUG", "value": "INFO"}]
+    assert done["spec"]["template"]["spec"]["containers"][0]["env"] == [
+        {"name": "NCCL_DEBUG", "value": "INFO"}
+    ]
     assert "metadata" not in done["spec"]["template"]
 
 
-@pytest.mark.parametrize(("text", "argument", "message"), [
-    ("- workload_level: 5\n", "workload_level", "holds a step map"),
-    ("- workload_level: {op: upsert, path: metadata.labels, value: {a: b}}\n  select: x\n",
-     "select", "takes no select"),
-])
-def test_a_bad_workload_level_step_is_refused_naming_it(text: str, argument: str,
-                                                         message: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "argument", "message"),
+    [
+        ("- workload_level: 5\n", "workload_level", "holds a step map"),
+        (
+            "- workload_level: {op: upsert, path: metadata.labels, value: {a: b}}\n  select: x\n",
+            "select",
+            "takes no select",
+        ),
+    ],
+)
+def test_a_bad_workload_level_step_is_refused_naming_it(
+    text: str, argument: str, message: str
+) -> None:
     with pytest.raises(ArgumentTypeError, match=message) as caught:
         kinds.build(yaml.safe_load(text)[0], {})
     assert caught.value.argument == argument
@@ -346,8 +413,9 @@ def test_a_bad_workload_level_step_is_refused_naming_it(text: str, argument: str
 
 
 def test_a_workload_level_function_cannot_be_written() -> None:
-    with pytest.raises(ArgumentTypeError, match="cannot be written as YAML: it is a Python "
-                                                "function"):
+    with pytest.raises(
+        ArgumentTypeError, match="cannot be written as YAML: it is a Python function"
+    ):
         dump_overlay(workload_level(_label_everything))
 
 
@@ -355,18 +423,22 @@ def _label_everything(doc: Any) -> Any:
     return {**doc, "metadata": {**doc.get("metadata", {}), "labels": {"all": "yes"}}}
 
 
-@pytest.mark.parametrize(("step", "macros"), [
-    (workload_level(upsert("metadata.labels.rank", "${replica_id}")), True),
-    (workload_level(upsert("metadata.labels.team", "ml")), False),
-    (recipes.kueue_queue("team-a"), False),  # the recipe's body says what it writes
-    (workload_level(_label_everything), True),  # runs the caller's code
-])
+@pytest.mark.parametrize(
+    ("step", "macros"),
+    [
+        (workload_level(upsert("metadata.labels.rank", "${replica_id}")), True),
+        (workload_level(upsert("metadata.labels.team", "ml")), False),
+        (recipes.kueue_queue("team-a"), False),  # the recipe's body says what it writes
+        (workload_level(_label_everything), True),  # runs the caller's code
+    ],
+)
 def test_what_a_workload_level_step_may_write(step: Any, macros: bool) -> None:
     assert may_write_macros(step) is macros
 
 
 def test_a_workload_level_step_writes_what_its_steps_write() -> None:
-    step = workload_level(chain(replace_at(QUEUE_LABEL, "team-a"),
-                                replace_at(PRIORITY_LABEL, "high")))
+    step = workload_level(
+        chain(replace_at(QUEUE_LABEL, "team-a"), replace_at(PRIORITY_LABEL, "high"))
+    )
     assert writes(step) == frozenset({"team-a", "high"})
     assert writes(recipes.kueue_queue("team-a")) == frozenset({"team-a"})

@@ -34,11 +34,22 @@ def base_of(case: dict[str, Any]) -> Any:
 def wrap(kind: str, base: Any, patch: Any) -> tuple[Any, Any, str]:
     """A whole object kubectl can patch locally, the patch for it, and where the part is."""
     if kind == "PodSpec":
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": base}, \
-            {"spec": patch}, "spec"
+        return (
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": base},
+            {"spec": patch},
+            "spec",
+        )
     if kind == "PodTemplateSpec":
-        return {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t"},
-                "template": base}, {"template": patch}, "template"
+        return (
+            {
+                "apiVersion": "v1",
+                "kind": "PodTemplate",
+                "metadata": {"name": "t"},
+                "template": base,
+            },
+            {"template": patch},
+            "template",
+        )
     return base, patch, ""
 
 
@@ -89,10 +100,13 @@ def test_ports_merge_on_port_and_protocol_unlike_kubectl() -> None:
     """The documented difference: a UDP port does not overwrite the TCP port with its number."""
     case = next(case for case in CASES if case["name"] == "ports_composite_key")
     ours = strategic_merge(case["patch"])(base_of(case))
-    assert ports(ours) == [{"containerPort": 29500, "protocol": "UDP", "name": "dns"},
-                           {"containerPort": 29500, "protocol": "TCP", "name": "c10d"}]
+    assert ports(ours) == [
+        {"containerPort": 29500, "protocol": "UDP", "name": "dns"},
+        {"containerPort": 29500, "protocol": "TCP", "name": "c10d"},
+    ]
     assert ports(case["kubectl_expected"]) == [
-        {"containerPort": 29500, "protocol": "UDP", "name": "dns"}]
+        {"containerPort": 29500, "protocol": "UDP", "name": "dns"}
+    ]
 
 
 def test_no_op_returns_the_same_pod() -> None:
@@ -116,21 +130,28 @@ def test_value_semantics() -> None:
     assert hash(strategic_merge(patch)) == hash(strategic_merge(copy.deepcopy(patch)))
     assert strategic_merge(patch) != strategic_merge(patch, kind="PodSpec")
     assert repr(strategic_merge({"a": 1})) == "strategic_merge({'a': 1})"
-    assert repr(strategic_merge({"a": 1}, kind="PodSpec")) == \
-        "strategic_merge({'a': 1}, kind='PodSpec')"
+    assert (
+        repr(strategic_merge({"a": 1}, kind="PodSpec"))
+        == "strategic_merge({'a': 1}, kind='PodSpec')"
+    )
 
 
 def test_composes_with_combinators() -> None:
-    overlay = compose(strategic_merge({"metadata": {"labels": {"b": "2"}}}),
-                      strategic_merge({"metadata": {"labels": {"a": "1"}}}))
+    overlay = compose(
+        strategic_merge({"metadata": {"labels": {"b": "2"}}}),
+        strategic_merge({"metadata": {"labels": {"a": "1"}}}),
+    )
     assert overlay({"metadata": {}}) == {"metadata": {"labels": {"a": "1", "b": "2"}}}
 
 
-@pytest.mark.parametrize(("patch", "message"), [
-    ({"spec": {"$patch": "merg"}}, "directives are"),
-    ({"spec": {"$retainKeys": "name"}}, "must be a list"),
-    ({"spec": {"$frobnicate": 1}}, "unknown directive"),
-])
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        ({"spec": {"$patch": "merg"}}, "directives are"),
+        ({"spec": {"$retainKeys": "name"}}, "must be a list"),
+        ({"spec": {"$frobnicate": 1}}, "unknown directive"),
+    ],
+)
 def test_malformed_patches_are_rejected_when_built(patch: Any, message: str) -> None:
     with pytest.raises(InvalidPatchError, match=message):
         strategic_merge(patch)
@@ -142,8 +163,11 @@ def test_unknown_kind_is_rejected() -> None:
 
 
 def test_missing_merge_key_is_rejected_when_built() -> None:
-    with pytest.raises(InvalidPatchError, match=r"an element of Pod.spec.containers\[name=c\]"
-                                                r".env has no merge key 'name'"):
+    with pytest.raises(
+        InvalidPatchError,
+        match=r"an element of Pod.spec.containers\[name=c\]"
+        r".env has no merge key 'name'",
+    ):
         strategic_merge({"spec": {"containers": [{"name": "c", "env": [{"value": "x"}]}]}})
     with pytest.raises(InvalidPatchError, match=r"PodSpec\.volumes has no merge key 'name'"):
         strategic_merge({"volumes": [{"$patch": "delete"}]}, kind="PodSpec")
@@ -152,9 +176,9 @@ def test_missing_merge_key_is_rejected_when_built() -> None:
 
 def test_retain_keys_must_cover_the_patch() -> None:
     with pytest.raises(InvalidPatchError, match="not listed in \\$retainKeys"):
-        strategic_merge({"spec": {"volumes": [{"name": "v", "$retainKeys": ["name"],
-                                               "emptyDir": {}}]}})(
-            {"spec": {"volumes": [{"name": "v", "hostPath": {"path": "/"}}]}})
+        strategic_merge(
+            {"spec": {"volumes": [{"name": "v", "$retainKeys": ["name"], "emptyDir": {}}]}}
+        )({"spec": {"volumes": [{"name": "v", "hostPath": {"path": "/"}}]}})
 
 
 def test_persistent_pods_are_accepted() -> None:
@@ -162,28 +186,46 @@ def test_persistent_pods_are_accepted() -> None:
 
     pod = freeze({"spec": {"containers": [{"name": "a", "image": "a"}]}})
     new = strategic_merge({"spec": {"containers": [{"name": "b", "image": "b"}]}})(pod)
-    assert thaw(new) == {"spec": {"containers": [{"name": "b", "image": "b"},
-                                                 {"name": "a", "image": "a"}]}}
+    assert thaw(new) == {
+        "spec": {"containers": [{"name": "b", "image": "b"}, {"name": "a", "image": "a"}]}
+    }
     assert strategic_merge({"spec": {"containers": [{"name": "a"}]}})(pod) is pod
 
 
 # --- laws ---------------------------------------------------------------------------------
 
 NAMES = st.sampled_from(["a", "b", "c", "d"])
-env_lists = st.lists(st.fixed_dictionaries({"name": NAMES, "value": NAMES}), max_size=4,
-                     unique_by=lambda item: item["name"])
-containers = st.lists(st.fixed_dictionaries({"name": NAMES, "image": NAMES, "env": env_lists}),
-                      min_size=1, max_size=3, unique_by=lambda item: item["name"])
+env_lists = st.lists(
+    st.fixed_dictionaries({"name": NAMES, "value": NAMES}),
+    max_size=4,
+    unique_by=lambda item: item["name"],
+)
+containers = st.lists(
+    st.fixed_dictionaries({"name": NAMES, "image": NAMES, "env": env_lists}),
+    min_size=1,
+    max_size=3,
+    unique_by=lambda item: item["name"],
+)
 finalizers = st.lists(NAMES, max_size=4, unique=True)
-pods = st.builds(lambda cs, fs: {"apiVersion": "v1", "kind": "Pod",
-                                 "metadata": {"name": "p", "finalizers": fs},
-                                 "spec": {"containers": cs}}, containers, finalizers)
-deletions = st.lists(st.fixed_dictionaries({"name": NAMES, "$patch": st.just("delete")}),
-                     max_size=1)
+pods = st.builds(
+    lambda cs, fs: {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "finalizers": fs},
+        "spec": {"containers": cs},
+    },
+    containers,
+    finalizers,
+)
+deletions = st.lists(
+    st.fixed_dictionaries({"name": NAMES, "$patch": st.just("delete")}), max_size=1
+)
 patch_envs = st.builds(lambda keep, gone: keep + gone, env_lists, deletions)
 patch_containers = st.lists(
     st.fixed_dictionaries({"name": NAMES}, optional={"image": NAMES, "env": patch_envs}),
-    max_size=3, unique_by=lambda item: item["name"])
+    max_size=3,
+    unique_by=lambda item: item["name"],
+)
 
 
 def element_order(draw: st.DrawFn, named: list[Any], extra: list[Any]) -> list[Any]:
@@ -201,13 +243,15 @@ def patches(draw: st.DrawFn) -> Any:
     spec: dict[str, Any] = {"containers": containers}
     if draw(st.booleans()):
         metadata["$deleteFromPrimitiveList/finalizers"] = draw(
-            st.lists(NAMES, max_size=2, unique=True).filter(lambda gone: not set(gone) & set(names)))
+            st.lists(NAMES, max_size=2, unique=True).filter(lambda gone: not set(gone) & set(names))
+        )
     if draw(st.booleans()):
         metadata["$setElementOrder/finalizers"] = element_order(draw, names, ["a", "b", "c", "d"])
     if draw(st.booleans()):
         named = [{"name": c["name"]} for c in containers]
         spec["$setElementOrder/containers"] = element_order(
-            draw, named, [{"name": name} for name in draw(st.lists(NAMES, unique=True))])
+            draw, named, [{"name": name} for name in draw(st.lists(NAMES, unique=True))]
+        )
     return {"metadata": metadata, "spec": spec}
 
 
@@ -222,9 +266,14 @@ def test_law_inputs_are_unmodified(pod: Any, patch: Any) -> None:
 
 @given(pods)
 def test_law_restating_the_pod_is_a_no_op(pod: Any) -> None:
-    restated = {"metadata": {"finalizers": list(pod["metadata"]["finalizers"])},
-                "spec": {"containers": [{"name": c["name"], "image": c["image"]}
-                                        for c in pod["spec"]["containers"]]}}
+    restated = {
+        "metadata": {"finalizers": list(pod["metadata"]["finalizers"])},
+        "spec": {
+            "containers": [
+                {"name": c["name"], "image": c["image"]} for c in pod["spec"]["containers"]
+            ]
+        },
+    }
     assert strategic_merge(copy.deepcopy(restated))(pod) is pod
 
 
@@ -238,8 +287,12 @@ def test_law_agrees_with_kubectl_on_generated_patches(pod: Any, patch: Any) -> N
     (kubectl keeps it verbatim), so such patches are left out.
     """
     present = {container["name"] for container in pod["spec"]["containers"]}
-    assume(all(c["name"] in present or all("$patch" not in e for e in c.get("env", []))
-               for c in patch["spec"]["containers"]))
+    assume(
+        all(
+            c["name"] in present or all("$patch" not in e for e in c.get("env", []))
+            for c in patch["spec"]["containers"]
+        )
+    )
     code, out = kubectl_patch(pod, patch, "strategic")
     # kubectl fails on $setElementOrder for a list that is empty in both pod and patch;
     # podfold leaves the list as it is
@@ -249,16 +302,20 @@ def test_law_agrees_with_kubectl_on_generated_patches(pod: Any, patch: Any) -> N
 
 
 @given(pods, patches(), patches())
-def test_law_chained_patches_equal_patches_applied_one_by_one(pod: Any, first: Any,
-                                                               second: Any) -> None:
+def test_law_chained_patches_equal_patches_applied_one_by_one(
+    pod: Any, first: Any, second: Any
+) -> None:
     """In one chain later steps may edit in place what earlier steps created, never the input."""
     from combinators import chain
     from transforms.forms.patches import json_patch, merge_patch
 
     before = copy.deepcopy(pod)
-    steps = [strategic_merge(first), merge_patch({"metadata": {"labels": {"x": "1"}}}),
-             json_patch([{"op": "add", "path": "/metadata/labels/y", "value": "2"}]),
-             strategic_merge(second)]
+    steps = [
+        strategic_merge(first),
+        merge_patch({"metadata": {"labels": {"x": "1"}}}),
+        json_patch([{"op": "add", "path": "/metadata/labels/y", "value": "2"}]),
+        strategic_merge(second),
+    ]
     expected = pod
     for step in steps:
         expected = step(expected)

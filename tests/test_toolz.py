@@ -14,8 +14,10 @@ from transforms.forms.partial import overlay
 
 
 def pod() -> dict[str, Any]:
-    return {"metadata": {"labels": {"app": "x"}},
-            "spec": {"containers": [{"name": "trainer"}], "nodeSelector": {"zone": "a"}}}
+    return {
+        "metadata": {"labels": {"app": "x"}},
+        "spec": {"containers": [{"name": "trainer"}], "nodeSelector": {"zone": "a"}},
+    }
 
 
 GPU = overlay({"spec": {"nodeSelector": {"gpu": "a100"}}})
@@ -74,11 +76,13 @@ def test_what_a_toolz_step_returns_is_not_changed_by_later_steps() -> None:
         kept.append((doc, copy.deepcopy(doc)))
         return doc
 
-    overlay_ = chain(upsert("spec.nodeSelector.gpu", "a100"),
-                     tc.assoc_in(keys=["spec", "nodeSelector", "pool"], value="p"),
-                     keep,
-                     upsert("spec.nodeSelector.zone", "c"),
-                     append_at("spec.containers", {"name": "sidecar"}))
+    overlay_ = chain(
+        upsert("spec.nodeSelector.gpu", "a100"),
+        tc.assoc_in(keys=["spec", "nodeSelector", "pool"], value="p"),
+        keep,
+        upsert("spec.nodeSelector.zone", "c"),
+        append_at("spec.containers", {"name": "sidecar"}),
+    )
     result = overlay_(pod())
     assert result["spec"]["nodeSelector"] == {"zone": "c", "gpu": "a100", "pool": "p"}
     seen, then = kept[0]
@@ -104,5 +108,7 @@ def test_a_lone_toolz_step_is_guarded_too() -> None:
 
 def test_curried_steps_read_as_their_calls() -> None:
     overlay_ = chain(TEAM, tc.assoc_in(keys=["spec", "hostIPC"], value=True))
-    assert repr(overlay_) == ("chain(upsert('metadata.labels.team', 'ml'), "
-                              "assoc_in(keys=['spec', 'hostIPC'], value=True))")
+    assert repr(overlay_) == (
+        "chain(upsert('metadata.labels.team', 'ml'), "
+        "assoc_in(keys=['spec', 'hostIPC'], value=True))"
+    )

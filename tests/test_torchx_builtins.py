@@ -67,20 +67,26 @@ BROKEN = tuple(name for name in TORCHX_070 if name not in WORKING)
 
 
 def torchx_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    command = [str(TORCHX_CLI)] if TORCHX_CLI.exists() else [sys.executable, "-m",
-                                                            "torchx.cli.main"]
-    return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
+    command = (
+        [str(TORCHX_CLI)] if TORCHX_CLI.exists() else [sys.executable, "-m", "torchx.cli.main"]
+    )
+    return subprocess.run(
+        [*command, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def echo_app() -> specs.AppDef:
-    return specs.AppDef("echo", roles=[specs.Role(name="echo", image="/tmp",
-                                                  entrypoint="echo", args=["hi"])])
+    return specs.AppDef(
+        "echo", roles=[specs.Role(name="echo", image="/tmp", entrypoint="echo", args=["hi"])]
+    )
 
 
 def test_podfold_registers_torchx_070s_builtins_beside_its_own() -> None:
-    found = {entry.name for entry in importlib.metadata.distribution("podfold").entry_points
-             if entry.group == "torchx.schedulers"}
+    found = {
+        entry.name
+        for entry in importlib.metadata.distribution("podfold").entry_points
+        if entry.group == "torchx.schedulers"
+    }
     assert found == {*TORCHX_070, *PODFOLDS_OWN}
     assert set(get_scheduler_factories()) >= found
 
@@ -97,8 +103,10 @@ def test_a_builtin_this_torchx_cannot_import_says_why_when_used(name: str) -> No
     scheduler = get_scheduler_factories()[name]("test")
     assert isinstance(scheduler, Scheduler)  # what TorchX's config reader asks of a factory
     factories = {name: get_scheduler_factories()[name]}
-    with Runner("test", scheduler_factories=factories) as runner, \
-            pytest.raises(LaunchError) as caught:
+    with (
+        Runner("test", scheduler_factories=factories) as runner,
+        pytest.raises(LaunchError) as caught,
+    ):
         runner.dryrun(echo_app(), name)
     assert isinstance(caught.value, TransformError) and isinstance(caught.value, LookupError)
     assert caught.value.scheduler == name
@@ -134,9 +142,19 @@ def test_the_default_scheduler_is_the_first_name_in_alphabetical_order() -> None
 
 
 def test_local_cwd_still_runs(tmp_path: Path) -> None:
-    done = torchx_cli("run", "--scheduler", "local_cwd", "--workspace", "", "-cfg",
-                      f"log_dir={tmp_path}", "utils.echo", "--msg", "hi-from-local-cwd",
-                      cwd=tmp_path)
+    done = torchx_cli(
+        "run",
+        "--scheduler",
+        "local_cwd",
+        "--workspace",
+        "",
+        "-cfg",
+        f"log_dir={tmp_path}",
+        "utils.echo",
+        "--msg",
+        "hi-from-local-cwd",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     (log,) = tmp_path.glob("torchx/echo-*/echo/0/stdout.log")
     assert log.read_text().strip() == "hi-from-local-cwd"
@@ -145,14 +163,24 @@ def test_local_cwd_still_runs(tmp_path: Path) -> None:
 def test_the_entry_points_module_loads_nothing_until_a_factory_is_called() -> None:
     # what torchx run --scheduler local_cwd loads of podfold (combinators alone costs tens of
     # milliseconds, against a few hundred for the whole command)
-    code = ("import json, sys; before = set(sys.modules); import transforms.torchx.builtins; "
-            "print(json.dumps(sorted(set(sys.modules) - before)))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, check=True)
-    ours = [name for name in json.loads(done.stdout)
-            if name.split(".")[0] in ("transforms", "combinators", "recipes", "torchx")]
-    assert ours == ["transforms", "transforms._lazy", "transforms.torchx",
-                    "transforms.torchx.builtins"]
+    code = (
+        "import json, sys; before = set(sys.modules); import transforms.torchx.builtins; "
+        "print(json.dumps(sorted(set(sys.modules) - before)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    ours = [
+        name
+        for name in json.loads(done.stdout)
+        if name.split(".")[0] in ("transforms", "combinators", "recipes", "torchx")
+    ]
+    assert ours == [
+        "transforms",
+        "transforms._lazy",
+        "transforms.torchx",
+        "transforms.torchx.builtins",
+    ]
 
 
 def test_the_table_is_torchx_070_s_own() -> None:

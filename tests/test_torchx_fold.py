@@ -47,24 +47,34 @@ STEPS = (
 )
 SCHEDULERS: dict[str, tuple[Callable[[], Any], dict[str, Any]]] = {
     "kubernetes_overlay": (lambda: KubernetesOverlayScheduler("test"), {"queue": "default"}),
-    "kubernetes_mcad_overlay": (lambda: KubernetesMCADOverlayScheduler("test"),
-                                {"namespace": "ml"}),
+    "kubernetes_mcad_overlay": (
+        lambda: KubernetesMCADOverlayScheduler("test"),
+        {"namespace": "ml"},
+    ),
 }
 
 
 def make_app(replicas: int, *overlays: Any) -> specs.AppDef:
-    role = specs.Role(name="trainer", image="trainer:1", entrypoint="python",
-                      args=["-m", "train", "--rank", specs.macros.replica_id],
-                      num_replicas=replicas, resource=specs.Resource(cpu=2, gpu=0, memMB=4096))
+    role = specs.Role(
+        name="trainer",
+        image="trainer:1",
+        entrypoint="python",
+        args=["-m", "train", "--rank", specs.macros.replica_id],
+        num_replicas=replicas,
+        resource=specs.Resource(cpu=2, gpu=0, memMB=4096),
+    )
     return specs.AppDef(name="train", roles=[with_overlays(role, *overlays)])
 
 
 def pods_of(resource: dict[str, Any]) -> list[dict[str, Any]]:
     if resource["kind"] == "Job":
         return [task["template"] for task in resource["spec"]["tasks"]]
-    return [item["generictemplate"] for item in resource["spec"]["resources"]["GenericItems"]
-            if isinstance(item["generictemplate"], dict)
-            and item["generictemplate"].get("kind") == "Pod"]
+    return [
+        item["generictemplate"]
+        for item in resource["spec"]["resources"]["GenericItems"]
+        if isinstance(item["generictemplate"], dict)
+        and item["generictemplate"].get("kind") == "Pod"
+    ]
 
 
 @pytest.fixture(params=sorted(SCHEDULERS))
@@ -75,6 +85,7 @@ def dry_run(request: pytest.FixtureRequest) -> Callable[..., Any]:
     def run(app: specs.AppDef, **options: Any) -> list[dict[str, Any]]:
         resource = scheduler._submit_dryrun(app, {**cfg, **options}).request.resource
         return pods_of(resource)
+
     return run
 
 
@@ -93,8 +104,10 @@ def collector_on() -> Iterator[None]:
 # --------------------------------------------------------------------------
 # the collector
 
+
 def test_the_collector_is_paused_on_every_pod_and_put_back(
-        dry_run: Callable[..., Any], collector_on: None) -> None:
+    dry_run: Callable[..., Any], collector_on: None
+) -> None:
     seen: list[bool] = []
 
     def spy(pod: Any) -> Any:
@@ -108,16 +121,20 @@ def test_the_collector_is_paused_on_every_pod_and_put_back(
 
 
 def test_a_caller_that_keeps_the_collector_off_finds_it_off(
-        dry_run: Callable[..., Any], collector_on: None) -> None:
+    dry_run: Callable[..., Any], collector_on: None
+) -> None:
     gc.disable()
     pods = dry_run(make_app(2, *STEPS))
     assert not gc.isenabled()
     assert [pod["spec"]["containers"][0]["env"][-1] for pod in pods] == [
-        {"name": "RANK", "value": "0"}, {"name": "RANK", "value": "1"}]
+        {"name": "RANK", "value": "0"},
+        {"name": "RANK", "value": "1"},
+    ]
 
 
 def test_the_collector_is_put_back_when_the_fold_fails(
-        dry_run: Callable[..., Any], collector_on: None) -> None:
+    dry_run: Callable[..., Any], collector_on: None
+) -> None:
     def fail_on_replica_1(pod: Any) -> Any:
         if pod["metadata"]["labels"]["torchx.pytorch.org/replica-id"] == "1":
             raise ValueError("replica 1 is refused")
@@ -132,18 +149,30 @@ def test_the_collector_is_put_back_when_the_fold_fails(
     assert gc.isenabled()
 
 
-@pytest.mark.parametrize("options", [
-    {}, {"validate": False}, {"conflicts": "warn"}, {"policy": "baseline"},
-    {"allow": ("spec", "metadata")}, {"deny": ("spec.hostIPC",)}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"validate": False},
+        {"conflicts": "warn"},
+        {"policy": "baseline"},
+        {"allow": ("spec", "metadata")},
+        {"deny": ("spec.hostIPC",)},
+    ],
+)
 def test_the_fold_leaves_no_garbage_for_the_collector(
-        options: dict[str, Any], collector_on: None) -> None:
+    options: dict[str, Any], collector_on: None
+) -> None:
     # While the collector waits, only reference cycles could pile up: the fold
     # makes none, whatever its checks (in "warn" mode an error is raised and
     # caught on every pod; "deny" finds a violation on every pod), so what it
     # throws away is freed as it goes.
     app = make_app(40, *STEPS, upsert("spec.hostIPC", True), upsert("spec.hostIPC", False))
-    rendered = KubernetesScheduler("test")._submit_dryrun(
-        without_overlays(app), {"queue": "default"}).request.resource
+    rendered = (
+        KubernetesScheduler("test")
+        ._submit_dryrun(without_overlays(app), {"queue": "default"})
+        .request.resource
+    )
     fold = FoldSettings(**options)
 
     def run() -> int:
@@ -167,13 +196,25 @@ def test_the_fold_leaves_no_garbage_for_the_collector(
 
 VALUES = {"replica_id": "7", "app_id": "train-x1", "img_root": "", "rank0_env": "HOST"}
 # each draw a string object of its own: which strings are "the same" is told by identity
-strings = st.sampled_from(["ab", "${replica_id}", "r-${replica_id}-${app_id}", "${nope}",
-                           "$$", "$${replica_id}", "$replica_id", "${img_root}/x"]).map(
-    lambda text: (text + ".")[:-1])
+strings = st.sampled_from(
+    [
+        "ab",
+        "${replica_id}",
+        "r-${replica_id}-${app_id}",
+        "${nope}",
+        "$$",
+        "$${replica_id}",
+        "$replica_id",
+        "${img_root}/x",
+    ]
+).map(lambda text: (text + ".")[:-1])
 scalars = st.one_of(strings, st.integers(-3, 3), st.booleans(), st.none(), st.just(1.5))
 keys = st.sampled_from(["a", "b", "c", "name", "value"])
-documents = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)), max_leaves=20)
+documents = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=20,
+)
 
 
 @st.composite
@@ -207,9 +248,12 @@ def oracle(new: Any, old: Any) -> Any:
         return {key: oracle(value, before.get(key, MISSING)) for key, value in new.items()}
     if isinstance(new, list):
         olds = old if isinstance(old, list) else []
-        return [item if any(item is element for element in olds)
-                else oracle(item, olds[index] if index < len(olds) else MISSING)
-                for index, item in enumerate(new)]
+        return [
+            item
+            if any(item is element for element in olds)
+            else oracle(item, olds[index] if index < len(olds) else MISSING)
+            for index, item in enumerate(new)
+        ]
     return new
 
 
@@ -224,9 +268,11 @@ def fresh_macros(new: Any, old: Any) -> bool:
         return any(fresh_macros(value, before.get(key, MISSING)) for key, value in new.items())
     if isinstance(new, list):
         olds = old if isinstance(old, list) else []
-        return any(not any(item is element for element in olds)
-                   and fresh_macros(item, olds[index] if index < len(olds) else MISSING)
-                   for index, item in enumerate(new))
+        return any(
+            not any(item is element for element in olds)
+            and fresh_macros(item, olds[index] if index < len(olds) else MISSING)
+            for index, item in enumerate(new)
+        )
     return False
 
 
@@ -245,9 +291,31 @@ def test_macros_are_substituted_as_the_oracle_says(data: st.DataObject, old: Any
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(["$", "{", "}", "$$", "${", "a", "_", "1", "-", "A", "é",
-                                 "replica_id", "app_id", "img_root", "rank0_env", "nope"]),
-                max_size=12).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "$",
+                "{",
+                "}",
+                "$$",
+                "${",
+                "a",
+                "_",
+                "1",
+                "-",
+                "A",
+                "é",
+                "replica_id",
+                "app_id",
+                "img_root",
+                "rank0_env",
+                "nope",
+            ]
+        ),
+        max_size=12,
+    ).map("".join)
+)
 def test_a_written_string_is_substituted_as_torchx_substitutes(text: str) -> None:
     # TorchX's own substitution: string.Template(text).safe_substitute(values); podfold
     # substitutes what overlays wrote with a "${" in it
@@ -263,11 +331,12 @@ def test_what_the_overlays_only_moved_is_left_as_it_was() -> None:
     old = {"args": [literal, other], "env": [{"value": literal}]}
     new = {"args": [other, literal, "${replica_id}-new"], "env": [{"value": written}, *old["env"]]}
     assert substitute_macros(new, old, VALUES) == {
-        "args": ["x", "${replica_id}", "7-new"], "env": [{"value": "7"}, {"value": "${replica_id}"}]}
+        "args": ["x", "${replica_id}", "7-new"],
+        "env": [{"value": "7"}, {"value": "${replica_id}"}],
+    }
 
 
-def test_macros_in_rendered_pods_are_substituted_per_replica(
-        dry_run: Callable[..., Any]) -> None:
+def test_macros_in_rendered_pods_are_substituted_per_replica(dry_run: Callable[..., Any]) -> None:
     pods = dry_run(make_app(3, *STEPS))
     assert [pod["spec"]["containers"][0]["env"][-1]["value"] for pod in pods] == ["0", "1", "2"]
     jobs = {pod["metadata"]["labels"]["job"] for pod in pods}
@@ -278,8 +347,11 @@ def test_macros_in_rendered_pods_are_substituted_per_replica(
 
 def test_the_fold_leaves_the_rendered_request_alone_and_validation_changes_nothing() -> None:
     app = make_app(3, *STEPS)
-    rendered = KubernetesScheduler("test")._submit_dryrun(
-        without_overlays(app), {"queue": "default"}).request.resource
+    rendered = (
+        KubernetesScheduler("test")
+        ._submit_dryrun(without_overlays(app), {"queue": "default"})
+        .request.resource
+    )
     before = copy.deepcopy(rendered)
     folded = fold_volcano_job(app, rendered, FoldSettings())
     assert rendered == before

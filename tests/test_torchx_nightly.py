@@ -63,11 +63,17 @@ def _nightly_version() -> str | None:
 
 NIGHTLY = _nightly_version()
 if NIGHTLY is None and os.environ.get("PODFOLD_REQUIRE_TORCHX_NIGHTLY"):
-    pytest.fail("PODFOLD_REQUIRE_TORCHX_NIGHTLY is set but torchx-nightly is not installed "
-                "in this environment (a stable torchx release is, or none)", pytrace=False)
+    pytest.fail(
+        "PODFOLD_REQUIRE_TORCHX_NIGHTLY is set but torchx-nightly is not installed "
+        "in this environment (a stable torchx release is, or none)",
+        pytrace=False,
+    )
 pytestmark = [
-    pytest.mark.skipif(NIGHTLY is None, reason="needs torchx-nightly (a stable torchx "
-                       "release is installed): its scheduler applies overlays itself"),
+    pytest.mark.skipif(
+        NIGHTLY is None,
+        reason="needs torchx-nightly (a stable torchx "
+        "release is installed): its scheduler applies overlays itself",
+    ),
     pytest.mark.filterwarnings("ignore"),
 ]
 
@@ -107,43 +113,61 @@ def runner() -> Any:
 def upstream_role() -> Any:
     """A role written for upstream TorchX: its own overlay format, a JOIN that holds
     for every replica included (the ``dshm`` volume has one name in every pod)."""
-    role = specs.Role(name="ps", image="ps:1", entrypoint="python", args=["-m", "ps"],
-                      num_replicas=2)
-    set_overlay(role, "kubernetes", "V1Pod", {
-        "metadata": {"labels": {"team": "ml"}},
-        "spec": {"nodeSelector": {"pool": "cpu"},
-                 "tolerations": [{"key": "cpu", "operator": "Exists"}],
-                 JOIN("volumes", on="name"): [{"name": "dshm", "emptyDir": {
-                     "medium": "Memory", "sizeLimit": "8Gi"}}]},
-    })
+    role = specs.Role(
+        name="ps", image="ps:1", entrypoint="python", args=["-m", "ps"], num_replicas=2
+    )
+    set_overlay(
+        role,
+        "kubernetes",
+        "V1Pod",
+        {
+            "metadata": {"labels": {"team": "ml"}},
+            "spec": {
+                "nodeSelector": {"pool": "cpu"},
+                "tolerations": [{"key": "cpu", "operator": "Exists"}],
+                JOIN("volumes", on="name"): [
+                    {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}
+                ],
+            },
+        },
+    )
     return role
 
 
 def join_by_container_name_role() -> Any:
     """Upstream's JOIN on containers by name, on a role of two replicas: the name
     ``ps-0`` is replica 0's container's only."""
-    role = specs.Role(name="ps", image="ps:1", entrypoint="python", args=["-m", "ps"],
-                      num_replicas=2)
-    set_overlay(role, "kubernetes", "V1Pod", {
-        "spec": {JOIN("containers", on="name"): [{"name": "ps-0", "workingDir": "/w"}]},
-    })
+    role = specs.Role(
+        name="ps", image="ps:1", entrypoint="python", args=["-m", "ps"], num_replicas=2
+    )
+    set_overlay(
+        role,
+        "kubernetes",
+        "V1Pod",
+        {
+            "spec": {JOIN("containers", on="name"): [{"name": "ps-0", "workingDir": "/w"}]},
+        },
+    )
     return role
 
 
 def podfold_role() -> Any:
-    role = specs.Role(name="trainer", image="trainer:1", entrypoint="python",
-                      args=["-m", "train"], num_replicas=2)
-    return with_overlays(role, append_at("spec.tolerations", {"key": "gpu",
-                                                               "operator": "Exists"}),
-                         merge_by("spec.containers[0].env",
-                                  [{"name": "RANK", "value": "${replica_id}"}]))
+    role = specs.Role(
+        name="trainer", image="trainer:1", entrypoint="python", args=["-m", "train"], num_replicas=2
+    )
+    return with_overlays(
+        role,
+        append_at("spec.tolerations", {"key": "gpu", "operator": "Exists"}),
+        merge_by("spec.containers[0].env", [{"name": "RANK", "value": "${replica_id}"}]),
+    )
 
 
 def pods(info: Any) -> dict[str, Any]:
     resource = info.request.resource
     text = json.dumps(ApiClient().sanitize_for_serialization(resource))
     text = text.replace(resource["metadata"]["name"], "APP-ID").replace(
-        "kubernetes_overlay://", "kubernetes://")
+        "kubernetes_overlay://", "kubernetes://"
+    )
     return {task["name"]: task["template"] for task in json.loads(text)["spec"]["tasks"]}
 
 
@@ -157,8 +181,6 @@ def test_nightly_still_has_what_podfold_builds_on() -> None:
     options = create_kubernetes_overlay("test").run_opts()
     for name in ("overlays", "validate", "k8s_version", "validate_spec", "queue"):
         assert options.get(name) is not None, name
-
-
 
 
 def test_an_upstream_role_renders_as_upstream_renders_it_once(runner: Any) -> None:
@@ -175,11 +197,13 @@ def test_an_upstream_role_renders_as_upstream_renders_it_once(runner: Any) -> No
 
 
 def test_upstream_join_by_container_name_gives_replica_1_a_container_without_image(
-        runner: Any) -> None:
+    runner: Any,
+) -> None:
     app = specs.AppDef("job", roles=[join_by_container_name_role()])
     theirs = pods(runner.dryrun(copy.deepcopy(app), "kubernetes", cfg=OFFLINE))
     assert theirs["ps-0"]["spec"]["containers"] == [
-        {**theirs["ps-0"]["spec"]["containers"][0], "workingDir": "/w"}]
+        {**theirs["ps-0"]["spec"]["containers"][0], "workingDir": "/w"}
+    ]
     first, phantom = theirs["ps-1"]["spec"]["containers"]
     assert (first["name"], first["image"], "workingDir" in first) == ("ps-1", "ps:1", False)
     assert phantom == {"name": "ps-0", "workingDir": "/w"}  # appended: no image, no command
@@ -187,11 +211,13 @@ def test_upstream_join_by_container_name_gives_replica_1_a_container_without_ima
     with pytest.raises(FoldError) as caught:
         runner.dryrun(copy.deepcopy(app), "kubernetes_overlay", cfg=QUEUE)
     assert (caught.value.role, caught.value.replica) == ("ps", 1)
-    assert "spec.containers[name=ps-0].image: a container of a pod needs an image" in \
-        str(caught.value)
+    assert "spec.containers[name=ps-0].image: a container of a pod needs an image" in str(
+        caught.value
+    )
     # without the validation, podfold renders what upstream renders
-    unchecked = pods(runner.dryrun(copy.deepcopy(app), "kubernetes_overlay",
-                                   cfg={**QUEUE, "validate": False}))
+    unchecked = pods(
+        runner.dryrun(copy.deepcopy(app), "kubernetes_overlay", cfg={**QUEUE, "validate": False})
+    )
     assert unchecked == theirs
 
 
@@ -200,8 +226,7 @@ def test_both_kinds_of_role_and_launch_overlays_together(runner: Any, tmp_path: 
     launch.write_text("spec:\n  tolerations:\n    - {key: launch, operator: Exists}\n")
     app = specs.AppDef("job", roles=[podfold_role(), upstream_role()])
     before = copy.deepcopy(app)
-    found = pods(runner.dryrun(app, "kubernetes_overlay",
-                               cfg={**QUEUE, "overlays": [str(launch)]}))
+    found = pods(runner.dryrun(app, "kubernetes_overlay", cfg={**QUEUE, "overlays": [str(launch)]}))
     assert sorted(found) == ["ps-0", "ps-1", "trainer-0", "trainer-1"]
     for name, pod in found.items():
         keys = [t["key"] for t in pod["spec"]["tolerations"]]
@@ -240,6 +265,7 @@ def test_nightly_keeps_its_builtin_schedulers() -> None:
 
 # --- asking the API server: about the folded job, at submission ----------------------------
 
+
 @pytest.fixture
 def server() -> Iterator[ApiServer]:
     with api_server() as running:
@@ -248,8 +274,10 @@ def server() -> Iterator[ApiServer]:
 
 def against(server: ApiServer) -> Any:
     """A runner whose ``kubernetes_overlay`` talks to ``server``."""
+
     def factory(session_name: str, **kwargs: Any) -> Any:
         return create_kubernetes_overlay(session_name, client=server.client())
+
     return Runner("test", scheduler_factories={"kubernetes_overlay": factory})
 
 
@@ -264,11 +292,13 @@ def task_pods(resource: Any) -> list[Any]:
     return [task["template"] for task in resource["spec"]["tasks"]]
 
 
-@pytest.mark.parametrize(("validate_spec", "asked"), [({}, False),
-                                                       ({"validate_spec": False}, False),
-                                                       ({"validate_spec": True}, True)])
+@pytest.mark.parametrize(
+    ("validate_spec", "asked"),
+    [({}, False), ({"validate_spec": False}, False), ({"validate_spec": True}, True)],
+)
 def test_a_dry_run_asks_the_api_server_only_when_validate_spec_is_true(
-        server: ApiServer, validate_spec: dict[str, bool], asked: bool) -> None:
+    server: ApiServer, validate_spec: dict[str, bool], asked: bool
+) -> None:
     with against(server) as runner:
         info = runner.dryrun(a100_app(), "kubernetes_overlay", cfg={**A100_CFG, **validate_spec})
     if not asked:
@@ -299,19 +329,26 @@ def test_validate_spec_false_submits_without_asking_first(server: ApiServer) -> 
 
 
 def test_the_api_server_refusing_the_dry_run_stops_the_submit() -> None:
-    with (api_server(status=422, message="spec.tasks[0].template: Invalid value") as refusing,
-          against(refusing) as runner, pytest.raises(LaunchError) as caught):
+    with (
+        api_server(status=422, message="spec.tasks[0].template: Invalid value") as refusing,
+        against(refusing) as runner,
+        pytest.raises(LaunchError) as caught,
+    ):
         runner.run(a100_app(), "kubernetes_overlay", cfg=A100_CFG)
     assert [request.dry_run for request in refusing.posts()] == [True]  # nothing created
     assert str(caught.value) == (
         f"the Kubernetes API server at {refusing.host} refused to dry-run the job: "
-        "422 Unprocessable Entity: spec.tasks[0].template: Invalid value")
+        "422 Unprocessable Entity: spec.tasks[0].template: Invalid value"
+    )
 
 
 def test_a_pod_name_over_63_characters_is_refused_before_the_api_server_is_asked(
-        server: ApiServer) -> None:
-    app = specs.AppDef("a-rather-long-application-name-for-a-job", roles=[
-        dataclasses.replace(podfold_role(), name="a-long-role-name")])
+    server: ApiServer,
+) -> None:
+    app = specs.AppDef(
+        "a-rather-long-application-name-for-a-job",
+        roles=[dataclasses.replace(podfold_role(), name="a-long-role-name")],
+    )
     with against(server) as runner, pytest.raises(LaunchError) as caught:
         runner.run(app, "kubernetes_overlay", cfg=QUEUE)
     assert server.requests == []
@@ -325,6 +362,7 @@ def test_a_pod_name_over_63_characters_is_refused_before_the_api_server_is_asked
 
 # --- the README's main command, through this environment's torchx -------------------------
 
+
 def readme_main_command() -> list[str]:
     """The README's main command, word for word: the ``torchx run`` that ends its set-up line."""
     for line in (REPO / "README.md").read_text().splitlines():
@@ -333,29 +371,44 @@ def readme_main_command() -> list[str]:
     raise AssertionError("the README's set-up has no line that runs torchx")
 
 
-def cli(words: list[str], home: Path, kubeconfig: Path | None = None,
-        ) -> subprocess.CompletedProcess[str]:
+def cli(
+    words: list[str],
+    home: Path,
+    kubeconfig: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
     """``words`` run with this environment's script ``words[0]`` (``torchx``, ``podfold``),
     from the repository's root, with no cluster (no kubeconfig, not in a pod) unless
     ``kubeconfig`` names one."""
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith("KUBERNETES_SERVICE")}
+    env = {
+        key: value for key, value in os.environ.items() if not key.startswith("KUBERNETES_SERVICE")
+    }
     env.update(HOME=str(home), KUBECONFIG=str(kubeconfig or home / "no-kubeconfig"))
     program = Path(sys.executable).with_name(words[0])
-    return subprocess.run([str(program), *words[1:]], cwd=REPO, capture_output=True,
-                          text=True, timeout=180, check=False, env=env)
+    return subprocess.run(
+        [str(program), *words[1:]],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        env=env,
+    )
 
 
 def assert_a100_job(job: Any) -> None:
     assert (job["apiVersion"], job["kind"]) == ("batch.volcano.sh/v1alpha1", "Job")
     found = task_pods(job)
-    assert sorted(pod["metadata"]["labels"]["torchx.pytorch.org/role-name"]
-                  for pod in found) == ["ps", "trainer", "trainer"]
+    assert sorted(pod["metadata"]["labels"]["torchx.pytorch.org/role-name"] for pod in found) == [
+        "ps",
+        "trainer",
+        "trainer",
+    ]
     for pod in found:
         spec = pod["spec"]
         assert spec["nodeSelector"] == A100_POOL
-        assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} \
-            in spec["tolerations"]
+        assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in spec[
+            "tolerations"
+        ]
         (dshm,) = [volume for volume in spec["volumes"] if volume["name"] == "dshm"]
         assert dshm["emptyDir"] == {"medium": "Memory", "sizeLimit": "16Gi"}
         env = {e["name"]: e.get("value") for e in spec["containers"][0]["env"]}
@@ -373,7 +426,8 @@ def test_the_readmes_main_command_prints_the_folded_job_offline(tmp_path: Path) 
 
 
 def test_the_readmes_main_command_submitting_without_a_cluster_fails_in_one_short_line(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     words = [word for word in readme_main_command() if word != "--dryrun"]
     done = cli(words, tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -386,7 +440,8 @@ def test_the_readmes_main_command_submitting_without_a_cluster_fails_in_one_shor
 
 
 def test_validate_spec_true_under_dryrun_without_a_cluster_fails_in_one_short_line(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     words = readme_main_command()
     cfg = words.index("-cfg") + 1
     words[cfg] += ",validate_spec=true"
@@ -394,26 +449,38 @@ def test_validate_spec_true_under_dryrun_without_a_cluster_fails_in_one_short_li
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     (line,) = [line for line in done.stderr.splitlines() if "Kubernetes" in line]
-    assert "no Kubernetes cluster to dry-run the job on (validate_spec=true): failed to " \
+    assert (
+        "no Kubernetes cluster to dry-run the job on (validate_spec=true): failed to "
         "load kube config: " in line
+    )
     assert "=== SCHEDULER REQUEST ===" not in done.stdout
 
 
 def test_the_readmes_main_command_submits_through_a_kubeconfig(
-        tmp_path: Path, server: ApiServer) -> None:
+    tmp_path: Path, server: ApiServer
+) -> None:
     words = [word for word in readme_main_command() if word != "--dryrun"]
     done = cli(words, tmp_path, kubeconfig=server.kubeconfig(tmp_path))
     assert done.returncode == 0, done.stderr
     checked, created = server.posts()
     assert (checked.dry_run, created.dry_run, checked.body) == (True, False, created.body)
     assert_a100_job(created.body)
-    assert f"kubernetes_overlay://torchx/default:{created.body['metadata']['name']}" \
-        in done.stdout
+    assert f"kubernetes_overlay://torchx/default:{created.body['metadata']['name']}" in done.stdout
 
 
 def test_podfold_render_prints_the_folded_job_offline(tmp_path: Path) -> None:
-    done = cli(["podfold", "render", "--queue", "default", "-f", "examples/a100.yaml",
-                "examples/trainer.py:trainer"], tmp_path)
+    done = cli(
+        [
+            "podfold",
+            "render",
+            "--queue",
+            "default",
+            "-f",
+            "examples/a100.yaml",
+            "examples/trainer.py:trainer",
+        ],
+        tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert "kube config" not in done.stderr
     assert_a100_job(yaml.safe_load(done.stdout))
@@ -439,20 +506,28 @@ def test_podfolds_schedulers_are_found_through_torchxs_plugin_registry() -> None
 
 # --- TorchX 0.7.0's built-ins, registered again by podfold, on a TorchX that lacks some -----
 
-LACKING = (*[name for name, module in TORCHX_070.items()
-             if importlib.util.find_spec(module) is None],
-           *(["kubernetes_mcad_overlay"] if importlib.util.find_spec(
-               TORCHX_070["kubernetes_mcad"]) is None else []))
+LACKING = (
+    *[name for name, module in TORCHX_070.items() if importlib.util.find_spec(module) is None],
+    *(
+        ["kubernetes_mcad_overlay"]
+        if importlib.util.find_spec(TORCHX_070["kubernetes_mcad"]) is None
+        else []
+    ),
+)
 """The schedulers podfold registers (for TorchX 0.7.0) that this TorchX does not have."""
 
 
 def why_not(name: str) -> str:
     """The start of the line that says why this TorchX cannot run ``name``."""
     if name == "kubernetes_mcad_overlay":
-        return (f"kubernetes_mcad_overlay needs TorchX's kubernetes_mcad scheduler, which "
-                f"this TorchX (version {NIGHTLY}) does not have")
-    return (f"this TorchX (version {NIGHTLY}) has no {name} scheduler; podfold registers it "
-            f"for TorchX 0.7.0, which drops its built-ins when a package adds a scheduler")
+        return (
+            f"kubernetes_mcad_overlay needs TorchX's kubernetes_mcad scheduler, which "
+            f"this TorchX (version {NIGHTLY}) does not have"
+        )
+    return (
+        f"this TorchX (version {NIGHTLY}) has no {name} scheduler; podfold registers it "
+        f"for TorchX 0.7.0, which drops its built-ins when a package adds a scheduler"
+    )
 
 
 def test_nightly_lacks_some_of_torchx_070s_schedulers() -> None:
@@ -475,10 +550,24 @@ def test_runopts_says_in_one_line_which_schedulers_this_torchx_lacks(tmp_path: P
 
 @pytest.mark.parametrize("name", LACKING)
 def test_running_a_scheduler_this_torchx_lacks_fails_in_one_short_line(
-        name: str, tmp_path: Path) -> None:
+    name: str, tmp_path: Path
+) -> None:
     # a run option too: this TorchX refuses a key the scheduler lacks before the run starts
-    done = cli(["torchx", "run", "--scheduler", name, "--dryrun", "-cfg", "queue=default",
-                "utils.echo", "--msg", "hi"], tmp_path)
+    done = cli(
+        [
+            "torchx",
+            "run",
+            "--scheduler",
+            name,
+            "--dryrun",
+            "-cfg",
+            "queue=default",
+            "utils.echo",
+            "--msg",
+            "hi",
+        ],
+        tmp_path,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     (line,) = [line for line in done.stderr.splitlines() if why_not(name) in line]
@@ -487,7 +576,8 @@ def test_running_a_scheduler_this_torchx_lacks_fails_in_one_short_line(
 
 
 def test_torchx_run_without_a_scheduler_runs_or_names_the_default_in_one_line(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # the default is the first registered name, a scheduler of TorchX 0.7.0 nightly may lack
     default = get_default_scheduler_name()
     dry_run = cli(["torchx", "run", "--dryrun", "utils.echo", "--msg", "hi"], tmp_path)
@@ -505,8 +595,22 @@ def test_torchx_run_without_a_scheduler_runs_or_names_the_default_in_one_line(
 
 
 def test_local_cwd_really_runs_on_nightly(tmp_path: Path) -> None:
-    done = cli(["torchx", "run", "--scheduler", "local_cwd", "--workspace", "", "-cfg",
-                f"log_dir={tmp_path}", "utils.echo", "--msg", "hi-from-nightly"], tmp_path)
+    done = cli(
+        [
+            "torchx",
+            "run",
+            "--scheduler",
+            "local_cwd",
+            "--workspace",
+            "",
+            "-cfg",
+            f"log_dir={tmp_path}",
+            "utils.echo",
+            "--msg",
+            "hi-from-nightly",
+        ],
+        tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     (log,) = tmp_path.glob("torchx/echo-*/echo/0/stdout.log")
     assert log.read_text().strip() == "hi-from-nightly"

@@ -21,8 +21,10 @@ from transforms.torchx.roles import METADATA_KEY, role_overlays, with_overlays
 
 POD: dict[str, Any] = {
     "metadata": {"labels": {"app": "x"}},
-    "spec": {"containers": [{"name": "trainer-0", "image": "trainer:1"}],
-             "tolerations": [{"key": "a", "operator": "Exists"}]},
+    "spec": {
+        "containers": [{"name": "trainer-0", "image": "trainer:1"}],
+        "tolerations": [{"key": "a", "operator": "Exists"}],
+    },
 }
 
 
@@ -68,18 +70,25 @@ def test_the_package_exports_with_overlays_and_role_overlays() -> None:
 
 
 def test_legacy_flat_dict() -> None:
-    role = Role(name="t", image="i",
-                metadata={METADATA_KEY: {"spec": {"nodeSelector": {"gpu": "a100"}}}})
+    role = Role(
+        name="t", image="i", metadata={METADATA_KEY: {"spec": {"nodeSelector": {"gpu": "a100"}}}}
+    )
     new = apply_all(role)
     assert new["spec"]["nodeSelector"] == {"gpu": "a100"}
     assert new["spec"]["containers"] == POD["spec"]["containers"]
 
 
 def test_legacy_upstream_marked_format() -> None:
-    role = Role(name="t", image="i", metadata={METADATA_KEY: {
-        "__torchx_overlays__": True,
-        "V1Pod": {"spec": {"tolerations": [{"key": "b", "operator": "Exists"}]}},
-    }})
+    role = Role(
+        name="t",
+        image="i",
+        metadata={
+            METADATA_KEY: {
+                "__torchx_overlays__": True,
+                "V1Pod": {"spec": {"tolerations": [{"key": "b", "operator": "Exists"}]}},
+            }
+        },
+    )
     new = apply_all(role)
     # upstream's semantics: a list is appended to
     assert [t["key"] for t in new["spec"]["tolerations"]] == ["a", "b"]
@@ -116,9 +125,11 @@ def test_with_overlays_appends_to_a_legacy_value() -> None:
 
 def test_the_pod_is_never_mutated() -> None:
     before = copy.deepcopy(POD)
-    role = with_overlays(Role(name="t", image="i"),
-                         {"spec": {"tolerations": [{"key": "b", "operator": "Exists"}]}},
-                         upsert("metadata.labels.team", "ml"))
+    role = with_overlays(
+        Role(name="t", image="i"),
+        {"spec": {"tolerations": [{"key": "b", "operator": "Exists"}]}},
+        upsert("metadata.labels.team", "ml"),
+    )
     apply_all(role)
     assert before == POD
 

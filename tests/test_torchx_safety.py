@@ -58,24 +58,30 @@ RESTRICTED = """\
 
 
 def torchx(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [str(TORCHX_CLI)] if TORCHX_CLI.exists() else [sys.executable, "-m",
-                                                            "torchx.cli.main"]
-    return subprocess.run([*command, *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=120, check=False)
+    command = (
+        [str(TORCHX_CLI)] if TORCHX_CLI.exists() else [sys.executable, "-m", "torchx.cli.main"]
+    )
+    return subprocess.run(
+        [*command, *args], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def dry_run(scheduler: str, cfg: str = "") -> subprocess.CompletedProcess[str]:
     full = ",".join(part for part in (BASE_CFG[scheduler], cfg) if part)
-    return torchx("run", "--scheduler", scheduler, "--dryrun", "--workspace", "", "-cfg", full,
-                  COMPONENT)
+    return torchx(
+        "run", "--scheduler", scheduler, "--dryrun", "--workspace", "", "-cfg", full, COMPONENT
+    )
 
 
 def pods_of(stdout: str) -> list[dict[str, Any]]:
     request = yaml.safe_load(stdout.split("=== SCHEDULER REQUEST ===", 1)[1])
     if request["kind"] == "Job":
         return [task["template"] for task in request["spec"]["tasks"]]
-    return [item["generictemplate"] for item in request["spec"]["resources"]["GenericItems"]
-            if item["generictemplate"].get("kind") == "Pod"]
+    return [
+        item["generictemplate"]
+        for item in request["spec"]["resources"]["GenericItems"]
+        if item["generictemplate"].get("kind") == "Pod"
+    ]
 
 
 def who(pod: dict[str, Any]) -> tuple[str, int]:
@@ -98,9 +104,14 @@ def runner() -> Iterator[Runner]:
 
 
 def make_app(*trainer_overlays: Any, replicas: int = 2) -> specs.AppDef:
-    trainer = specs.Role(name="trainer", image="trainer:1", entrypoint="python",
-                         args=["-m", "train"], num_replicas=replicas,
-                         resource=specs.Resource(cpu=1, gpu=0, memMB=1024))
+    trainer = specs.Role(
+        name="trainer",
+        image="trainer:1",
+        entrypoint="python",
+        args=["-m", "train"],
+        num_replicas=replicas,
+        resource=specs.Resource(cpu=1, gpu=0, memMB=1024),
+    )
     return specs.AppDef(name="job", roles=[with_overlays(trainer, *trainer_overlays)])
 
 
@@ -112,9 +123,11 @@ def written(tmp_path: Path, name: str, text: str) -> Path:
 
 # --- errors print as one short message ---------------------------------------------------
 
+
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
 def test_an_overlay_failure_is_a_short_message_naming_role_replica_and_path(
-        scheduler: str, tmp_path: Path) -> None:
+    scheduler: str, tmp_path: Path
+) -> None:
     bad = written(tmp_path, "bad.yaml", "- {op: remove, path: 'spec.containers[0].image'}\n")
     message = failed_briefly(dry_run(scheduler, f"overlays={bad}"))
     assert message.strip().startswith("role 'trainer', replica 0: the pod is not valid")
@@ -126,18 +139,21 @@ def test_the_error_keeps_podfold_s_own_as_its_cause(runner: Runner, tmp_path: Pa
     # read with the configuration: an overlay file's error names file and line
     typo = written(tmp_path, "typo.yaml", "- {op: remove, path: spec.nodeSelectr}\n")
     with pytest.raises(LaunchError) as read:
-        runner.dryrun(make_app(), "kubernetes_overlay",
-                      cfg={"queue": "q", "overlays": [str(typo)]})
+        runner.dryrun(make_app(), "kubernetes_overlay", cfg={"queue": "q", "overlays": [str(typo)]})
     assert isinstance(read.value, ComponentValidationException)
     assert not isinstance(read.value, FoldError)
     assert isinstance(read.value.__cause__, TransformError)
     assert f"{typo}:1:" in str(read.value) and "did you mean nodeSelector?" in str(read.value)
     # applied to a pod: role and replica
-    missing = written(tmp_path, "missing.yaml", "- {op: remove, path: 'spec.containers"
-                                                "[name=nobody]', missing_ok: false}\n")
+    missing = written(
+        tmp_path,
+        "missing.yaml",
+        "- {op: remove, path: 'spec.containers[name=nobody]', missing_ok: false}\n",
+    )
     with pytest.raises(FoldError) as folded:
-        runner.dryrun(make_app(), "kubernetes_overlay",
-                      cfg={"queue": "q", "overlays": [str(missing)]})
+        runner.dryrun(
+            make_app(), "kubernetes_overlay", cfg={"queue": "q", "overlays": [str(missing)]}
+        )
     err = folded.value
     assert isinstance(err, LaunchError) and isinstance(err, ComponentValidationException)
     assert (err.role, err.replica) == ("trainer", 0)
@@ -146,6 +162,7 @@ def test_the_error_keeps_podfold_s_own_as_its_cause(runner: Runner, tmp_path: Pa
 
 
 # --- -cfg keys -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
 def test_an_unknown_cfg_key_is_refused_with_a_near_miss(scheduler: str) -> None:
@@ -156,8 +173,7 @@ def test_an_unknown_cfg_key_is_refused_with_a_near_miss(scheduler: str) -> None:
 
 def test_an_unknown_cfg_key_from_python(runner: Runner) -> None:
     with pytest.raises(UnknownRunOptionError) as caught:
-        runner.dryrun(make_app(), "kubernetes_overlay",
-                      cfg={"queue": "q", "k8s-version": "1.30"})
+        runner.dryrun(make_app(), "kubernetes_overlay", cfg={"queue": "q", "k8s-version": "1.30"})
     err = caught.value
     assert isinstance(err, InvalidRunConfigException) and isinstance(err, TransformError)
     assert (err.cfg_key, err.near_misses) == ("k8s-version", ("k8s_version",))
@@ -165,17 +181,26 @@ def test_an_unknown_cfg_key_from_python(runner: Runner) -> None:
 
 def test_a_bad_option_value_is_refused_before_anything_renders() -> None:
     message = failed_briefly(dry_run("kubernetes_overlay", "policy=restrictd"))
-    assert "policy is one of baseline, restricted, got 'restrictd'; did you mean restricted?" \
+    assert (
+        "policy is one of baseline, restricted, got 'restrictd'; did you mean restricted?"
         in message
+    )
 
 
-@pytest.mark.parametrize(("cfg", "words"), [
-    ({"conflicts": "errors"}, "conflicts is one of last-wins, warn, error, got 'errors'; "
-                              "did you mean error?"),
-    ({"deny": ["spec.containers["]}, "deny: 'spec.containers[' is not a path"),
-    ({"allow": ["spec.nodeSelector", "spec.tolerations[key=]"]},
-     "allow: 'spec.tolerations[key=]'"),
-])
+@pytest.mark.parametrize(
+    ("cfg", "words"),
+    [
+        (
+            {"conflicts": "errors"},
+            "conflicts is one of last-wins, warn, error, got 'errors'; did you mean error?",
+        ),
+        ({"deny": ["spec.containers["]}, "deny: 'spec.containers[' is not a path"),
+        (
+            {"allow": ["spec.nodeSelector", "spec.tolerations[key=]"]},
+            "allow: 'spec.tolerations[key=]'",
+        ),
+    ],
+)
 def test_bad_option_values_from_python(runner: Runner, cfg: dict[str, Any], words: str) -> None:
     with pytest.raises(LaunchError, match=words.replace("[", r"\[")) as caught:
         runner.dryrun(make_app(), "kubernetes_overlay", cfg={"queue": "q", **cfg})
@@ -203,15 +228,18 @@ def test_k8s_version_is_checked_when_the_configuration_is_read(runner: Runner) -
 
 # --- user code in the fold -----------------------------------------------------------------
 
+
 def fails(pod: Any) -> Any:
     raise KeyError("no such thing")
 
 
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
-@pytest.mark.parametrize("overlays", [(fails,), (upsert("spec.hostIPC", False), fails)],
-                         ids=["alone", "after-another"])
+@pytest.mark.parametrize(
+    "overlays", [(fails,), (upsert("spec.hostIPC", False), fails)], ids=["alone", "after-another"]
+)
 def test_a_function_that_raises_names_role_replica_and_itself(
-        runner: Runner, scheduler: str, overlays: tuple[Any, ...]) -> None:
+    runner: Runner, scheduler: str, overlays: tuple[Any, ...]
+) -> None:
     cfg = {"kubernetes_overlay": {"queue": "q"}, "kubernetes_mcad_overlay": {}}[scheduler]
     with pytest.raises(FoldError) as caught:
         runner.dryrun(make_app(*overlays), scheduler, cfg=cfg)
@@ -222,31 +250,35 @@ def test_a_function_that_raises_names_role_replica_and_itself(
 
 
 @pytest.mark.parametrize("result", [None, "a pod", ["spec"], 3], ids=repr)
-def test_a_function_returning_no_pod_fails_with_validation_off(runner: Runner,
-                                                               result: Any) -> None:
+def test_a_function_returning_no_pod_fails_with_validation_off(runner: Runner, result: Any) -> None:
     """Validation off used to let the job through with a template of ``None`` or ``'a pod'``."""
+
     def not_a_pod(pod: Any) -> Any:
         return result
 
     with pytest.raises(FoldError) as caught:
-        runner.dryrun(make_app(not_a_pod), "kubernetes_overlay",
-                      cfg={"queue": "q", "validate": False})
+        runner.dryrun(
+            make_app(not_a_pod), "kubernetes_overlay", cfg={"queue": "q", "validate": False}
+        )
     assert (caught.value.role, caught.value.replica) == ("trainer", 0)
     assert "not_a_pod" in str(caught.value)
 
 
 def test_with_validation_off_every_template_is_still_a_pod(runner: Runner) -> None:
-    info = runner.dryrun(make_app(lambda pod: {**pod, "spec": {**pod["spec"], "hostIPC": True}}),
-                         "kubernetes_overlay", cfg={"queue": "q", "validate": False})
+    info = runner.dryrun(
+        make_app(lambda pod: {**pod, "spec": {**pod["spec"], "hostIPC": True}}),
+        "kubernetes_overlay",
+        cfg={"queue": "q", "validate": False},
+    )
     templates = [task["template"] for task in info.request.resource["spec"]["tasks"]]
-    assert all(isinstance(template, dict) and template["spec"]["hostIPC"] is True
-               for template in templates)
+    assert all(
+        isinstance(template, dict) and template["spec"]["hostIPC"] is True for template in templates
+    )
 
 
 # --- Pod Security Standards ----------------------------------------------------------------
 
-RULES = ("privilege-escalation", "run-as-non-root", "seccomp-restricted",
-         "capabilities-restricted")
+RULES = ("privilege-escalation", "run-as-non-root", "seccomp-restricted", "capabilities-restricted")
 
 
 def test_policy_restricted_lists_every_violation_per_role_and_replica() -> None:
@@ -254,12 +286,15 @@ def test_policy_restricted_lists_every_violation_per_role_and_replica() -> None:
     lines = message.strip().splitlines()
     assert lines[0] == f"{len(PODS) * len(RULES)} violations:"
     for role, replica in PODS:
-        mine = [line for line in lines if line.strip().startswith(
-            f"role {role!r}, replica {replica}: ")]
-        assert [rule for line in mine for rule in RULES if line.endswith(f"rule {rule})")] == \
-            list(RULES)
-        assert all("restricted profile" in line and "spec.containers[name=" in line
-                   for line in mine)
+        mine = [
+            line for line in lines if line.strip().startswith(f"role {role!r}, replica {replica}: ")
+        ]
+        assert [rule for line in mine for rule in RULES if line.endswith(f"rule {rule})")] == list(
+            RULES
+        )
+        assert all(
+            "restricted profile" in line and "spec.containers[name=" in line for line in mine
+        )
 
 
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
@@ -275,14 +310,20 @@ def test_an_overlay_that_meets_the_policy_passes(scheduler: str, tmp_path: Path)
             assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
 
 
-def test_policy_baseline_passes_torchx_s_pods_and_fails_host_network(runner: Runner,
-                                                                     tmp_path: Path) -> None:
-    runner.dryrun(make_app(), "kubernetes_overlay",
-                  cfg={"queue": "q", "policy": "baseline", "overlays": ["examples/a100.yaml"]})
+def test_policy_baseline_passes_torchx_s_pods_and_fails_host_network(
+    runner: Runner, tmp_path: Path
+) -> None:
+    runner.dryrun(
+        make_app(),
+        "kubernetes_overlay",
+        cfg={"queue": "q", "policy": "baseline", "overlays": ["examples/a100.yaml"]},
+    )
     host = written(tmp_path, "host.yaml", "spec:\n  hostNetwork: true\n")
     message = failed_briefly(dry_run("kubernetes_overlay", f"policy=baseline,overlays={host}"))
-    assert "role 'ps', replica 0: spec.hostNetwork: sharing the host's namespaces is not " \
-           "allowed, found hostNetwork: true (baseline profile, rule host-namespaces)" in message
+    assert (
+        "role 'ps', replica 0: spec.hostNetwork: sharing the host's namespaces is not "
+        "allowed, found hostNetwork: true (baseline profile, rule host-namespaces)" in message
+    )
 
 
 def test_the_violations_are_a_policy_error_with_every_problem(runner: Runner) -> None:
@@ -291,63 +332,86 @@ def test_the_violations_are_a_policy_error_with_every_problem(runner: Runner) ->
         runner.dryrun(app, "kubernetes_overlay", cfg={"queue": "q", "policy": "baseline"})
     err = caught.value
     assert isinstance(err, PolicyError) and isinstance(err, ComponentValidationException)
-    assert [(v.role, v.replica, v.check) for v in err.violations] == \
-        [("trainer", replica, "policy") for replica in range(3)]
+    assert [(v.role, v.replica, v.check) for v in err.violations] == [
+        ("trainer", replica, "policy") for replica in range(3)
+    ]
     assert [problem.rule for problem in err.problems] == ["host-namespaces"] * 3
 
 
 # --- allow and deny lists ------------------------------------------------------------------
 
+
 def test_deny_lists_every_changed_path_per_role_and_replica() -> None:
-    message = failed_briefly(dry_run(
-        "kubernetes_overlay", "overlays=examples/a100.yaml,deny=spec.nodeSelector;spec.hostPID"))
+    message = failed_briefly(
+        dry_run(
+            "kubernetes_overlay", "overlays=examples/a100.yaml,deny=spec.nodeSelector;spec.hostPID"
+        )
+    )
     for role, replica in PODS:
-        assert f"role {role!r}, replica {replica}: spec.nodeSelector[\"cloud.google.com/" \
-               f"gke-accelerator\"]: a denied path was changed (denied: spec.nodeSelector)" \
-               in message
+        assert (
+            f'role {role!r}, replica {replica}: spec.nodeSelector["cloud.google.com/'
+            f'gke-accelerator"]: a denied path was changed (denied: spec.nodeSelector)' in message
+        )
     assert message.strip().splitlines()[0] == "3 violations:"
 
 
 def test_allow_lets_through_only_what_it_lists(runner: Runner) -> None:
     a100 = {"queue": "q", "overlays": ["examples/a100.yaml"]}
-    wide = ["spec.nodeSelector", "spec.tolerations", "spec.volumes", "spec.containers[*].env",
-            "spec.containers[*].volumeMounts"]
+    wide = [
+        "spec.nodeSelector",
+        "spec.tolerations",
+        "spec.volumes",
+        "spec.containers[*].env",
+        "spec.containers[*].volumeMounts",
+    ]
     runner.dryrun(make_app(), "kubernetes_overlay", cfg={**a100, "allow": wide})
     with pytest.raises(FoldViolationsError) as caught:
         runner.dryrun(make_app(), "kubernetes_overlay", cfg={**a100, "allow": wide[:1]})
     paths = {problem.path for problem in caught.value.problems}
     assert any(p.startswith("spec.tolerations") for p in paths)
     assert not any(p.startswith("spec.nodeSelector") for p in paths)
-    assert {(v.role, v.replica) for v in caught.value.violations} == {("trainer", 0),
-                                                                      ("trainer", 1)}
+    assert {(v.role, v.replica) for v in caught.value.violations} == {
+        ("trainer", 0),
+        ("trainer", 1),
+    }
 
 
 def test_the_role_s_own_overlays_are_checked_too(runner: Runner) -> None:
     app = make_app(upsert("spec.containers[0].securityContext", {"privileged": True}))
     with pytest.raises(FoldViolationsError) as caught:
-        runner.dryrun(app, "kubernetes_overlay",
-                      cfg={"queue": "q", "deny": ["spec.containers[*].securityContext"]})
+        runner.dryrun(
+            app,
+            "kubernetes_overlay",
+            cfg={"queue": "q", "deny": ["spec.containers[*].securityContext"]},
+        )
     assert [str(v) for v in caught.value.violations] == [
         f"role 'trainer', replica {replica}: spec.containers[name=trainer-{replica}]."
         f"securityContext.privileged: a denied path was changed (denied: "
-        f"spec.containers[*].securityContext)" for replica in (0, 1)]
+        f"spec.containers[*].securityContext)"
+        for replica in (0, 1)
+    ]
 
 
 # --- conflicts -----------------------------------------------------------------------------
 
 POOL_A = "# the pool\nspec:\n  nodeSelector:\n    pool: a\n"
-POOL_B = "- {op: upsert, path: spec.hostIPC, value: false}\n" \
-         "- {op: upsert, path: spec.nodeSelector.pool, value: b}\n"
+POOL_B = (
+    "- {op: upsert, path: spec.hostIPC, value: false}\n"
+    "- {op: upsert, path: spec.nodeSelector.pool, value: b}\n"
+)
 SECOND_LINE = POOL_B.splitlines()[1]
 
 
 def test_conflicts_error_names_both_files_and_lines(tmp_path: Path) -> None:
     first, second = written(tmp_path, "a.yaml", POOL_A), written(tmp_path, "b.yaml", POOL_B)
-    message = failed_briefly(dry_run("kubernetes_overlay",
-                                     f"conflicts=error,overlays={first};{second}"))
+    message = failed_briefly(
+        dry_run("kubernetes_overlay", f"conflicts=error,overlays={first};{second}")
+    )
     for role, replica in PODS:
-        assert f"role {role!r}, replica {replica}: conflict at spec.nodeSelector.pool: " \
-               f"{first}:4 wrote 'a', then {second}:2 wrote 'b'" in message
+        assert (
+            f"role {role!r}, replica {replica}: conflict at spec.nodeSelector.pool: "
+            f"{first}:4 wrote 'a', then {second}:2 wrote 'b'" in message
+        )
 
 
 def test_conflicts_warn_warns_once_per_role_and_the_last_wins(tmp_path: Path) -> None:
@@ -355,30 +419,39 @@ def test_conflicts_warn_warns_once_per_role_and_the_last_wins(tmp_path: Path) ->
     done = dry_run("kubernetes_overlay", f"conflicts=warn,overlays={first};{second}")
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("RoleConflictWarning") == 2
-    assert f"role 'trainer', replicas 0, 1: spec.nodeSelector.pool: {first}:4 wrote 'a', " \
-           f"then {second}:2 wrote 'b'" in done.stderr
+    assert (
+        f"role 'trainer', replicas 0, 1: spec.nodeSelector.pool: {first}:4 wrote 'a', "
+        f"then {second}:2 wrote 'b'" in done.stderr
+    )
     # shown where the later overlay wrote, with its line beneath, not at podfold's own code
     lines = done.stderr.splitlines()
-    shown = [n for n, line in enumerate(lines) if line.startswith(f"{second}:2: RoleConflictWarning")]
+    shown = [
+        n for n, line in enumerate(lines) if line.startswith(f"{second}:2: RoleConflictWarning")
+    ]
     assert len(shown) == 2 and all(lines[n + 1].strip() == SECOND_LINE for n in shown), done.stderr
     assert "folding.py" not in done.stderr and "schedulers.py" not in done.stderr
     assert all(pod["spec"]["nodeSelector"] == {"pool": "b"} for pod in pods_of(done.stdout))
 
 
-def test_a_role_overlay_is_named_by_its_place_in_the_metadata(runner: Runner,
-                                                              tmp_path: Path) -> None:
+def test_a_role_overlay_is_named_by_its_place_in_the_metadata(
+    runner: Runner, tmp_path: Path
+) -> None:
     launch = written(tmp_path, "launch.yaml", "spec:\n  priorityClassName: high\n")
     app = make_app(upsert("spec.hostIPC", False), upsert("spec.priorityClassName", "low"))
     before = copy.deepcopy(app)
     with pytest.raises(FoldViolationsError) as caught:
-        runner.dryrun(app, "kubernetes_overlay",
-                      cfg={"queue": "q", "conflicts": "error", "overlays": [str(launch)]})
+        runner.dryrun(
+            app,
+            "kubernetes_overlay",
+            cfg={"queue": "q", "conflicts": "error", "overlays": [str(launch)]},
+        )
     violation = caught.value.violations[0]
     assert isinstance(violation.found, Conflict)
     assert str(violation) == (
         f"role 'trainer', replica 0: conflict at spec.priorityClassName: "
         f"metadata[\"kubernetes\"][1] of role 'trainer' wrote 'low', then {launch}:2 wrote "
-        f"'high'")
+        f"'high'"
+    )
     app.roles[0].env.pop("TORCHX_JOB_ID", None)  # the Runner's own
     assert app == before
 
@@ -398,8 +471,10 @@ def test_conflicts_warn_from_python_and_last_wins_is_quiet(runner: Runner) -> No
     assert isinstance(warning, RoleConflictWarning)
     assert (warning.role, warning.replicas) == ("trainer", (0, 1, 2))
     assert str(warning.conflict.path) == "spec.hostIPC"
-    templates = [ApiClient().sanitize_for_serialization(task["template"])
-                 for task in info.request.resource["spec"]["tasks"]]
+    templates = [
+        ApiClient().sanitize_for_serialization(task["template"])
+        for task in info.request.resource["spec"]["tasks"]
+    ]
     assert all(template["spec"]["hostIPC"] is False for template in templates)
 
 
@@ -412,48 +487,63 @@ def test_the_settings_refuse_an_unknown_conflicts_mode() -> None:
 
 # --- malformed run option values: one short message, never a traceback --------------------
 
+
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
 def test_role_overlays_written_role_equals_file_is_refused_with_a_guess(scheduler: str) -> None:
     """``podfold render --overlay`` takes ROLE=FILE and ``role_overlays`` ROLE:URI; TorchX
     cannot split ``role_overlays=trainer=...`` into pairs, and its CLI printed a traceback."""
     done = dry_run(scheduler, "role_overlays=trainer=examples/a100.yaml")
     message = failed_briefly(done)
-    assert message.strip() == ("run option role_overlays: an item is ROLE:URI (trainer:gpu.yaml), "
-                               "got 'trainer=examples/a100.yaml'; did you mean "
-                               "trainer:examples/a100.yaml?")
+    assert message.strip() == (
+        "run option role_overlays: an item is ROLE:URI (trainer:gpu.yaml), "
+        "got 'trainer=examples/a100.yaml'; did you mean "
+        "trainer:examples/a100.yaml?"
+    )
     assert "cannot be split into `val<delim>key`" not in done.stderr  # TorchX's own words
 
 
-@pytest.mark.parametrize(("cfg", "words"), [
-    ("overlays=a.yaml=b.yaml", "run option overlays: 'a.yaml=b.yaml' holds '='"),
-    ("overlays=absent.yaml", "absent.yaml: cannot read the overlay: FileNotFoundError: "),
-    ("role_overlays=trainer", "run option role_overlays: an item is ROLE:URI (trainer:gpu.yaml), "
-                              "got 'trainer'"),
-    ("role_overlays=trainer:examples/a100.yaml;ps=examples/a100.yaml",
-     "has no run option 'ps'; if ps is a role, a role_overlays item is ROLE:URI: "
-     "ps:examples/a100.yaml"),
-    ("validate=maybe", "run option validate: expected true or false, got 'maybe'"),
-    ("k8s_version=banana", "no pod schema for Kubernetes 'banana'"),
-    ("allow=spec.[", "allow: 'spec.[' is not a path"),
-    ("deny=spec..hostNetwork", "deny: 'spec..hostNetwork' is not a path"),
-    ("conflicts=nope", "conflicts is one of last-wins, warn, error, got 'nope'"),
-    ("=spec", "-cfg: a pair has no key: '=spec'"),
-], ids=lambda value: value if "=" in value and len(value) < 40 else None)
+@pytest.mark.parametrize(
+    ("cfg", "words"),
+    [
+        ("overlays=a.yaml=b.yaml", "run option overlays: 'a.yaml=b.yaml' holds '='"),
+        ("overlays=absent.yaml", "absent.yaml: cannot read the overlay: FileNotFoundError: "),
+        (
+            "role_overlays=trainer",
+            "run option role_overlays: an item is ROLE:URI (trainer:gpu.yaml), got 'trainer'",
+        ),
+        (
+            "role_overlays=trainer:examples/a100.yaml;ps=examples/a100.yaml",
+            "has no run option 'ps'; if ps is a role, a role_overlays item is ROLE:URI: "
+            "ps:examples/a100.yaml",
+        ),
+        ("validate=maybe", "run option validate: expected true or false, got 'maybe'"),
+        ("k8s_version=banana", "no pod schema for Kubernetes 'banana'"),
+        ("allow=spec.[", "allow: 'spec.[' is not a path"),
+        ("deny=spec..hostNetwork", "deny: 'spec..hostNetwork' is not a path"),
+        ("conflicts=nope", "conflicts is one of last-wins, warn, error, got 'nope'"),
+        ("=spec", "-cfg: a pair has no key: '=spec'"),
+    ],
+    ids=lambda value: value if "=" in value and len(value) < 40 else None,
+)
 def test_every_malformed_option_value_prints_short(cfg: str, words: str) -> None:
     message = failed_briefly(dry_run("kubernetes_overlay", cfg))
     assert words in message
     assert len(message.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize(("cfg", "option"), [("overlays=absent.yaml", "overlays"),
-                                             ("role_overlays=ps:absent.yaml", "role_overlays"),
-                                             ("k8s_version=banana", "k8s_version")])
+@pytest.mark.parametrize(
+    ("cfg", "option"),
+    [
+        ("overlays=absent.yaml", "overlays"),
+        ("role_overlays=ps:absent.yaml", "role_overlays"),
+        ("k8s_version=banana", "k8s_version"),
+    ],
+)
 def test_the_message_names_the_run_option_it_came_from(cfg: str, option: str) -> None:
     assert f"[in run option {option}]" in failed_briefly(dry_run("kubernetes_overlay", cfg))
 
 
-def test_a_cfg_text_torchx_cannot_split_is_refused_where_the_dry_run_starts(
-        runner: Runner) -> None:
+def test_a_cfg_text_torchx_cannot_split_is_refused_where_the_dry_run_starts(runner: Runner) -> None:
     # torchx run reads -cfg where an error prints a traceback: the text is kept back
     opts = runner.scheduler_run_opts("kubernetes_overlay")
     cfg = opts.cfg_from_str("queue=q,role_overlays=trainer=examples/a100.yaml")
@@ -465,12 +555,18 @@ def test_a_cfg_text_torchx_cannot_split_is_refused_where_the_dry_run_starts(
     assert (err.cfg_key, err.value) == ("role_overlays", "trainer=examples/a100.yaml")
 
 
-@pytest.mark.parametrize("text", ["queue=q,overlays=a.yaml;b.yaml,validate=True",
-                                  "overlays=a.yaml,b.yaml,queue=q", "validate=FALSE,quiet=true",
-                                  "namespace=ml;priority_class=high", "queue=''",
-                                  "role_overlays=trainer:a.yaml;ps:b.yaml"])
-def test_a_cfg_text_torchx_reads_means_what_it_means_to_torchx(runner: Runner,
-                                                                text: str) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "queue=q,overlays=a.yaml;b.yaml,validate=True",
+        "overlays=a.yaml,b.yaml,queue=q",
+        "validate=FALSE,quiet=true",
+        "namespace=ml;priority_class=high",
+        "queue=''",
+        "role_overlays=trainer:a.yaml;ps:b.yaml",
+    ],
+)
+def test_a_cfg_text_torchx_reads_means_what_it_means_to_torchx(runner: Runner, text: str) -> None:
     opts = runner.scheduler_run_opts("kubernetes_overlay")
     assert opts.parse(text) == specs.runopts.cfg_from_str(opts, text)
 
@@ -479,19 +575,25 @@ def test_a_role_item_with_equals_from_python_gets_the_same_guess(runner: Runner)
     with pytest.raises(ArgumentError, match=r"did you mean trainer:s3://bucket/gpu\.yaml"):
         fold_settings({"role_overlays": ["trainer=s3://bucket/gpu.yaml"]})
     with pytest.raises(RunOptionError) as caught:
-        runner.dryrun(make_app(), "kubernetes_overlay",
-                      cfg={"queue": "q", "role_overlays": ["trainer=gpu.yaml"]})
+        runner.dryrun(
+            make_app(),
+            "kubernetes_overlay",
+            cfg={"queue": "q", "role_overlays": ["trainer=gpu.yaml"]},
+        )
     assert caught.value.cfg_key == "role_overlays"
     assert isinstance(caught.value.__cause__, ArgumentError)
 
 
 def test_an_app_torchx_s_renderer_refuses_is_a_launch_error(runner: Runner) -> None:
-    role = specs.Role(name="trainer", image="trainer:1", entrypoint="python",
-                      resource=None)  # what a careless component gives
-    with pytest.raises(LaunchError, match="TorchX cannot render the app 'job': AttributeError: ") \
-            as caught:
-        runner.dryrun(specs.AppDef(name="job", roles=[role]), "kubernetes_overlay",
-                      cfg={"queue": "q"})
+    role = specs.Role(
+        name="trainer", image="trainer:1", entrypoint="python", resource=None
+    )  # what a careless component gives
+    with pytest.raises(
+        LaunchError, match="TorchX cannot render the app 'job': AttributeError: "
+    ) as caught:
+        runner.dryrun(
+            specs.AppDef(name="job", roles=[role]), "kubernetes_overlay", cfg={"queue": "q"}
+        )
     assert isinstance(caught.value, ComponentValidationException)  # torchx run prints it short
     assert isinstance(caught.value.__cause__, AttributeError)
 
@@ -499,10 +601,19 @@ def test_an_app_torchx_s_renderer_refuses_is_a_launch_error(runner: Runner) -> N
 def test_a_conflict_on_a_mount_names_the_lines_of_both_files(tmp_path: Path) -> None:
     # conflicts name a mount by its volume's name, the diff by its mountPath: one walk
     # answers both, so neither file loses its line
-    first = written(tmp_path, "a.yaml", "- op: upsert\n  path: spec.containers[0]."
-                    "volumeMounts[name=dshm].readOnly\n  value: true\n")
-    second = written(tmp_path, "b.yaml", "# writable after all\n- op: upsert\n  path: "
-                     "spec.containers[0].volumeMounts[name=dshm].readOnly\n  value: false\n")
-    message = failed_briefly(dry_run("kubernetes_overlay",
-                                     f"conflicts=error,overlays={first};{second}"))
+    first = written(
+        tmp_path,
+        "a.yaml",
+        "- op: upsert\n  path: spec.containers[0]."
+        "volumeMounts[name=dshm].readOnly\n  value: true\n",
+    )
+    second = written(
+        tmp_path,
+        "b.yaml",
+        "# writable after all\n- op: upsert\n  path: "
+        "spec.containers[0].volumeMounts[name=dshm].readOnly\n  value: false\n",
+    )
+    message = failed_briefly(
+        dry_run("kubernetes_overlay", f"conflicts=error,overlays={first};{second}")
+    )
     assert f"{first}:1 wrote True, then {second}:2 wrote False" in message, message

@@ -241,8 +241,9 @@ def documents(text: str) -> list[Any]:
 
 
 def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True, text=True, timeout=120
+    )
 
 
 # ---------------------------------------------------------------- what is found
@@ -250,8 +251,11 @@ def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess
 
 def test_a_spark_application_s_driver_and_executors_are_found() -> None:
     [found] = unreached_pods(documents(SPARK_PI)[0])
-    assert (found.kind, found.name, found.reason) == ("SparkApplication", "spark-pi",
-                                                     "unknown-kind")
+    assert (found.kind, found.name, found.reason) == (
+        "SparkApplication",
+        "spark-pi",
+        "unknown-kind",
+    )
     assert set(found.places) == {"spec.driver", "spec.executor"}
 
 
@@ -263,16 +267,20 @@ def test_spark_pi_as_published_is_found_by_its_driver() -> None:
 
 def test_spark_pod_templates_without_an_image_are_found() -> None:
     [found] = unreached_pods(documents(SPARK_TEMPLATES)[0])
-    assert found.places == ("spec.driver.template.spec.containers",
-                            "spec.executor.template.spec.containers")
+    assert found.places == (
+        "spec.driver.template.spec.containers",
+        "spec.executor.template.spec.containers",
+    )
 
 
 def test_an_llm_inference_service_s_template_is_found() -> None:
     [found] = unreached_pods(documents(LLM_SERVICE)[0])
     assert (found.kind, found.places) == ("LLMInferenceService", ("spec.template.containers",))
-    assert str(found).startswith("LLMInferenceService/facebook-opt-125m-single holds "
-                                 "containers at spec.template.containers, but "
-                                 "LLMInferenceService is not one of the kinds podfold knows")
+    assert str(found).startswith(
+        "LLMInferenceService/facebook-opt-125m-single holds "
+        "containers at spec.template.containers, but "
+        "LLMInferenceService is not one of the kinds podfold knows"
+    )
 
 
 @pytest.mark.parametrize("document", documents(ORDINARY), ids=lambda doc: doc["kind"])
@@ -288,14 +296,16 @@ def test_validate_warns_of_pods_it_does_not_check(tmp_path: Path) -> None:
     manifest.write_text(SPARK_TEMPLATES + "---\n" + LLM_SERVICE)
     result = podfold("validate", str(manifest))
     assert result.returncode == 0, result.stderr
-    warnings = [line for line in result.stderr.splitlines()
-                if line.startswith("podfold: warning: ")]
+    warnings = [
+        line for line in result.stderr.splitlines() if line.startswith("podfold: warning: ")
+    ]
     assert len(warnings) == 2
     assert "document 1: SparkApplication/spark-pi-templates holds" in warnings[0]
     assert "document 2: LLMInferenceService/facebook-opt-125m-single holds" in warnings[1]
     assert result.stderr.splitlines()[-1] == (
         "podfold: 0 pod templates in 2 documents: valid; 2 documents hold pods podfold does "
-        "not reach, not checked (named above)")
+        "not reach, not checked (named above)"
+    )
 
 
 def test_apply_warns_of_each_document_whose_pods_it_does_not_reach(tmp_path: Path) -> None:
@@ -308,7 +318,9 @@ def test_apply_warns_of_each_document_whose_pods_it_does_not_reach(tmp_path: Pat
     assert documents(result.stdout) == documents(manifest.read_text())
     lines = result.stderr.splitlines()
     assert [line.split(": ")[4].split()[0] for line in lines] == [
-        "SparkApplication/spark-pi", "LLMInferenceService/facebook-opt-125m-single"]
+        "SparkApplication/spark-pi",
+        "LLMInferenceService/facebook-opt-125m-single",
+    ]
     assert all("does not know where its pods are" in line for line in lines)
 
 
@@ -321,14 +333,16 @@ def test_apply_to_documents_with_no_pod_says_the_overlays_reached_none(tmp_path:
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
         f"podfold: warning: {manifest}: the overlays reach no pod template: none of the 5 "
-        f"documents holds one podfold knows of, so nothing changed"]
+        f"documents holds one podfold knows of, so nothing changed"
+    ]
 
 
 def test_apply_reaching_templates_says_nothing(tmp_path: Path) -> None:
     overlay = tmp_path / "gpu.yaml"
     overlay.write_text("- {recipe: node_selector, labels: {gpu: a100}}\n")
-    result = podfold("apply", "-f", str(overlay),
-                     str(REPO / "tests" / "manifests" / "kubernetes" / "job.yaml"))
+    result = podfold(
+        "apply", "-f", str(overlay), str(REPO / "tests" / "manifests" / "kubernetes" / "job.yaml")
+    )
     assert (result.returncode, result.stderr) == (0, "")
 
 
@@ -348,26 +362,40 @@ def test_an_unknown_kind_is_refused_saying_what_works() -> None:
     # and what it names works
     done = for_each("spec.driver.template", overlay)(spark)
     assert done["spec"]["driver"]["template"]["spec"]["nodeSelector"] == {"gpu": "a100"}
-    patched = merge_patch({"spec": {"driver": {"template": {"spec": {
-        "nodeSelector": {"gpu": "a100"}}}}}})(spark)
+    patched = merge_patch(
+        {"spec": {"driver": {"template": {"spec": {"nodeSelector": {"gpu": "a100"}}}}}}
+    )(spark)
     assert patched == done
     # where it said apply_to_workload would do, it would have left the document as it was
     assert apply_to_workload(overlay, spark) is spark
 
 
 def test_a_known_kind_is_refused_naming_the_workload_api() -> None:
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
-           "spec": {"template": {"spec": {"containers": []}}}}
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "pi"},
+        "spec": {"template": {"spec": {"containers": []}}},
+    }
     with pytest.raises(WorkloadKindError, match=r"apply_to_workload\(overlay, document\)"):
         recipes.node_selector(gpu="a100")(job)
 
 
-@pytest.mark.parametrize(("kind", "said"), [
-    ("InferenceService", "an InferenceService"), ("AppWrapper", "an AppWrapper"),
-    ("MPIJob", "an MPIJob"), ("LLMInferenceService", "an LLMInferenceService"),
-    ("XGBoostJob", "an XGBoostJob"), ("RayJob", "a RayJob"), ("TFJob", "a TFJob"),
-    ("JAXJob", "a JAXJob"), ("Deployment", "a Deployment"), ("UnknownThing", "an UnknownThing"),
-])
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("InferenceService", "an InferenceService"),
+        ("AppWrapper", "an AppWrapper"),
+        ("MPIJob", "an MPIJob"),
+        ("LLMInferenceService", "an LLMInferenceService"),
+        ("XGBoostJob", "an XGBoostJob"),
+        ("RayJob", "a RayJob"),
+        ("TFJob", "a TFJob"),
+        ("JAXJob", "a JAXJob"),
+        ("Deployment", "a Deployment"),
+        ("UnknownThing", "an UnknownThing"),
+    ],
+)
 def test_a_kind_is_named_with_its_article(kind: str, said: str) -> None:
     assert a_kind(kind) == said
     with pytest.raises(WorkloadKindError) as caught:

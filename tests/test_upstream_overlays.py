@@ -53,11 +53,11 @@ def resolve_operators(value: Any) -> Any:
     result: dict[str, Any] = {}
     for key, item in value.items():
         if key.startswith("__del__:"):
-            result.pop(key[len("__del__:"):], None)
+            result.pop(key[len("__del__:") :], None)
         elif key.startswith("__put__:"):
-            result[key[len("__put__:"):]] = item
+            result[key[len("__put__:") :]] = item
         elif key.startswith("__join__:"):
-            result[key[len("__join__:"):].split(":", 1)[0]] = item
+            result[key[len("__join__:") :].split(":", 1)[0]] = item
         else:
             result[key] = resolve_operators(item)
     return result

@@ -45,6 +45,7 @@ Pod = dict[str, Any]
 
 # ---------------------------------------------------------------- reference validators
 
+
 def _official(kind: str, *, strict: bool, version: str = DEFAULT_VERSION) -> Any:
     directory = f"v{version}.0-local" + ("-strict" if strict else "")
     base = resources.files("kubernetes_validate") / "kubernetes-json-schema" / directory
@@ -52,9 +53,11 @@ def _official(kind: str, *, strict: bool, version: str = DEFAULT_VERSION) -> Any
     if kind == "Pod":
         root = json.loads((base / "pod-v1.json").read_text())
     else:
-        root = {"$schema": "https://json-schema.org/draft/2020-12/schema",
-                "$id": f"https://kubernetes.io/api/{kind.lower()}-test",
-                "$ref": f"/api/_definitions.json#/$defs/io.k8s.api.core.v1.{kind}"}
+        root = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"https://kubernetes.io/api/{kind.lower()}-test",
+            "$ref": f"/api/_definitions.json#/$defs/io.k8s.api.core.v1.{kind}",
+        }
     registry: Registry[Any] = Resource.from_contents(root) @ Registry()
     registry = Resource.from_contents(definitions) @ registry
     return jsonschema.Draft202012Validator(root, registry=registry)
@@ -71,31 +74,49 @@ def _schema_invalid(pod: Any, kind: str = "Pod") -> bool:
 
 # ---------------------------------------------------------------- pods
 
+
 def base_pod() -> Pod:
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": "trainer-0", "labels": {"app": "trainer"},
-                     "annotations": {"sidecar.istio.io/inject": "false"}},
+        "metadata": {
+            "name": "trainer-0",
+            "labels": {"app": "trainer"},
+            "annotations": {"sidecar.istio.io/inject": "false"},
+        },
         "spec": {
-            "containers": [{
-                "name": "trainer",
-                "image": "pytorch/pytorch:2.3",
-                "command": ["torchrun"],
-                "args": ["--nnodes", "2", "-m", "train"],
-                "env": [{"name": "NCCL_DEBUG", "value": "INFO"},
-                        {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
-                "ports": [{"containerPort": 29500, "name": "c10d", "protocol": "TCP"}],
-                "resources": {"limits": {"cpu": "4", "memory": "8Gi", "nvidia.com/gpu": 1},
-                              "requests": {"cpu": "3900m", "memory": "7Gi"}},
-                "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
-                "readinessProbe": {"httpGet": {"port": "http", "path": "/healthz"},
-                                   "periodSeconds": 10},
-                "securityContext": {"runAsUser": 1000},
-            }],
+            "containers": [
+                {
+                    "name": "trainer",
+                    "image": "pytorch/pytorch:2.3",
+                    "command": ["torchrun"],
+                    "args": ["--nnodes", "2", "-m", "train"],
+                    "env": [
+                        {"name": "NCCL_DEBUG", "value": "INFO"},
+                        {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                    ],
+                    "ports": [{"containerPort": 29500, "name": "c10d", "protocol": "TCP"}],
+                    "resources": {
+                        "limits": {"cpu": "4", "memory": "8Gi", "nvidia.com/gpu": 1},
+                        "requests": {"cpu": "3900m", "memory": "7Gi"},
+                    },
+                    "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
+                    "readinessProbe": {
+                        "httpGet": {"port": "http", "path": "/healthz"},
+                        "periodSeconds": 10,
+                    },
+                    "securityContext": {"runAsUser": 1000},
+                }
+            ],
             "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}}],
-            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists",
-                             "effect": "NoExecute", "tolerationSeconds": 300}],
+            "tolerations": [
+                {
+                    "key": "nvidia.com/gpu",
+                    "operator": "Exists",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                }
+            ],
             "nodeSelector": {"node.kubernetes.io/instance-type": "p4d.24xlarge"},
             "restartPolicy": "Never",
         },
@@ -104,18 +125,28 @@ def base_pod() -> Pod:
 
 def _torchx_pods() -> list[Pod]:
     role = specs.Role(
-        name="trainer", image="pytorch/pytorch:2.3", entrypoint="python",
-        args=["-m", "train"], env={"NCCL_DEBUG": "INFO", "LOGLEVEL": "WARN"}, num_replicas=3,
-        resource=specs.Resource(cpu=8, gpu=2, memMB=16384,
-                                devices={"vpc.amazonaws.com/efa": 2}),
+        name="trainer",
+        image="pytorch/pytorch:2.3",
+        entrypoint="python",
+        args=["-m", "train"],
+        env={"NCCL_DEBUG": "INFO", "LOGLEVEL": "WARN"},
+        num_replicas=3,
+        resource=specs.Resource(cpu=8, gpu=2, memMB=16384, devices={"vpc.amazonaws.com/efa": 2}),
         port_map={"c10d": 29500, "tb": 6006},
-        mounts=[specs.VolumeMount(src="datasets", dst_path="/data", read_only=True),
-                specs.BindMount(src_path="/mnt/ckpt", dst_path="/ckpt"),
-                specs.DeviceMount(src_path="/dev/fuse", dst_path="/dev/fuse")])
-    worker = specs.Role(name="ps", image="busybox", entrypoint="sleep", args=["60"],
-                        resource=specs.Resource(cpu=1, gpu=0, memMB=512))
-    job = app_to_resource(specs.AppDef(name="app", roles=[role, worker]), "default", "sa",
-                          "high")
+        mounts=[
+            specs.VolumeMount(src="datasets", dst_path="/data", read_only=True),
+            specs.BindMount(src_path="/mnt/ckpt", dst_path="/ckpt"),
+            specs.DeviceMount(src_path="/dev/fuse", dst_path="/dev/fuse"),
+        ],
+    )
+    worker = specs.Role(
+        name="ps",
+        image="busybox",
+        entrypoint="sleep",
+        args=["60"],
+        resource=specs.Resource(cpu=1, gpu=0, memMB=512),
+    )
+    job = app_to_resource(specs.AppDef(name="app", roles=[role, worker]), "default", "sa", "high")
     pods = [task["template"] for task in job["spec"]["tasks"]]  # type: ignore[index]
     pods.append(role_to_pod("trainer-0", role, None))
     serialise = ApiClient().sanitize_for_serialization
@@ -136,68 +167,99 @@ def _container(pod: Pod) -> dict[str, Any]:
 VALID: dict[str, Pod] = {
     "base": base_pod(),
     "nulls are allowed where the schema says so": _with(
-        lambda p: p["spec"].update(nodeName=None, affinity=None, hostNetwork=None)),
+        lambda p: p["spec"].update(nodeName=None, affinity=None, hostNetwork=None)
+    ),
     "quantities as numbers": _with(
-        lambda p: _container(p)["resources"].update(limits={"cpu": 4, "memory": 8.5e9})),
+        lambda p: _container(p)["resources"].update(limits={"cpu": 4, "memory": 8.5e9})
+    ),
     "integral float for an integer": _with(
-        lambda p: _container(p)["ports"][0].update(containerPort=8080.0)),
+        lambda p: _container(p)["ports"][0].update(containerPort=8080.0)
+    ),
     "int-or-string as integer": _with(
-        lambda p: _container(p)["readinessProbe"]["httpGet"].update(port=8080)),
+        lambda p: _container(p)["readinessProbe"]["httpGet"].update(port=8080)
+    ),
     # the smallest pod the API server takes (an empty containers list it refuses)
-    "minimal spec": {"apiVersion": "v1", "kind": "Pod",
-                     "spec": {"containers": [{"name": "c", "image": "x"}]}},
-    "metadata timestamps as null": _with(
-        lambda p: p["metadata"].update(creationTimestamp=None)),
-    "null element in a list of objects": _with(
-        lambda p: p["spec"]["tolerations"].append(None)),
-    "pod level resources": _with(
-        lambda p: p["spec"].update(resources={"limits": {"cpu": "8"}})),
+    "minimal spec": {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "spec": {"containers": [{"name": "c", "image": "x"}]},
+    },
+    "metadata timestamps as null": _with(lambda p: p["metadata"].update(creationTimestamp=None)),
+    "null element in a list of objects": _with(lambda p: p["spec"]["tolerations"].append(None)),
+    "pod level resources": _with(lambda p: p["spec"].update(resources={"limits": {"cpu": "8"}})),
 }
 
 INVALID: dict[str, tuple[Pod, str]] = {
-    "snake_case field": (_with(lambda p: p["spec"].update(node_selector={"a": "b"})),
-                         "spec.node_selector"),
-    "typo in a container field": (_with(lambda p: _container(p).update(imagePullPolicyy="x")),
-                                  "spec.containers[name=trainer].imagePullPolicyy"),
-    "unknown metadata field": (_with(lambda p: p["metadata"].update(lables={})),
-                               "metadata.lables"),
-    "port as string": (_with(lambda p: _container(p)["ports"][0].update(containerPort="80")),
-                       "spec.containers[name=trainer].ports[name=c10d].containerPort"),
-    "container without a name": (_with(lambda p: _container(p).pop("name")),
-                                 "spec.containers[0].name"),
-    "port without containerPort": (_with(lambda p: _container(p)["ports"][0].pop("containerPort")),
-                                   "spec.containers[name=trainer].ports[name=c10d].containerPort"),
-    "volume without a name": (_with(lambda p: p["spec"]["volumes"][0].pop("name")),
-                              "spec.volumes[0].name"),
+    "snake_case field": (
+        _with(lambda p: p["spec"].update(node_selector={"a": "b"})),
+        "spec.node_selector",
+    ),
+    "typo in a container field": (
+        _with(lambda p: _container(p).update(imagePullPolicyy="x")),
+        "spec.containers[name=trainer].imagePullPolicyy",
+    ),
+    "unknown metadata field": (_with(lambda p: p["metadata"].update(lables={})), "metadata.lables"),
+    "port as string": (
+        _with(lambda p: _container(p)["ports"][0].update(containerPort="80")),
+        "spec.containers[name=trainer].ports[name=c10d].containerPort",
+    ),
+    "container without a name": (
+        _with(lambda p: _container(p).pop("name")),
+        "spec.containers[0].name",
+    ),
+    "port without containerPort": (
+        _with(lambda p: _container(p)["ports"][0].pop("containerPort")),
+        "spec.containers[name=trainer].ports[name=c10d].containerPort",
+    ),
+    "volume without a name": (
+        _with(lambda p: p["spec"]["volumes"][0].pop("name")),
+        "spec.volumes[0].name",
+    ),
     "wrong kind": (_with(lambda p: p.update(kind="Deployment")), "kind"),
     "wrong apiVersion": (_with(lambda p: p.update(apiVersion="apps/v1")), "apiVersion"),
     "null kind": (_with(lambda p: p.update(kind=None)), "kind"),
-    "boolean as string": (_with(lambda p: p["spec"].update(hostNetwork="yes")),
-                          "spec.hostNetwork"),
-    "containers as a map": (_with(lambda p: p["spec"].update(containers={"name": "x"})),
-                            "spec.containers"),
-    "env value as integer": (_with(lambda p: _container(p)["env"][0].update(value=1)),
-                             "spec.containers[name=trainer].env[name=NCCL_DEBUG].value"),
-    "label value as integer": (_with(lambda p: p["metadata"]["labels"].update(replica=0)),
-                               "metadata.labels.replica"),
-    "quantity as boolean": (_with(lambda p: _container(p)["resources"]["limits"].update(cpu=True)),
-                            "spec.containers[name=trainer].resources.limits.cpu"),
+    "boolean as string": (_with(lambda p: p["spec"].update(hostNetwork="yes")), "spec.hostNetwork"),
+    "containers as a map": (
+        _with(lambda p: p["spec"].update(containers={"name": "x"})),
+        "spec.containers",
+    ),
+    "env value as integer": (
+        _with(lambda p: _container(p)["env"][0].update(value=1)),
+        "spec.containers[name=trainer].env[name=NCCL_DEBUG].value",
+    ),
+    "label value as integer": (
+        _with(lambda p: p["metadata"]["labels"].update(replica=0)),
+        "metadata.labels.replica",
+    ),
+    "quantity as boolean": (
+        _with(lambda p: _container(p)["resources"]["limits"].update(cpu=True)),
+        "spec.containers[name=trainer].resources.limits.cpu",
+    ),
     "tolerationSeconds as string": (
         _with(lambda p: p["spec"]["tolerations"][0].update(tolerationSeconds="300")),
-        "spec.tolerations[0].tolerationSeconds"),
+        "spec.tolerations[0].tolerationSeconds",
+    ),
     "int-or-string as float": (
         _with(lambda p: _container(p)["readinessProbe"]["httpGet"].update(port=80.5)),
-        "spec.containers[name=trainer].readinessProbe.httpGet.port"),
+        "spec.containers[name=trainer].readinessProbe.httpGet.port",
+    ),
     "int-or-string as null": (
         _with(lambda p: _container(p)["readinessProbe"]["httpGet"].update(port=None)),
-        "spec.containers[name=trainer].readinessProbe.httpGet.port"),
+        "spec.containers[name=trainer].readinessProbe.httpGet.port",
+    ),
     "spec as a string": (_with(lambda p: p.update(spec="pod")), "spec"),
-    "args with an integer": (_with(lambda p: _container(p)["args"].append(2)),
-                             "spec.containers[name=trainer].args[4]"),
-    "null container name": (_with(lambda p: _container(p).update(name=None)),
-                            "spec.containers[0].name"),
+    "args with an integer": (
+        _with(lambda p: _container(p)["args"].append(2)),
+        "spec.containers[name=trainer].args[4]",
+    ),
+    "null container name": (
+        _with(lambda p: _container(p).update(name=None)),
+        "spec.containers[0].name",
+    ),
     "number in a list of objects": (
-        _with(lambda p: p["spec"]["tolerations"].append(7)), "spec.tolerations[1]"),
+        _with(lambda p: p["spec"]["tolerations"].append(7)),
+        "spec.tolerations[1]",
+    ),
 }
 
 
@@ -264,6 +326,7 @@ def test_pod_spec_and_template_kinds(strict: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------- deliberate differences
 
+
 def test_unknown_fields_are_a_deliberate_difference_from_the_plain_schema() -> None:
     pod = INVALID["snake_case field"][0]
     assert _official("Pod", strict=False).is_valid(pod)  # the plain schema lets it through
@@ -274,7 +337,8 @@ def test_unknown_fields_are_a_deliberate_difference_from_the_plain_schema() -> N
 
 @pytest.mark.parametrize("quantity", ["2 GB", "1.5.Gi", "Gi", "2gb", "", "1e", "--1"])
 def test_malformed_quantities_are_caught_though_the_schema_allows_any_string(
-        quantity: str, strict: dict[str, Any]) -> None:
+    quantity: str, strict: dict[str, Any]
+) -> None:
     pod = _with(lambda p: _container(p)["resources"]["limits"].update(memory=quantity))
     assert strict["Pod"].is_valid(pod)
     [found] = problems(pod)
@@ -282,20 +346,51 @@ def test_malformed_quantities_are_caught_though_the_schema_allows_any_string(
     assert "is not a quantity" in found.message
 
 
-@pytest.mark.parametrize("quantity", ["2Gi", "500m", "1", "0.5", ".5", "1e3", "1E-3", "+1k",
-                                      "100Mi", "1.5G", "3n", "10u", "7Ei",
-                                      "9223372036854775807", "1" + "0" * 5000 + "e-4990"])
+@pytest.mark.parametrize(
+    "quantity",
+    [
+        "2Gi",
+        "500m",
+        "1",
+        "0.5",
+        ".5",
+        "1e3",
+        "1E-3",
+        "+1k",
+        "100Mi",
+        "1.5G",
+        "3n",
+        "10u",
+        "7Ei",
+        "9223372036854775807",
+        "1" + "0" * 5000 + "e-4990",
+    ],
+)
 def test_well_formed_quantities(quantity: str) -> None:
     pod = _with(lambda p: _container(p).update(resources={"limits": {"memory": quantity}}))
     assert problems(pod) == []
 
 
-@pytest.mark.parametrize("quantity", ["8Ei", "1e999999999", "9223372036854775808", "-1e20",
-                                      "1" + "0" * 5000, "1e" + "9" * 5000, 10**30, 1e300])
+@pytest.mark.parametrize(
+    "quantity",
+    [
+        "8Ei",
+        "1e999999999",
+        "9223372036854775808",
+        "-1e20",
+        "1" + "0" * 5000,
+        "1e" + "9" * 5000,
+        10**30,
+        1e300,
+    ],
+)
 def test_quantities_out_of_range_are_problems_at_their_path(quantity: Any) -> None:
     # Kubernetes keeps at most 2^63-1 in magnitude (it caps binary ones, overflows others)
-    pod = _with(lambda p: _container(p).update(resources={"limits": {"memory": quantity},
-                                                          "requests": {"memory": "1"}}))
+    pod = _with(
+        lambda p: _container(p).update(
+            resources={"limits": {"memory": quantity}, "requests": {"memory": "1"}}
+        )
+    )
     [found] = problems(pod)
     assert found.path == "spec.containers[name=trainer].resources.limits.memory"
     assert "out of range" in found.message and "2^63-1" in found.message
@@ -306,11 +401,18 @@ def test_quantities_out_of_range_are_problems_at_their_path(quantity: Any) -> No
 
 def test_requests_and_limits_compare_as_kubernetes_keeps_them() -> None:
     # below a nano unit a quantity rounds up: 1e-20 and 1e-30 are both 1n, so equal
-    for request, limit, exceeds in [("1e-20", "1e-30", False), ("2n", "1e-30", True),
-                                    ("1" + "0" * 4000 + "e-4000", "999m", True),
-                                    ("1.0000000001", "1", True), ("7Ei", "8Ei", False)]:
-        pod = _with(lambda p, limit=limit, request=request: _container(p).update(
-            resources={"limits": {"cpu": limit}, "requests": {"cpu": request}}))
+    for request, limit, exceeds in [
+        ("1e-20", "1e-30", False),
+        ("2n", "1e-30", True),
+        ("1" + "0" * 4000 + "e-4000", "999m", True),
+        ("1.0000000001", "1", True),
+        ("7Ei", "8Ei", False),
+    ]:
+        pod = _with(
+            lambda p, limit=limit, request=request: _container(p).update(
+                resources={"limits": {"cpu": limit}, "requests": {"cpu": request}}
+            )
+        )
         found = [problem.rule for problem in problems(pod)]
         assert ("requests-within-limits" in found) is exceeds, (request, limit)
 
@@ -324,11 +426,15 @@ def test_int32_overflow_is_caught_though_the_schema_has_no_range(strict: dict[st
 
 # ---------------------------------------------------------------- reference checks
 
+
 def test_mount_of_a_missing_volume() -> None:
     pod = _with(lambda p: p["spec"].update(volumes=[]))
     [found] = problems(pod)
     assert (found.path, found.check, found.found) == (
-        "spec.containers[name=trainer].volumeMounts[name=dshm].name", "reference", "dshm")
+        "spec.containers[name=trainer].volumeMounts[name=dshm].name",
+        "reference",
+        "dshm",
+    )
     assert found.message == "no volume named 'dshm'; volumes are: (none)"
 
 
@@ -336,11 +442,15 @@ def test_mounts_in_init_and_ephemeral_containers_are_checked() -> None:
     def change(pod: Pod) -> None:
         mount = [{"name": "cache", "mountPath": "/c"}]
         pod["spec"]["initContainers"] = [{"name": "init", "image": "x", "volumeMounts": mount}]
-        pod["spec"]["ephemeralContainers"] = [{"name": "debug", "image": "x",
-                                               "volumeMounts": mount}]
+        pod["spec"]["ephemeralContainers"] = [
+            {"name": "debug", "image": "x", "volumeMounts": mount}
+        ]
+
     paths = [p.path for p in problems(_with(change))]
-    assert paths == ["spec.initContainers[name=init].volumeMounts[name=cache].name",
-                     "spec.ephemeralContainers[name=debug].volumeMounts[name=cache].name"]
+    assert paths == [
+        "spec.initContainers[name=init].volumeMounts[name=cache].name",
+        "spec.ephemeralContainers[name=debug].volumeMounts[name=cache].name",
+    ]
 
 
 def test_container_names_are_unique_across_containers_and_init_containers() -> None:
@@ -355,7 +465,8 @@ def test_duplicate_names_in_one_list_are_shown_by_index() -> None:
     assert [(p.path, p.severity) for p in problems(pod)] == [
         ("spec.containers[1].name", "error"),
         # the copy declares the same port again: the API server warns of it
-        ("spec.containers[1].ports[name=c10d].containerPort", "warning")]
+        ("spec.containers[1].ports[name=c10d].containerPort", "warning"),
+    ]
 
 
 def test_volume_names_are_unique() -> None:
@@ -365,14 +476,27 @@ def test_volume_names_are_unique() -> None:
     assert found.message == "duplicate volume name 'dshm'"
 
 
-@pytest.mark.parametrize(("request_", "limit", "ok"), [
-    ("1Gi", "1024Mi", True), ("1025Mi", "1Gi", False), ("500m", "1", True),
-    ("1500m", "1", False), ("1", 1, True), (2, "1500m", False), ("1e3", "1k", True),
-    ("1G", "1Gi", True), ("1Gi", "1G", False), ("2 GB", "1Gi", False),
-])
+@pytest.mark.parametrize(
+    ("request_", "limit", "ok"),
+    [
+        ("1Gi", "1024Mi", True),
+        ("1025Mi", "1Gi", False),
+        ("500m", "1", True),
+        ("1500m", "1", False),
+        ("1", 1, True),
+        (2, "1500m", False),
+        ("1e3", "1k", True),
+        ("1G", "1Gi", True),
+        ("1Gi", "1G", False),
+        ("2 GB", "1Gi", False),
+    ],
+)
 def test_requests_do_not_exceed_limits(request_: Any, limit: Any, ok: bool) -> None:
-    pod = _with(lambda p: _container(p).update(
-        resources={"requests": {"memory": request_}, "limits": {"memory": limit}}))
+    pod = _with(
+        lambda p: _container(p).update(
+            resources={"requests": {"memory": request_}, "limits": {"memory": limit}}
+        )
+    )
     found = problems(pod)
     assert (found == []) == ok, found
     if not ok and request_ != "2 GB":
@@ -381,20 +505,38 @@ def test_requests_do_not_exceed_limits(request_: Any, limit: Any, ok: bool) -> N
         assert problem.check == "reference"
 
 
-@pytest.mark.parametrize(("resources", "path", "message"), [
-    ({"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "2"}},
-     "requests[\"nvidia.com/gpu\"]", "request 1 for nvidia.com/gpu must equal its limit 2 "
-     "(an extended resource cannot be overcommitted)"),
-    ({"requests": {"example.com/foo": 1}},
-     "requests[\"example.com/foo\"]", "request 1 for example.com/foo needs a limit, equal to it"),
-    ({"limits": {"amd.com/gpu": "500m"}},
-     "limits[\"amd.com/gpu\"]", "500m of amd.com/gpu is not a whole number"),
-    ({"requests": {"hugepages-2Mi": "100Mi", "memory": "1Gi"},
-      "limits": {"hugepages-2Mi": "200Mi", "memory": "1Gi"}},
-     "requests.hugepages-2Mi", "must equal its limit 200Mi (huge pages cannot be overcommitted)"),
-])
+@pytest.mark.parametrize(
+    ("resources", "path", "message"),
+    [
+        (
+            {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "2"}},
+            'requests["nvidia.com/gpu"]',
+            "request 1 for nvidia.com/gpu must equal its limit 2 "
+            "(an extended resource cannot be overcommitted)",
+        ),
+        (
+            {"requests": {"example.com/foo": 1}},
+            'requests["example.com/foo"]',
+            "request 1 for example.com/foo needs a limit, equal to it",
+        ),
+        (
+            {"limits": {"amd.com/gpu": "500m"}},
+            'limits["amd.com/gpu"]',
+            "500m of amd.com/gpu is not a whole number",
+        ),
+        (
+            {
+                "requests": {"hugepages-2Mi": "100Mi", "memory": "1Gi"},
+                "limits": {"hugepages-2Mi": "200Mi", "memory": "1Gi"},
+            },
+            "requests.hugepages-2Mi",
+            "must equal its limit 200Mi (huge pages cannot be overcommitted)",
+        ),
+    ],
+)
 def test_extended_resources_and_huge_pages_are_not_overcommitted(
-        resources: dict[str, Any], path: str, message: str) -> None:
+    resources: dict[str, Any], path: str, message: str
+) -> None:
     # as the API server's validation refuses them (requests must equal limits, in whole units)
     pod = _with(lambda p: _container(p).update(resources=resources))
     [found] = problems(pod)
@@ -402,13 +544,16 @@ def test_extended_resources_and_huge_pages_are_not_overcommitted(
     assert message in found.message and found.rule == "requests-within-limits"
 
 
-@pytest.mark.parametrize("resources", [
-    {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": 1}},
-    {"limits": {"nvidia.com/gpu": "2"}},  # the request defaults to the limit
-    {"requests": {"cpu": "1", "kubernetes.io/foo": "1"}},  # native, may be overcommitted
-    # huge pages go with cpu or memory
-    {"requests": {"hugepages-1Gi": "2Gi"}, "limits": {"hugepages-1Gi": "2048Mi", "cpu": "1"}},
-])
+@pytest.mark.parametrize(
+    "resources",
+    [
+        {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": 1}},
+        {"limits": {"nvidia.com/gpu": "2"}},  # the request defaults to the limit
+        {"requests": {"cpu": "1", "kubernetes.io/foo": "1"}},  # native, may be overcommitted
+        # huge pages go with cpu or memory
+        {"requests": {"hugepages-1Gi": "2Gi"}, "limits": {"hugepages-1Gi": "2048Mi", "cpu": "1"}},
+    ],
+)
 def test_extended_resources_that_match_their_limits_pass(resources: dict[str, Any]) -> None:
     assert problems(_with(lambda p: _container(p).update(resources=resources))) == []
 
@@ -428,10 +573,13 @@ def test_reference_problems_name_their_rule_and_come_rule_by_rule() -> None:
         pod["spec"]["volumes"] = []
         _container(pod)["resources"] = {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}
         pod["spec"]["initContainers"] = [{"name": "init"}]
+
     found = problems(_with(change))
     assert [(p.check, p.rule) for p in found] == [
-        ("reference", "container-images"), ("reference", "volume-mounts"),
-        ("reference", "requests-within-limits")]
+        ("reference", "container-images"),
+        ("reference", "volume-mounts"),
+        ("reference", "requests-within-limits"),
+    ]
     assert all(p.rule is None for p in problems(INVALID["port as string"][0]))
 
 
@@ -451,11 +599,16 @@ def test_duplicate_env_is_a_warning_that_does_not_raise() -> None:
 
 # ---------------------------------------------------------------- errors and paths
 
+
 def test_validate_pod_returns_the_same_pod_or_raises_with_every_problem() -> None:
     pod = base_pod()
     assert validate_pod(pod) is pod
-    bad = _with(lambda p: (p["spec"].update(node_selector={}, volumes=[]),
-                           _container(p)["ports"][0].update(containerPort="x")))
+    bad = _with(
+        lambda p: (
+            p["spec"].update(node_selector={}, volumes=[]),
+            _container(p)["ports"][0].update(containerPort="x"),
+        )
+    )
     with pytest.raises(PodValidationError) as caught:
         validate_pod(bad)
     err = caught.value
@@ -492,6 +645,7 @@ def test_problem_is_a_value() -> None:
 
 # ---------------------------------------------------------------- mutations (hypothesis)
 
+
 def _object_nodes(value: Any, kind: str = "Pod") -> Iterator[tuple[tuple[Any, ...], Any]]:
     """(keys, node) of every node of the pod, walking the schema alongside."""
     schema = schema_for()
@@ -525,15 +679,27 @@ def mutated(draw: st.DrawFn) -> tuple[Pod, str]:
     pod = copy.deepcopy(draw(st.sampled_from(MUTABLE)))
     schema = schema_for()
     nodes = list(_object_nodes(pod))
-    objects = [keys for keys, (node, _) in nodes
-               if isinstance(node, dict) and schema.type_at("Pod", keys) is not None
-               and (not keys or (f := schema.field_at("Pod", keys)) is None or f.kind != "map")]
-    required = [(keys, name) for keys in objects
-                for name in schema.type_at("Pod", keys).required  # type: ignore[union-attr]
-                if name in _locate(pod, keys)]
-    integers = [keys for keys, (node, field) in nodes
-                if field is not None and field.kind == "scalar" and field.json_type == "integer"
-                and isinstance(node, int)]
+    objects = [
+        keys
+        for keys, (node, _) in nodes
+        if isinstance(node, dict)
+        and schema.type_at("Pod", keys) is not None
+        and (not keys or (f := schema.field_at("Pod", keys)) is None or f.kind != "map")
+    ]
+    required = [
+        (keys, name)
+        for keys in objects
+        for name in schema.type_at("Pod", keys).required  # type: ignore[union-attr]
+        if name in _locate(pod, keys)
+    ]
+    integers = [
+        keys
+        for keys, (node, field) in nodes
+        if field is not None
+        and field.kind == "scalar"
+        and field.json_type == "integer"
+        and isinstance(node, int)
+    ]
     choices = ["unknown"] + (["drop"] if required else []) + (["string"] if integers else [])
     how = draw(st.sampled_from(choices))
     if how == "unknown":
@@ -592,30 +758,50 @@ def test_client_objects_and_persistent_maps_are_checked_in_api_form() -> None:
     from kubernetes import client as k8s
     from pyrsistent import freeze
 
-    pod = k8s.V1Pod(api_version="v1", kind="Pod", spec=k8s.V1PodSpec(containers=[
-        k8s.V1Container(name="c", image="x",
-                        volume_mounts=[k8s.V1VolumeMount(name="gone", mount_path="/g")])]))
+    pod = k8s.V1Pod(
+        api_version="v1",
+        kind="Pod",
+        spec=k8s.V1PodSpec(
+            containers=[
+                k8s.V1Container(
+                    name="c",
+                    image="x",
+                    volume_mounts=[k8s.V1VolumeMount(name="gone", mount_path="/g")],
+                )
+            ]
+        ),
+    )
     [found] = problems(pod)
     assert found.path == "spec.containers[name=c].volumeMounts[name=gone].name"
     frozen = freeze(base_pod())
     assert problems(frozen) == []
     assert validate_pod(frozen) is frozen
     assert [p.path for p in problems(freeze(INVALID["port as string"][0]))] == [
-        "spec.containers[name=trainer].ports[name=c10d].containerPort"]
+        "spec.containers[name=trainer].ports[name=c10d].containerPort"
+    ]
 
 
 def test_values_the_schema_enumerates_only_in_prose_are_checked() -> None:
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-           "spec": {"restartPolicy": "never", "containers": [
-               {"name": "c", "image": "i", "imagePullPolicy": "always"}],
-               "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedul"}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {
+            "restartPolicy": "never",
+            "containers": [{"name": "c", "image": "i", "imagePullPolicy": "always"}],
+            "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedul"}],
+        },
+    }
     found = {(p.path, p.found) for p in problems(pod)}
-    assert found == {("spec.restartPolicy", "never"),
-                     ("spec.containers[name=c].imagePullPolicy", "always"),
-                     ("spec.tolerations[0].effect", "NoSchedul")}
+    assert found == {
+        ("spec.restartPolicy", "never"),
+        ("spec.containers[name=c].imagePullPolicy", "always"),
+        ("spec.tolerations[0].effect", "NoSchedul"),
+    }
 
 
 # ---------------------------------------------------------------- deep input, within budget
+
 
 def _deep_selector_problems() -> list[tuple[str, str]]:
     deep: Any = "x"
@@ -635,11 +821,13 @@ def test_a_node_selector_nested_10000_deep_is_a_problem_at_its_path() -> None:
 
 def _deep_pyrsistent_pod() -> str:
     from pyrsistent import freeze, pmap
+
     deep: Any = "x"
     for _ in range(10_000):
         deep = pmap({"a": deep})
-    pod = pmap({"spec": pmap({"containers": freeze([{"name": "c", "image": "x"}]),
-                              "nodeSelector": deep})})
+    pod = pmap(
+        {"spec": pmap({"containers": freeze([{"name": "c", "image": "x"}]), "nodeSelector": deep})}
+    )
     try:
         problems(pod)
     except NestingError as err:

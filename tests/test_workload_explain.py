@@ -15,26 +15,37 @@ PYTORCHJOB = REPO / "tests" / "manifests" / "kubeflow" / "pytorchjob-simple.yaml
 
 
 def explain(*args: str) -> list[str]:
-    result = subprocess.run([str(PODFOLD), "explain", "--color", "never", *args], cwd=REPO,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(PODFOLD), "explain", "--color", "never", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (result.returncode, result.stderr) == (0, "")
     return result.stdout.splitlines()
 
 
 def test_explain_shows_the_queue_in_the_workload_s_metadata(tmp_path: Path) -> None:
     overlay = tmp_path / "queue.yaml"
-    overlay.write_text("- {recipe: kueue_queue, name: team-a}\n"
-                       "- {recipe: add_env, NCCL_DEBUG: INFO}\n")
+    overlay.write_text(
+        "- {recipe: kueue_queue, name: team-a}\n- {recipe: add_env, NCCL_DEBUG: INFO}\n"
+    )
     lines = explain("--blame", "-f", str(overlay), str(CRONJOB))
-    workload = lines.index("# document 1: CronJob/hello metadata (spec.jobTemplate.metadata): "
-                           "1 change")
+    workload = lines.index(
+        "# document 1: CronJob/hello metadata (spec.jobTemplate.metadata): 1 change"
+    )
     template, blame = lines[:workload], lines[workload:]
     assert not any("kueue" in line for line in template)
     assert "+    kueue.x-k8s.io/queue-name: team-a" in blame
-    assert any(line.startswith("#   metadata  <- ") and f"{overlay}:1: step 1: recipe "
-               f"kueue_queue('team-a')" in line for line in blame)
-    assert lines[-1] == ("# 1 of 1 pod template in 1 document change; the metadata of 1 "
-                         "workload changes")
+    assert any(
+        line.startswith("#   metadata  <- ")
+        and f"{overlay}:1: step 1: recipe kueue_queue('team-a')" in line
+        for line in blame
+    )
+    assert lines[-1] == (
+        "# 1 of 1 pod template in 1 document change; the metadata of 1 workload changes"
+    )
 
 
 def test_explain_of_a_workload_level_step_alone(tmp_path: Path) -> None:
@@ -42,5 +53,6 @@ def test_explain_of_a_workload_level_step_alone(tmp_path: Path) -> None:
     overlay.write_text("- {recipe: kueue_queue, name: team-a}\n")
     lines = explain("-f", str(overlay), "--select", "role=Worker", str(PYTORCHJOB))
     assert "# document 1: PyTorchJob/pytorch-simple metadata (metadata): 1 change" in lines
-    assert lines[-1] == ("# 0 of 1 pod template in 1 document change; the metadata of 1 "
-                         "workload changes")
+    assert lines[-1] == (
+        "# 0 of 1 pod template in 1 document change; the metadata of 1 workload changes"
+    )

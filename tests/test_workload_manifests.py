@@ -84,15 +84,20 @@ def without_templates(document: Any, places: list[Where]) -> Any:
 
 
 def as_where(template_path: Any) -> Where:
-    return tuple(part.name if isinstance(part, Key) else part.index
-                 for part in template_path.parts if isinstance(part, (Key, Index)))
+    return tuple(
+        part.name if isinstance(part, Key) else part.index
+        for part in template_path.parts
+        if isinstance(part, (Key, Index))
+    )
 
 
 def errors_of(template: Any, pod: Any) -> set[tuple[str, str | None]]:
     """The errors of ``pod``, ``template``'s value, with the volumes its controller adds."""
-    return {(problem.path, problem.rule)
-            for problem in problems(with_added_volumes(pod, template), kind=template.root)
-            if problem.severity == "error"}
+    return {
+        (problem.path, problem.rule)
+        for problem in problems(with_added_volumes(pod, template), kind=template.root)
+        if problem.severity == "error"
+    }
 
 
 def documents_of(path: Path) -> list[Any]:
@@ -119,8 +124,11 @@ def test_every_kind_in_the_table_has_a_real_manifest() -> None:
     assert {(entry.kind, entry.group) for entry in KINDS} - seen == set()
 
 
-@pytest.mark.parametrize(("path", "number"), CASES,
-                         ids=[f"{path.relative_to(MANIFESTS)}#{number}" for path, number in CASES])
+@pytest.mark.parametrize(
+    ("path", "number"),
+    CASES,
+    ids=[f"{path.relative_to(MANIFESTS)}#{number}" for path, number in CASES],
+)
 def test_real_manifest(path: Path, number: int) -> None:
     document = documents_of(path)[number]
     before = copy.deepcopy(document)
@@ -147,7 +155,8 @@ def test_real_manifest(path: Path, number: int) -> None:
     assert without_templates(again, places) == without_templates(document, places)
     # byte for byte: key order kept outside the templates too
     assert yaml.safe_dump(without_templates(result, places), sort_keys=False) == yaml.safe_dump(
-        without_templates(document, places), sort_keys=False)
+        without_templates(document, places), sort_keys=False
+    )
     for template, where in zip(templates, places, strict=True):
         folded = at(again, where)
         assert folded == OVERLAY(at(document, where))
@@ -160,8 +169,11 @@ def test_real_manifest(path: Path, number: int) -> None:
 
 
 def test_no_real_manifest_has_pods_out_of_reach() -> None:
-    assert [(path.name, number, str(found)) for path, number in CASES
-            for found in unreached_pods(documents_of(path)[number])] == []
+    assert [
+        (path.name, number, str(found))
+        for path, number in CASES
+        for found in unreached_pods(documents_of(path)[number])
+    ] == []
 
 
 def test_the_volumes_a_controller_adds_are_its_claim_templates() -> None:
@@ -169,11 +181,12 @@ def test_the_volumes_a_controller_adds_are_its_claim_templates() -> None:
     [document] = documents_of(MANIFESTS / "jobset" / "single-pvc.yaml")
     templates = pod_templates(document)
     assert [template.added_volumes for template in templates] == [
-        ("initializer", "checkpoints")] * 2
+        ("initializer", "checkpoints")
+    ] * 2
     pod = at(document, as_where(templates[0].path))
     assert errors_of(replace(templates[0], added_volumes=()), pod) == {
-        ("spec.containers[name=initializer].volumeMounts[name=initializer].name",
-         "volume-mounts")}
+        ("spec.containers[name=initializer].volumeMounts[name=initializer].name", "volume-mounts")
+    }
     assert errors_of(templates[0], pod) == set()
     [_, statefulset] = documents_of(MANIFESTS / "kubernetes" / "web.yaml")
     assert [template.added_volumes for template in pod_templates(statefulset)] == [("www",)]
@@ -189,8 +202,9 @@ def test_selecting_the_workers_of_a_pytorchjob_in_an_appwrapper() -> None:
     document = documents_of(MANIFESTS / "appwrapper" / "wrapped-pytorch-job.yaml")[0]
     roles = [(template.kind, template.role) for template in pod_templates(document)]
     assert roles == [("PyTorchJob", "Master"), ("PyTorchJob", "Worker")]
-    result = apply_to_workload(OVERLAY, document,
-                               select=Selector.parse("kind=PyTorchJob,role=Worker"))
+    result = apply_to_workload(
+        OVERLAY, document, select=Selector.parse("kind=PyTorchJob,role=Worker")
+    )
     replicas = result["spec"]["components"][0]["template"]["spec"]["pytorchReplicaSpecs"]
     original = document["spec"]["components"][0]["template"]["spec"]["pytorchReplicaSpecs"]
     assert replicas["Master"] is original["Master"]

@@ -99,8 +99,9 @@ def unqueued(name: str) -> list[Any]:
 
 
 def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True, text=True, timeout=120
+    )
 
 
 # ---------------------------------------------------------------- where the label lands
@@ -124,9 +125,15 @@ def test_the_queue_lands_where_kueue_reads_it(name: str, where: str) -> None:
     assert documents == before
 
 
-@pytest.mark.parametrize("name", ["kueue/sample-jobset.yaml", "kueue/kueue-pod.yaml",
-                                  "appwrapper/wrapped-pytorch-job.yaml",
-                                  "appwrapper/wrapped-deployment.yaml"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "kueue/sample-jobset.yaml",
+        "kueue/kueue-pod.yaml",
+        "appwrapper/wrapped-pytorch-job.yaml",
+        "appwrapper/wrapped-deployment.yaml",
+    ],
+)
 def test_kueue_s_own_samples_come_back_as_published(name: str) -> None:
     # the samples of Kueue and AppWrapper carry the queue label where Kueue reads it
     [sample] = documents_of(name)
@@ -158,10 +165,16 @@ def test_each_item_of_a_list_is_a_workload_of_its_own() -> None:
 
 
 def test_a_client_job_gets_the_label_on_its_own_metadata() -> None:
-    job = V1Job(api_version="batch/v1", kind="Job", metadata=V1ObjectMeta(name="pi"),
-                spec=V1JobSpec(template=V1PodTemplateSpec(
-                    metadata=V1ObjectMeta(labels={"app": "pi"}),
-                    spec=V1PodSpec(containers=[]))))
+    job = V1Job(
+        api_version="batch/v1",
+        kind="Job",
+        metadata=V1ObjectMeta(name="pi"),
+        spec=V1JobSpec(
+            template=V1PodTemplateSpec(
+                metadata=V1ObjectMeta(labels={"app": "pi"}), spec=V1PodSpec(containers=[])
+            )
+        ),
+    )
     done = apply_to_workload(recipes.kueue_queue("q"), job)
     assert isinstance(done, V1Job)
     assert done.metadata.labels == {QUEUE: "q"}
@@ -179,8 +192,9 @@ def test_straight_on_a_pod_it_acts_on_the_pod() -> None:
 
 def test_composed_with_pod_level_recipes_in_python() -> None:
     [job] = documents_of("kubeflow/pytorchjob-simple.yaml")
-    overlay = chain(recipes.gpu("a100"), recipes.kueue_queue("team-a"),
-                    recipes.add_labels(team="ml"))
+    overlay = chain(
+        recipes.gpu("a100"), recipes.kueue_queue("team-a"), recipes.add_labels(team="ml")
+    )
     done = apply_to_workload(overlay, job)
     assert done["metadata"]["labels"] == {QUEUE: "team-a"}
     pod_part = chain(recipes.gpu("a100"), recipes.add_labels(team="ml"))
@@ -191,13 +205,16 @@ def test_composed_with_pod_level_recipes_in_python() -> None:
 
 
 def test_composed_with_pod_level_steps_in_a_yaml_overlay() -> None:
-    overlay = loads_overlay("- {recipe: add_toleration, key: nvidia.com/gpu}\n"
-                            "- {recipe: kueue_queue, name: team-a, priority_class: high}\n"
-                            "- {op: upsert, path: metadata.labels, value: {team: ml}}\n")
+    overlay = loads_overlay(
+        "- {recipe: add_toleration, key: nvidia.com/gpu}\n"
+        "- {recipe: kueue_queue, name: team-a, priority_class: high}\n"
+        "- {op: upsert, path: metadata.labels, value: {team: ml}}\n"
+    )
     [cron] = documents_of("kubernetes/cronjob.yaml")
     done = apply_to_workload(overlay, cron)
-    assert done["spec"]["jobTemplate"]["metadata"] == {"labels": {QUEUE: "team-a",
-                                                                  PRIORITY: "high"}}
+    assert done["spec"]["jobTemplate"]["metadata"] == {
+        "labels": {QUEUE: "team-a", PRIORITY: "high"}
+    }
     assert "labels" not in done["metadata"]
     pod = done["spec"]["jobTemplate"]["spec"]["template"]
     assert pod["metadata"] == {"labels": {"team": "ml"}}
@@ -280,15 +297,17 @@ class NotOn:
 
     def check_workload(self, kind: str, api_version: str | None) -> None:
         if kind == self.kind:
-            raise UnsupportedWorkloadError(f"not on a {kind} ({api_version})", kind=kind,
-                                           api_version=api_version, supported=())
+            raise UnsupportedWorkloadError(
+                f"not on a {kind} ({api_version})", kind=kind, api_version=api_version, supported=()
+            )
 
 
 @recipe
 def team_of_workload(team: str) -> Requiring:
     """Label the workload object with its team, except a Deployment."""
-    return Requiring(workload_level(replace_at("metadata.labels.team", team)),
-                     (NotOn("Deployment"),))
+    return Requiring(
+        workload_level(replace_at("metadata.labels.team", team)), (NotOn("Deployment"),)
+    )
 
 
 def test_a_workload_level_recipe_s_check_is_asked_about_each_workload() -> None:
@@ -301,13 +320,19 @@ def test_a_workload_level_recipe_s_check_is_asked_about_each_workload() -> None:
     with pytest.raises(UnsupportedWorkloadError) as caught:
         apply_to_workload(overlay, listed)
     assert (caught.value.kind, caught.value.api_version) == ("Deployment", "apps/v1")
-    assert str(caught.value) == ("not on a Deployment (apps/v1) [in Deployment/"
-                                 "list-deployment-test metadata (items[1].metadata)]")
+    assert str(caught.value) == (
+        "not on a Deployment (apps/v1) [in Deployment/"
+        "list-deployment-test metadata (items[1].metadata)]"
+    )
     [pod] = documents_of("kueue/kueue-pod.yaml")
     assert apply_to_workload(overlay, pod)["metadata"]["labels"]["team"] == "ml"
     # a step that is no such recipe requires nothing
-    assert workload_checks(chain(workload_level(replace_at("metadata.labels.a", "b")),
-                                 recipes.add_env(A="1"))) == ()
+    assert (
+        workload_checks(
+            chain(workload_level(replace_at("metadata.labels.a", "b")), recipes.add_env(A="1"))
+        )
+        == ()
+    )
 
 
 # ---------------------------------------------------------------- finding the steps
@@ -335,31 +360,40 @@ def test_workload_level_refuses_what_is_no_transform() -> None:
 
 
 @pytest.mark.parametrize(("name", "where"), WHERE_KUEUE_READS)
-def test_podfold_apply_puts_the_queue_where_kueue_reads_it(tmp_path: Path, name: str,
-                                                           where: str) -> None:
+def test_podfold_apply_puts_the_queue_where_kueue_reads_it(
+    tmp_path: Path, name: str, where: str
+) -> None:
     overlay = tmp_path / "queue.yaml"
-    overlay.write_text("- {recipe: kueue_queue, name: team-a}\n"
-                       "- {recipe: add_env, NCCL_DEBUG: INFO}\n")
+    overlay.write_text(
+        "- {recipe: kueue_queue, name: team-a}\n- {recipe: add_env, NCCL_DEBUG: INFO}\n"
+    )
     result = podfold("apply", "-f", str(overlay), str(MANIFESTS / name))
     assert result.returncode == 0, result.stderr
     [first, *_] = [doc for doc in yaml.safe_load_all(result.stdout) if doc is not None]
     assert get_at(first, label_path(where, QUEUE)) == "team-a"
-    assert first == apply_to_documents(loads_overlay(overlay.read_text()),
-                                       documents_of(name))[0]
+    assert first == apply_to_documents(loads_overlay(overlay.read_text()), documents_of(name))[0]
 
 
-def test_podfold_explain_blame_says_the_queue_is_set_on_the_workload_object(
-        tmp_path: Path) -> None:
+def test_podfold_explain_blame_says_the_queue_is_set_on_the_workload_object(tmp_path: Path) -> None:
     overlay = tmp_path / "queue.yaml"
     overlay.write_text("- {recipe: kueue_queue, name: team-a}\n")
-    result = podfold("explain", "--blame", "--color", "never", "-f", str(overlay),
-                     str(MANIFESTS / "kubernetes" / "job.yaml"))
+    result = podfold(
+        "explain",
+        "--blame",
+        "--color",
+        "never",
+        "-f",
+        str(overlay),
+        str(MANIFESTS / "kubernetes" / "job.yaml"),
+    )
     assert (result.returncode, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
-    blame = lines[lines.index("# blame:") + 1:-1]
-    assert blame == [f"#   metadata.labels  <- {overlay}:1: step 1: recipe kueue_queue('team-a') "
-                     f"> its step 1 of 1: on the workload object: replace "
-                     f'metadata.labels["{QUEUE}"] with team-a']
+    blame = lines[lines.index("# blame:") + 1 : -1]
+    assert blame == [
+        f"#   metadata.labels  <- {overlay}:1: step 1: recipe kueue_queue('team-a') "
+        f"> its step 1 of 1: on the workload object: replace "
+        f'metadata.labels["{QUEUE}"] with team-a'
+    ]
     assert "workload_level(" not in result.stdout
 
 
@@ -367,18 +401,25 @@ def test_podfold_explain_blame_says_the_queue_is_set_on_the_workload_object(
 
 
 @needs_kubectl
-@pytest.mark.parametrize(("name", "where"), [(name, where) for name, where in WHERE_KUEUE_READS
-                                             if where == "metadata.labels"])
-def test_the_label_is_where_kubectl_label_puts_it_on_the_workload(tmp_path: Path, name: str,
-                                                                   where: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "where"),
+    [(name, where) for name, where in WHERE_KUEUE_READS if where == "metadata.labels"],
+)
+def test_the_label_is_where_kubectl_label_puts_it_on_the_workload(
+    tmp_path: Path, name: str, where: str
+) -> None:
     # kubectl label sets a label on the object itself: where Kueue reads it
     workload = unqueued(name)[0]
     manifest = tmp_path / "workload.json"
     manifest.write_text(json.dumps(workload))
     assert KUBECTL is not None
-    done = subprocess.run([KUBECTL, "label", "--local", "-f", str(manifest),
-                           f"{QUEUE}=team-a", "-o", "json"], capture_output=True, text=True,
-                          timeout=60, check=True)
+    done = subprocess.run(
+        [KUBECTL, "label", "--local", "-f", str(manifest), f"{QUEUE}=team-a", "-o", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert apply_to_workload(recipes.kueue_queue("team-a"), workload) == json.loads(done.stdout)
 
 
@@ -393,15 +434,23 @@ def _outcome(function: Any, value: Any) -> Any:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(overlay=strategies.transforms(max_steps=3), pod=strategies.pods(),
-       queue=st.sampled_from(["team-a", "batch"]))
-def test_law_workload_steps_write_the_workload_pod_steps_each_template(overlay: Any, pod: Any,
-                                                                        queue: str) -> None:
+@given(
+    overlay=strategies.transforms(max_steps=3),
+    pod=strategies.pods(),
+    queue=st.sampled_from(["team-a", "batch"]),
+)
+def test_law_workload_steps_write_the_workload_pod_steps_each_template(
+    overlay: Any, pod: Any, queue: str
+) -> None:
     # apply_to_workload(chain(t, kueue_queue(q)), job) writes t's pod-level steps into each
     # template as t writes a pod, and its workload-level ones into the job's own metadata
     template = {key: value for key, value in pod.items() if key in ("metadata", "spec")}
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
-           "spec": {"template": template}}
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j"},
+        "spec": {"template": template},
+    }
     combined = chain(overlay, recipes.kueue_queue(queue))
     done = _outcome(lambda document: apply_to_workload(combined, document), job)
     expected = _outcome(pod_level(combined), template)
@@ -415,12 +464,15 @@ def test_law_workload_steps_write_the_workload_pod_steps_each_template(overlay: 
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(overlay=strategies.transforms(max_steps=3), pod=strategies.pods(),
-       queue=st.sampled_from(["team-a", "batch"]))
-def test_law_on_a_pod_the_overlay_is_applied_as_written(overlay: Any, pod: Any,
-                                                        queue: str) -> None:
+@given(
+    overlay=strategies.transforms(max_steps=3),
+    pod=strategies.pods(),
+    queue=st.sampled_from(["team-a", "batch"]),
+)
+def test_law_on_a_pod_the_overlay_is_applied_as_written(overlay: Any, pod: Any, queue: str) -> None:
     # apply_to_workload(o, pod) == o(pod): a Pod is its own workload, its steps keep their order
     document = {"apiVersion": "v1", "kind": "Pod", **pod}
     combined = chain(recipes.kueue_queue(queue), overlay)
-    assert _outcome(lambda doc: apply_to_workload(combined, doc), document) == \
-        _outcome(combined, document)
+    assert _outcome(lambda doc: apply_to_workload(combined, doc), document) == _outcome(
+        combined, document
+    )

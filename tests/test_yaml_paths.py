@@ -47,9 +47,12 @@ from transforms.io.streams import dump_stream
 REPO = pathlib.Path(__file__).resolve().parent.parent
 LIBYAML = hasattr(yaml, "CSafeLoader")
 needs_libyaml = pytest.mark.skipif(not LIBYAML, reason="PyYAML is built without libyaml here")
-EXAMPLES = settings(max_examples=300, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow,
-                                           HealthCheck.function_scoped_fixture])
+EXAMPLES = settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 def _outcome(read: Any, text: str, libyaml: bool) -> tuple[Any, ...]:
@@ -75,10 +78,46 @@ def _read_as_kubectl(text: str) -> Any:
 # ---------------------------------------------------------------- reading
 
 # pieces of YAML, joined at random: structure, quoting, anchors, tags (podfold's too)
-PIECES = [*"ab1-:[]{},'\"\n #&*!|>?%@`~.", "  ", "- ", ": ", "\n  ", "\n- ", "&x ", "*x",
-          "!x ", "!!str ", "!!int ", "!append ", "!merge-by:a,b ", "---\n", "...\n", "\\",
-          "0x1", "1.5", "null", "true", "<<: ", "2024-01-02", "key", "\n    ", "é", "\U0001F600",
-          "y", "N", "on", "Off", "23:30", "1e3", "08", "0o17", "-.inf", "=", "1_", "0b+1"]
+PIECES = [
+    *"ab1-:[]{},'\"\n #&*!|>?%@`~.",
+    "  ",
+    "- ",
+    ": ",
+    "\n  ",
+    "\n- ",
+    "&x ",
+    "*x",
+    "!x ",
+    "!!str ",
+    "!!int ",
+    "!append ",
+    "!merge-by:a,b ",
+    "---\n",
+    "...\n",
+    "\\",
+    "0x1",
+    "1.5",
+    "null",
+    "true",
+    "<<: ",
+    "2024-01-02",
+    "key",
+    "\n    ",
+    "é",
+    "\U0001f600",
+    "y",
+    "N",
+    "on",
+    "Off",
+    "23:30",
+    "1e3",
+    "08",
+    "0o17",
+    "-.inf",
+    "=",
+    "1_",
+    "0b+1",
+]
 # where libyaml reads what PyYAML's parser refuses (see test_where_libyaml_reads_more)
 KNOWN = re.compile(r"\t|[|>][-+0-9]*#|![^\s!]*!")
 
@@ -96,18 +135,28 @@ def test_libyaml_and_pure_python_read_alike(monkeypatch: pytest.MonkeyPatch, tex
 
 
 @needs_libyaml
-@pytest.mark.parametrize(("text", "libyaml", "pure"), [
-    # a tab between a key and its value (YAML 1.2 and kubectl allow it)
-    ("a:\tb\n", [{"a": "b"}], (1, 3, "found character '\\t' that cannot start any token")),
-    # a block scalar's header followed by a comment with no space before it
-    ("a: |#\n  x\n", [{"a": "x\n"}],
-     (1, 5, "expected chomping or indentation indicators, but found '#'")),
-    # a tag handle of punctuation: both refuse it, each in its own words
-    ("- !*! 1\n", (1, 3, "could not determine a constructor for the tag '!*!'"),
-     (1, 4, "expected '!', but found '*'")),
-])
-def test_where_libyaml_reads_more(monkeypatch: pytest.MonkeyPatch, text: str, libyaml: Any,
-                                  pure: Any) -> None:
+@pytest.mark.parametrize(
+    ("text", "libyaml", "pure"),
+    [
+        # a tab between a key and its value (YAML 1.2 and kubectl allow it)
+        ("a:\tb\n", [{"a": "b"}], (1, 3, "found character '\\t' that cannot start any token")),
+        # a block scalar's header followed by a comment with no space before it
+        (
+            "a: |#\n  x\n",
+            [{"a": "x\n"}],
+            (1, 5, "expected chomping or indentation indicators, but found '#'"),
+        ),
+        # a tag handle of punctuation: both refuse it, each in its own words
+        (
+            "- !*! 1\n",
+            (1, 3, "could not determine a constructor for the tag '!*!'"),
+            (1, 4, "expected '!', but found '*'"),
+        ),
+    ],
+)
+def test_where_libyaml_reads_more(
+    monkeypatch: pytest.MonkeyPatch, text: str, libyaml: Any, pure: Any
+) -> None:
     # the known differences, kept as they are: libyaml's grammar is the wider
     for flag, wanted in ((True, libyaml), (False, pure)):
         monkeypatch.setattr(safe_yaml, "LIBYAML", flag)
@@ -119,19 +168,23 @@ def test_where_libyaml_reads_more(monkeypatch: pytest.MonkeyPatch, text: str, li
 
 
 @needs_libyaml
-def test_a_libyaml_refusal_is_worded_and_placed_by_pyyaml(monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
+def test_a_libyaml_refusal_is_worded_and_placed_by_pyyaml(monkeypatch: pytest.MonkeyPatch) -> None:
     # libyaml alone places this at 2:1 in its own words; podfold gives PyYAML's, on both paths
     with pytest.raises(yaml.MarkedYAMLError) as libyaml_alone:
         yaml.compose("a: [1", Loader=yaml.CSafeLoader)
     assert (libyaml_alone.value.problem_mark.line, libyaml_alone.value.problem) == (
-        1, "did not find expected ',' or ']'")
+        1,
+        "did not find expected ',' or ']'",
+    )
     for flag in (True, False):
         monkeypatch.setattr(safe_yaml, "LIBYAML", flag)
         with pytest.raises(OverlayError) as caught:
             load_documents("a: [1", "m.yaml")
         assert (caught.value.line, caught.value.column, caught.value.message) == (
-            1, 6, "expected ',' or ']', but got '<stream end>'")
+            1,
+            6,
+            "expected ',' or ']', but got '<stream end>'",
+        )
 
 
 @needs_libyaml
@@ -164,7 +217,8 @@ def test_the_pure_path_uses_no_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_an_empty_node_tagged_with_a_bare_bang_is_an_empty_string(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # YAML's non-specific tag makes a scalar a string; PyYAML's parser alone made it null
     for flag in (True, False):
         monkeypatch.setattr(safe_yaml, "LIBYAML", flag)
@@ -172,8 +226,9 @@ def test_an_empty_node_tagged_with_a_bare_bang_is_an_empty_string(
 
 
 @pytest.mark.parametrize("text", ["\ufeffa: 1\n---\n\ufeffb: 2\n", "a: x\ufeffy\n"])
-def test_a_byte_order_mark_after_the_start_is_refused(monkeypatch: pytest.MonkeyPatch,
-                                                      text: str) -> None:
+def test_a_byte_order_mark_after_the_start_is_refused(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
     # libyaml skipped it, PyYAML read it as text: neither guess is made
     line, column = (3, 1) if text.startswith("\ufeff") else (1, 5)
     for flag in (True, False):
@@ -185,66 +240,129 @@ def test_a_byte_order_mark_after_the_start_is_refused(monkeypatch: pytest.Monkey
     assert load_documents("\ufeffa: 1\n", "m.yaml") == [{"a": 1}]  # at the start: read
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("a: !!int\n", "!!int takes an integer, not ''"),
-    ("a: !!int 0x\n", "!!int takes an integer, not '0x'"),
-    ("a: !!float x\n", "!!float takes a number, not 'x'"),
-    ("a: !!bool x\n", "!!bool takes true or false, not 'x'"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: !!int\n", "!!int takes an integer, not ''"),
+        ("a: !!int 0x\n", "!!int takes an integer, not '0x'"),
+        ("a: !!float x\n", "!!float takes a number, not 'x'"),
+        ("a: !!bool x\n", "!!bool takes true or false, not 'x'"),
+    ],
+)
 def test_an_explicit_tag_its_text_cannot_be_is_refused_in_place(
-        monkeypatch: pytest.MonkeyPatch, text: str, message: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, text: str, message: str
+) -> None:
     # was a bare IndexError, ValueError or KeyError from PyYAML's constructor
     for flag in (True, False):
         monkeypatch.setattr(safe_yaml, "LIBYAML", flag)
         for read in (_read_manifest, _read_overlay):
             with pytest.raises(OverlayError) as caught:
                 read(text)
-            assert (caught.value.line, caught.value.column, caught.value.message) == (
-                1, 4, message)
+            assert (caught.value.line, caught.value.column, caught.value.message) == (1, 4, message)
 
 
-YAML_CASES = [pytest.param(table, case, id=f"{table}/{case['id']}")
-              for table, case in hostile.CASES if case["via"] in ("loads", "file", "cli")]
+YAML_CASES = [
+    pytest.param(table, case, id=f"{table}/{case['id']}")
+    for table, case in hostile.CASES
+    if case["via"] in ("loads", "file", "cli")
+]
 
 
 @pytest.mark.parametrize(("table", "case"), YAML_CASES)
-def test_hostile_yaml_on_the_pure_path(monkeypatch: pytest.MonkeyPatch, table: str,
-                                       case: dict[str, Any], tmp_path: pathlib.Path) -> None:
+def test_hostile_yaml_on_the_pure_path(
+    monkeypatch: pytest.MonkeyPatch, table: str, case: dict[str, Any], tmp_path: pathlib.Path
+) -> None:
     # the corpus's YAML cases (test_hostile runs them on libyaml), judged as it judges them
     monkeypatch.setattr(safe_yaml, "LIBYAML", False)
     hostile.test_hostile_case(table, case, tmp_path)
 
 
-@pytest.mark.parametrize(("found", "allowed"), [
-    # YAML's printable characters (and tab, line feed, carriage return)
-    (safe_yaml._NON_PRINTABLE,
-     r"\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF"),
-    # what libyaml writes other than in double quotes
-    (streams._DOUBLE_QUOTED, r"\n\x20-\x7E\xA0-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD"),
-    # what libyaml writes as itself in double quotes
-    (streams._ESCAPED, r"\x20-\x21\x23-\x5B\x5D-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE"
-                       r"\uFF00-\uFFFD"),
-], ids=["yaml-text", "double-quoted", "escaped"])
-def test_each_class_of_characters_is_the_complement_of_what_it_allows(found: Any,
-                                                                      allowed: str) -> None:
+@pytest.mark.parametrize(
+    ("found", "allowed"),
+    [
+        # YAML's printable characters (and tab, line feed, carriage return)
+        (
+            safe_yaml._NON_PRINTABLE,
+            r"\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF",
+        ),
+        # what libyaml writes other than in double quotes
+        (streams._DOUBLE_QUOTED, r"\n\x20-\x7E\xA0-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD"),
+        # what libyaml writes as itself in double quotes
+        (
+            streams._ESCAPED,
+            r"\x20-\x21\x23-\x5B\x5D-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE"
+            r"\uFF00-\uFFFD",
+        ),
+    ],
+    ids=["yaml-text", "double-quoted", "escaped"],
+)
+def test_each_class_of_characters_is_the_complement_of_what_it_allows(
+    found: Any, allowed: str
+) -> None:
     # the classes are written as what they find (a negated class of wide ranges takes re
     # 10 ms to compile, in every process): the same characters, all 1,114,112 of them
     every = "".join(map(chr, range(0x110000)))
     complement = re.compile(f"[^{allowed}]")
     assert [match.start() for match in found.finditer(every)] == [
-        match.start() for match in complement.finditer(every)]
+        match.start() for match in complement.finditer(every)
+    ]
 
 
 # ---------------------------------------------------------------- plain documents
 
-KEYS = st.sampled_from(["a", "name", "1", "true", "null", "0x1F", "1.5", "2024-01-02", "é",
-                        "~", "", "<<x", "a b", "y", "Off"])
-SCALARS = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
-           | st.sampled_from(["x", "", "1", "true", "null", "~", "0o17", "1_000", "2024-01-02",
-                              "12:30:00", ".inf", "-.nan", "a: b", "multi\nline\n", "é", "y",
-                              "N", "yes", "Off"]))
-DATA = st.recursive(SCALARS, lambda children: st.lists(children, max_size=3)
-                    | st.dictionaries(KEYS, children, max_size=3), max_leaves=12)
+KEYS = st.sampled_from(
+    [
+        "a",
+        "name",
+        "1",
+        "true",
+        "null",
+        "0x1F",
+        "1.5",
+        "2024-01-02",
+        "é",
+        "~",
+        "",
+        "<<x",
+        "a b",
+        "y",
+        "Off",
+    ]
+)
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.sampled_from(
+        [
+            "x",
+            "",
+            "1",
+            "true",
+            "null",
+            "~",
+            "0o17",
+            "1_000",
+            "2024-01-02",
+            "12:30:00",
+            ".inf",
+            "-.nan",
+            "a: b",
+            "multi\nline\n",
+            "é",
+            "y",
+            "N",
+            "yes",
+            "Off",
+        ]
+    )
+)
+DATA = st.recursive(
+    SCALARS,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(KEYS, children, max_size=3),
+    max_leaves=12,
+)
 
 
 def _ordered(data: Any) -> Any:
@@ -256,12 +374,16 @@ def _ordered(data: Any) -> Any:
     return data
 
 
-@pytest.mark.parametrize("loader", [StrictLoader, CStrictLoader, ManifestLoader, CManifestLoader],
-                         ids=["pure", "libyaml", "manifest-pure", "manifest-libyaml"])
+@pytest.mark.parametrize(
+    "loader",
+    [StrictLoader, CStrictLoader, ManifestLoader, CManifestLoader],
+    ids=["pure", "libyaml", "manifest-pure", "manifest-libyaml"],
+)
 @EXAMPLES
 @given(data=DATA, flow=st.booleans())
-def test_a_plain_document_is_built_as_the_constructor_builds_it(loader: Any, data: Any,
-                                                                flow: bool) -> None:
+def test_a_plain_document_is_built_as_the_constructor_builds_it(
+    loader: Any, data: Any, flow: bool
+) -> None:
     # plain.build(node) == the strict constructor's document, key order included (with
     # kubectl's scalars too: y, N, ... PyYAML's dumper writes plain, read as booleans, and
     # keys made text, so that y and 'true' are one key, refused alike)
@@ -269,7 +391,8 @@ def test_a_plain_document_is_built_as_the_constructor_builds_it(loader: Any, dat
     node = loader(text).get_single_node()
     assert plain.is_plain(node, text, None)
     assert _built(lambda: plain.build(loader(text), node)) == _built(
-        lambda: loader(text).construct_document(node))
+        lambda: loader(text).construct_document(node)
+    )
 
 
 def _built(build: Any) -> Any:
@@ -282,36 +405,46 @@ def _built(build: Any) -> Any:
 
 
 @pytest.mark.parametrize("loader", [StrictLoader, CStrictLoader], ids=["pure", "libyaml"])
-@pytest.mark.parametrize("text", [
-    "a: 1\nb: {c: 1, d: 2, c: 3}\na: 2\n",   # the outer map first, as the constructor goes
-    "- {x: 1}\n- {y: 1, 0x1: a, 1: b}\n",    # equal once read: 0x1 and 1
-    "{1: a, true: b}\n",                     # 1 == True, as Python's dict has it
-    "k: [{a: 1}, {b: [{c: 1, c: 2}]}]\n",
-])
-def test_duplicate_keys_are_refused_as_the_constructor_refuses_them(loader: Any,
-                                                                    text: str) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\nb: {c: 1, d: 2, c: 3}\na: 2\n",  # the outer map first, as the constructor goes
+        "- {x: 1}\n- {y: 1, 0x1: a, 1: b}\n",  # equal once read: 0x1 and 1
+        "{1: a, true: b}\n",  # 1 == True, as Python's dict has it
+        "k: [{a: 1}, {b: [{c: 1, c: 2}]}]\n",
+    ],
+)
+def test_duplicate_keys_are_refused_as_the_constructor_refuses_them(loader: Any, text: str) -> None:
     node = loader(text).get_single_node()
     assert plain.is_plain(node, text, None)
     with pytest.raises(yaml.MarkedYAMLError) as built:
         plain.build(loader(text), node)
     with pytest.raises(yaml.MarkedYAMLError) as constructed:
         loader(text).construct_document(node)
-    assert (built.value.problem, built.value.problem_mark.line,
-            built.value.problem_mark.column) == (
-        constructed.value.problem, constructed.value.problem_mark.line,
-        constructed.value.problem_mark.column)
+    assert (
+        built.value.problem,
+        built.value.problem_mark.line,
+        built.value.problem_mark.column,
+    ) == (
+        constructed.value.problem,
+        constructed.value.problem_mark.line,
+        constructed.value.problem_mark.column,
+    )
 
 
 @pytest.mark.parametrize("loader", [StrictLoader, CStrictLoader], ids=["pure", "libyaml"])
-@pytest.mark.parametrize("text", [
-    "a: &x [1]\nb: *x\n",                           # an alias
-    "\ufeffa: &x 1\nb: [2, *x]\n",                  # one at the end, after a byte-order mark
-    "a: \U0001F600\nb: &x 1\nc: *x\n",              # after a character beyond the BMP
-    "base: {a: 1}\nmine:\n  <<: {b: 2}\n",          # a merge key
-    "a: !!binary aGk=\n",                           # a tag JSON cannot carry
-    "? [a]\n: 1\n",                                 # a key that is a list
-    "a: " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + "\n",  # too deep
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x [1]\nb: *x\n",  # an alias
+        "\ufeffa: &x 1\nb: [2, *x]\n",  # one at the end, after a byte-order mark
+        "a: \U0001f600\nb: &x 1\nc: *x\n",  # after a character beyond the BMP
+        "base: {a: 1}\nmine:\n  <<: {b: 2}\n",  # a merge key
+        "a: !!binary aGk=\n",  # a tag JSON cannot carry
+        "? [a]\n: 1\n",  # a key that is a list
+        "a: " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + "\n",  # too deep
+    ],
+)
 def test_what_is_not_plain_goes_to_the_constructor(loader: Any, text: str) -> None:
     if loader is CStrictLoader and not LIBYAML:
         pytest.skip("PyYAML is built without libyaml here")
@@ -331,26 +464,83 @@ def test_a_plain_document_over_the_node_bound_is_not_plain() -> None:
 
 # ---------------------------------------------------------------- writing
 
-TEXT_PIECES = st.sampled_from([*"ab ", "  ", "\n", "\n\n", "é", "€", "\U0001F600", "'", '"',
-                               "\\", ":", "#", "-", "\t", "\r", "\x85", "\u2028", "\ufeff",
-                               "x" * 30, "y " * 20, "\x00", "\x7f", "~", "[", "{", ",", "?",
-                               "*", "&", "!", "|", ">", "%", "@", "`", "true", "1", "null",
-                               "0", ".", "e", "_", "y", "n", "x", "+"])
+TEXT_PIECES = st.sampled_from(
+    [
+        *"ab ",
+        "  ",
+        "\n",
+        "\n\n",
+        "é",
+        "€",
+        "\U0001f600",
+        "'",
+        '"',
+        "\\",
+        ":",
+        "#",
+        "-",
+        "\t",
+        "\r",
+        "\x85",
+        "\u2028",
+        "\ufeff",
+        "x" * 30,
+        "y " * 20,
+        "\x00",
+        "\x7f",
+        "~",
+        "[",
+        "{",
+        ",",
+        "?",
+        "*",
+        "&",
+        "!",
+        "|",
+        ">",
+        "%",
+        "@",
+        "`",
+        "true",
+        "1",
+        "null",
+        "0",
+        ".",
+        "e",
+        "_",
+        "y",
+        "n",
+        "x",
+        "+",
+    ]
+)
 TEXTS = st.lists(TEXT_PIECES, max_size=40).map("".join)
-WRITE_KEYS = TEXTS | st.integers(0, 200).map(lambda n: "k" * n) | st.tuples(
-    st.integers(0, 130), st.sampled_from(["é", "a", "€", " "])).map(
-    lambda pair: "k" * pair[0] + pair[1] * 3)  # about the 128 bytes of a simple key
-WRITE_DATA = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | TEXTS,
-                          lambda children: st.lists(children, max_size=3)
-                          | st.dictionaries(WRITE_KEYS, children, max_size=3), max_leaves=12)
+WRITE_KEYS = (
+    TEXTS
+    | st.integers(0, 200).map(lambda n: "k" * n)
+    | st.tuples(st.integers(0, 130), st.sampled_from(["é", "a", "€", " "])).map(
+        lambda pair: "k" * pair[0] + pair[1] * 3
+    )
+)  # about the 128 bytes of a simple key
+WRITE_DATA = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | TEXTS,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(WRITE_KEYS, children, max_size=3)
+    ),
+    max_leaves=12,
+)
 
 
 class _Before(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     """What podfold apply wrote with until now: the safe dumper, multi-line strings as blocks."""
 
 
-_Before.add_representer(str, lambda dumper, value: dumper.represent_scalar(
-    "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None))
+_Before.add_representer(
+    str,
+    lambda dumper, value: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None
+    ),
+)
 
 
 class _Quoting(_Before):
@@ -361,8 +551,9 @@ quote_foreign_scalars(_Quoting)
 
 
 def _before(documents: list[Any], dumper: type = _Before) -> str:
-    return yaml.dump_all(documents, Dumper=dumper, sort_keys=False, allow_unicode=True,
-                         default_flow_style=False)
+    return yaml.dump_all(
+        documents, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -378,8 +569,9 @@ def _same(a: Any, b: Any) -> bool:
 @needs_libyaml
 @EXAMPLES
 @given(st.lists(WRITE_DATA, min_size=1, max_size=3))
-def test_libyaml_and_pure_python_write_the_same_text(monkeypatch: pytest.MonkeyPatch,
-                                                     documents: list[Any]) -> None:
+def test_libyaml_and_pure_python_write_the_same_text(
+    monkeypatch: pytest.MonkeyPatch, documents: list[Any]
+) -> None:
     # byte for byte, and as yaml.dump_all writes them (with the resolvers that quote what
     # another reader would misread); what is written reads back as the documents written
     monkeypatch.setattr(safe_yaml, "LIBYAML", True)
@@ -397,8 +589,9 @@ def _manifests() -> list[pathlib.Path]:
 
 
 @pytest.mark.parametrize("path", _manifests(), ids=lambda path: path.name)
-def test_manifests_are_written_as_before_on_both_paths(monkeypatch: pytest.MonkeyPatch,
-                                                       path: pathlib.Path) -> None:
+def test_manifests_are_written_as_before_on_both_paths(
+    monkeypatch: pytest.MonkeyPatch, path: pathlib.Path
+) -> None:
     # as yaml.dump_all with the safe dumper wrote them until now (PyYAML's representer and
     # serializer, libyaml's emitter where there is one), on both paths: their strings are
     # strings to every reader, so the quoting of transforms.io.quoting changes nothing
@@ -424,7 +617,8 @@ def test_a_document_that_is_not_plain_is_written_by_the_representer() -> None:
 
 @pytest.mark.parametrize("libyaml", [True, False])
 def test_a_map_given_twice_is_written_twice_as_kubectl_writes_it(
-        monkeypatch: pytest.MonkeyPatch, libyaml: bool) -> None:
+    monkeypatch: pytest.MonkeyPatch, libyaml: bool
+) -> None:
     # a manifest's anchor and alias (labels and matchLabels, say) read as one map twice:
     # written out in full each time, no &id001 the input never had
     monkeypatch.setattr(safe_yaml, "LIBYAML", libyaml)
@@ -432,8 +626,9 @@ def test_a_map_given_twice_is_written_twice_as_kubectl_writes_it(
     documents = load_documents(text, "<string>")
     assert documents[0]["metadata"]["labels"] is documents[0]["spec"]["selector"]["matchLabels"]
     written = dump_stream(documents)
-    assert written == ("metadata:\n  labels:\n    app: web\nspec:\n  selector:\n"
-                       "    matchLabels:\n      app: web\n")
+    assert written == (
+        "metadata:\n  labels:\n    app: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n"
+    )
 
 
 def _nested(levels: int) -> Any:
@@ -445,51 +640,93 @@ def _nested(levels: int) -> Any:
 
 # ---------------------------------------------------------------- the command line
 
+
 def _podfold(*args: str, pure: bool, cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
-    code = ("import sys\nfrom transforms.io import safe_yaml\n"
-            f"safe_yaml.LIBYAML = {not pure}\n"
-            "from transforms.cli import main\nmain(sys.argv[1:])\n")
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    code = (
+        "import sys\nfrom transforms.io import safe_yaml\n"
+        f"safe_yaml.LIBYAML = {not pure}\n"
+        "from transforms.cli import main\nmain(sys.argv[1:])\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
 
 
 def test_podfold_apply_prints_the_same_on_both_paths(tmp_path: pathlib.Path) -> None:
-    jobs = [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": f"j-{n}"},
-             "spec": {"template": {"spec": {"containers": [
-                 {"name": "c", "image": "i:1", "args": ["é", "multi\nline\n", "\U0001F600"]}]}}}}
-            for n in range(3)]
+    jobs = [
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": f"j-{n}"},
+            "spec": {
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "c",
+                                "image": "i:1",
+                                "args": ["é", "multi\nline\n", "\U0001f600"],
+                            }
+                        ]
+                    }
+                }
+            },
+        }
+        for n in range(3)
+    ]
     (tmp_path / "jobs.yaml").write_text(yaml.safe_dump_all(jobs), encoding="utf-8")
     (tmp_path / "gpu.yaml").write_text(
         "spec:\n  nodeSelector: {gpu: a100}\n  tolerations: !append-unique [{key: gpu}]\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (tmp_path / "bad.yaml").write_text("kind: Job\nspec: [1\n", encoding="utf-8")
-    for args in (("apply", "-f", "gpu.yaml", "jobs.yaml"),
-                 ("apply", "-f", "gpu.yaml", "-o", "json", "jobs.yaml"),
-                 ("apply", "-f", "gpu.yaml", "bad.yaml")):
+    for args in (
+        ("apply", "-f", "gpu.yaml", "jobs.yaml"),
+        ("apply", "-f", "gpu.yaml", "-o", "json", "jobs.yaml"),
+        ("apply", "-f", "gpu.yaml", "bad.yaml"),
+    ):
         on_libyaml = _podfold(*args, pure=False, cwd=tmp_path)
         pure = _podfold(*args, pure=True, cwd=tmp_path)
         assert (pure.returncode, pure.stdout, pure.stderr) == (
-            on_libyaml.returncode, on_libyaml.stdout, on_libyaml.stderr), args
-    done = _podfold("apply", "-f", "gpu.yaml", "-o", "json", "jobs.yaml", pure=True,
-                    cwd=tmp_path)
+            on_libyaml.returncode,
+            on_libyaml.stdout,
+            on_libyaml.stderr,
+        ), args
+    done = _podfold("apply", "-f", "gpu.yaml", "-o", "json", "jobs.yaml", pure=True, cwd=tmp_path)
     pod = json.loads(done.stdout)["items"][0]["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == {"gpu": "a100"} and pod["tolerations"] == [{"key": "gpu"}]
-    assert "bad.yaml:3:1: " in _podfold("apply", "-f", "gpu.yaml", "bad.yaml", pure=True,
-                                       cwd=tmp_path).stderr
+    assert (
+        "bad.yaml:3:1: "
+        in _podfold("apply", "-f", "gpu.yaml", "bad.yaml", pure=True, cwd=tmp_path).stderr
+    )
 
 
 def test_a_local_overlay_is_read_without_fsspec(tmp_path: pathlib.Path) -> None:
     # podfold apply with a local file imports no fsspec (its import costs more than the read)
     (tmp_path / "o.yaml").write_text("metadata: {labels: {a: b}}\n", encoding="utf-8")
-    code = ("import sys\nfrom transforms.io.loading import load_overlay\n"
-            "load_overlay('o.yaml')\nprint('fsspec' in sys.modules)\n")
-    outcome = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                             text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
+    code = (
+        "import sys\nfrom transforms.io.loading import load_overlay\n"
+        "load_overlay('o.yaml')\nprint('fsspec' in sys.modules)\n"
+    )
+    outcome = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert outcome.stdout.strip() == "False", outcome.stderr
 
 
-def test_a_missing_local_overlay_names_its_absolute_path(tmp_path: pathlib.Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_local_overlay_names_its_absolute_path(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # as fsspec named it: the absolute path, "~" expanded
     monkeypatch.chdir(tmp_path)
     with pytest.raises(OverlayError) as caught:

@@ -53,15 +53,19 @@ BLOCK_MAP = "".join("  " * level + "a:\n" for level in range(DEEP)) + "  " * DEE
 BLOCK_SEQ = "- " * DEEP + "x\n"
 
 
-@pytest.mark.parametrize(("text", "line", "column"), [
-    # level 1 is the document's map, 2 spec's, so the 99th "[" opens level 101
-    (FLOW, 2, 16 + 98 + 1),
-    (BLOCK_MAP, MAX_DEPTH + 1, 2 * MAX_DEPTH + 1),
-    (BLOCK_SEQ, 1, 2 * MAX_DEPTH + 1),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [
+        # level 1 is the document's map, 2 spec's, so the 99th "[" opens level 101
+        (FLOW, 2, 16 + 98 + 1),
+        (BLOCK_MAP, MAX_DEPTH + 1, 2 * MAX_DEPTH + 1),
+        (BLOCK_SEQ, 1, 2 * MAX_DEPTH + 1),
+    ],
+)
 @pytest.mark.parametrize("reader", [loads_overlay, _manifest], ids=["overlay", "manifest"])
-def test_deep_yaml_is_refused_at_the_documented_depth(reader: Any, text: str, line: int,
-                                                      column: int) -> None:
+def test_deep_yaml_is_refused_at_the_documented_depth(
+    reader: Any, text: str, line: int, column: int
+) -> None:
     _, found_line, found_column, message = _where(reader, text)
     assert (found_line, found_column) == (line, column)
     assert message.startswith(f"nests deeper than {MAX_DEPTH} levels")
@@ -75,13 +79,15 @@ def test_deep_yaml_in_an_overlay_file_names_the_file(tmp_path: pathlib.Path) -> 
 
 def test_depth_made_by_aliases_is_counted() -> None:
     # each level of anchors is shallow; what the aliases stand for nests 121 levels
-    text = ("a: &a " + "[" * 60 + "1" + "]" * 60 + "\nb: " + "[" * 60 + "*a" + "]" * 60
-            + "\n")
+    text = "a: &a " + "[" * 60 + "1" + "]" * 60 + "\nb: " + "[" * 60 + "*a" + "]" * 60 + "\n"
     for reader in (loads_overlay, _manifest):
         _, line, column, message = _where(reader, text)
         # level 1 is the document, 2-61 b's lists, so level 101 is a's 40th "[" (from column 7)
         assert (line, column, message.split(";")[0]) == (
-            1, 7 + 39, f"nests deeper than {MAX_DEPTH} levels of maps and lists")
+            1,
+            7 + 39,
+            f"nests deeper than {MAX_DEPTH} levels of maps and lists",
+        )
 
 
 def test_nesting_up_to_the_bound_is_read() -> None:
@@ -116,8 +122,10 @@ def _fan_out(levels: int, name: str = "a") -> str:
     """An annotations map whose aliases expand to 9 ** ``levels`` scalars and a few lists
     more, in a few hundred bytes."""
     lines = [f"    {name}0: &{name}0 [x, x, x, x, x, x, x, x, x]"]
-    lines += [f"    {name}{n}: &{name}{n} [" + ", ".join([f"*{name}{n - 1}"] * 9) + "]"
-              for n in range(1, levels + 1)]
+    lines += [
+        f"    {name}{n}: &{name}{n} [" + ", ".join([f"*{name}{n - 1}"] * 9) + "]"
+        for n in range(1, levels + 1)
+    ]
     return "metadata:\n  annotations:\n" + "\n".join(lines) + "\n"
 
 
@@ -133,8 +141,9 @@ def test_the_node_bound_is_the_whole_files() -> None:
     for reader in (loads_overlay, _manifest):
         _, line, column, message = _where(reader, text)
         assert (line, column) == (one.count("\n") + 2, 1), reader  # the second document
-        assert message.startswith("with the documents before it, the stream expands to more "
-                                  f"than {MAX_NODES} nodes"), message
+        assert message.startswith(
+            f"with the documents before it, the stream expands to more than {MAX_NODES} nodes"
+        ), message
 
 
 def test_load_documents_bounds_the_whole_stream_when_asked() -> None:
@@ -156,16 +165,19 @@ DUPLICATES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "line", "column", "key", "first_line", "first_column"),
-                         DUPLICATES)
+@pytest.mark.parametrize(
+    ("text", "line", "column", "key", "first_line", "first_column"), DUPLICATES
+)
 @pytest.mark.parametrize("reader", [loads_overlay, _manifest], ids=["overlay", "manifest"])
-def test_duplicate_keys_name_both_places(reader: Any, text: str, line: int, column: int,
-                                         key: str, first_line: int, first_column: int) -> None:
+def test_duplicate_keys_name_both_places(
+    reader: Any, text: str, line: int, column: int, key: str, first_line: int, first_column: int
+) -> None:
     with pytest.raises(OverlayError) as caught:
         reader(text)
     assert (caught.value.line, caught.value.column) == (line, column)
-    assert caught.value.message == (f"duplicate key {key} (first at line {first_line}, "
-                                    f"column {first_column})")
+    assert caught.value.message == (
+        f"duplicate key {key} (first at line {first_line}, column {first_column})"
+    )
 
 
 def test_keys_equal_once_read_are_duplicates_too() -> None:
@@ -180,8 +192,12 @@ def test_a_merge_key_may_be_overridden() -> None:
     assert document["spec"] == {"a": 2, "c": 3}
 
 
-MERGED_TAGS = ["!nonsense", "!replace", "!!python/object/apply:os.system",
-               "!<tag:yaml.org,2002:python/object/new:dict>"]
+MERGED_TAGS = [
+    "!nonsense",
+    "!replace",
+    "!!python/object/apply:os.system",
+    "!<tag:yaml.org,2002:python/object/new:dict>",
+]
 
 
 @pytest.mark.parametrize("tag", MERGED_TAGS)
@@ -189,8 +205,11 @@ MERGED_TAGS = ["!nonsense", "!replace", "!!python/object/apply:os.system",
 @pytest.mark.parametrize("reader", [loads_overlay, _manifest], ids=["overlay", "manifest"])
 def test_a_tag_on_what_a_merge_key_merges_is_refused(reader: Any, tag: str, form: str) -> None:
     # PyYAML merges the map's keys and drops its tag unread: hostIPC was set, exit 0
-    value = {"map": f"{tag} {{hostIPC: true}}", "list": f"[{tag} {{hostIPC: true}}]",
-             "tagged list": f"{tag} [{{hostIPC: true}}]"}[form]
+    value = {
+        "map": f"{tag} {{hostIPC: true}}",
+        "list": f"[{tag} {{hostIPC: true}}]",
+        "tagged list": f"{tag} [{{hostIPC: true}}]",
+    }[form]
     text = f"spec:\n  <<: {value}\n"
     with pytest.raises(OverlayError) as caught:
         reader(text)
@@ -198,8 +217,9 @@ def test_a_tag_on_what_a_merge_key_merges_is_refused(reader: Any, tag: str, form
     shown = tag.removeprefix("!<").removesuffix(">").replace("!!", "tag:yaml.org,2002:")
     what = "list" if form == "tagged list" else "map"
     assert (err.line, err.column) == (2, 7 + (form == "list"))
-    assert err.message.startswith(f"the tag {shown!r} on a {what} a merge key ('<<') merges is "
-                                  f"refused"), err.message
+    assert err.message.startswith(
+        f"the tag {shown!r} on a {what} a merge key ('<<') merges is refused"
+    ), err.message
 
 
 def test_a_tag_reached_through_an_alias_is_refused_where_it_is_merged() -> None:
@@ -233,15 +253,30 @@ def test_the_strict_loader_refuses_duplicates_with_pyyaml_marks() -> None:
 
 # ---------------------------------------------------------------- tags on a pipeline
 
-@pytest.mark.parametrize(("text", "line", "column", "tag", "hint"), [
-    ("!!python/object/apply:os.system\n- echo hi\n", 1, 1,
-     "'tag:yaml.org,2002:python/object/apply:os.system'", "Python object tags are never run"),
-    ("--- !foo\n- op: upsert\n  path: spec.x\n  value: 1\n", 1, 5, "'!foo'", "podfold's tags:"),
-    ("!replace\n- op: upsert\n  path: spec.x\n  value: 1\n", 1, 1, "'!replace'",
-     "inside a partial pod"),
-])
-def test_a_tag_on_a_pipeline_is_checked(text: str, line: int, column: int, tag: str,
-                                        hint: str) -> None:
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "tag", "hint"),
+    [
+        (
+            "!!python/object/apply:os.system\n- echo hi\n",
+            1,
+            1,
+            "'tag:yaml.org,2002:python/object/apply:os.system'",
+            "Python object tags are never run",
+        ),
+        ("--- !foo\n- op: upsert\n  path: spec.x\n  value: 1\n", 1, 5, "'!foo'", "podfold's tags:"),
+        (
+            "!replace\n- op: upsert\n  path: spec.x\n  value: 1\n",
+            1,
+            1,
+            "'!replace'",
+            "inside a partial pod",
+        ),
+    ],
+)
+def test_a_tag_on_a_pipeline_is_checked(
+    text: str, line: int, column: int, tag: str, hint: str
+) -> None:
     with pytest.raises(OverlayError) as caught:
         loads_overlay(text)
     assert (caught.value.line, caught.value.column) == (line, column)
@@ -251,21 +286,28 @@ def test_a_tag_on_a_pipeline_is_checked(text: str, line: int, column: int, tag: 
 
 def test_an_untagged_or_seq_tagged_pipeline_is_read() -> None:
     pod: dict[str, Any] = {}
-    for text in ("- op: upsert\n  path: spec.hostname\n  value: h\n",
-                 "!!seq\n- op: upsert\n  path: spec.hostname\n  value: h\n"):
+    for text in (
+        "- op: upsert\n  path: spec.hostname\n  value: h\n",
+        "!!seq\n- op: upsert\n  path: spec.hostname\n  value: h\n",
+    ):
         assert loads_overlay(text)(pod) == {"spec": {"hostname": "h"}}
 
 
 # ---------------------------------------------------------------- encoding
 
-@pytest.mark.parametrize(("text", "line", "column", "char"), [
-    ("spec:\n  nodeSelector: {a: b\x00}\n", 2, 22, "#x0000"),
-    ("spec:\r\n  x: \ud800\n", 2, 6, "#xd800"),
-    ("a: 1\rb: \x07\n", 2, 4, "#x0007"),
-])
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "char"),
+    [
+        ("spec:\n  nodeSelector: {a: b\x00}\n", 2, 22, "#x0000"),
+        ("spec:\r\n  x: \ud800\n", 2, 6, "#xd800"),
+        ("a: 1\rb: \x07\n", 2, 4, "#x0007"),
+    ],
+)
 @pytest.mark.parametrize("reader", [loads_overlay, _manifest], ids=["overlay", "manifest"])
-def test_characters_yaml_cannot_carry_are_placed(reader: Any, text: str, line: int,
-                                                 column: int, char: str) -> None:
+def test_characters_yaml_cannot_carry_are_placed(
+    reader: Any, text: str, line: int, column: int, char: str
+) -> None:
     with pytest.raises(OverlayError) as caught:
         reader(text)
     assert (caught.value.line, caught.value.column) == (line, column)
@@ -297,13 +339,17 @@ def test_utf8_with_a_byte_order_mark_is_read(tmp_path: pathlib.Path) -> None:
     assert load_overlay(path)(empty)["metadata"]["labels"] == {"owner": "José"}
 
 
-@pytest.mark.parametrize(("text", "line", "column"), [
-    ("spec: &s {nodeSelector: *s}\n", 1, 7),
-    ("spec:\n  tolerations: &t [*t]\n", 2, 16),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "column"),
+    [
+        ("spec: &s {nodeSelector: *s}\n", 1, 7),
+        ("spec:\n  tolerations: &t [*t]\n", 2, 16),
+    ],
+)
 @pytest.mark.parametrize("reader", [loads_overlay, _manifest], ids=["overlay", "manifest"])
-def test_an_alias_inside_its_own_anchor_is_a_cycle(reader: Any, text: str, line: int,
-                                                   column: int) -> None:
+def test_an_alias_inside_its_own_anchor_is_a_cycle(
+    reader: Any, text: str, line: int, column: int
+) -> None:
     _, found_line, found_column, message = _where(reader, text)
     assert (found_line, found_column) == (line, column)
     assert "(a cycle)" in message
@@ -311,23 +357,33 @@ def test_an_alias_inside_its_own_anchor_is_a_cycle(reader: Any, text: str, line:
 
 # ---------------------------------------------------------------- only what JSON carries
 
-@pytest.mark.parametrize(("text", "column", "tag"), [
-    ("metadata:\n  labels: {team: !!binary bWw=}\n", 18, "!!binary"),
-    ("metadata:\n  finalizers: !!set {a, b}\n", 15, "!!set"),
-    ("metadata:\n  finalizers: !!omap [a: 1]\n", 15, "!!omap"),
-    ("metadata:\n  finalizers: !!pairs [a: 1]\n", 15, "!!pairs"),
-])
+
+@pytest.mark.parametrize(
+    ("text", "column", "tag"),
+    [
+        ("metadata:\n  labels: {team: !!binary bWw=}\n", 18, "!!binary"),
+        ("metadata:\n  finalizers: !!set {a, b}\n", 15, "!!set"),
+        ("metadata:\n  finalizers: !!omap [a: 1]\n", 15, "!!omap"),
+        ("metadata:\n  finalizers: !!pairs [a: 1]\n", 15, "!!pairs"),
+    ],
+)
 @pytest.mark.parametrize("reader", [loads_overlay, _manifest], ids=["overlay", "manifest"])
-def test_tags_json_cannot_carry_are_refused_in_place(reader: Any, text: str, column: int,
-                                                     tag: str) -> None:
+def test_tags_json_cannot_carry_are_refused_in_place(
+    reader: Any, text: str, column: int, tag: str
+) -> None:
     with pytest.raises(OverlayError) as caught:
         reader(text)
     assert (caught.value.line, caught.value.column) == (2, column)
     assert caught.value.message.startswith(f"{tag} makes a Python ")
 
 
-@pytest.mark.parametrize("text", ["metadata:\n  annotations: {built: 2024-01-02}\n",
-                                  "metadata:\n  annotations: {built: !!timestamp 2024-01-02}\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "metadata:\n  annotations: {built: 2024-01-02}\n",
+        "metadata:\n  annotations: {built: !!timestamp 2024-01-02}\n",
+    ],
+)
 def test_dates_stay_the_text_written(text: str) -> None:
     # Kubernetes reads YAML as JSON, where 2024-01-02 is text
     empty: dict[str, Any] = {}

@@ -63,11 +63,28 @@ def _kubectl(text: str) -> tuple[int, str]:
     with tempfile.TemporaryDirectory() as tmp:
         manifest = Path(tmp) / "pod.yaml"
         manifest.write_text(text)
-        done = subprocess.run([KUBECTL, "patch", "--local", "-f", str(manifest), "--type", "merge",
-                               "-p", "{}", "-o", "json"], capture_output=True, text=True,
-                              timeout=60, check=False)
-    return done.returncode, (done.stdout if done.returncode == 0
-                             else done.stderr.replace(str(manifest), "pod.yaml"))
+        done = subprocess.run(
+            [
+                KUBECTL,
+                "patch",
+                "--local",
+                "-f",
+                str(manifest),
+                "--type",
+                "merge",
+                "-p",
+                "{}",
+                "-o",
+                "json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    return done.returncode, (
+        done.stdout if done.returncode == 0 else done.stderr.replace(str(manifest), "pod.yaml")
+    )
 
 
 def _kubectl_reads(text: str) -> Any:
@@ -97,13 +114,16 @@ def _where(text: str, needle: str, occurrence: int = 1) -> tuple[int, int]:
 
 
 def _pod(env: str = "", labels: str = "", spec: str = "") -> str:
-    return ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
-            + (f"  labels:\n{labels}" if labels else "")
-            + f"spec:\n{spec}  containers:\n  - name: c\n    image: busybox\n"
-            + (f"    env:\n{env}" if env else ""))
+    return (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+        + (f"  labels:\n{labels}" if labels else "")
+        + f"spec:\n{spec}  containers:\n  - name: c\n    image: busybox\n"
+        + (f"    env:\n{env}" if env else "")
+    )
 
 
 # ---------------------------------------------------------------- booleans as kubectl reads them
+
 
 @needs_kubectl
 def test_a_manifest_is_read_as_kubectl_reads_it() -> None:
@@ -116,16 +136,19 @@ def test_a_manifest_is_read_as_kubectl_reads_it() -> None:
     # and N strings). podfold read those four as strings; every word must read as kubectl
     # reads it, plain or quoted.
     words = TRUE_WORDS + FALSE_WORDS + ["ya", "nay", "yes!", "0", "1.0", "~"]
-    env = "".join(f"    - {{name: P{number}, value: {word}}}\n"
-                  f"    - {{name: Q{number}, value: '{word}'}}\n"
-                  for number, word in enumerate(words))
+    env = "".join(
+        f"    - {{name: P{number}, value: {word}}}\n    - {{name: Q{number}, value: '{word}'}}\n"
+        for number, word in enumerate(words)
+    )
     text = _pod(env=env)
     assert read_documents(text, "pod.yaml") == [_kubectl_reads(text)]
 
 
 @settings(max_examples=150, deadline=None, database=None)
-@given(st.sampled_from(TRUE_WORDS + FALSE_WORDS)
-       | st.text(alphabet="yYnNoOeEsSfFtTrRuUlLaA", min_size=1, max_size=5))
+@given(
+    st.sampled_from(TRUE_WORDS + FALSE_WORDS)
+    | st.text(alphabet="yYnNoOeEsSfFtTrRuUlLaA", min_size=1, max_size=5)
+)
 def test_a_plain_scalar_is_a_boolean_where_go_yaml_v2_reads_one(word: str) -> None:
     # go-yaml v2's resolver (kubectl's), written out independently in test_yaml_quoting,
     # reads a plain scalar as a boolean exactly where podfold reads a manifest's as one,
@@ -139,14 +162,17 @@ def test_a_plain_scalar_is_a_boolean_where_go_yaml_v2_reads_one(word: str) -> No
 
 @pytest.mark.usefixtures("yaml_path")
 @pytest.mark.parametrize("word", YAML11_WORDS)
-@pytest.mark.parametrize(("where", "path"), [
-    ("env", "spec.containers[name=c].env[name=DEBUG].value"),
-    ("label", "metadata.labels.enabled"),
-    ("annotation", "metadata.annotations.sidecar"),
-])
+@pytest.mark.parametrize(
+    ("where", "path"),
+    [
+        ("env", "spec.containers[name=c].env[name=DEBUG].value"),
+        ("label", "metadata.labels.enabled"),
+        ("annotation", "metadata.annotations.sidecar"),
+    ],
+)
 def test_validate_reports_a_plain_boolean_where_a_string_is_wanted(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path, word: str, where: str,
-        path: str) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, word: str, where: str, path: str
+) -> None:
     # kubectl reads the word as a boolean (above), which the API server refuses as an env
     # value, a label or an annotation: the file is invalid, and validate says where it is
     # written and how to quote it (before, y and n passed, and yes, on, ... named no line)
@@ -158,8 +184,7 @@ def test_validate_reports_a_plain_boolean_where_a_string_is_wanted(
         text = _pod(labels=f"    enabled: {word}\n")
         needle, skip = f"enabled: {word}", len("enabled: ")
     else:
-        text = _pod().replace("  name: p\n",
-                              f"  name: p\n  annotations:\n    sidecar: {word}\n")
+        text = _pod().replace("  name: p\n", f"  name: p\n  annotations:\n    sidecar: {word}\n")
         needle, skip = f"sidecar: {word}", len("sidecar: ")
     manifest = tmp_path / "pod.yaml"
     manifest.write_text(text)
@@ -170,12 +195,14 @@ def test_validate_reports_a_plain_boolean_where_a_string_is_wanted(
     assert out.splitlines() == [
         f"{manifest}:{line}:{column + skip}: document 1: Pod/p template (the document itself): "
         f"{path}: expected string, found boolean {truth.title()}; {word}, written plain, is "
-        f"the boolean {truth} to kubectl (YAML 1.1): quote it ('{word}') if a string is meant"]
+        f"the boolean {truth} to kubectl (YAML 1.1): quote it ('{word}') if a string is meant"
+    ]
 
 
 @pytest.mark.parametrize("word", ["y", "N", "yes", "off"])
 def test_a_plain_boolean_where_a_boolean_is_wanted_is_valid(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path, word: str) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, word: str
+) -> None:
     # kubectl reads `hostNetwork: y` as true: valid (before: "expected boolean, found string 'y'")
     manifest = tmp_path / "pod.yaml"
     manifest.write_text(_pod(spec=f"  hostNetwork: {word}\n"))
@@ -185,7 +212,8 @@ def test_a_plain_boolean_where_a_boolean_is_wanted_is_valid(
 
 @pytest.mark.usefixtures("yaml_path")
 def test_a_key_kubectl_reads_as_a_boolean_is_the_text_kubectl_makes_of_it(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     # kubectl makes JSON of what it reads, whose keys are strings: the label y is the label
     # "true", which the API server accepts (validate refused it: "the keys of a map must be
     # strings, found boolean True"); where it is written is still found, with a note
@@ -193,11 +221,19 @@ def test_a_key_kubectl_reads_as_a_boolean_is_the_text_kubectl_makes_of_it(
     documents, found = read_manifest(text, "pod.yaml")
     assert documents[0]["metadata"]["labels"] == {"team": "ml", "true": "x"}
     line, column = _where(text, "y: x")
-    assert [(boolean.keys, boolean.is_key, boolean.line, boolean.column, boolean.note())
-            for boolean in found] == [
-        (("metadata", "labels"), True, line, column,
-         "y, a key written plain, is the boolean true to kubectl (YAML 1.1), so the key "
-         "'true': quote it ('y') if the key 'y' is meant")]
+    assert [
+        (boolean.keys, boolean.is_key, boolean.line, boolean.column, boolean.note())
+        for boolean in found
+    ] == [
+        (
+            ("metadata", "labels"),
+            True,
+            line,
+            column,
+            "y, a key written plain, is the boolean true to kubectl (YAML 1.1), so the key "
+            "'true': quote it ('y') if the key 'y' is meant",
+        )
+    ]
     if KUBECTL is not None:
         assert _kubectl_reads(text)["metadata"]["labels"] == {"team": "ml", "true": "x"}
     manifest = tmp_path / "pod.yaml"
@@ -210,9 +246,11 @@ def test_a_key_kubectl_reads_as_a_boolean_is_the_text_kubectl_makes_of_it(
 def test_an_alias_and_a_merge_key_name_where_the_boolean_is_written() -> None:
     # an anchored value is named at its anchor, once for each place it stands; a merge
     # key's value at the map it comes from (where kubectl reads it from too)
-    text = ("kind: Pod\nmetadata:\n  name: p\n  labels: &common {debug: n}\n"
-            "  annotations: *common\nspec:\n  containers:\n  - name: c\n    image: x\n"
-            "    env:\n    - &flag {name: A, value: Off}\n    - {<<: *flag, name: B}\n")
+    text = (
+        "kind: Pod\nmetadata:\n  name: p\n  labels: &common {debug: n}\n"
+        "  annotations: *common\nspec:\n  containers:\n  - name: c\n    image: x\n"
+        "    env:\n    - &flag {name: A, value: Off}\n    - {<<: *flag, name: B}\n"
+    )
     documents, found = read_manifest(text, "pod.yaml")
     assert documents[0]["metadata"]["annotations"] == {"debug": False}
     debug, off = _where(text, "debug: n"), _where(text, "value: Off")
@@ -220,20 +258,26 @@ def test_an_alias_and_a_merge_key_name_where_the_boolean_is_written() -> None:
         (("metadata", "labels", "debug"), debug[0], debug[1] + 7),
         (("metadata", "annotations", "debug"), debug[0], debug[1] + 7),
         (("spec", "containers", 0, "env", 0, "value"), off[0], off[1] + 7),
-        (("spec", "containers", 0, "env", 1, "value"), off[0], off[1] + 7)]
+        (("spec", "containers", 0, "env", 1, "value"), off[0], off[1] + 7),
+    ]
     lines = boolean_warnings(documents, found, "pod.yaml")
     assert [line.split(": document")[0] for line in lines] == [
-        f"pod.yaml:{debug[0]}:{debug[1] + 7}"] * 2 + [f"pod.yaml:{off[0]}:{off[1] + 7}"] * 2
+        f"pod.yaml:{debug[0]}:{debug[1] + 7}"
+    ] * 2 + [f"pod.yaml:{off[0]}:{off[1] + 7}"] * 2
 
 
 def test_json_and_quoted_text_stay_strings() -> None:
-    pod = {"kind": "Pod", "metadata": {"name": "p", "labels": {"a": "y", "b": "off"}},
-           "spec": {"containers": [{"name": "c", "image": "x",
-                                    "env": [{"name": "A", "value": "n"}]}]}}
+    pod = {
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"a": "y", "b": "off"}},
+        "spec": {"containers": [{"name": "c", "image": "x", "env": [{"name": "A", "value": "n"}]}]},
+    }
     assert read_manifest(json.dumps(pod), "pod.json") == ([pod], [])
     text = "kind: Pod\nmetadata:\n  labels: {a: 'y', b: \"off\", c: !!str n}\n"
     assert read_manifest(text, "pod.yaml") == (
-        [{"kind": "Pod", "metadata": {"labels": {"a": "y", "b": "off", "c": "n"}}}], [])
+        [{"kind": "Pod", "metadata": {"labels": {"a": "y", "b": "off", "c": "n"}}}],
+        [],
+    )
 
 
 def test_two_keys_that_are_one_boolean_are_refused_saying_how_each_was_written() -> None:
@@ -241,13 +285,14 @@ def test_two_keys_that_are_one_boolean_are_refused_saying_how_each_was_written()
     # keys as the text kubectl makes of them)
     with pytest.raises(ManifestError) as caught:
         read_documents("metadata:\n  labels:\n    on: a\n    y: b\n", "pod.yaml")
-    assert str(caught.value) == ("pod.yaml:4:5: duplicate key 'true' (first at line 3, "
-                                 "column 5, written 'on': both are read as 'true')")
+    assert str(caught.value) == (
+        "pod.yaml:4:5: duplicate key 'true' (first at line 3, "
+        "column 5, written 'on': both are read as 'true')"
+    )
 
 
 @needs_kubectl
-def test_apply_writes_what_kubectl_read(capsys: pytest.CaptureFixture[str],
-                                        tmp_path: Path) -> None:
+def test_apply_writes_what_kubectl_read(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     # the output means to kubectl what the input meant, but for what the overlay changed:
     # before, `hostNetwork: y` (true to kubectl) came out as 'y', a string, which the API
     # server refuses, and `value: n` (false) as 'n', which it accepts: both changed; and a
@@ -256,8 +301,7 @@ def test_apply_writes_what_kubectl_read(capsys: pytest.CaptureFixture[str],
     manifest, overlay = tmp_path / "pod.yaml", tmp_path / "pool.yaml"
     manifest.write_text(text)
     overlay.write_text("spec:\n  nodeSelector: {pool: a100}\n")
-    code, out, err = _podfold(capsys, "apply", "-f", str(overlay), "--no-validate",
-                              str(manifest))
+    code, out, err = _podfold(capsys, "apply", "-f", str(overlay), "--no-validate", str(manifest))
     assert code == 0, err
     expected = _kubectl_reads(text)
     expected["spec"]["nodeSelector"] = {"pool": "a100"}
@@ -265,8 +309,7 @@ def test_apply_writes_what_kubectl_read(capsys: pytest.CaptureFixture[str],
 
     labelled = _pod(labels="    enabled: Off\n")
     manifest.write_text(labelled)
-    code, out, err = _podfold(capsys, "apply", "-f", str(overlay), "--no-validate",
-                              str(manifest))
+    code, out, err = _podfold(capsys, "apply", "-f", str(overlay), "--no-validate", str(manifest))
     assert code == 0, err
     refused = _kubectl(labelled)
     assert refused[0] != 0 and "cannot unmarshal bool" in refused[1]
@@ -276,8 +319,10 @@ def test_apply_writes_what_kubectl_read(capsys: pytest.CaptureFixture[str],
 def test_boolean_warnings_name_only_what_the_schema_wants_no_boolean_for() -> None:
     # for apply, which does not check a manifest's own problems: a plain boolean where a
     # string is wanted, with its place; none where a boolean is wanted (kubectl reads it so)
-    text = _pod(env="    - {name: A, value: y}\n    - {name: B, value: 'n'}\n",
-                spec="  hostNetwork: yes\n  enableServiceLinks: N\n")
+    text = _pod(
+        env="    - {name: A, value: y}\n    - {name: B, value: 'n'}\n",
+        spec="  hostNetwork: yes\n  enableServiceLinks: N\n",
+    )
     documents, found = read_manifest(text, "pod.yaml")
     assert [boolean.text for boolean in found] == ["yes", "N", "y"]
     line, column = _where(text, "value: y")
@@ -285,20 +330,24 @@ def test_boolean_warnings_name_only_what_the_schema_wants_no_boolean_for() -> No
         f"pod.yaml:{line}:{column + 7}: document 1: Pod/p template (the document itself): "
         "spec.containers[name=c].env[name=A].value: expected string, found boolean True; y, "
         "written plain, is the boolean true to kubectl (YAML 1.1): quote it ('y') if a string "
-        "is meant"]
+        "is meant"
+    ]
 
 
 def test_a_template_inside_a_workload_is_named_from_the_document_top() -> None:
-    text = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
-            "    spec:\n      restartPolicy: Never\n      containers:\n      - name: c\n"
-            "        image: x\n        env: [{name: A, value: N}]\n")
+    text = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
+        "    spec:\n      restartPolicy: Never\n      containers:\n      - name: c\n"
+        "        image: x\n        env: [{name: A, value: N}]\n"
+    )
     documents, found = read_manifest(text, "job.yaml")
     line, column = _where(text, "value: N")
     [warning] = boolean_warnings(documents, found, "job.yaml")
     assert warning.startswith(
         f"job.yaml:{line}:{column + 7}: document 1: Job/j template (spec.template): "
         "spec.template.spec.containers[name=c].env[name=A].value: expected string, found "
-        "boolean False; N, written plain")
+        "boolean False; N, written plain"
+    )
 
 
 def test_a_manifest_of_plain_booleans_round_trips_as_kubectl_reads_it() -> None:
@@ -318,8 +367,12 @@ LONG_KEYS = {
     "top-level": (KEY + ": 1\n", 1, 1, BIG),
     "nested": ("spec:\n  nodeSelector:\n    " + KEY + ": a\n", 3, 5, BIG),
     "list-item": ("spec:\n  tolerations:\n  - " + KEY + ": a\n", 3, 5, BIG),
-    "required": ("metadata:\n  labels:\n    a: b\n    " + WORDS + ": c\n", 4, 5,
-                 len(WORDS.rstrip())),
+    "required": (
+        "metadata:\n  labels:\n    a: b\n    " + WORDS + ": c\n",
+        4,
+        5,
+        len(WORDS.rstrip()),
+    ),
     "flow-map": ("spec: {nodeSelector: {" + KEY + ": a}}\n", 1, 23, BIG),
     "quoted": ('spec:\n  nodeSelector:\n    "' + KEY + '": a\n', 3, 5, BIG + 2),
 }
@@ -349,7 +402,8 @@ def test_a_key_of_megabytes_is_refused_at_once(read: str, case: str) -> None:
     assert outcome.value == (
         f"big.yaml:{line}:{column}: {step}an implicit key ('key: value') may be at most 1,024 "
         f"characters long, as YAML (and kubectl) allow; this one is {length:,}: shorten it, or "
-        f"write it as an explicit key ('? ' before it)")
+        f"write it as an explicit key ('? ' before it)"
+    )
 
 
 @pytest.mark.usefixtures("yaml_path")
@@ -364,8 +418,7 @@ def test_a_key_of_1024_characters_is_read_and_one_more_is_refused(read: str) -> 
         [document] = read_documents(text(1024), "m.yaml")
         assert list(document["spec"]["nodeSelector"]) == ["k" * 1024]
     else:
-        assert loads_overlay(text(1024), "m.yaml")({})["spec"]["nodeSelector"] == {
-            "k" * 1024: "a"}
+        assert loads_overlay(text(1024), "m.yaml")({})["spec"]["nodeSelector"] == {"k" * 1024: "a"}
     assert "may be at most 1,024 characters long" in _refusal(read, text(1025))
     assert "this one is 1,025:" in _refusal(read, text(1025))
 
@@ -408,21 +461,38 @@ spec:
 
 TEMPLATES = {
     # (text, the template named, the parser's words)
-    "chart": (CHART, '{{- include "trainer.labels" . | nindent 4 }}',
-              "expected the node content, but found '-'"),
-    "if-first": ("{{- if .Values.enabled }}\napiVersion: v1\nkind: Pod\n{{- end }}\n",
-                 "{{- if .Values.enabled }}", "expected the node content, but found '-'"),
-    "value": ("kind: Pod\nspec:\n  replicas: {{ .Values.replicas }}\n",
-              "{{ .Values.replicas }}", "found unhashable key"),
-    "whole-line": ("kind: Pod\nspec:\n  containers:\n  - name: c\n    env:\n"
-                   "{{ toYaml .Values.env | indent 4 }}\n", "{{ toYaml .Values.env | indent 4 }}",
-                   "could not find expected ':'"),
-    "no-dash": ("kind: Pod\nspec:\n  {{ if .Values.hostNetwork }}\n  hostNetwork: true\n"
-                "  {{ end }}\n", "{{ if .Values.hostNetwork }}",
-                "expected <block end>, but found '<block mapping start>'"),
-    "in-a-list": ("kind: Pod\nspec:\n  containers:\n  - name: c\n    args:\n    - --lr=0.1\n"
-                  "    - {{ .Values.extraArg }}\n", "{{ .Values.extraArg }}",
-                  "found unhashable key"),
+    "chart": (
+        CHART,
+        '{{- include "trainer.labels" . | nindent 4 }}',
+        "expected the node content, but found '-'",
+    ),
+    "if-first": (
+        "{{- if .Values.enabled }}\napiVersion: v1\nkind: Pod\n{{- end }}\n",
+        "{{- if .Values.enabled }}",
+        "expected the node content, but found '-'",
+    ),
+    "value": (
+        "kind: Pod\nspec:\n  replicas: {{ .Values.replicas }}\n",
+        "{{ .Values.replicas }}",
+        "found unhashable key",
+    ),
+    "whole-line": (
+        "kind: Pod\nspec:\n  containers:\n  - name: c\n    env:\n"
+        "{{ toYaml .Values.env | indent 4 }}\n",
+        "{{ toYaml .Values.env | indent 4 }}",
+        "could not find expected ':'",
+    ),
+    "no-dash": (
+        "kind: Pod\nspec:\n  {{ if .Values.hostNetwork }}\n  hostNetwork: true\n  {{ end }}\n",
+        "{{ if .Values.hostNetwork }}",
+        "expected <block end>, but found '<block mapping start>'",
+    ),
+    "in-a-list": (
+        "kind: Pod\nspec:\n  containers:\n  - name: c\n    args:\n    - --lr=0.1\n"
+        "    - {{ .Values.extraArg }}\n",
+        "{{ .Values.extraArg }}",
+        "found unhashable key",
+    ),
 }
 
 
@@ -436,64 +506,90 @@ def test_an_unrendered_helm_template_is_named_as_the_cause(case: str) -> None:
     message = str(caught.value)
     assert message.startswith(
         f"chart.yaml:{line}:{column}: looks like an unrendered Helm template ({template!r}): "
-        f"render it with `helm template` first (YAML refused it at line ")
+        f"render it with `helm template` first (YAML refused it at line "
+    )
     assert message.endswith(f": {parser_said})")
     assert "\n" not in message
 
 
 @pytest.mark.usefixtures("yaml_path")
-@pytest.mark.parametrize(("text", "placeholder"), [
-    ("kind: Job\nmetadata:\n  name: {username}-train\n", "{username}"),
-    ("kind: Pod\nspec:\n  containers:\n  - name: c\n    image: {registry}/trainer:{tag}\n",
-     "{registry}"),
-])
+@pytest.mark.parametrize(
+    ("text", "placeholder"),
+    [
+        ("kind: Job\nmetadata:\n  name: {username}-train\n", "{username}"),
+        (
+            "kind: Pod\nspec:\n  containers:\n  - name: c\n    image: {registry}/trainer:{tag}\n",
+            "{registry}",
+        ),
+    ],
+)
 def test_a_placeholder_left_unfilled_is_named_as_the_cause(text: str, placeholder: str) -> None:
     line, column = _where(text, placeholder)
     with pytest.raises(ManifestError) as caught:
         read_documents(text, "job.yaml")
     assert str(caught.value).startswith(
         f"job.yaml:{line}:{column}: looks like a placeholder left unfilled ({placeholder!r}): "
-        f"fill it in first, or quote the value if the braces are meant (YAML refused it at ")
+        f"fill it in first, or quote the value if the braces are meant (YAML refused it at "
+    )
 
 
 @pytest.mark.usefixtures("yaml_path")
-@pytest.mark.parametrize(("text", "template", "step"), [
-    ("spec:\n  nodeSelector:\n    {{- toYaml .Values.nodeSelector | nindent 4 }}\n",
-     "{{- toYaml .Values.nodeSelector | nindent 4 }}", 1),
-    ("- op: upsert\n  path: spec.hostNetwork\n  value: true\n- op: upsert\n"
-     "  path: spec.nodeSelector\n  value: {{ .Values.pool }}\n", "{{ .Values.pool }}", 2),
-    ("spec:\n  tolerations:\n  {% for taint in taints %}\n  - key: {{ taint }}\n  {% endfor %}\n",
-     "{% for taint in taints %}", 1),
-])
+@pytest.mark.parametrize(
+    ("text", "template", "step"),
+    [
+        (
+            "spec:\n  nodeSelector:\n    {{- toYaml .Values.nodeSelector | nindent 4 }}\n",
+            "{{- toYaml .Values.nodeSelector | nindent 4 }}",
+            1,
+        ),
+        (
+            "- op: upsert\n  path: spec.hostNetwork\n  value: true\n- op: upsert\n"
+            "  path: spec.nodeSelector\n  value: {{ .Values.pool }}\n",
+            "{{ .Values.pool }}",
+            2,
+        ),
+        (
+            "spec:\n  tolerations:\n  {% for taint in taints %}\n  - key: {{ taint }}\n  {% endfor %}\n",
+            "{% for taint in taints %}",
+            1,
+        ),
+    ],
+)
 def test_an_unrendered_template_in_an_overlay_is_named_as_the_cause(
-        text: str, template: str, step: int) -> None:
+    text: str, template: str, step: int
+) -> None:
     line, column = _where(text, template)
     with pytest.raises(OverlayError) as caught:
         loads_overlay(text, "team.yaml")
     kind = "Helm" if template.startswith("{{") else "Jinja"
     assert str(caught.value).startswith(
         f"team.yaml:{line}:{column}: step {step}: looks like an unrendered {kind} template "
-        f"({template!r}): render it")
+        f"({template!r}): render it"
+    )
 
 
-def test_apply_names_the_template_on_one_line(capsys: pytest.CaptureFixture[str],
-                                              tmp_path: Path) -> None:
+def test_apply_names_the_template_on_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     chart, overlay = tmp_path / "deployment.yaml", tmp_path / "pool.yaml"
     chart.write_text(CHART)
     overlay.write_text("spec:\n  nodeSelector: {pool: a100}\n")
     code, out, err = _podfold(capsys, "apply", "-f", str(overlay), str(chart))
-    line, column = _where(CHART, "{{- include \"trainer.labels\"")
+    line, column = _where(CHART, '{{- include "trainer.labels"')
     assert (code, out) == (1, "")
-    assert err.startswith(f"podfold: error: {chart}:{line}:{column}: looks like an unrendered "
-                          f"Helm template")
+    assert err.startswith(
+        f"podfold: error: {chart}:{line}:{column}: looks like an unrendered Helm template"
+    )
     assert err.count("\n") == 1
 
 
 def test_a_template_quoted_or_within_text_is_read_as_the_text() -> None:
     # Argo and others keep "{{...}}" in strings: valid YAML, read as written, and an error
     # elsewhere in such a file keeps the parser's own words
-    text = ('kind: Pod\nspec:\n  containers:\n  - name: c\n    image: "{{ .Values.image }}"\n'
-            '    args:\n    - --lr={{inputs.parameters.lr}}\n')
+    text = (
+        'kind: Pod\nspec:\n  containers:\n  - name: c\n    image: "{{ .Values.image }}"\n'
+        "    args:\n    - --lr={{inputs.parameters.lr}}\n"
+    )
     [pod] = read_documents(text, "argo.yaml")
     assert pod["spec"]["containers"][0]["args"] == ["--lr={{inputs.parameters.lr}}"]
     broken = text + "  volumes: [{name: a}\n"
@@ -503,7 +599,8 @@ def test_a_template_quoted_or_within_text_is_read_as_the_text() -> None:
 
 
 def test_apply_warns_of_a_plain_boolean_where_a_string_is_wanted(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     # the manifest's own problem: apply does not fail for it, but says it, at file:line
     text = _pod(env="    - {name: A, value: y}\n", spec="  hostNetwork: y\n")
     manifest, overlay = tmp_path / "pod.yaml", tmp_path / "pool.yaml"

@@ -18,8 +18,9 @@ from typing import Any
 __all__ = ("lazy_exports",)
 
 
-def lazy_exports(package: str, homes: dict[str, str], namespace: dict[str, Any]
-                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str, homes: dict[str, str], namespace: dict[str, Any]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package``.
 
     Each name in ``homes`` is imported from its module (an absolute name) when

@@ -28,8 +28,15 @@ class OverlayError(TransformError, ValueError):
     (from 0), where known.
     """
 
-    def __init__(self, message: str, *, source: str = "<string>", line: int | None = None,
-                 column: int | None = None, step: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str = "<string>",
+        line: int | None = None,
+        column: int | None = None,
+        step: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.source = source
         self.line = line
@@ -55,8 +62,15 @@ class UnknownNameError(ArgumentError, LookupError):
     """A step names an op, a recipe or a step kind that does not exist (or
     that YAML cannot reach); ``near_misses`` holds the close names, best first."""
 
-    def __init__(self, message: str, *, argument: str, factory: str | None = None,
-                 value: Any = None, near_misses: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        argument: str,
+        factory: str | None = None,
+        value: Any = None,
+        near_misses: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(message, argument=argument, factory=factory, value=value)
         self.near_misses = tuple(near_misses)
 

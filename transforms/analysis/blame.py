@@ -70,8 +70,9 @@ class Step:
         if self.node is None:
             return self.origin
         found = _deepest(self.node, where)
-        return Origin(self.origin.source, found.start_mark.line + 1, self.origin.step,
-                      self.origin.inner)
+        return Origin(
+            self.origin.source, found.start_mark.line + 1, self.origin.step, self.origin.inner
+        )
 
 
 def _deepest(node: Any, where: Path) -> Any:
@@ -100,8 +101,11 @@ def _deepest(node: Any, where: Path) -> Any:
 def _node_matches(node: Any, part: Match) -> bool:
     if not isinstance(node, yaml.MappingNode):
         return False
-    scalars = {getattr(key, "value", None): getattr(value, "value", None)
-               for key, value in node.value if isinstance(value, yaml.ScalarNode)}
+    scalars = {
+        getattr(key, "value", None): getattr(value, "value", None)
+        for key, value in node.value
+        if isinstance(value, yaml.ScalarNode)
+    }
     return all(key in scalars and str(scalars[key]) == str(value) for key, value in part.fields)
 
 
@@ -112,8 +116,9 @@ def _words(step: TransformLike, catalog: Catalog | None) -> str:
     return kinds.phrase(step, catalog)
 
 
-def _expand(transform: TransformLike, origin: Origin, catalog: Catalog | None,
-            node: Any = None) -> list[Step]:
+def _expand(
+    transform: TransformLike, origin: Origin, catalog: Catalog | None, node: Any = None
+) -> list[Step]:
     """``transform`` cut into its finest steps: a composition into its steps, a
     recipe into its body's, each keeping ``origin`` and saying which inner step it is."""
     body = getattr(transform, "body", None) if isinstance(transform, Transform) else None
@@ -121,14 +126,25 @@ def _expand(transform: TransformLike, origin: Origin, catalog: Catalog | None,
     if len(inner) <= 1 and not (callable(body) and inner):
         return [Step(transform, origin, node)]
     owner = f"{origin.inner} > " if origin.inner else ""
-    return [Step(step, Origin(origin.source, origin.line, origin.step,
-                              f"{owner}its step {number} of {len(inner)}: "
-                              f"{_words(step, catalog)}"), node, transform)
-            for number, step in enumerate(inner, 1)]
+    return [
+        Step(
+            step,
+            Origin(
+                origin.source,
+                origin.line,
+                origin.step,
+                f"{owner}its step {number} of {len(inner)}: {_words(step, catalog)}",
+            ),
+            node,
+            transform,
+        )
+        for number, step in enumerate(inner, 1)
+    ]
 
 
-def steps_of(transform: Any, catalog: Catalog | None = None,
-             source: str | None = None) -> list[Step]:
+def steps_of(
+    transform: Any, catalog: Catalog | None = None, source: str | None = None
+) -> list[Step]:
     """The finest steps of an overlay given in Python (any form
     :func:`~transforms.as_transform` takes), numbered from 1.
 
@@ -144,8 +160,9 @@ def steps_of(transform: Any, catalog: Catalog | None = None,
     return found
 
 
-def yaml_steps(text: str, source: str = "<string>", catalog: Catalog | None = None,
-               kind: str | None = "Pod") -> list[Step]:
+def yaml_steps(
+    text: str, source: str = "<string>", catalog: Catalog | None = None, kind: str | None = "Pod"
+) -> list[Step]:
     """The finest steps of a YAML overlay text, each with its line in ``source``.
 
     The text is first loaded as :func:`~transforms.loads_overlay` loads it, so
@@ -165,15 +182,17 @@ def yaml_steps(text: str, source: str = "<string>", catalog: Catalog | None = No
     return found
 
 
-def _document_steps(loader: OverlayLoader, node: Any, source: str, document: int,
-                    catalog: Catalog | None) -> list[Step]:
+def _document_steps(
+    loader: OverlayLoader, node: Any, source: str, document: int, catalog: Catalog | None
+) -> list[Step]:
     prefix = f"document {document}, " if document > 1 else ""
     if isinstance(node, yaml.SequenceNode):
         found: list[Step] = []
         for number, item in enumerate(node.value, 1):
             step = build_step(loader.construct_object(item, deep=True), catalog)
-            origin = Origin(source, item.start_mark.line + 1,
-                            f"{prefix}step {number}: {_words(step, catalog)}")
+            origin = Origin(
+                source, item.start_mark.line + 1, f"{prefix}step {number}: {_words(step, catalog)}"
+            )
             found += _expand(step, origin, catalog)
         return found
     if isinstance(node, yaml.MappingNode):
@@ -183,8 +202,12 @@ def _document_steps(loader: OverlayLoader, node: Any, source: str, document: int
     return []  # an empty document: no step
 
 
-def load_steps(uri: str | os.PathLike[str], catalog: Catalog | None = None,
-               kind: str | None = "Pod", text: str | None = None) -> list[Step]:
+def load_steps(
+    uri: str | os.PathLike[str],
+    catalog: Catalog | None = None,
+    kind: str | None = "Pod",
+    text: str | None = None,
+) -> list[Step]:
     """The finest steps of the YAML overlay at ``uri`` (a path or an fsspec URI);
     ``text``, where given, is the file's text as it was read already (a caller that
     built the overlay from it keeps it: a pipe gives its text once, and a server may
@@ -200,8 +223,9 @@ def _states(pod: Any, steps: Iterable[Step]) -> Iterator[Any]:
     current = pod
     yield current
     for step in steps:
-        transform = step.transform if isinstance(step.transform, Transform) \
-            else chain(step.transform)
+        transform = (
+            step.transform if isinstance(step.transform, Transform) else chain(step.transform)
+        )
         current = transform(current)
         yield current
 

@@ -36,8 +36,15 @@ from transforms.forms.catalog import Catalog
 from transforms.forms.kinds.named import composed_steps
 from transforms.io.normalize import as_transform
 
-__all__ = ("Change", "Explanation", "explain", "changes_between", "describe", "element_name",
-           "unified_diff")
+__all__ = (
+    "Change",
+    "Explanation",
+    "explain",
+    "changes_between",
+    "describe",
+    "element_name",
+    "unified_diff",
+)
 
 
 @dataclass(frozen=True)
@@ -75,7 +82,7 @@ def _show(value: Any, width: int = 70) -> str:
     if value is MISSING:
         return "(absent)"
     text = repr(copy_plain(value))
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def explain(transform: Any, pod: Any, catalog: Catalog | None = None) -> Explanation:
@@ -94,8 +101,9 @@ def explain(transform: Any, pod: Any, catalog: Catalog | None = None) -> Explana
     +  hostIPC: true
     """
     after = as_transform(transform, catalog)(pod)
-    return Explanation(before=pod, after=after, changes=changes_between(pod, after),
-                       diff=_unified(pod, after))
+    return Explanation(
+        before=pod, after=after, changes=changes_between(pod, after), diff=_unified(pod, after)
+    )
 
 
 def changes_between(before: Any, after: Any, *, at: Path | None = None) -> list[Change]:
@@ -141,8 +149,13 @@ def _unified(before: Any, after: Any) -> str:
     return "".join(unified_diff(_yaml_lines(before), _yaml_lines(after)))
 
 
-def unified_diff(before: Sequence[str], after: Sequence[str], fromfile: str = "before",
-                 tofile: str = "after", context: int = 3) -> Iterator[str]:
+def unified_diff(
+    before: Sequence[str],
+    after: Sequence[str],
+    fromfile: str = "before",
+    tofile: str = "after",
+    context: int = 3,
+) -> Iterator[str]:
     """The lines of a unified diff of two lists of lines, as :func:`difflib.unified_diff`
     writes them; its cost grows with the length of the lines, not their square.
 
@@ -218,8 +231,11 @@ def _matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[difflib.Match]:
         old, new = a[a_start:a_stop], b[b_start:b_stop]
         if len(old) * len(new) <= _SMALL_GAP:
             between = difflib.SequenceMatcher(None, old, new)
-            blocks += [(a_start + i, b_start + j, size)
-                       for i, j, size in between.get_matching_blocks() if size]
+            blocks += [
+                (a_start + i, b_start + j, size)
+                for i, j, size in between.get_matching_blocks()
+                if size
+            ]
             continue
         # a long run: anchored on its own unique lines, as patience diff recurses, else
         # (no line unique in it) on the n-th time a line occurs on each side; nothing in
@@ -253,8 +269,9 @@ def _anchors(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
             found[1] += 1
             if found[1] == 1:
                 found.append(index)
-    return _longest_run(sorted((found[2], found[3]) for found in counts.values()
-                               if found[0] == 1 and found[1] == 1))
+    return _longest_run(
+        sorted((found[2], found[3]) for found in counts.values() if found[0] == 1 and found[1] == 1)
+    )
 
 
 def _occurrences(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
@@ -340,13 +357,13 @@ def _merge_keys() -> dict[str, tuple[tuple[str, bool], ...]]:
     for type_ in schema.types.values():
         for name, field_ in type_.fields.items():
             keys = field_.list_map_keys or ((field_.merge_key,) if field_.merge_key else ())
-            element = field_.item.ref if field_.kind == "list" and field_.item is not None \
-                else None
+            element = field_.item.ref if field_.kind == "list" and field_.item is not None else None
             if not keys or element is None:
                 continue
             fields = schema.types[element].fields
-            found.setdefault(name, set()).add(tuple(
-                (key, key in fields and fields[key].default is not None) for key in keys))
+            found.setdefault(name, set()).add(
+                tuple((key, key in fields and fields[key].default is not None) for key in keys)
+            )
     return {name: next(iter(keys)) for name, keys in found.items() if len(keys) == 1}
 
 
@@ -358,7 +375,9 @@ def _keys_of(where: _Parts | str | None) -> tuple[tuple[str, bool], ...]:
     return _BY_NAME if where is None else _merge_keys().get(where, _BY_NAME)
 
 
-def _identity(element: Any, keys: tuple[tuple[str, bool], ...]) -> tuple[tuple[str, Any], ...] | None:
+def _identity(
+    element: Any, keys: tuple[tuple[str, bool], ...]
+) -> tuple[tuple[str, Any], ...] | None:
     if not is_map(element):
         return None
     fields = []
@@ -465,5 +484,6 @@ def describe(transform: Any, catalog: Catalog | None = None) -> str:
     steps = composed_steps(as_transform(transform, catalog))
     if not steps:
         return "leave the pod as it is"
-    return "\n".join(f"{number}. {kinds.phrase(step, catalog)}"
-                     for number, step in enumerate(steps, 1))
+    return "\n".join(
+        f"{number}. {kinds.phrase(step, catalog)}" for number, step in enumerate(steps, 1)
+    )

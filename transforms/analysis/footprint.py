@@ -66,8 +66,9 @@ def changed_paths(transform: Any, pod: Any) -> list[str]:
     return [str(change.path) for change in changes(transform, pod)]
 
 
-def outside(found: Iterable[Change], allowed: Iterable[Path | str], before: Any,
-            after: Any) -> list[Change]:
+def outside(
+    found: Iterable[Change], allowed: Iterable[Path | str], before: Any, after: Any
+) -> list[Change]:
     """The changes of ``found`` that are not at or under one of the ``allowed`` paths.
 
     An allowed path may use any selector of the grammar: ``[*]``, an index or
@@ -96,8 +97,9 @@ def _outside(change: Change, prefixes: list[Path], before: Any, after: Any) -> l
     parents = [prefix for prefix in prefixes if len(prefix) > len(change.path)]
     if any(covers(prefix, change.path, before, after) for prefix in prefixes):
         return []
-    if not any(covers(prefix.prefix(len(change.path)), change.path, before, after)
-               for prefix in parents):
+    if not any(
+        covers(prefix.prefix(len(change.path)), change.path, before, after) for prefix in parents
+    ):
         return [change]
     old, new = change.before, change.after
     if old is MISSING and (is_map(new) or is_seq(new)):

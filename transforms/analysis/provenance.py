@@ -72,8 +72,13 @@ class Blame:
     step: int | None = None
 
     def __str__(self) -> str:
-        who = self.origin if self.origin is not None else \
-            "(no one step)" if self.step is None else f"step {self.step}"
+        who = (
+            self.origin
+            if self.origin is not None
+            else "(no one step)"
+            if self.step is None
+            else f"step {self.step}"
+        )
         return f"{self.change}  <- {who}"
 
 
@@ -122,9 +127,12 @@ class Writers:
         walked = iter(states)
         first = next(walked, MISSING)
         if first is MISSING:
-            raise ArgumentError("states: a walk needs the document, then what each step "
-                                "made of it; got no state", argument="states",
-                                factory="Writers", value=())
+            raise ArgumentError(
+                "states: a walk needs the document, then what each step made of it; got no state",
+                argument="states",
+                factory="Writers",
+                value=(),
+            )
         self.before: Any = _api_form(first)
         self._root = _Node()
         current = self.before
@@ -136,8 +144,9 @@ class Writers:
             current = state
         self.after: Any = current
         self._steps = tuple(steps)
-        self._names_of: dict[tuple[int, str | None], tuple[Any, list[Match | None],
-                                                           dict[Match, list[int]], bool]] = {}
+        self._names_of: dict[
+            tuple[int, str | None], tuple[Any, list[Match | None], dict[Match, list[int]], bool]
+        ] = {}
         self._owners_of: dict[tuple[int, int, int], dict[int, Path | None]] = {}
         self._aligned: dict[tuple[int, int], bool] = {}
         self._by_field: dict[tuple[int, str], tuple[Any, dict[tuple[type, Any], list[int]]]] = {}
@@ -191,35 +200,53 @@ class Writers:
         for part in target.parts:
             reached: list[_Frame] = []
             for node, value, original, owner, at in frames:
-                for shown, child_value, child_original, child in self._step(node, value,
-                                                                           original, at, part):
-                    reached.append((child, child_value, child_original,
-                                    _owner(child, owner), (*at, shown)))
+                for shown, child_value, child_original, child in self._step(
+                    node, value, original, at, part
+                ):
+                    reached.append(
+                        (child, child_value, child_original, _owner(child, owner), (*at, shown))
+                    )
             frames = reached
         return frames
 
-    def _step(self, node: _Node | None, value: Any, original: Any, at: _Parts,
-              part: Part) -> list[_Child]:
+    def _step(
+        self, node: _Node | None, value: Any, original: Any, at: _Parts, part: Part
+    ) -> list[_Child]:
         children = node.children if node is not None else {}
         if isinstance(part, Key):
-            return [(part, value.get(part.name, MISSING) if is_map(value) else MISSING,
-                     original.get(part.name, MISSING) if is_map(original) else MISSING,
-                     children.get(part))]
+            return [
+                (
+                    part,
+                    value.get(part.name, MISSING) if is_map(value) else MISSING,
+                    original.get(part.name, MISSING) if is_map(original) else MISSING,
+                    children.get(part),
+                )
+            ]
         positions = self._positions(value, at, part) if is_seq(value) else []
         if not positions:  # not there now: what the walk knows of it as written, if anything
-            return [] if isinstance(part, All) else \
-                [(part, MISSING, self._element(original, at, part), children.get(part))]
+            return (
+                []
+                if isinstance(part, All)
+                else [(part, MISSING, self._element(original, at, part), children.get(part))]
+            )
         names, _, distinct = self._names(value, at)
         found: list[_Child] = []
         for index in positions:
             name = names[index] if distinct else None  # a name two elements share names neither
             shown = part if not isinstance(part, All) else name or Index(index)
-            found.append((shown, value[index], self._counterpart(original, value, at, name, index),
-                          _child(children, index, name)))
+            found.append(
+                (
+                    shown,
+                    value[index],
+                    self._counterpart(original, value, at, name, index),
+                    _child(children, index, name),
+                )
+            )
         return found
 
-    def _names(self, seq: Any, at: _Parts) -> tuple[list[Match | None], dict[Match, list[int]],
-                                                    bool]:
+    def _names(
+        self, seq: Any, at: _Parts
+    ) -> tuple[list[Match | None], dict[Match, list[int]], bool]:
         """Each element's name, where it is of each name, and whether the names are distinct."""
         last = at[-1] if at else None
         field = last.name if isinstance(last, Key) else None
@@ -273,8 +300,9 @@ class Writers:
         found = self._positions(original, at, part)
         return original[found[0]] if found else MISSING
 
-    def _counterpart(self, original: Any, value: Any, at: _Parts, name: Match | None,
-                     index: int) -> Any:
+    def _counterpart(
+        self, original: Any, value: Any, at: _Parts, name: Match | None, index: int
+    ) -> Any:
         """What the element at ``index`` of ``value`` was in ``original``: the one of its
         ``name`` (given where the names are distinct), or else the one at its place
         unless the list was rearranged (then it has no one counterpart: ``MISSING``)."""
@@ -290,25 +318,31 @@ class Writers:
         if aligned is None:
             shared = min(len(original), len(value))
             aligned = self._aligned[key] = len(original) == len(value) or all(
-                original[i] is value[i] or original[i] == value[i] for i in range(shared))
+                original[i] is value[i] or original[i] == value[i] for i in range(shared)
+            )
         return original[index] if aligned else MISSING
 
-    def _children(self, node: _Node | None, value: Any, original: Any,
-                  at: _Parts) -> list[_Child]:
+    def _children(self, node: _Node | None, value: Any, original: Any, at: _Parts) -> list[_Child]:
         """The keys or elements of ``value``, then those of ``original`` a step removed."""
         children = node.children if node is not None else {}
         found: list[_Child] = []
         if is_map(value):
             for key, child_value in value.items():
                 field = Key(str(key))
-                found.append((field, child_value,
-                              original.get(key, MISSING) if is_map(original) else MISSING,
-                              children.get(field)))
+                found.append(
+                    (
+                        field,
+                        child_value,
+                        original.get(key, MISSING) if is_map(original) else MISSING,
+                        children.get(field),
+                    )
+                )
             if is_map(original):
-                found += [(part, MISSING, original[part.name], child)
-                          for part, child in children.items()
-                          if isinstance(part, Key) and part.name not in value
-                          and part.name in original]
+                found += [
+                    (part, MISSING, original[part.name], child)
+                    for part, child in children.items()
+                    if isinstance(part, Key) and part.name not in value and part.name in original
+                ]
         elif is_seq(value):
             names, _, distinct = self._names(value, at)
             seen: set[int] = set()
@@ -317,21 +351,31 @@ class Writers:
                 child = _child(children, index, name)
                 if child is not None:
                     seen.add(id(child))
-                found.append((name or Index(index), element,
-                              self._counterpart(original, value, at, name, index), child))
+                found.append(
+                    (
+                        name or Index(index),
+                        element,
+                        self._counterpart(original, value, at, name, index),
+                        child,
+                    )
+                )
             if is_seq(original):
                 for part, child in children.items():
                     if id(child) in seen or not isinstance(part, (Index, Match)):
                         continue
-                    gone = part.index >= len(value) if isinstance(part, Index) else \
-                        not self._positions(value, at, part)
+                    gone = (
+                        part.index >= len(value)
+                        if isinstance(part, Index)
+                        else not self._positions(value, at, part)
+                    )
                     was = self._element(original, at, part)
                     if gone and was is not MISSING:
                         found.append((part, MISSING, was, child))
         return found
 
-    def _owners(self, node: _Node | None, value: Any, original: Any, owner: int | None,
-                at: _Parts) -> dict[int, Path | None]:
+    def _owners(
+        self, node: _Node | None, value: Any, original: Any, owner: int | None, at: _Parts
+    ) -> dict[int, Path | None]:
         """The steps that wrote what is at ``at``, each with where it wrote (``None``:
         all of ``at``, or an enclosing part)."""
         if node is None or not node.children:
@@ -341,41 +385,42 @@ class Writers:
         if cached is not None:
             return cached
         found: dict[int, Path | None] = {}
-        for part, child_value, child_original, child in self._children(node, value, original,
-                                                                       at):
+        for part, child_value, child_original, child in self._children(node, value, original, at):
             child_owner = _owner(child, owner)
-            for step, where in self._owners(child, child_value, child_original, child_owner,
-                                            (*at, part)).items():
+            for step, where in self._owners(
+                child, child_value, child_original, child_owner, (*at, part)
+            ).items():
                 if step == owner:
                     found.setdefault(step, None)
                 else:  # written inside: by the child's step, at the child, or deeper
-                    found.setdefault(step, where if where is not None or child is None
-                                     else child.path)
+                    found.setdefault(
+                        step, where if where is not None or child is None else child.path
+                    )
         if not found and owner is not None:
             found[owner] = None
         self._owners_of[key] = found
         return found
 
-    def _split(self, node: _Node | None, value: Any, original: Any, owner: int | None,
-               at: _Parts) -> list[Blame]:
+    def _split(
+        self, node: _Node | None, value: Any, original: Any, owner: int | None, at: _Parts
+    ) -> list[Blame]:
         if value is MISSING and original is MISSING:
             return []  # nothing is there, nor was: whatever a step did there was undone
         owners = self._owners(node, value, original, owner, at)
         if len(owners) <= 1:
-            return [self._blame(at, original, value, step, where)
-                    for step, where in owners.items()]
+            return [self._blame(at, original, value, step, where) for step, where in owners.items()]
         found: list[Blame] = []
-        for part, child_value, child_original, child in self._children(node, value, original,
-                                                                       at):
-            found += self._split(child, child_value, child_original, _owner(child, owner),
-                                 (*at, part))
+        for part, child_value, child_original, child in self._children(node, value, original, at):
+            found += self._split(
+                child, child_value, child_original, _owner(child, owner), (*at, part)
+            )
         return found
 
-    def _blame(self, at: _Parts, before: Any, after: Any, step: int,
-               where: Path | None) -> Blame:
+    def _blame(self, at: _Parts, before: Any, after: Any, step: int, where: Path | None) -> Blame:
         named = Path(at)
-        origin = self._steps[step - 1].origin_of(where or named) if step <= len(self._steps) \
-            else None
+        origin = (
+            self._steps[step - 1].origin_of(where or named) if step <= len(self._steps) else None
+        )
         return Blame(Change(named, before, after), origin, step)
 
 

@@ -39,12 +39,15 @@ _HOMES = {
     "check_overlay_fields": "transforms.checks.fields",
     "check_path_fields": "transforms.checks.fields",
     "PathPolicy": "transforms.checks.paths",
-    "PROFILES": "transforms.checks.policies", "PolicyError": "transforms.checks.policies",
+    "PROFILES": "transforms.checks.policies",
+    "PolicyError": "transforms.checks.policies",
     "check_policy": "transforms.checks.policies",
     "policy_problems": "transforms.checks.policies",
-    "PodValidationError": "transforms.checks.problems", "Problem": "transforms.checks.problems",
+    "PodValidationError": "transforms.checks.problems",
+    "Problem": "transforms.checks.problems",
     "reference_problems": "transforms.checks.references",
-    "problems": "transforms.checks.validation", "validate_pod": "transforms.checks.validation",
+    "problems": "transforms.checks.validation",
+    "validate_pod": "transforms.checks.validation",
 }
 
 __all__ = (

@@ -28,8 +28,14 @@ from transforms.forms.markers import Marker, Remove
 from transforms.kube.schema import Field, Schema, Type, schema_for, suggest_field
 from transforms.kube.workloads import pod_templates, workload_kind
 
-__all__ = ("UnknownFieldError", "check_overlay_fields", "check_path_fields",
-           "check_merge_patch_fields", "check_strategic_fields", "check_json_patch_fields")
+__all__ = (
+    "UnknownFieldError",
+    "check_overlay_fields",
+    "check_path_fields",
+    "check_merge_patch_fields",
+    "check_strategic_fields",
+    "check_json_patch_fields",
+)
 
 _OPERATORS = ("__put__:", "__del__:", "__join__:")
 _SET_ORDER, _DELETE_FROM = "$setElementOrder/", "$deleteFromPrimitiveList/"
@@ -47,29 +53,65 @@ class UnknownFieldError(PathError):
     and directives included, and list indexes), for pointing into a file.
     """
 
-    def __init__(self, path: Path, suggestion: str | None, *, shown: str | None = None,
-                 context: str = "", location: Location | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        suggestion: str | None,
+        *,
+        shown: str | None = None,
+        context: str = "",
+        location: Location | None = None,
+    ) -> None:
         hint = f"; did you mean {suggestion}?" if suggestion else _workload_hint(path)
         where = short_repr(shown or path, quoted=False)
-        super().__init__(f"{context}unknown field {where}{hint}", path=path,
-                         part_index=len(path.parts) - 1,
-                         near_misses=(suggestion,) if suggestion else ())
+        super().__init__(
+            f"{context}unknown field {where}{hint}",
+            path=path,
+            part_index=len(path.parts) - 1,
+            near_misses=(suggestion,) if suggestion else (),
+        )
         self.suggestion = suggestion
-        self.location: Location = location if location is not None else tuple(
-            part.name if isinstance(part, Key) else part.index
-            for part in path.parts if isinstance(part, (Key, Index)))
+        self.location: Location = (
+            location
+            if location is not None
+            else tuple(
+                part.name if isinstance(part, Key) else part.index
+                for part in path.parts
+                if isinstance(part, (Key, Index))
+            )
+        )
 
     def __str__(self) -> str:
         return self.message + (" [in " + " > ".join(self.steps) + "]" if self.steps else "")
 
 
 #: Fields of a workload's spec, never of a pod's: a path through one was written from the workload.
-_WORKLOAD_FIELDS = frozenset((
-    "template", "jobTemplate", "replicas", "selector", "serviceName", "volumeClaimTemplates",
-    "schedule", "parallelism", "completions", "backoffLimit", "replicatedJobs", "tasks",
-    "pytorchReplicaSpecs", "tfReplicaSpecs", "mpiReplicaSpecs", "xgbReplicaSpecs",
-    "paddleReplicaSpecs", "jaxReplicaSpecs", "headGroupSpec", "workerGroupSpecs",
-    "rayClusterSpec", "leaderWorkerTemplate"))
+_WORKLOAD_FIELDS = frozenset(
+    (
+        "template",
+        "jobTemplate",
+        "replicas",
+        "selector",
+        "serviceName",
+        "volumeClaimTemplates",
+        "schedule",
+        "parallelism",
+        "completions",
+        "backoffLimit",
+        "replicatedJobs",
+        "tasks",
+        "pytorchReplicaSpecs",
+        "tfReplicaSpecs",
+        "mpiReplicaSpecs",
+        "xgbReplicaSpecs",
+        "paddleReplicaSpecs",
+        "jaxReplicaSpecs",
+        "headGroupSpec",
+        "workerGroupSpecs",
+        "rayClusterSpec",
+        "leaderWorkerTemplate",
+    )
+)
 
 
 def _workload_hint(path: Path) -> str:
@@ -79,17 +121,23 @@ def _workload_hint(path: Path) -> str:
     unknown field spec.template (a workload's field: overlays are written from the pod, as spec.containers, and podfold applies them to each pod template of a workload)
     """
     parts = path.parts
-    if len(parts) == 2 and parts[0] == Key("spec") and isinstance(parts[1], Key) \
-            and parts[1].name in _WORKLOAD_FIELDS:
-        return (" (a workload's field: overlays are written from the pod, as spec.containers, "
-                "and podfold applies them to each pod template of a workload)")
+    if (
+        len(parts) == 2
+        and parts[0] == Key("spec")
+        and isinstance(parts[1], Key)
+        and parts[1].name in _WORKLOAD_FIELDS
+    ):
+        return (
+            " (a workload's field: overlays are written from the pod, as spec.containers, "
+            "and podfold applies them to each pod template of a workload)"
+        )
     return ""
 
 
 def _operator_field(key: str) -> str | None:
     for prefix in _OPERATORS:
         if key.startswith(prefix):
-            rest = key[len(prefix):]
+            rest = key[len(prefix) :]
             return rest.split(":", 1)[0] if prefix == "__join__:" else rest
     return key
 
@@ -103,7 +151,7 @@ def _directive_field(key: str) -> str | None:
     and ``$retainKeys``, which name no field (the names they list are checked apart)."""
     for prefix in (_SET_ORDER, _DELETE_FROM):
         if key.startswith(prefix):
-            return key[len(prefix):]
+            return key[len(prefix) :]
     return None if key.startswith("$") else key
 
 
@@ -114,24 +162,33 @@ class _Checker:
     """One walk over a partial pod or a patch: the schema, how its keys name
     fields, and how a found path is shown."""
 
-    def __init__(self, schema: Schema, field_of: FieldOf,
-                 shown: Callable[[Path], str] | None = None, context: str = "",
-                 base: Location = ()) -> None:
+    def __init__(
+        self,
+        schema: Schema,
+        field_of: FieldOf,
+        shown: Callable[[Path], str] | None = None,
+        context: str = "",
+        base: Location = (),
+    ) -> None:
         self.schema = schema
         self.field_of = field_of
         self.shown = shown
         self.context = context
         self.base = base
 
-    def unknown(self, where: tuple[Part, ...], name: str, type_: Type,
-                location: Location) -> UnknownFieldError:
+    def unknown(
+        self, where: tuple[Part, ...], name: str, type_: Type, location: Location
+    ) -> UnknownFieldError:
         path = Path((*where, Key(name)))
-        return UnknownFieldError(path, suggest_field(type_, name),
-                                 shown=self.shown(path) if self.shown else None,
-                                 context=self.context, location=(*self.base, *location))
+        return UnknownFieldError(
+            path,
+            suggest_field(type_, name),
+            shown=self.shown(path) if self.shown else None,
+            context=self.context,
+            location=(*self.base, *location),
+        )
 
-    def object(self, value: Any, type_: Type, where: tuple[Part, ...],
-               location: Location) -> None:
+    def object(self, value: Any, type_: Type, where: tuple[Part, ...], location: Location) -> None:
         if isinstance(value, Marker):
             if not isinstance(value, Remove):
                 self.object(value.value, type_, where, location)
@@ -160,8 +217,7 @@ class _Checker:
             if name == key or key.startswith((*_OPERATORS, _SET_ORDER)):
                 self.value(item, field, (*where, Key(name)), (*location, key))
 
-    def value(self, value: Any, field: Field, where: tuple[Part, ...],
-              location: Location) -> None:
+    def value(self, value: Any, field: Field, where: tuple[Part, ...], location: Location) -> None:
         while field.kind in ("list", "map") and field.item is not None:
             if field.kind == "map":
                 return  # free-form keys: labels, nodeSelector, limits, ...
@@ -176,8 +232,7 @@ def check_overlay_fields(partial: Any, kind: str = "Pod", k8s_version: str | Non
     _Checker(schema, _operator_field).object(partial, schema.root(kind), (), ())
 
 
-def check_merge_patch_fields(patch: Any, kind: str = "Pod",
-                             k8s_version: str | None = None) -> None:
+def check_merge_patch_fields(patch: Any, kind: str = "Pod", k8s_version: str | None = None) -> None:
     """Raise :class:`UnknownFieldError` for the first key of an RFC 7396 merge
     patch that the schema lacks (a ``null`` that deletes a key names a field too).
 
@@ -218,16 +273,20 @@ def check_strategic_fields(patch: Any, kind: str = "Pod", k8s_version: str | Non
     schema = schema_for(k8s_version)
     checker = _Checker(schema, _directive_field)
     named = patch.get("kind") if is_map(patch) else None
-    if kind == "Pod" and named not in (None, "Pod", "List") \
-            and workload_kind(named, patch.get("apiVersion")) is not None:
+    if (
+        kind == "Pod"
+        and named not in (None, "Pod", "List")
+        and workload_kind(named, patch.get("apiVersion")) is not None
+    ):
         for template in pod_templates(patch):
             value, location = patch, []
             for part in template.path.parts:
                 step = part.name if isinstance(part, Key) else part.index  # type: ignore[attr-defined]
                 value = value[step]
                 location.append(step)
-            checker.object(value, schema.root(template.root), tuple(template.path.parts),
-                           tuple(location))
+            checker.object(
+                value, schema.root(template.root), tuple(template.path.parts), tuple(location)
+            )
         return
     checker.object(patch, schema.root(kind), (), ())
 
@@ -243,8 +302,9 @@ def _token(part: Part) -> str:
     return str(part.index) if isinstance(part, Index) else "-"
 
 
-def check_json_patch_fields(ops: Sequence[Any], kind: str = "Pod",
-                            k8s_version: str | None = None) -> None:
+def check_json_patch_fields(
+    ops: Sequence[Any], kind: str = "Pod", k8s_version: str | None = None
+) -> None:
     """Raise :class:`UnknownFieldError` for the first RFC 6902 operation whose
     pointer (``path``, ``from``) or value holds a key the schema lacks.
 
@@ -267,8 +327,10 @@ def check_json_patch_fields(ops: Sequence[Any], kind: str = "Pod",
     for index, op in enumerate(ops):
         if not is_map(op):
             continue  # json_patch refuses it, saying why
-        context = (f"op {index} ({short_repr(op.get('op'), MAX_NAME, quoted=False)} "
-                   f"{short_repr(op.get('path'))}): ")
+        context = (
+            f"op {index} ({short_repr(op.get('op'), MAX_NAME, quoted=False)} "
+            f"{short_repr(op.get('path'))}): "
+        )
         target = None
         for member in ("from", "path"):
             pointer = op.get(member)
@@ -289,14 +351,18 @@ def check_json_patch_fields(ops: Sequence[Any], kind: str = "Pod",
                 checker.value(op["value"], field, where, ())
 
 
-def _walk_pointer(pointer: str, schema: Schema, root: Type, context: str,
-                  location: Location) -> tuple[Type | None, Field | None, tuple[Part, ...]] | None:
+def _walk_pointer(
+    pointer: str, schema: Schema, root: Type, context: str, location: Location
+) -> tuple[Type | None, Field | None, tuple[Part, ...]] | None:
     """Check a pointer's field names; give what it points at: an object type, or
     a field whose value it is, or ``None`` where it leaves the schema."""
     if pointer and not pointer.startswith("/"):
         return None  # json_patch refuses it, saying why
-    tokens = [token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/")] \
-        if pointer else []
+    tokens = (
+        [token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/")]
+        if pointer
+        else []
+    )
     current: Type | None = root
     field: Field | None = None
     where: tuple[Part, ...] = ()
@@ -305,11 +371,20 @@ def _walk_pointer(pointer: str, schema: Schema, root: Type, context: str,
             field = current.field(token)
             if field is None:
                 path = Path((*where, Key(token)))
-                raise UnknownFieldError(path, suggest_field(current, token), shown=_pointer(path),
-                                        context=context, location=location)
+                raise UnknownFieldError(
+                    path,
+                    suggest_field(current, token),
+                    shown=_pointer(path),
+                    context=context,
+                    location=location,
+                )
             where = (*where, Key(token))
-        elif field is not None and field.kind == "list" and field.item is not None \
-                and (token == "-" or token.isdigit()):
+        elif (
+            field is not None
+            and field.kind == "list"
+            and field.item is not None
+            and (token == "-" or token.isdigit())
+        ):
             field = field.item
             where = (*where, Index(int(token)) if token.isdigit() else End())
         else:
@@ -336,14 +411,17 @@ def check_path_fields(path: Path, kind: str = "Pod", k8s_version: str | None = N
             if field is None or field.kind != "list" or isinstance(part, Key):
                 return
             field = field.item
-            current = schema.type(field.ref) if field and field.kind == "object" and field.ref \
-                else None
+            current = (
+                schema.type(field.ref) if field and field.kind == "object" and field.ref else None
+            )
             continue
         if not isinstance(part, Key):
             return
         field = current.field(part.name)
         if field is None:
-            raise UnknownFieldError(Path(path.parts[:index + 1]), suggest_field(current, part.name))
+            raise UnknownFieldError(
+                Path(path.parts[: index + 1]), suggest_field(current, part.name)
+            )
         if field.kind == "object" and field.ref:
             current = schema.type(field.ref)
         else:

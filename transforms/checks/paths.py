@@ -37,17 +37,24 @@ __all__ = ("PathPolicy",)
 
 def _paths(given: Any, argument: str) -> tuple[Path, ...]:
     if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
-        raise ArgumentTypeError(f"{argument} must be a list of paths, got "
-                                f"{type(given).__name__}: {short_repr(given)}", argument=argument,
-                                factory="PathPolicy", value=given)
+        raise ArgumentTypeError(
+            f"{argument} must be a list of paths, got {type(given).__name__}: {short_repr(given)}",
+            argument=argument,
+            factory="PathPolicy",
+            value=given,
+        )
     parsed = []
     for item in given:
         try:
             parsed.append(item if isinstance(item, Path) else path(item))
         except PathSyntaxError as err:
-            raise ArgumentError(f"{argument}: {short_repr(item)} is not a path: {err.message} at "
-                                f"character {err.position + 1}", argument=argument,
-                                factory="PathPolicy", value=item) from None
+            raise ArgumentError(
+                f"{argument}: {short_repr(item)} is not a path: {err.message} at "
+                f"character {err.position + 1}",
+                argument=argument,
+                factory="PathPolicy",
+                value=item,
+            ) from None
         except ArgumentError as err:
             raise err.in_factory("PathPolicy") from None
     return tuple(parsed)
@@ -76,8 +83,10 @@ class PathPolicy:
         self.deny = _paths(deny, "deny")
 
     def __repr__(self) -> str:
-        return (f"PathPolicy(allow={short_repr(tuple(str(p) for p in self.allow))}, "
-                f"deny={short_repr(tuple(str(p) for p in self.deny))})")
+        return (
+            f"PathPolicy(allow={short_repr(tuple(str(p) for p in self.allow))}, "
+            f"deny={short_repr(tuple(str(p) for p in self.deny))})"
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PathPolicy):
@@ -127,11 +136,21 @@ class PathPolicy:
     def _denied(self, change: Write, before: Any, after: Any) -> list[Problem]:
         for denied in self.deny:
             if covers(denied, change.path, before, after):
-                return [Problem(str(change.path), f"a denied path was changed (denied: "
-                                f"{short_repr(denied, quoted=False)})",
-                                _found(change), "error", "path-policy", "deny")]
-        if any(covers(denied.prefix(len(change.path)), change.path, before, after)
-               for denied in self.deny if len(denied) > len(change.path)):
+                return [
+                    Problem(
+                        str(change.path),
+                        f"a denied path was changed (denied: {short_repr(denied, quoted=False)})",
+                        _found(change),
+                        "error",
+                        "path-policy",
+                        "deny",
+                    )
+                ]
+        if any(
+            covers(denied.prefix(len(change.path)), change.path, before, after)
+            for denied in self.deny
+            if len(denied) > len(change.path)
+        ):
             found: list[Problem] = []
             for inner in _inside(change):
                 found += self._denied(inner, before, after)
@@ -141,8 +160,11 @@ class PathPolicy:
     def _not_allowed(self, change: Write, before: Any, after: Any) -> list[Problem]:
         if any(covers(allowed, change.path, before, after) for allowed in self.allow):
             return []
-        if any(covers(allowed.prefix(len(change.path)), change.path, before, after)
-               for allowed in self.allow if len(allowed) > len(change.path)):
+        if any(
+            covers(allowed.prefix(len(change.path)), change.path, before, after)
+            for allowed in self.allow
+            if len(allowed) > len(change.path)
+        ):
             inner = _inside(change)
             if inner:
                 found: list[Problem] = []
@@ -150,8 +172,16 @@ class PathPolicy:
                     found += self._not_allowed(item, before, after)
                 return found
         listed = short_names(str(allowed) for allowed in self.allow)
-        return [Problem(str(change.path), f"a path outside the allowed ones was changed "
-                        f"(allowed: {listed})", _found(change), "error", "path-policy", "allow")]
+        return [
+            Problem(
+                str(change.path),
+                f"a path outside the allowed ones was changed (allowed: {listed})",
+                _found(change),
+                "error",
+                "path-policy",
+                "allow",
+            )
+        ]
 
 
 def _found(change: Write) -> Any:
@@ -167,5 +197,6 @@ def _inside(change: Write) -> list[Write]:
         new = {} if is_map(old) else []
     if not (is_map(old) and is_map(new)) and not (is_seq(old) and is_seq(new)):
         return []
-    return [Write(change.path + inner.path, inner.before, inner.after)
-            for inner in writes(old, new)]
+    return [
+        Write(change.path + inner.path, inner.before, inner.after) for inner in writes(old, new)
+    ]

@@ -26,8 +26,16 @@ from combinators.errors import TransformError
 from combinators.limits import MAX_LISTED, short_repr
 from combinators.paths import Index, Key, Match, Part, Path
 
-__all__ = ("Problem", "PodValidationError", "Trail", "Raw", "PathMessage", "render",
-           "render_all", "MAX_MATCHED_NAME")
+__all__ = (
+    "Problem",
+    "PodValidationError",
+    "Trail",
+    "Raw",
+    "PathMessage",
+    "render",
+    "render_all",
+    "MAX_MATCHED_NAME",
+)
 
 MAX_MATCHED_NAME = 253
 """The longest name a problem's path names an element by (``[name=...]``; Kubernetes'
@@ -72,9 +80,11 @@ class Problem:
 
     def __repr__(self) -> str:
         # what was found may be hostile (nested 10,000 deep, 5,000 digits): shown bounded
-        return (f"Problem(path={short_repr(self.path)}, message={short_repr(self.message)}, "
-                f"found={short_repr(self.found)}, severity={self.severity!r}, "
-                f"check={self.check!r}, rule={self.rule!r})")
+        return (
+            f"Problem(path={short_repr(self.path)}, message={short_repr(self.message)}, "
+            f"found={short_repr(self.found)}, severity={self.severity!r}, "
+            f"check={self.check!r}, rule={self.rule!r})"
+        )
 
 
 class PodValidationError(TransformError, ValueError):
@@ -103,8 +113,10 @@ class PodValidationError(TransformError, ValueError):
         lines += [f"  {problem}" for problem in found[:MAX_LISTED]]
         if count > MAX_LISTED:
             more = count - MAX_LISTED
-            lines.append(f"  and {more:,} more problem{'s' if more != 1 else ''} "
-                         f"(all in the error's problems)")
+            lines.append(
+                f"  and {more:,} more problem{'s' if more != 1 else ''} "
+                f"(all in the error's problems)"
+            )
         super().__init__("\n".join(lines))
         self.problems = tuple(found)
 
@@ -148,8 +160,14 @@ def _path(root: Any, keys: list[Any], counts: dict[int, dict[str, int]] | None) 
             unique = False
             if isinstance(name, str) and len(name) <= MAX_MATCHED_NAME:
                 if counts is None:  # one finding: count this name alone
-                    unique = sum(1 for other in current if isinstance(other, dict)
-                                 and other.get("name") == name) == 1
+                    unique = (
+                        sum(
+                            1
+                            for other in current
+                            if isinstance(other, dict) and other.get("name") == name
+                        )
+                        == 1
+                    )
                 else:  # many: count each list's names once (ids stay valid: root holds them)
                     names = counts.get(id(current))
                     if names is None:
@@ -163,8 +181,14 @@ def _path(root: Any, keys: list[Any], counts: dict[int, dict[str, int]] | None) 
     return str(Path(parts))
 
 
-def render(root: Any, raw: Raw, check: str, rule: str | None = None, *,
-           counts: dict[int, dict[str, int]] | None = None) -> Problem:
+def render(
+    root: Any,
+    raw: Raw,
+    check: str,
+    rule: str | None = None,
+    *,
+    counts: dict[int, dict[str, int]] | None = None,
+) -> Problem:
     """The :class:`Problem` of a raw finding in ``root``: list elements named by
     ``[name=...]`` where their name is unique in the list (and at most
     :data:`MAX_MATCHED_NAME` characters long), else by index.
@@ -183,8 +207,9 @@ def render(root: Any, raw: Raw, check: str, rule: str | None = None, *,
     return Problem(where, text, found, severity, check, rule)
 
 
-def render_all(root: Any, raws: Iterable[Raw], check: str,
-               rule: str | None = None) -> list[Problem]:
+def render_all(
+    root: Any, raws: Iterable[Raw], check: str, rule: str | None = None
+) -> list[Problem]:
     """The :class:`Problem` of each raw finding in ``root``, as :func:`render` makes
     it, in time linear in the findings and the lists they are in: each list's names
     are counted once, where rendering each finding alone counts them again (20,000

@@ -30,8 +30,9 @@ _AT_SPEC = ((None, None), "spec")
 _AT_METADATA = ((None, None), "metadata")
 
 
-def reference_problems(pod: Any, kind: str = "Pod", *,
-                       k8s_version: str | None = None) -> list[Problem]:
+def reference_problems(
+    pod: Any, kind: str = "Pod", *, k8s_version: str | None = None
+) -> list[Problem]:
     """The problems every reference rule finds in ``pod`` (API-form data of ``kind``).
 
     Anything that is not a map where the rules look is the schema check's to
@@ -58,8 +59,13 @@ def references_of(pod: dict[str, Any], kind: str, version: str | None = None) ->
     if kind == "PodSpec":
         view = Spec(pod, _AT_ROOT, version=version)
     elif type(spec := pod.get("spec")) is dict:
-        view = Spec(spec, _AT_SPEC, metadata=pod.get("metadata"), metadata_trail=_AT_METADATA,
-                    version=version)
+        view = Spec(
+            spec,
+            _AT_SPEC,
+            metadata=pod.get("metadata"),
+            metadata_trail=_AT_METADATA,
+            version=version,
+        )
     else:
         return []
     out: list[Raw] = []

@@ -108,8 +108,7 @@ class _Compiler:
             if required:
                 for name in required:
                     if name not in value:
-                        out.append((here, name, f"missing required field {name}", None,
-                                    "error"))
+                        out.append((here, name, f"missing required field {name}", None, "error"))
 
         self.objects[type_.name] = check  # before compiling fields: types may recurse
         self.shapes[type_.name] = (lookup, required)
@@ -146,8 +145,14 @@ class _Compiler:
 
 
 def _expected_for(field: Field) -> Callable[[Any], str]:
-    names = {"object": "object", "list": "list", "map": "object", "any": field.json_type or "value",
-             "int-or-string": "integer or string", "quantity": "quantity"}
+    names = {
+        "object": "object",
+        "list": "list",
+        "map": "object",
+        "any": field.json_type or "value",
+        "int-or-string": "integer or string",
+        "quantity": "quantity",
+    }
     return _expected(field.json_type or "value" if field.kind == "scalar" else names[field.kind])
 
 
@@ -170,6 +175,7 @@ def _list_checker(item_check: Checker | None, item: Field) -> Checker:
     wrong = _expected("list")
     wrong_item = _expected_for(item)
     if item_check is _check_string:
+
         def check_strings(value: Any, trail: Trail, key: Any, out: list[Raw]) -> None:
             if type(value) is not list:
                 out.append((trail, key, wrong, value, "error"))
@@ -180,6 +186,7 @@ def _list_checker(item_check: Checker | None, item: Field) -> Checker:
             else:
                 return
             _list_items((trail, key), value, item_check, nullable, wrong_item, out)
+
         return check_strings
 
     def check(value: Any, trail: Trail, key: Any, out: list[Raw]) -> None:
@@ -193,11 +200,13 @@ def _list_checker(item_check: Checker | None, item: Field) -> Checker:
                     out.append((here, index, wrong_item, element, "error"))
             elif item_check is not None:
                 item_check(element, here, index, out)
+
     return check
 
 
-def _object_list_checker(item_check: Checker, item: Field, lookup: dict[str, Any],
-                         required: tuple[str, ...]) -> Checker:
+def _object_list_checker(
+    item_check: Checker, item: Field, lookup: dict[str, Any], required: tuple[str, ...]
+) -> Checker:
     """The check of a list of objects, settling the common element without a call.
 
     Most elements of the lists of a pod (env vars, ports, mounts) hold only
@@ -231,11 +240,18 @@ def _object_list_checker(item_check: Checker, item: Field, lookup: dict[str, Any
                     out.append((here, index, wrong_item, element, "error"))
                 continue
             item_check(element, here, index, out)
+
     return check
 
 
-def _list_items(here: Trail, value: list[Any], item_check: Checker, nullable: bool,
-                wrong_item: Callable[[Any], str], out: list[Raw]) -> None:
+def _list_items(
+    here: Trail,
+    value: list[Any],
+    item_check: Checker,
+    nullable: bool,
+    wrong_item: Callable[[Any], str],
+    out: list[Raw],
+) -> None:
     for index, element in enumerate(value):
         if element is None:
             if not nullable:
@@ -249,6 +265,7 @@ def _map_checker(item_check: Checker | None, item: Field) -> Checker:
     wrong = _expected("object")
     wrong_item = _expected_for(item)
     if item_check is _check_string:
+
         def check_strings(value: Any, trail: Trail, key: Any, out: list[Raw]) -> None:
             if type(value) is not dict:
                 out.append((trail, key, wrong, value, "error"))
@@ -267,6 +284,7 @@ def _map_checker(item_check: Checker | None, item: Field) -> Checker:
                         out.append((here, name, wrong_item, element, "error"))
                 else:
                     item_check(element, here, name, out)
+
         return check_strings
 
     def check(value: Any, trail: Trail, key: Any, out: list[Raw]) -> None:
@@ -282,12 +300,12 @@ def _map_checker(item_check: Checker | None, item: Field) -> Checker:
                     out.append((here, name, wrong_item, element, "error"))
             elif item_check is not None:
                 item_check(element, here, name, out)
+
     return check
 
 
 def _key_not_string(found: Any) -> str:
-    return (f"the keys of a map must be strings, found {_type_name(found)} "
-            f"{short_repr(found, 60)}")
+    return f"the keys of a map must be strings, found {_type_name(found)} {short_repr(found, 60)}"
 
 
 def _scalar_checker(field: Field) -> Checker:
@@ -300,8 +318,16 @@ def _scalar_checker(field: Field) -> Checker:
             if type(value) is not str and not isinstance(value, str):
                 out.append((trail, key, wrong, value, "error"))
             elif value not in allowed:
-                out.append((trail, key, f"{short_repr(value, 60)} is not one of: "
-                            + ", ".join(map(str, enum)), value, "error"))
+                out.append(
+                    (
+                        trail,
+                        key,
+                        f"{short_repr(value, 60)} is not one of: " + ", ".join(map(str, enum)),
+                        value,
+                        "error",
+                    )
+                )
+
         return check_enum
     if json_type == "string":
         return _check_string
@@ -317,8 +343,16 @@ def _scalar_checker(field: Field) -> Checker:
             if type(value) is not int and not _is_integral(value):
                 out.append((trail, key, wrong, value, "error"))
             elif not low <= value <= high:
-                out.append((trail, key, f"{short_repr(value, 60)} is out of range for {fmt}",
-                            value, "error"))
+                out.append(
+                    (
+                        trail,
+                        key,
+                        f"{short_repr(value, 60)} is out of range for {fmt}",
+                        value,
+                        "error",
+                    )
+                )
+
         return check_integer
     raise ValueError(f"unexpected JSON type {json_type!r} for {field.name}")  # pragma: no cover
 

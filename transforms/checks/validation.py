@@ -49,16 +49,20 @@ def _thaw(value: Any, trail: Any = None, depth: int = 0) -> Any:
     """Plain dicts and lists of ``value`` (pyrsistent's, or other mappings and sequences),
     refused past :data:`~combinators.limits.MAX_DEPTH` levels with the path where
     (``trail`` is ``(parent trail, key)`` pairs, built into a path only then)."""
-    if isinstance(value, Mapping) or (isinstance(value, Sequence)
-                                      and not isinstance(value, (str, bytes))):
+    if isinstance(value, Mapping) or (
+        isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+    ):
         if depth >= MAX_DEPTH:
             parts: list[Part] = []
             while trail is not None:
                 trail, key = trail
                 parts.append(Index(key) if type(key) is int else Key(str(key)))
             path = Path(tuple(reversed(parts)))
-            raise NestingError(f"the pod nests deeper than {MAX_DEPTH} levels at "
-                               f"{path if parts else 'its top'}; refused", path=path)
+            raise NestingError(
+                f"the pod nests deeper than {MAX_DEPTH} levels at "
+                f"{path if parts else 'its top'}; refused",
+                path=path,
+            )
         depth += 1
         if isinstance(value, Mapping):
             return {key: _thaw(item, (trail, key), depth) for key, item in value.items()}
@@ -100,9 +104,14 @@ def problems(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None) -> 
     if type(pod) is dict:
         if kind != "PodSpec" and not isinstance(pod.get("spec"), Mapping):
             # the schema lets spec out, the API server does not: a pod runs containers
-            found.append(Problem("spec", "a pod needs a spec, with its containers; found "
-                                 + ("none" if pod.get("spec") is None else "no map"),
-                                 pod.get("spec")))
+            found.append(
+                Problem(
+                    "spec",
+                    "a pod needs a spec, with its containers; found "
+                    + ("none" if pod.get("spec") is None else "no map"),
+                    pod.get("spec"),
+                )
+            )
         found += references_of(pod, kind, schema.version)
     return found
 
@@ -123,8 +132,11 @@ def validate_pod(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None)
     pod is invalid (1 problem):
       spec.containers[0].name: missing required field name
     """
-    errors = [found for found in problems(pod, kind=kind, k8s_version=k8s_version)
-              if found.severity == "error"]
+    errors = [
+        found
+        for found in problems(pod, kind=kind, k8s_version=k8s_version)
+        if found.severity == "error"
+    ]
     if errors:
         raise PodValidationError(errors)
     return pod

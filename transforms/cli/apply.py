@@ -27,12 +27,21 @@ __all__ = ("apply_command",)
 @select_option
 @output_option
 @check_options
-@click.argument("manifests", metavar="[FILE|-]", type=click.File("r", encoding="utf-8"),
-                default="-")
-def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: str,
-                  no_validate: bool, k8s_version: str | None, policy: str | None,
-                  allow: tuple[str, ...], deny: tuple[str, ...], conflicts: str,
-                  manifests: Any) -> None:
+@click.argument(
+    "manifests", metavar="[FILE|-]", type=click.File("r", encoding="utf-8"), default="-"
+)
+def apply_command(
+    overlays: tuple[str, ...],
+    select: tuple[str, ...],
+    output: str,
+    no_validate: bool,
+    k8s_version: str | None,
+    policy: str | None,
+    allow: tuple[str, ...],
+    deny: tuple[str, ...],
+    conflicts: str,
+    manifests: Any,
+) -> None:
     """Apply overlays to every pod template of a stream of manifests; print the stream.
 
     Reads YAML (or JSON) documents from FILE, or from stdin with '-' or no
@@ -100,9 +109,17 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     selector = parse_selector(select)
     texts: dict[str, str] = {}  # each overlay file read once: its lines are named from it
     steps = load_each(overlays, texts)
-    checks = TemplateChecks.build(policy, allow, deny, conflicts, overlays, steps,
-                                  validate=not no_validate, k8s_version=k8s_version,
-                                  texts=texts)
+    checks = TemplateChecks.build(
+        policy,
+        allow,
+        deny,
+        conflicts,
+        overlays,
+        steps,
+        validate=not no_validate,
+        k8s_version=k8s_version,
+        texts=texts,
+    )
     warn_empty_overlays(overlays, steps)
     text, source = read_input(manifests)
     documents, booleans = read_manifest(text, source)
@@ -114,8 +131,15 @@ def apply_command(overlays: tuple[str, ...], select: tuple[str, ...], output: st
     unreached = warn_unreached(documents, source)
     warn_unmatched_patches(overlays, steps, documents)
     templates = [pod_templates(document) for document in documents]  # found once, used twice
-    result = apply_located(chain(*steps), documents, select=selector, require_match=True,
-                           overlays=overlays, templates=templates, texts=texts)
+    result = apply_located(
+        chain(*steps),
+        documents,
+        select=selector,
+        require_match=True,
+        overlays=overlays,
+        templates=templates,
+        texts=texts,
+    )
     warn_reached_nothing(source, steps, documents, templates, result, unreached)
     checks.documents(documents, result, selector, templates)
     checks.report(source)

@@ -39,9 +39,20 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ("PROFILES", "CONFLICT_MODES", "policy_option", "path_options", "conflicts_option",
-           "k8s_version_option", "validate_options", "check_options", "check_k8s_version",
-           "split_paths", "TemplateChecks", "Findings")
+__all__ = (
+    "PROFILES",
+    "CONFLICT_MODES",
+    "policy_option",
+    "path_options",
+    "conflicts_option",
+    "k8s_version_option",
+    "validate_options",
+    "check_options",
+    "check_k8s_version",
+    "split_paths",
+    "TemplateChecks",
+    "Findings",
+)
 
 PROFILES = ("baseline", "restricted")
 """The Pod Security Standards profiles (``transforms.checks.policies.PROFILES``, named
@@ -56,8 +67,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _Choice(click.Choice[str]):
     """``click.Choice``, writing a long value short in its error (click's quotes it whole)."""
 
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> Any:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from combinators.limits import MAX_REPR, short_repr
 
         if isinstance(value, str) and len(value) > MAX_REPR and value not in self.choices:
@@ -68,41 +78,65 @@ class _Choice(click.Choice[str]):
 
 def policy_option(command: F) -> F:
     """``--policy baseline|restricted``."""
-    return click.option("--policy", type=_Choice(PROFILES), default=None,
-                        help="A Pod Security Standards profile every selected pod template "
-                             "must meet once overlaid.")(command)
+    return click.option(
+        "--policy",
+        type=_Choice(PROFILES),
+        default=None,
+        help="A Pod Security Standards profile every selected pod template "
+        "must meet once overlaid.",
+    )(command)
 
 
 def path_options(command: F) -> F:
     """``--allow PATH`` and ``--deny PATH``, repeatable, ``;``-separated."""
-    command = click.option("--deny", "deny", multiple=True, metavar="PATH[;PATH]",
-                           help="A path the overlays may not change, e.g. "
-                                "'spec.containers[*].securityContext' (repeatable).")(command)
-    return click.option("--allow", "allow", multiple=True, metavar="PATH[;PATH]",
-                        help="Paths the overlays may change: no other (repeatable).")(command)
+    command = click.option(
+        "--deny",
+        "deny",
+        multiple=True,
+        metavar="PATH[;PATH]",
+        help="A path the overlays may not change, e.g. "
+        "'spec.containers[*].securityContext' (repeatable).",
+    )(command)
+    return click.option(
+        "--allow",
+        "allow",
+        multiple=True,
+        metavar="PATH[;PATH]",
+        help="Paths the overlays may change: no other (repeatable).",
+    )(command)
 
 
 def conflicts_option(command: F) -> F:
     """``--conflicts last-wins|warn|error``."""
-    return click.option("--conflicts", type=_Choice(CONFLICT_MODES), default="last-wins",
-                        show_default=True,
-                        help="When two overlay files write different values at one path: "
-                             "let the last win, warn, or fail.")(command)
+    return click.option(
+        "--conflicts",
+        type=_Choice(CONFLICT_MODES),
+        default="last-wins",
+        show_default=True,
+        help="When two overlay files write different values at one path: "
+        "let the last win, warn, or fail.",
+    )(command)
 
 
 def k8s_version_option(command: F) -> F:
     """``--k8s-version VERSION``: the schema to check against."""
-    return click.option("--k8s-version", metavar="VERSION",
-                        help="The Kubernetes version whose schema to check against (default: "
-                             "the newest bundled).")(command)
+    return click.option(
+        "--k8s-version",
+        metavar="VERSION",
+        help="The Kubernetes version whose schema to check against (default: the newest bundled).",
+    )(command)
 
 
 def validate_options(command: F) -> F:
     """``--no-validate`` and ``--k8s-version``."""
     command = k8s_version_option(command)
-    return click.option("--no-validate", "no_validate", is_flag=True,
-                        help="Do not check the pod templates the overlays change against "
-                             "the schema and their references.")(command)
+    return click.option(
+        "--no-validate",
+        "no_validate",
+        is_flag=True,
+        help="Do not check the pod templates the overlays change against "
+        "the schema and their references.",
+    )(command)
 
 
 def check_options(command: F) -> F:
@@ -256,17 +290,35 @@ class TemplateChecks:
         self.prefixes.clear()
 
     @classmethod
-    def build(cls, policy: str | None, allow: Sequence[str], deny: Sequence[str],
-              conflicts: str, uris: Sequence[str], steps: Sequence[Any], *,
-              validate: bool = False, k8s_version: str | None = None,
-              texts: Mapping[str, str] | None = None) -> TemplateChecks:
+    def build(
+        cls,
+        policy: str | None,
+        allow: Sequence[str],
+        deny: Sequence[str],
+        conflicts: str,
+        uris: Sequence[str],
+        steps: Sequence[Any],
+        *,
+        validate: bool = False,
+        k8s_version: str | None = None,
+        texts: Mapping[str, str] | None = None,
+    ) -> TemplateChecks:
         """The checks; a path that does not parse, or an unknown ``k8s_version`` where
         ``validate``, is a usage error (exit code 2). ``texts`` are the overlay files'
         texts as they were read (the files are not read again)."""
         if validate:
             check_k8s_version(k8s_version)
-        checks = cls(policy, split_paths(allow), split_paths(deny), conflicts, tuple(uris),
-                     tuple(steps), validate, k8s_version, texts=dict(texts or {}))
+        checks = cls(
+            policy,
+            split_paths(allow),
+            split_paths(deny),
+            conflicts,
+            tuple(uris),
+            tuple(steps),
+            validate,
+            k8s_version,
+            texts=dict(texts or {}),
+        )
         if checks.allow or checks.deny:
             from combinators import TransformError, path
             from transforms.checks.fields import check_path_fields
@@ -292,19 +344,27 @@ class TemplateChecks:
         from transforms.checks.validation import problems
         from transforms.kube.workloads import with_added_volumes
 
-        found = problems(with_added_volumes(after, template), kind=template.root,
-                         k8s_version=self.k8s_version)
+        found = problems(
+            with_added_volumes(after, template), kind=template.root, k8s_version=self.k8s_version
+        )
         if not found:  # the usual case: "before" is not validated at all
             return []
-        had = {_same(problem) for problem in problems(
-            with_added_volumes(before, template), kind=template.root,
-            k8s_version=self.k8s_version)}
+        had = {
+            _same(problem)
+            for problem in problems(
+                with_added_volumes(before, template),
+                kind=template.root,
+                k8s_version=self.k8s_version,
+            )
+        }
         where = str(template.path)
         errors = []
         for problem in found:
             if _same(problem) in had:
                 continue
-            line = f"{_joined(where, problem.path)}: {problem.message}{self._by(before, problem.path)}"
+            line = (
+                f"{_joined(where, problem.path)}: {problem.message}{self._by(before, problem.path)}"
+            )
             if problem.severity == "error":
                 errors.append(line)
             else:
@@ -336,22 +396,34 @@ class TemplateChecks:
         self._forget()
         if after is not before:
             self._macros(label, before, after)
-        invalid = self._invalid(label, template, before, after) \
-            if self.validate and after is not before else []
+        invalid = (
+            self._invalid(label, template, before, after)
+            if self.validate and after is not before
+            else []
+        )
         found: list[str] = []
-        where = str(template.path) if self.policy is not None or (
-            after is not before and (self.path_policy is not None
-                                     or self.conflicts != "last-wins")) else ""
+        where = (
+            str(template.path)
+            if self.policy is not None
+            or (
+                after is not before
+                and (self.path_policy is not None or self.conflicts != "last-wins")
+            )
+            else ""
+        )
         if self.policy is not None:
             from transforms.checks.policies import policy_problems
 
-            found += [f"{_joined(where, problem.path)}: {problem.message}"
-                      f"{self._by(before, problem.path) if after is not before else ''}"
-                      for problem in policy_problems(after, self.policy, kind=template.root)]
+            found += [
+                f"{_joined(where, problem.path)}: {problem.message}"
+                f"{self._by(before, problem.path) if after is not before else ''}"
+                for problem in policy_problems(after, self.policy, kind=template.root)
+            ]
         if self.path_policy is not None and after is not before:
-            found += [f"{_joined(where, problem.path)}: {problem.message}"
-                      f"{self._by(before, problem.path)}"
-                      for problem in self.path_policy.problems(before, after)]
+            found += [
+                f"{_joined(where, problem.path)}: {problem.message}{self._by(before, problem.path)}"
+                for problem in self.path_policy.problems(before, after)
+            ]
         if self.conflicts != "last-wins" and after is not before:
             for conflict in self._conflicts(before):
                 line = f"conflict at {_joined(where, str(conflict))}"
@@ -364,8 +436,13 @@ class TemplateChecks:
             self.findings.problems += [f"{_text(label)}: {line}" for line in invalid]
             self.findings.violations += [f"{_text(label)}: {line}" for line in found]
 
-    def documents(self, documents: Sequence[Any], result: Sequence[Any], selector: Any,
-                  templates: Sequence[Any] | None = None) -> None:
+    def documents(
+        self,
+        documents: Sequence[Any],
+        result: Sequence[Any],
+        selector: Any,
+        templates: Sequence[Any] | None = None,
+    ) -> None:
         """Check every selected template of ``documents``, as ``result`` has it, and
         validate every other one the overlays changed (``templates``: each document's
         pod templates, where the caller found them already)."""
@@ -421,10 +498,14 @@ class TemplateChecks:
         try:
             checked_fold(pod, self.steps, mode="error", labels=labels)
         except ConflictError as err:
-            return [dataclasses.replace(
-                conflict, first=self._located(pod, labels, conflict.first, conflict.path),
-                second=self._located(pod, labels, conflict.second, conflict.path))
-                for conflict in err.conflicts]
+            return [
+                dataclasses.replace(
+                    conflict,
+                    first=self._located(pod, labels, conflict.first, conflict.path),
+                    second=self._located(pod, labels, conflict.second, conflict.path),
+                )
+                for conflict in err.conflicts
+            ]
         return []
 
     def _located(self, pod: Any, labels: list[str], label: str, where: Any) -> str:
@@ -444,19 +525,30 @@ class TemplateChecks:
         """Print the warnings, then the problems and violations, and exit 1 if there
         are any."""
         for macro, label in self.macros.items():
-            click.echo(f"podfold: warning: {source}: {label}: the overlays write the TorchX "
-                       f"macro {macro}, which only the TorchX fold substitutes; it is left "
-                       f"as text here", err=True)
+            click.echo(
+                f"podfold: warning: {source}: {label}: the overlays write the TorchX "
+                f"macro {macro}, which only the TorchX fold substitutes; it is left "
+                f"as text here",
+                err=True,
+            )
         for line in self.findings.warnings:
             click.echo(f"podfold: warning: {source}: {line}", err=True)
         failed = self.findings.problems + self.findings.violations
         if failed:
             for line in failed:
                 click.echo(f"{source}: {line}", err=True)
-            counts = [f"{count} {noun}{'s' if count != 1 else ''}" for count, noun in (
-                (len(self.findings.problems), "problem"),
-                (len(self.findings.violations), "violation")) if count]
+            counts = [
+                f"{count} {noun}{'s' if count != 1 else ''}"
+                for count, noun in (
+                    (len(self.findings.problems), "problem"),
+                    (len(self.findings.violations), "violation"),
+                )
+                if count
+            ]
             templates = self.findings.templates
-            click.echo(f"podfold: error: {' and '.join(counts)} in {templates} pod "
-                       f"template{'s' if templates != 1 else ''}", err=True)
+            click.echo(
+                f"podfold: error: {' and '.join(counts)} in {templates} pod "
+                f"template{'s' if templates != 1 else ''}",
+                err=True,
+            )
             click.get_current_context().exit(1)

@@ -34,8 +34,18 @@ from combinators import TransformError
 if TYPE_CHECKING:
     from transforms.io.booleans import PlainBoolean
 
-__all__ = ("ManifestError", "read_input", "read_documents", "read_manifest", "dump_documents",
-           "template_label", "template_booleans", "boolean_warnings", "document_path", "FORMATS")
+__all__ = (
+    "ManifestError",
+    "read_input",
+    "read_documents",
+    "read_manifest",
+    "dump_documents",
+    "template_label",
+    "template_booleans",
+    "boolean_warnings",
+    "document_path",
+    "FORMATS",
+)
 
 FORMATS = ("yaml", "json")
 """The output formats: a YAML stream, or JSON (one object, or a ``List`` of several)."""
@@ -48,8 +58,9 @@ class ManifestError(TransformError, ValueError):
     jobs.yaml:3:1: did not find expected key
     """
 
-    def __init__(self, message: str, *, source: str, line: int | None = None,
-                 column: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, source: str, line: int | None = None, column: int | None = None
+    ) -> None:
         super().__init__(message)
         self.source = source
         self.line = line
@@ -89,8 +100,9 @@ def read_input(stream: Any) -> tuple[str, str]:
         return (data if isinstance(data, str) else decode(data, source)), source
     except OverlayError as err:
         # the source the error names: the stream, or the setting that bounds it
-        raise ManifestError(err.message, source=err.source, line=err.line,
-                            column=err.column) from err
+        raise ManifestError(
+            err.message, source=err.source, line=err.line, column=err.column
+        ) from err
 
 
 def read_documents(text: str, source: str) -> list[Any]:
@@ -131,14 +143,22 @@ def read_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]
     try:
         documents, found = load_manifest(text, source)
     except OverlayError as err:  # read as strictly as overlays: duplicate keys, tags, depth
-        raise ManifestError(err.message, source=source, line=err.line,
-                            column=err.column) from None
+        raise ManifestError(err.message, source=source, line=err.line, column=err.column) from None
     for number, document in enumerate(documents, 1):
         if not is_map(document):
-            hint = ("; a list of objects is written 'kind: List' with 'items:', or as "
-                    "documents separated by '---'") if isinstance(document, list) else ""
-            raise ManifestError(f"document {number} is {kind_name(document)}, not a map (a "
-                                f"Kubernetes object such as 'kind: Pod'){hint}", source=source)
+            hint = (
+                (
+                    "; a list of objects is written 'kind: List' with 'items:', or as "
+                    "documents separated by '---'"
+                )
+                if isinstance(document, list)
+                else ""
+            )
+            raise ManifestError(
+                f"document {number} is {kind_name(document)}, not a map (a "
+                f"Kubernetes object such as 'kind: Pod'){hint}",
+                source=source,
+            )
     return documents, found
 
 
@@ -163,8 +183,11 @@ def dump_documents(documents: Sequence[Any], output: str = "yaml") -> str:
     if output == "json":
         import json
 
-        data = documents[0] if len(documents) == 1 else {
-            "apiVersion": "v1", "kind": "List", "items": list(documents)}
+        data = (
+            documents[0]
+            if len(documents) == 1
+            else {"apiVersion": "v1", "kind": "List", "items": list(documents)}
+        )
         return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
     from transforms.io.streams import dump_stream
 
@@ -185,8 +208,9 @@ def template_label(number: int, template: Any) -> str:
     return f"document {number}: {template.describe()}"
 
 
-def template_booleans(number: int, template: Any, pod: Any,
-                      booleans: Sequence[PlainBoolean]) -> dict[tuple[str, bool], PlainBoolean]:
+def template_booleans(
+    number: int, template: Any, pod: Any, booleans: Sequence[PlainBoolean]
+) -> dict[tuple[str, bool], PlainBoolean]:
     """The plain booleans of document ``number`` (from 1) inside ``template``, whose value
     is ``pod``, by the path and value a validation problem of ``pod`` names: a value by
     its own path, a key by its map's (:func:`~transforms.checks.problems.render`'s paths).
@@ -211,9 +235,9 @@ def template_booleans(number: int, template: Any, pod: Any,
     counts: dict[int, dict[str, int]] = {}  # each list's names, counted once for all booleans
     for boolean in booleans:
         keys = boolean.keys
-        if boolean.document != number or list(keys[:len(prefix)]) != prefix:
+        if boolean.document != number or list(keys[: len(prefix)]) != prefix:
             continue
-        inner = keys[len(prefix):]
+        inner = keys[len(prefix) :]
         if not inner:
             continue  # the template itself is a boolean: no field of a pod to name
         trail: Any = (None, None)
@@ -224,8 +248,12 @@ def template_booleans(number: int, template: Any, pod: Any,
     return located
 
 
-def boolean_warnings(documents: Sequence[Any], booleans: Sequence[PlainBoolean], source: str,
-                     k8s_version: str | None = None) -> list[str]:
+def boolean_warnings(
+    documents: Sequence[Any],
+    booleans: Sequence[PlainBoolean],
+    source: str,
+    k8s_version: str | None = None,
+) -> list[str]:
     """A line for each of YAML 1.1's booleans written plain where a pod template's
     schema wants no boolean (a string: an env value, a label, an annotation), naming
     the file, line and column, the template and the path, and how to quote it: kubectl
@@ -255,14 +283,18 @@ def boolean_warnings(documents: Sequence[Any], booleans: Sequence[PlainBoolean],
             if not located:
                 continue
             for problem in problems(pod, kind=template.root, k8s_version=k8s_version):
-                boolean = located.get((problem.path, problem.found)) \
-                    if type(problem.found) is bool else None
+                boolean = (
+                    located.get((problem.path, problem.found))
+                    if type(problem.found) is bool
+                    else None
+                )
                 if boolean is not None:
-                    at = short_repr(document_path(str(template.path), problem.path),
-                                    quoted=False)
-                    lines.append(f"{source}:{boolean.line}:{boolean.column}: "
-                                 f"{template_label(number, template)}: {at}: "
-                                 f"{problem.message}; {boolean.note()}")
+                    at = short_repr(document_path(str(template.path), problem.path), quoted=False)
+                    lines.append(
+                        f"{source}:{boolean.line}:{boolean.column}: "
+                        f"{template_label(number, template)}: {at}: "
+                        f"{problem.message}; {boolean.note()}"
+                    )
     return lines
 
 

@@ -19,8 +19,13 @@ from transforms.cli.options import (
 
 __all__ = ("explain_command", "styled_diff")
 
-_STYLES = (("+++", {"bold": True}), ("---", {"bold": True}), ("@@", {"fg": "cyan"}),
-           ("+", {"fg": "green"}), ("-", {"fg": "red"}))
+_STYLES = (
+    ("+++", {"bold": True}),
+    ("---", {"bold": True}),
+    ("@@", {"fg": "cyan"}),
+    ("+", {"fg": "green"}),
+    ("-", {"fg": "red"}),
+)
 
 
 def styled_diff(lines: Iterable[str], color: bool) -> str:
@@ -51,17 +56,34 @@ def _yaml_lines(value: Any) -> list[str]:
 @debug_option
 @overlay_option
 @select_option
-@click.option("--blame", is_flag=True,
-              help="Name, for every changed field, the overlay file and line, or the "
-                   "recipe and step, that wrote it.")
-@click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto",
-              show_default=True, help="Colour the diff (auto: when stdout is a terminal).")
+@click.option(
+    "--blame",
+    is_flag=True,
+    help="Name, for every changed field, the overlay file and line, or the "
+    "recipe and step, that wrote it.",
+)
+@click.option(
+    "--color",
+    type=click.Choice(("auto", "always", "never")),
+    default="auto",
+    show_default=True,
+    help="Colour the diff (auto: when stdout is a terminal).",
+)
 @check_options
 @click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
-def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: bool,
-                    color: str, no_validate: bool, k8s_version: str | None,
-                    policy: str | None, allow: tuple[str, ...], deny: tuple[str, ...],
-                    conflicts: str, manifests: Any) -> None:
+def explain_command(
+    overlays: tuple[str, ...],
+    select: tuple[str, ...],
+    blame: bool,
+    color: str,
+    no_validate: bool,
+    k8s_version: str | None,
+    policy: str | None,
+    allow: tuple[str, ...],
+    deny: tuple[str, ...],
+    conflicts: str,
+    manifests: Any,
+) -> None:
     """Show what the overlays would change in FILE, per document and pod template.
 
     A unified diff of each pod template's YAML; templates that do not change
@@ -93,18 +115,26 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     texts: dict[str, str] = {}  # each overlay file read once: blame names lines from it
     each = load_each(overlays, texts)
     transform = chain(*each)
-    checks = TemplateChecks.build(policy, allow, deny, conflicts, overlays, each,
-                                  validate=not no_validate, k8s_version=k8s_version,
-                                  texts=texts)
+    checks = TemplateChecks.build(
+        policy,
+        allow,
+        deny,
+        conflicts,
+        overlays,
+        each,
+        validate=not no_validate,
+        k8s_version=k8s_version,
+        texts=texts,
+    )
     warn_empty_overlays(overlays, each)
-    steps = ([step for uri in overlays for step in load_steps(uri, text=texts[uri])]
-             if blame else [])
+    steps = [step for uri in overlays for step in load_steps(uri, text=texts[uri])] if blame else []
     text, source = read_input(manifests)
     documents = read_documents(text, source)
     warn_unreached(documents, source)
     warn_unmatched_patches(overlays, each, documents)
-    result = apply_located(transform, documents, select=selector, require_match=True,
-                           overlays=overlays, texts=texts)
+    result = apply_located(
+        transform, documents, select=selector, require_match=True, overlays=overlays, texts=texts
+    )
     echo_color = {"auto": None, "always": True, "never": False}[color]
 
     def show(label: str, before: Any, after: Any, blamed: list[Any]) -> bool:
@@ -113,8 +143,10 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
         if not changes:
             return False
         count = len(changes)
-        echo(click.style(f"# {label}: {count} change{'s' if count != 1 else ''}",
-                               bold=True), color=echo_color)
+        echo(
+            click.style(f"# {label}: {count} change{'s' if count != 1 else ''}", bold=True),
+            color=echo_color,
+        )
         lines = unified_diff(_yaml_lines(before), _yaml_lines(after))
         echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
         if blame:
@@ -128,13 +160,11 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
     workload_steps = [step for step in steps if is_workload_level(step.transform)]
     pod_steps = [step for step in steps if not is_workload_level(step.transform)]
     changed = total = workloads = 0
-    for number, (document, after_document) in enumerate(zip(documents, result, strict=True),
-                                                         1):
+    for number, (document, after_document) in enumerate(zip(documents, result, strict=True), 1):
         templates = pod_templates(document)
         for template in templates:
             before = get_at(document, template.path) if template.path.parts else document
-            after = get_at(after_document, template.path) if template.path.parts \
-                else after_document
+            after = get_at(after_document, template.path) if template.path.parts else after_document
             label = template_label(number, template)
             if selector is not None and not selector.matches(template):
                 checks.changed(label, template, before, after)
@@ -146,14 +176,26 @@ def explain_command(overlays: tuple[str, ...], select: tuple[str, ...], blame: b
         for metadata in workloads_of(templates, selector):
             if metadata.path is None:
                 continue
-            before = {"metadata": get_at(document, metadata.path)} \
-                if exists(document, metadata.path) else {}
-            after = {"metadata": get_at(after_document, metadata.path)} \
-                if exists(after_document, metadata.path) else {}
-            workloads += show(f"document {number}: {metadata.describe()}", before, after,
-                              workload_steps)
-    echo(f"# {changed} of {total} pod template{'s' if total != 1 else ''} "
-               f"in {len(documents)} document{'s' if len(documents) != 1 else ''} change"
-               + (f"; the metadata of {workloads} workload{'s' if workloads != 1 else ''} "
-                  f"changes" if workloads else ""))
+            before = (
+                {"metadata": get_at(document, metadata.path)}
+                if exists(document, metadata.path)
+                else {}
+            )
+            after = (
+                {"metadata": get_at(after_document, metadata.path)}
+                if exists(after_document, metadata.path)
+                else {}
+            )
+            workloads += show(
+                f"document {number}: {metadata.describe()}", before, after, workload_steps
+            )
+    echo(
+        f"# {changed} of {total} pod template{'s' if total != 1 else ''} "
+        f"in {len(documents)} document{'s' if len(documents) != 1 else ''} change"
+        + (
+            f"; the metadata of {workloads} workload{'s' if workloads != 1 else ''} changes"
+            if workloads
+            else ""
+        )
+    )
     checks.report(source)

@@ -53,8 +53,9 @@ class OverlayStepError(TransformError):
         return f"{where}: {self.error}"
 
 
-def _failing_document(err: TransformError, transform: Any, documents: Sequence[Any],
-                      select: Any) -> int | None:
+def _failing_document(
+    err: TransformError, transform: Any, documents: Sequence[Any], select: Any
+) -> int | None:
     from transforms.kube.workloads import apply_to_documents
 
     found = _DOCUMENT.match(err.steps[0]) if err.steps else None
@@ -68,8 +69,9 @@ def _failing_document(err: TransformError, transform: Any, documents: Sequence[A
     return None
 
 
-def _origin(document: Any, select: Any, overlays: Sequence[str],
-            texts: Mapping[str, str] | None = None) -> Any:
+def _origin(
+    document: Any, select: Any, overlays: Sequence[str], texts: Mapping[str, str] | None = None
+) -> Any:
     """The origin of the first step of ``overlays`` (their texts as read: ``texts``)
     that fails on ``document``."""
     from transforms.analysis.blame import load_steps
@@ -95,10 +97,16 @@ def _origin(document: Any, select: Any, overlays: Sequence[str],
     return None
 
 
-def apply_located(transform: Any, documents: Sequence[Any], *, select: Any = None,
-                  require_match: bool = False, overlays: Sequence[str] = (),
-                  templates: Sequence[Any] | None = None,
-                  texts: Mapping[str, str] | None = None) -> list[Any]:
+def apply_located(
+    transform: Any,
+    documents: Sequence[Any],
+    *,
+    select: Any = None,
+    require_match: bool = False,
+    overlays: Sequence[str] = (),
+    templates: Sequence[Any] | None = None,
+    texts: Mapping[str, str] | None = None,
+) -> list[Any]:
     """:func:`~transforms.kube.workloads.apply_to_documents` (``templates``: each
     document's, where the caller found them already), whose errors name the
     overlay file and line of the step that raised them (an :class:`OverlayStepError`)
@@ -107,14 +115,14 @@ def apply_located(transform: Any, documents: Sequence[Any], *, select: Any = Non
     from transforms.kube.workloads import SelectionError, apply_to_documents
 
     try:
-        return apply_to_documents(transform, documents, select=select,
-                                  require_match=require_match, templates=templates)
+        return apply_to_documents(
+            transform, documents, select=select, require_match=require_match, templates=templates
+        )
     except SelectionError:
         raise
     except TransformError as err:
         index = _failing_document(err, transform, documents, select)
-        origin = (_origin(documents[index], select, overlays, texts) if index is not None
-                  else None)
+        origin = _origin(documents[index], select, overlays, texts) if index is not None else None
         if origin is None or origin.source is None:
             raise
         raise OverlayStepError(err, source=origin.source, line=origin.line) from err

@@ -35,8 +35,15 @@ from transforms.cli.recipes import recipes_command
 from transforms.cli.render import render_command
 from transforms.cli.validate import validate_command
 
-__all__ = ("podfold", "main", "one_line", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE",
-           "EXIT_BROKEN_PIPE")
+__all__ = (
+    "podfold",
+    "main",
+    "one_line",
+    "EXIT_OK",
+    "EXIT_FAILED",
+    "EXIT_USAGE",
+    "EXIT_BROKEN_PIPE",
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -112,8 +119,12 @@ def main(args: Sequence[str] | None = None) -> NoReturn:
 def _run(args: Sequence[str] | None, settings: dict[str, Any]) -> NoReturn:
     try:
         # without standalone mode, click returns what ctx.exit() was given
-        code = podfold.main(args=list(args) if args is not None else None, prog_name="podfold",
-                            obj=settings, standalone_mode=False)
+        code = podfold.main(
+            args=list(args) if args is not None else None,
+            prog_name="podfold",
+            obj=settings,
+            standalone_mode=False,
+        )
         _exit(code if isinstance(code, int) else EXIT_OK, settings)
     except click.exceptions.Exit as done:
         _exit(done.exit_code, settings)
@@ -134,9 +145,11 @@ def _run(args: Sequence[str] | None, settings: dict[str, Any]) -> NoReturn:
 def _failed(err: BaseException, settings: dict[str, Any], kind: str) -> NoReturn:
     if settings["debug"]:
         _say(_print_traceback)
-    line = f"podfold: {kind}: " + (one_line(err) if isinstance(err, TransformError) else
-                                   f"{type(err).__name__}: {one_line(err)} "
-                                   f"(run with --debug for the traceback)")
+    line = f"podfold: {kind}: " + (
+        one_line(err)
+        if isinstance(err, TransformError)
+        else f"{type(err).__name__}: {one_line(err)} (run with --debug for the traceback)"
+    )
     _say(lambda: click.echo(line, err=True))
     _exit(EXIT_FAILED, settings)
 

@@ -17,8 +17,16 @@ import click
 
 from transforms.forms.macros import TORCHX_MACROS, macros_written
 
-__all__ = ("TORCHX_MACROS", "warn", "warn_empty_overlays", "warn_unmatched_patches",
-           "warn_unreached", "warn_reached_nothing", "macros_written")
+__all__ = (
+    "TORCHX_MACROS",
+    "warn",
+    "warn_empty_overlays",
+    "warn_unmatched_patches",
+    "warn_unreached",
+    "warn_reached_nothing",
+    "macros_written",
+)
+
 
 def warn(message: str) -> None:
     """Print ``podfold: warning: message`` on stderr."""
@@ -31,31 +39,47 @@ def warn_empty_overlays(uris: Sequence[str], steps: Sequence[Any]) -> None:
 
     for uri, step in zip(uris, steps, strict=True):
         if step is identity:
-            warn(f"{uri}: the overlay holds no step (the file is empty or only comments); "
-                 f"it changes nothing")
+            warn(
+                f"{uri}: the overlay holds no step (the file is empty or only comments); "
+                f"it changes nothing"
+            )
 
 
-def warn_unmatched_patches(uris: Sequence[str], steps: Sequence[Any],
-                           documents: Sequence[Any]) -> None:
+def warn_unmatched_patches(
+    uris: Sequence[str], steps: Sequence[Any], documents: Sequence[Any]
+) -> None:
     """Warn for each workload patch (a strategic patch naming its kind and name, as
     kustomize writes one) that targets no document of the stream: it changes nothing."""
     from transforms.kube.workloads import workload_kind
 
-    searched = [*documents, *(item for document in documents
-                              if isinstance(document, dict) and document.get("kind") == "List"
-                              for item in (document.get("items") or []))]
+    searched = [
+        *documents,
+        *(
+            item
+            for document in documents
+            if isinstance(document, dict) and document.get("kind") == "List"
+            for item in (document.get("items") or [])
+        ),
+    ]
     for uri, step in zip(uris, steps, strict=True):
         for patch in _workload_patches(step):
             if not any(patch.matches_document(document) for document in searched):
                 metadata = patch.patch.get("metadata")
                 name = metadata.get("name") if isinstance(metadata, dict) else None
-                kinds = sorted({str(document.get("kind")) for document in searched
-                                if isinstance(document, dict)
-                                and workload_kind(document.get("kind"),
-                                                  document.get("apiVersion")) is not None})
-                warn(f"{uri}: the strategic patch for {patch.patch.get('kind')}"
-                     f"{f' {name!r}' if name else ''} matches no document of the stream, so it "
-                     f"changes nothing (workloads present: {', '.join(kinds) or 'none'})")
+                kinds = sorted(
+                    {
+                        str(document.get("kind"))
+                        for document in searched
+                        if isinstance(document, dict)
+                        and workload_kind(document.get("kind"), document.get("apiVersion"))
+                        is not None
+                    }
+                )
+                warn(
+                    f"{uri}: the strategic patch for {patch.patch.get('kind')}"
+                    f"{f' {name!r}' if name else ''} matches no document of the stream, so it "
+                    f"changes nothing (workloads present: {', '.join(kinds) or 'none'})"
+                )
 
 
 def _workload_patches(step: Any) -> list[Any]:
@@ -86,20 +110,32 @@ def warn_unreached(documents: Sequence[Any], source: str) -> int:
     return warned
 
 
-def warn_reached_nothing(source: str, steps: Sequence[Any], documents: Sequence[Any],
-                         templates: Sequence[Sequence[Any]], result: Sequence[Any],
-                         unreached: int = 0) -> None:
+def warn_reached_nothing(
+    source: str,
+    steps: Sequence[Any],
+    documents: Sequence[Any],
+    templates: Sequence[Sequence[Any]],
+    result: Sequence[Any],
+    unreached: int = 0,
+) -> None:
     """Warn where overlays with steps in them met no pod template in the whole stream, and
     so changed nothing (as a ``--select`` that picks nothing is refused; kubectl has no
     such case, so it is no error). Where ``unreached`` documents were warned about
     already (:func:`warn_unreached`: pods no overlay reaches), that said it."""
     from combinators import identity
 
-    if (unreached or not documents or all(step is identity for step in steps) or any(templates)
-            or any(after is not before for after, before in zip(result, documents,
-                                                                 strict=True))):
+    if (
+        unreached
+        or not documents
+        or all(step is identity for step in steps)
+        or any(templates)
+        or any(after is not before for after, before in zip(result, documents, strict=True))
+    ):
         return
     count = len(documents)
-    held = (f"none of the {count} documents holds one podfold knows of" if count != 1
-            else "the document holds none podfold knows of")
+    held = (
+        f"none of the {count} documents holds one podfold knows of"
+        if count != 1
+        else "the document holds none podfold knows of"
+    )
     warn(f"{source}: the overlays reach no pod template: {held}, so nothing changed")

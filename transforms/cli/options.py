@@ -10,9 +10,18 @@ import click
 
 from transforms.cli.documents import FORMATS, ManifestError
 
-__all__ = ("debug_option", "overlay_option", "select_option", "output_option",
-           "read_input", "load_overlays", "load_each", "parse_selector", "NoDocumentsError",
-           "require_documents")
+__all__ = (
+    "debug_option",
+    "overlay_option",
+    "select_option",
+    "output_option",
+    "read_input",
+    "load_overlays",
+    "load_each",
+    "parse_selector",
+    "NoDocumentsError",
+    "require_documents",
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,33 +34,55 @@ def _set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None
 
 def debug_option(command: F) -> F:
     """``--debug``: a traceback with every error (accepted before or after the command)."""
-    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True,
-                        callback=_set_debug,
-                        help="Print the traceback with an error.")(command)
+    return click.option(
+        "--debug",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_debug,
+        help="Print the traceback with an error.",
+    )(command)
 
 
 def overlay_option(command: F) -> F:
     """``-f/--filename OVERLAY``, repeatable, applied in the order given."""
-    return click.option("-f", "--filename", "overlays", multiple=True, required=True,
-                        metavar="OVERLAY",
-                        help="An overlay: a YAML file or any fsspec URI (s3://, gs://, "
-                             "https://...). Repeat it to apply several, in order.")(command)
+    return click.option(
+        "-f",
+        "--filename",
+        "overlays",
+        multiple=True,
+        required=True,
+        metavar="OVERLAY",
+        help="An overlay: a YAML file or any fsspec URI (s3://, gs://, "
+        "https://...). Repeat it to apply several, in order.",
+    )(command)
 
 
 def select_option(command: F) -> F:
     """``--select SEL``, repeatable: which pod templates, as ``kind=...,role=...,label:k=v``."""
-    return click.option("--select", "select", multiple=True, metavar="SEL",
-                        help="Only the pod templates that match, e.g. "
-                             "'kind=PyTorchJob,role=Worker' or 'name=web,label:team=ml'. "
-                             "Repeated, the conditions join as within one: a field given "
-                             "more than once (kind, name, role) matches either value, "
-                             "different fields and every label must all hold.")(command)
+    return click.option(
+        "--select",
+        "select",
+        multiple=True,
+        metavar="SEL",
+        help="Only the pod templates that match, e.g. "
+        "'kind=PyTorchJob,role=Worker' or 'name=web,label:team=ml'. "
+        "Repeated, the conditions join as within one: a field given "
+        "more than once (kind, name, role) matches either value, "
+        "different fields and every label must all hold.",
+    )(command)
 
 
 def output_option(command: F) -> F:
     """``-o yaml|json``."""
-    return click.option("-o", "--output", type=click.Choice(FORMATS), default="yaml",
-                        show_default=True, help="The output format.")(command)
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Choice(FORMATS),
+        default="yaml",
+        show_default=True,
+        help="The output format.",
+    )(command)
 
 
 def read_input(stream: Any) -> tuple[str, str]:
@@ -123,8 +154,10 @@ def require_documents(documents: Sequence[Any], source: str, stream: Any, purpos
         return
     message = f"no documents (the input is empty, or only comments and '---'): nothing to {purpose}"
     if _is_stdout(stream):
-        message += (f"; {source} is the file stdout writes to, so the shell emptied it before "
-                    f"podfold started: write the output to another file")
+        message += (
+            f"; {source} is the file stdout writes to, so the shell emptied it before "
+            f"podfold started: write the output to another file"
+        )
     raise NoDocumentsError(message, source=source)
 
 
@@ -140,5 +173,8 @@ def _is_stdout(stream: Any) -> bool:
         read, written = os.fstat(descriptor), os.fstat(stdout)
     except (AttributeError, OSError, ValueError):  # no descriptor (a test's stream), or no stdout
         return False
-    return descriptor != stdout and stat.S_ISREG(read.st_mode) \
+    return (
+        descriptor != stdout
+        and stat.S_ISREG(read.st_mode)
         and (read.st_dev, read.st_ino) == (written.st_dev, written.st_ino)
+    )

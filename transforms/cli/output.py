@@ -49,8 +49,9 @@ class OutputError(TransformError):
     (True, False)
     """
 
-    def __init__(self, message: str, *, target: str, code: int | None = None,
-                 reason: str = "") -> None:
+    def __init__(
+        self, message: str, *, target: str, code: int | None = None, reason: str = ""
+    ) -> None:
         super().__init__(message)
         self.target = target
         self.errno = code
@@ -62,15 +63,24 @@ class OutputError(TransformError):
         code = err.errno
         reason = err.strerror or str(err) or type(err).__name__
         name = errno.errorcode.get(code, "") if code is not None else ""
-        return cls(f"{target}: cannot write the output: {reason}{f' ({name})' if name else ''}; "
-                   f"what was written is incomplete", target=target, code=code, reason=reason)
+        return cls(
+            f"{target}: cannot write the output: {reason}{f' ({name})' if name else ''}; "
+            f"what was written is incomplete",
+            target=target,
+            code=code,
+            reason=reason,
+        )
 
     @classmethod
     def closed(cls) -> OutputError:
         """The error for a stdout that is not open (``podfold ... >&-``)."""
-        return cls("stdout: cannot write the output: it is closed (EBADF); give podfold a "
-                   "stdout, a file or a pipe ('> out.yaml')", target="stdout",
-                   code=errno.EBADF, reason="stdout is closed")
+        return cls(
+            "stdout: cannot write the output: it is closed (EBADF); give podfold a "
+            "stdout, a file or a pipe ('> out.yaml')",
+            target="stdout",
+            code=errno.EBADF,
+            reason="stdout is closed",
+        )
 
     @property
     def broken_pipe(self) -> bool:
@@ -126,7 +136,7 @@ def echo(message: str = "", *, nl: bool = True, color: bool | None = None) -> No
         stream.flush()  # what anything wrote through the text layer goes out first
         encoder = codecs.getincrementalencoder(_encoding(stream))(stream.errors or "strict")
         for start in range(0, len(text), _CHUNK):
-            _write_all(buffer, encoder.encode(text[start:start + _CHUNK]))
+            _write_all(buffer, encoder.encode(text[start : start + _CHUNK]))
         _write_all(buffer, encoder.encode("", final=True))
         buffer.flush()
     except OSError as err:

@@ -41,9 +41,12 @@ def signature_of(name: str, factory: object) -> str:
     except (TypeError, ValueError):  # pragma: no cover - a catalog entry with no signature
         return f"{name}(...)"
     # annotations as written (a string under ``from __future__ import annotations``), unquoted
-    params = [param.replace(annotation=_Written(param.annotation))
-              if isinstance(param.annotation, str) else param
-              for param in signature.parameters.values()]
+    params = [
+        param.replace(annotation=_Written(param.annotation))
+        if isinstance(param.annotation, str)
+        else param
+        for param in signature.parameters.values()
+    ]
     return f"{name}{signature.replace(parameters=params, return_annotation=signature.empty)}"
 
 
@@ -80,9 +83,10 @@ def recipes_command(name: str | None) -> None:
     if factory is None:
         close = difflib.get_close_matches(name, list(catalog), n=3)
         hint = f"; did you mean {short_names(close)}?" if close else ""
-        raise click.BadParameter(f"no recipe named {short_repr(name)}{hint} (podfold recipes "
-                                 "lists them)",
-                                 param_hint="'NAME'")
+        raise click.BadParameter(
+            f"no recipe named {short_repr(name)}{hint} (podfold recipes lists them)",
+            param_hint="'NAME'",
+        )
     echo(signature_of(name, factory))
     echo()
     step = yaml_call(name, factory)

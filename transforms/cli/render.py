@@ -38,35 +38,70 @@ class RenderError(TransformError, ValueError):
 def _role_overlay(value: str) -> str:
     role, equals, uri = value.partition("=")
     if not (equals and role and uri):
-        raise click.BadParameter(f"expected ROLE=FILE (trainer=gpu.yaml), got {short_repr(value)}",
-                                 param_hint="'--overlay'")
+        raise click.BadParameter(
+            f"expected ROLE=FILE (trainer=gpu.yaml), got {short_repr(value)}",
+            param_hint="'--overlay'",
+        )
     return f"{role}:{uri}"
 
 
-@click.command("render", context_settings={"ignore_unknown_options": True,
-                                           "allow_interspersed_args": False})
+@click.command(
+    "render", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}
+)
 @debug_option
-@click.option("-f", "--filename", "overlays", multiple=True, metavar="OVERLAY",
-              help="An overlay for every role, applied after the roles' own (repeatable).")
-@click.option("--overlay", "role_overlays", multiple=True, metavar="ROLE=FILE",
-              help="An overlay for one role, applied after the ones for every role "
-                   "(repeatable).")
-@click.option("-s", "--scheduler", type=click.Choice(SCHEDULERS), default=SCHEDULERS[0],
-              show_default=True, help="podfold's TorchX scheduler to render for.")
+@click.option(
+    "-f",
+    "--filename",
+    "overlays",
+    multiple=True,
+    metavar="OVERLAY",
+    help="An overlay for every role, applied after the roles' own (repeatable).",
+)
+@click.option(
+    "--overlay",
+    "role_overlays",
+    multiple=True,
+    metavar="ROLE=FILE",
+    help="An overlay for one role, applied after the ones for every role (repeatable).",
+)
+@click.option(
+    "-s",
+    "--scheduler",
+    type=click.Choice(SCHEDULERS),
+    default=SCHEDULERS[0],
+    show_default=True,
+    help="podfold's TorchX scheduler to render for.",
+)
 @click.option("--queue", help="The scheduler's queue (Volcano queue; -cfg queue=...).")
 @click.option("--namespace", help="The namespace to render for (-cfg namespace=...).")
-@click.option("-c", "--cfg", "cfg_text", metavar="K=V[,K=V]",
-              help="More run options, as TorchX's -cfg takes them (image_repo, "
-                   "service_account, priority_class, k8s_version, ...).")
-@click.option("--no-validate", is_flag=True,
-              help="Do not check the pods against the schema and their references.")
+@click.option(
+    "-c",
+    "--cfg",
+    "cfg_text",
+    metavar="K=V[,K=V]",
+    help="More run options, as TorchX's -cfg takes them (image_repo, "
+    "service_account, priority_class, k8s_version, ...).",
+)
+@click.option(
+    "--no-validate",
+    is_flag=True,
+    help="Do not check the pods against the schema and their references.",
+)
 @output_option
 @click.argument("component")
 @click.argument("component_args", nargs=-1, type=click.UNPROCESSED, metavar="[ARGS]...")
-def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], scheduler: str,
-                   queue: str | None, namespace: str | None, cfg_text: str | None,
-                   no_validate: bool, output: str, component: str,
-                   component_args: tuple[str, ...]) -> None:
+def render_command(
+    overlays: tuple[str, ...],
+    role_overlays: tuple[str, ...],
+    scheduler: str,
+    queue: str | None,
+    namespace: str | None,
+    cfg_text: str | None,
+    no_validate: bool,
+    output: str,
+    component: str,
+    component_args: tuple[str, ...],
+) -> None:
     """Render a TorchX COMPONENT with overlays and print only the job, as YAML.
 
     COMPONENT is what 'torchx run' takes (a builtin such as dist.ddp, or
@@ -96,17 +131,28 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
     with get_runner() as runner:
         opts = runner.scheduler_run_opts(scheduler)
         try:  # refused now, not kept back for the dry run as for torchx run
-            cfg: dict[str, Any] = (opts.parse(cfg_text or "") if isinstance(opts, CheckedRunopts)
-                                   else opts.cfg_from_str(cfg_text or ""))
+            cfg: dict[str, Any] = (
+                opts.parse(cfg_text or "")
+                if isinstance(opts, CheckedRunopts)
+                else opts.cfg_from_str(cfg_text or "")
+            )
         except RunOptionError as err:
             raise click.BadParameter(str(err), param_hint="'-c' / '--cfg'") from None
-        flags = {key: (value, flag) for key, value, flag in (
-            ("queue", queue, "--queue"), ("namespace", namespace, "--namespace"),
-            ("validate", False if no_validate else None, "--no-validate")) if value is not None}
+        flags = {
+            key: (value, flag)
+            for key, value, flag in (
+                ("queue", queue, "--queue"),
+                ("namespace", namespace, "--namespace"),
+                ("validate", False if no_validate else None, "--no-validate"),
+            )
+            if value is not None
+        }
         for key, (value, flag) in flags.items():
             if key in cfg and cfg[key] != value:  # never drop one of the two silently
-                raise click.BadParameter(f"{flag} and -c {key}={cfg[key]} say different things: "
-                                         f"give one", param_hint=f"'{flag}'")
+                raise click.BadParameter(
+                    f"{flag} and -c {key}={cfg[key]} say different things: give one",
+                    param_hint=f"'{flag}'",
+                )
         _apply_torchxconfig(scheduler, cfg)  # what the files set, where the command line did not
         cfg.update((key, value) for key, (value, _) in flags.items())
         if overlays:
@@ -120,9 +166,11 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
             message = str(err).strip().replace(component, short_repr(component, quoted=False))
             raise click.BadParameter(short_line(message), param_hint="'COMPONENT'") from None
         except Exception as err:  # the component's file fails to import: the user's code
-            raise click.BadParameter(f"{short_repr(component, quoted=False)} cannot be loaded: "
-                                     f"{type(err).__name__}: {short_line(str(err))}",
-                                     param_hint="'COMPONENT'") from None
+            raise click.BadParameter(
+                f"{short_repr(component, quoted=False)} cannot be loaded: "
+                f"{type(err).__name__}: {short_line(str(err))}",
+                param_hint="'COMPONENT'",
+            ) from None
         try:
             app = materialize_appdef(found.fn, list(component_args), None)
         except TransformError:  # an overlay the component itself builds: exit 1
@@ -131,10 +179,13 @@ def render_command(overlays: tuple[str, ...], role_overlays: tuple[str, ...], sc
             raise click.UsageError(
                 f"component {component} failed: {type(err).__name__}: {err} (its arguments "
                 f"follow it: podfold render [OPTIONS] {component} [ARGS]...; "
-                f"'podfold render {component} --help' lists them)") from None
+                f"'podfold render {component} --help' lists them)"
+            ) from None
         if not isinstance(app, AppDef):
-            raise click.BadParameter(f"{component} returned {type(app).__name__}, not a "
-                                     "torchx.specs.AppDef", param_hint="'COMPONENT'")
+            raise click.BadParameter(
+                f"{component} returned {type(app).__name__}, not a torchx.specs.AppDef",
+                param_hint="'COMPONENT'",
+            )
         try:
             info = runner.dryrun(app, scheduler, cfg=cfg, workspace=None)
         except RunOptionError as err:  # a -c key no option has, a value it cannot take
@@ -170,8 +221,9 @@ def _apply_torchxconfig(scheduler: str, cfg: dict[str, Any]) -> None:
             with open(file) as handle:
                 load(scheduler, handle, cfg)
         except (OSError, ConfigError, ValueError) as err:
-            raise RenderError(f"{file}: cannot read TorchX's configuration: "
-                              f"{type(err).__name__}: {err}") from err
+            raise RenderError(
+                f"{file}: cannot read TorchX's configuration: {type(err).__name__}: {err}"
+            ) from err
 
 
 def _missing_option(err: Any, scheduler: str) -> str:

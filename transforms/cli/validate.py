@@ -72,20 +72,33 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
             for problem in found:
                 errors += problem.severity == "error"
                 prefix = "" if problem.severity == "error" else "warning: "
-                boolean = located.get((problem.path, problem.found)) \
-                    if type(problem.found) is bool else None
-                where, note = (source, "") if boolean is None else (
-                    f"{source}:{boolean.line}:{boolean.column}", f"; {boolean.note()}")
+                boolean = (
+                    located.get((problem.path, problem.found))
+                    if type(problem.found) is bool
+                    else None
+                )
+                where, note = (
+                    (source, "")
+                    if boolean is None
+                    else (f"{source}:{boolean.line}:{boolean.column}", f"; {boolean.note()}")
+                )
                 at = short_repr(document_path(str(template.path), problem.path), quoted=False)
-                echo(f"{where}: {template_label(number, template)}: {prefix}{at}: "
-                     f"{problem.message}{note}")
+                echo(
+                    f"{where}: {template_label(number, template)}: {prefix}{at}: "
+                    f"{problem.message}{note}"
+                )
     plural = "s" if templates != 1 else ""
-    summary = (f"{errors} error{'s' if errors != 1 else ''} in {templates} pod template{plural}"
-               if errors else f"{templates} pod template{plural} in {len(documents)} "
-                              f"document{'s' if len(documents) != 1 else ''}: valid")
+    summary = (
+        f"{errors} error{'s' if errors != 1 else ''} in {templates} pod template{plural}"
+        if errors
+        else f"{templates} pod template{plural} in {len(documents)} "
+        f"document{'s' if len(documents) != 1 else ''}: valid"
+    )
     if unreached:  # "valid" is about the templates checked: say which were not
-        summary += (f"; {unreached} document{'s hold' if unreached != 1 else ' holds'} pods "
-                    f"podfold does not reach, not checked (named above)")
+        summary += (
+            f"; {unreached} document{'s hold' if unreached != 1 else ' holds'} pods "
+            f"podfold does not reach, not checked (named above)"
+        )
     click.echo(f"podfold: {summary}", err=True)
     if errors:
         click.get_current_context().exit(1)

@@ -93,13 +93,20 @@ class FlyteTemplateError(TransformError, ValueError):
 
 def _check_name(name: object) -> str:
     if not isinstance(name, str):
-        raise ArgumentTypeError(f"must be a container name (a string), found "
-                                f"{type(name).__name__} {name!r}", argument="primary_container_name",
-                                factory=_FACTORY, value=name)
+        raise ArgumentTypeError(
+            f"must be a container name (a string), found {type(name).__name__} {name!r}",
+            argument="primary_container_name",
+            factory=_FACTORY,
+            value=name,
+        )
     if len(name) > 63 or not _DNS_LABEL.match(name):
-        raise ArgumentError(f"must be a container name (lower-case letters, digits and '-', "
-                            f"at most 63), got {name!r}", argument="primary_container_name",
-                            factory=_FACTORY, value=name)
+        raise ArgumentError(
+            f"must be a container name (lower-case letters, digits and '-', "
+            f"at most 63), got {name!r}",
+            argument="primary_container_name",
+            factory=_FACTORY,
+            value=name,
+        )
     return name
 
 
@@ -120,8 +127,11 @@ def _base_parts(base: Any) -> tuple[dict[str, Any], dict[str, Any], str | None]:
     if base is None:
         return {}, {}, None
     if _is_flytekit_template(base):
-        metadata = {key: dict(value) for key, value in
-                    (("labels", base.labels), ("annotations", base.annotations)) if value}
+        metadata = {
+            key: dict(value)
+            for key, value in (("labels", base.labels), ("annotations", base.annotations))
+            if value
+        }
         spec = {} if base.pod_spec is None else to_data(base.pod_spec)
         return metadata, spec, base.primary_container_name
     client = _client_name(base)
@@ -135,14 +145,21 @@ def _base_parts(base: Any) -> tuple[dict[str, Any], dict[str, Any], str | None]:
         if data.get("kind") == "PodTemplate":  # the cluster-side object: its template
             data = data.get("template") or {}
         if not is_map(data.get("metadata", {})) or not is_map(data.get("spec", {})):
-            raise ArgumentTypeError("base: a map must be a pod template in API form "
-                                    "({metadata: ..., spec: ...})", argument="base",
-                                    factory=_FACTORY, value=base)
+            raise ArgumentTypeError(
+                "base: a map must be a pod template in API form ({metadata: ..., spec: ...})",
+                argument="base",
+                factory=_FACTORY,
+                value=base,
+            )
         return dict(data.get("metadata") or {}), dict(data.get("spec") or {}), None
-    raise ArgumentTypeError(f"expected a flytekit PodTemplate, a kubernetes V1PodTemplateSpec "
-                            f"or V1PodSpec, a pod template in API form or None, found "
-                            f"{type(base).__name__}", argument="base", factory=_FACTORY,
-                            value=base)
+    raise ArgumentTypeError(
+        f"expected a flytekit PodTemplate, a kubernetes V1PodTemplateSpec "
+        f"or V1PodSpec, a pod template in API form or None, found "
+        f"{type(base).__name__}",
+        argument="base",
+        factory=_FACTORY,
+        value=base,
+    )
 
 
 def _primary_name(asked: str | None, declared: str | None, spec: dict[str, Any]) -> str:
@@ -159,32 +176,43 @@ def _primary_name(asked: str | None, declared: str | None, spec: dict[str, Any])
     if declared is None or declared == name:
         return name
     containers = spec.get("containers") or []
-    held = is_seq(containers) and any(is_map(item) and item.get("name") == declared
-                                      for item in containers)
+    held = is_seq(containers) and any(
+        is_map(item) and item.get("name") == declared for item in containers
+    )
     if declared == DEFAULT_PRIMARY and not held:
         return name
     if declared == DEFAULT_PRIMARY:
-        why, fix = ("a container of the base has flytekit's default name",
-                    f"rename the base's container {declared!r} first")
+        why, fix = (
+            "a container of the base has flytekit's default name",
+            f"rename the base's container {declared!r} first",
+        )
     else:
-        why, fix = ("the base's primary_container_name",
-                    f"build the base with primary_container_name={name!r}")
-    raise ArgumentError(f"the base's primary container is {declared!r} ({why}), not {name!r}: "
-                        f"leave primary_container_name out, or {fix}",
-                        argument="primary_container_name", factory=_FACTORY, value=asked)
+        why, fix = (
+            "the base's primary_container_name",
+            f"build the base with primary_container_name={name!r}",
+        )
+    raise ArgumentError(
+        f"the base's primary container is {declared!r} ({why}), not {name!r}: "
+        f"leave primary_container_name out, or {fix}",
+        argument="primary_container_name",
+        factory=_FACTORY,
+        value=asked,
+    )
 
 
 def _primary_first(spec: dict[str, Any], name: str) -> dict[str, Any]:
     """``spec`` with the container ``name`` first in ``containers`` (a bare one if missing)."""
     containers = spec.get("containers") or []
     if not is_seq(containers):
-        raise FlyteTemplateError("spec.containers", f"expected a list of containers, found "
-                                 f"{type(containers).__name__}")
+        raise FlyteTemplateError(
+            "spec.containers", f"expected a list of containers, found {type(containers).__name__}"
+        )
     others = [item for item in containers if not (is_map(item) and item.get("name") == name)]
     found = [item for item in containers if is_map(item) and item.get("name") == name]
     if len(found) > 1:
-        raise FlyteTemplateError(f"spec.containers[name={name}]",
-                                 f"{len(found)} containers are named {name!r}")
+        raise FlyteTemplateError(
+            f"spec.containers[name={name}]", f"{len(found)} containers are named {name!r}"
+        )
     return {**spec, "containers": [found[0] if found else {"name": name}, *others]}
 
 
@@ -197,41 +225,56 @@ def _label(overlay: object, transform: Transform) -> str:
 def _check_shape(pod: Any, primary: MainContainer, overlay: int | None) -> None:
     """Refuse what a flytekit PodTemplate cannot carry, and a lost primary container."""
     if not is_map(pod):
-        raise FlyteTemplateError("(root)", f"expected a pod (a map), found "
-                                 f"{type(pod).__name__}", overlay=overlay)
+        raise FlyteTemplateError(
+            "(root)", f"expected a pod (a map), found {type(pod).__name__}", overlay=overlay
+        )
     for key in pod:
         if key not in ("metadata", "spec", *_TOP_DROPPED):
-            raise FlyteTemplateError(key, "a flytekit PodTemplate holds a pod's spec, labels "
-                                     "and annotations only", overlay=overlay)
+            raise FlyteTemplateError(
+                key,
+                "a flytekit PodTemplate holds a pod's spec, labels and annotations only",
+                overlay=overlay,
+            )
     metadata = pod.get("metadata") or {}
     for key in metadata if is_map(metadata) else ():
         if key not in _METADATA_KEPT:
-            raise FlyteTemplateError(f"metadata.{key}", "a flytekit PodTemplate keeps only "
-                                     "labels and annotations of metadata", overlay=overlay)
+            raise FlyteTemplateError(
+                f"metadata.{key}",
+                "a flytekit PodTemplate keeps only labels and annotations of metadata",
+                overlay=overlay,
+            )
     spec = pod.get("spec")
     containers = spec.get("containers") if is_map(spec) else None
     names = [item.get("name") for item in containers or () if is_map(item)]
     if primary.name not in names:
-        raise FlyteTemplateError(str(primary.path()), f"the primary container is gone; "
-                                 f"containers are: {', '.join(map(str, names)) or '(none)'}",
-                                 overlay=overlay)
+        raise FlyteTemplateError(
+            str(primary.path()),
+            f"the primary container is gone; "
+            f"containers are: {', '.join(map(str, names)) or '(none)'}",
+            overlay=overlay,
+        )
 
 
-def _validate(pods: list[Any], labels: list[str], primary: MainContainer,
-              k8s_version: str | None) -> None:
+def _validate(
+    pods: list[Any], labels: list[str], primary: MainContainer, k8s_version: str | None
+) -> None:
     """Validate the last of ``pods`` (the base, then the pod after each overlay); an
     error names the overlays that wrote the values found wrong, where they can be told."""
     # Flyte fills the primary container's image: only that one may lack one
     exempt = f"{primary.path()}.image"
-    errors = [found for found in problems(pods[-1], k8s_version=k8s_version)
-              if found.severity == "error"
-              and not (found.rule == "container-images" and found.path == exempt)]
+    errors = [
+        found
+        for found in problems(pods[-1], k8s_version=k8s_version)
+        if found.severity == "error"
+        and not (found.rule == "container-images" and found.path == exempt)
+    ]
     if not errors:
         return
     from transforms.analysis.footprint import last_change
 
-    writers = sorted({number for found in errors
-                      if (number := last_change(pods, found.path)) is not None})
+    writers = sorted(
+        {number for found in errors if (number := last_change(pods, found.path)) is not None}
+    )
     if len(writers) == 1:
         (number,) = writers
         where = f"{_FACTORY}() overlay {number} of {len(labels)}: {labels[number - 1]}"
@@ -250,9 +293,13 @@ def _flytekit_template() -> Any:
     return template_class
 
 
-def pod_template(*overlays: OverlayLike, base: Any = None,
-                 primary_container_name: str | None = None, validate: bool = True,
-                 k8s_version: str | None = None) -> PodTemplate:
+def pod_template(
+    *overlays: OverlayLike,
+    base: Any = None,
+    primary_container_name: str | None = None,
+    validate: bool = True,
+    k8s_version: str | None = None,
+) -> PodTemplate:
     """A new flytekit ``PodTemplate``: ``overlays`` folded, in order, over ``base``.
 
     ``overlays`` are anything :func:`~transforms.io.as_transform` takes
@@ -306,20 +353,24 @@ def pod_template(*overlays: OverlayLike, base: Any = None,
         try:
             pod = transform(pod)
         except TransformError as err:
-            raise err.with_step(f"{_FACTORY}() overlay {number} of {len(steps)}: "
-                                f"{label}") from None
+            raise err.with_step(f"{_FACTORY}() overlay {number} of {len(steps)}: {label}") from None
         _check_shape(pod, primary, number)
         pods.append(pod)
     if validate:
         _validate(pods, [label for label, _ in steps], primary, k8s_version)
     macros = macros_written(pod, pods[0])
     if macros:
-        warnings.warn(f"{_FACTORY}(): the overlays write the TorchX macro"
-                      f"{'s' if len(macros) > 1 else ''} {', '.join(sorted(macros))}, which only "
-                      f"TorchX substitutes; Flyte leaves it as text", stacklevel=2)
+        warnings.warn(
+            f"{_FACTORY}(): the overlays write the TorchX macro"
+            f"{'s' if len(macros) > 1 else ''} {', '.join(sorted(macros))}, which only "
+            f"TorchX substitutes; Flyte leaves it as text",
+            stacklevel=2,
+        )
     result = pod.get("metadata") or {}
     labels, annotations = result.get("labels"), result.get("annotations")
     return _flytekit_template()(
-        pod_spec=to_client(pod["spec"], "V1PodSpec"), primary_container_name=name,
+        pod_spec=to_client(pod["spec"], "V1PodSpec"),
+        primary_container_name=name,
         labels=dict(labels) if labels else None,
-        annotations=dict(annotations) if annotations else None)
+        annotations=dict(annotations) if annotations else None,
+    )

@@ -28,8 +28,15 @@ from transforms.errors import CatalogError, UnknownNameError
 if TYPE_CHECKING:
     import inspect
 
-__all__ = ("recipe_catalog", "resolve_catalog", "build_recipe", "bind_arguments", "yaml_call",
-           "GROUP", "Catalog")
+__all__ = (
+    "recipe_catalog",
+    "resolve_catalog",
+    "build_recipe",
+    "bind_arguments",
+    "yaml_call",
+    "GROUP",
+    "Catalog",
+)
 
 GROUP = "podfold.recipes"
 
@@ -56,8 +63,9 @@ def _installed() -> tuple[Catalog, Mapping[str, str]]:
     merged: dict[str, Callable[..., Any]] = {}
     origins: dict[str, str] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
-        where = (f"the recipe catalog {short_repr(point.name)} "
-                 f"({short_repr(point.value, quoted=False)})")
+        where = (
+            f"the recipe catalog {short_repr(point.name)} ({short_repr(point.value, quoted=False)})"
+        )
         try:
             catalog = point.load()
         except (ImportError, AttributeError) as err:  # most often: a module of the same name
@@ -65,25 +73,35 @@ def _installed() -> tuple[Catalog, Mapping[str, str]]:
 
             module = sys.modules.get(point.module)
             found = getattr(module, "__file__", None)
-            hint = (f"; the module {short_repr(point.module)} found is {found}, which hides the "
-                    f"catalog's: move it into your project's package or rename it"
-                    if found else "")
-            raise CatalogError(f"{where} cannot load: {type(err).__name__}: "
-                               f"{_said(err)}{hint}") from err
+            hint = (
+                f"; the module {short_repr(point.module)} found is {found}, which hides the "
+                f"catalog's: move it into your project's package or rename it"
+                if found
+                else ""
+            )
+            raise CatalogError(
+                f"{where} cannot load: {type(err).__name__}: {_said(err)}{hint}"
+            ) from err
         except Exception as err:  # another package's code: whatever it raises, name it
-            raise CatalogError(f"{where} cannot load: importing it raised "
-                               f"{type(err).__name__}: {_said(err)}") from err
+            raise CatalogError(
+                f"{where} cannot load: importing it raised {type(err).__name__}: {_said(err)}"
+            ) from err
         if not isinstance(catalog, Mapping):
-            raise CatalogError(f"{where} is {type(catalog).__name__}, not a mapping of recipe "
-                               f"names to factories")
+            raise CatalogError(
+                f"{where} is {type(catalog).__name__}, not a mapping of recipe names to factories"
+            )
         for name, factory in catalog.items():
             if not isinstance(name, str) or not callable(factory):
-                raise CatalogError(f"{where} maps {short_repr(name, 200)} to "
-                                   f"{short_repr(factory, 200)}: a catalog "
-                                   f"maps recipe names (text) to factories (callables)")
+                raise CatalogError(
+                    f"{where} maps {short_repr(name, 200)} to "
+                    f"{short_repr(factory, 200)}: a catalog "
+                    f"maps recipe names (text) to factories (callables)"
+                )
             if name in merged and merged[name] is not factory:
-                raise CatalogError(f"recipe {short_repr(name)} is published by two catalogs "
-                                   f"({origins[name]} and {point.value})")
+                raise CatalogError(
+                    f"recipe {short_repr(name)} is published by two catalogs "
+                    f"({origins[name]} and {point.value})"
+                )
             merged[name] = factory
             origins[name] = point.value
     return MappingProxyType(merged), MappingProxyType(origins)
@@ -106,9 +124,12 @@ def resolve_catalog(catalog: Catalog | None) -> Catalog:
 _QUOTED = re.compile(r"'(\w+)'")
 
 
-def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
-                   what: str, yaml_names: Mapping[str, str] | None = None
-                   ) -> inspect.BoundArguments:
+def bind_arguments(
+    factory: Callable[..., Any],
+    arguments: Mapping[str, Any],
+    what: str,
+    yaml_names: Mapping[str, str] | None = None,
+) -> inspect.BoundArguments:
     """Bind ``arguments`` (by name) to ``factory``'s signature, or say what is wrong.
 
     A parameter collecting positional items (``*items``) takes a list; a
@@ -137,33 +158,41 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
         param = params.get(name)
         if param is not None and param.kind is param.VAR_POSITIONAL:
             if not isinstance(value, list):
-                raise ArgumentTypeError(f"{short_repr(name)} takes a list, got {short_repr(value)}",
-                                        argument=name,
-                                        factory=what, value=value)
+                raise ArgumentTypeError(
+                    f"{short_repr(name)} takes a list, got {short_repr(value)}",
+                    argument=name,
+                    factory=what,
+                    value=value,
+                )
             items = value
             continue
         if param is not None and param.kind is param.POSITIONAL_ONLY:
             positional_only[name] = value
             continue
         if param is None and not accepts_any:
-            known = [renamed.get(p, p) for p, v in params.items()
-                     if v.kind is not v.VAR_POSITIONAL]
+            known = [renamed.get(p, p) for p, v in params.items() if v.kind is not v.VAR_POSITIONAL]
             # a recipe's words users reach for (gpus for count), then spellings in any case
             synonyms: Mapping[str, str] = getattr(factory, "synonyms", None) or {}
             close = [synonyms[name]] if name in synonyms else []
             lowered = {known_name.lower(): known_name for known_name in known}
-            close += [lowered[near] for near in close_matches(name.lower(), list(lowered))
-                      if lowered[near] not in close]
+            close += [
+                lowered[near]
+                for near in close_matches(name.lower(), list(lowered))
+                if lowered[near] not in close
+            ]
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise ArgumentTypeError(f"takes no argument {short_repr(name)}{hint} (it takes: "
-                                    f"{takes})",
-                                    argument=name, factory=what, value=value)
+            raise ArgumentTypeError(
+                f"takes no argument {short_repr(name)}{hint} (it takes: {takes})",
+                argument=name,
+                factory=what,
+                value=value,
+            )
         kwargs[name] = value
     args: list[Any] = []
     if positional_only or items is not None:
         ordered = [p for p in params.values() if p.kind is p.POSITIONAL_ONLY]
         for number, param in enumerate(ordered):
-            later = any(p.name in positional_only for p in ordered[number + 1:])
+            later = any(p.name in positional_only for p in ordered[number + 1 :])
             if param.name in positional_only:
                 args.append(positional_only[param.name])
             elif param.default is not param.empty and (later or items is not None):
@@ -171,8 +200,11 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
             else:
                 break
     if items is not None:
-        args += [kwargs.pop(p) for p, v in params.items()
-                 if v.kind is v.POSITIONAL_OR_KEYWORD and p in kwargs]
+        args += [
+            kwargs.pop(p)
+            for p, v in params.items()
+            if v.kind is v.POSITIONAL_OR_KEYWORD and p in kwargs
+        ]
         args += items
     try:
         return signature.bind(*args, **kwargs)
@@ -181,9 +213,11 @@ def bind_arguments(factory: Callable[..., Any], arguments: Mapping[str, Any],
         for parameter, yaml_name in renamed.items():
             message = message.replace(f"'{parameter}'", f"'{yaml_name}'")
         found = _QUOTED.search(message)
-        raise ArgumentTypeError(f"{message} (it takes: {takes})",
-                                argument=found.group(1) if found else "arguments",
-                                factory=what) from None
+        raise ArgumentTypeError(
+            f"{message} (it takes: {takes})",
+            argument=found.group(1) if found else "arguments",
+            factory=what,
+        ) from None
 
 
 def yaml_call(name: str, factory: Callable[..., Any]) -> str | None:
@@ -203,14 +237,20 @@ def yaml_call(name: str, factory: Callable[..., Any]) -> str | None:
         params = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):  # a callable without a signature
         return None
-    keys = [f"<{p.name}>: ..." if p.kind is p.VAR_KEYWORD  # any other key
-            else f"{p.name}: [...]" if p.kind is p.VAR_POSITIONAL else f"{p.name}: ..."
-            for p in params]
+    keys = [
+        f"<{p.name}>: ..."
+        if p.kind is p.VAR_KEYWORD  # any other key
+        else f"{p.name}: [...]"
+        if p.kind is p.VAR_POSITIONAL
+        else f"{p.name}: ..."
+        for p in params
+    ]
     return "- {" + ", ".join([f"recipe: {name}", *keys]) + "}"
 
 
-def build_recipe(name: str, arguments: Mapping[str, Any],
-                 catalog: Catalog | None = None) -> Transform:
+def build_recipe(
+    name: str, arguments: Mapping[str, Any], catalog: Catalog | None = None
+) -> Transform:
     """Build the recipe ``name`` from ``arguments`` checked against its signature.
 
     An unknown name is an :class:`~transforms.errors.UnknownNameError` (also a
@@ -232,13 +272,21 @@ def build_recipe(name: str, arguments: Mapping[str, Any],
     if factory is None:
         lowered = {known.lower(): known for known in recipes}  # GPU for gpu, too
         same = lowered.get(name.lower())
-        close = (same,) if same is not None else tuple(
-            lowered[near] for near in close_matches(name.lower(), list(lowered)))
+        close = (
+            (same,)
+            if same is not None
+            else tuple(lowered[near] for near in close_matches(name.lower(), list(lowered)))
+        )
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         shown = short_repr(name)
-        raise UnknownNameError(f"unknown recipe {shown}{hint}" if recipes
-                               else f"unknown recipe {shown}: no recipe catalog is installed",
-                               argument="recipe", value=name, near_misses=close)
+        raise UnknownNameError(
+            f"unknown recipe {shown}{hint}"
+            if recipes
+            else f"unknown recipe {shown}: no recipe catalog is installed",
+            argument="recipe",
+            value=name,
+            near_misses=close,
+        )
     bound = bind_arguments(factory, arguments, name)
     try:
         built = factory(*bound.args, **bound.kwargs)
@@ -249,17 +297,26 @@ def build_recipe(name: str, arguments: Mapping[str, Any],
     except (TypeError, ValueError) as err:
         # a catalog is another package's code: its own argument checks may
         # raise the built-ins; they still name the recipe and the arguments
-        raise ArgumentError(f"{type(err).__name__}: {_said(err)}", argument=", ".join(arguments)
-                            or "arguments", factory=name) from err
+        raise ArgumentError(
+            f"{type(err).__name__}: {_said(err)}",
+            argument=", ".join(arguments) or "arguments",
+            factory=name,
+        ) from err
     except Exception as err:  # a fault of the catalog's code, not of the arguments
         installed, origins = _installed()
         origin = origins.get(name) if installed.get(name) is factory else None
         where = f" (published by {origin})" if origin else ""
-        raise CatalogError(f"recipe {short_repr(name)}{where} failed while building: "
-                           f"{type(err).__name__}: {_said(err)}") from err
+        raise CatalogError(
+            f"recipe {short_repr(name)}{where} failed while building: "
+            f"{type(err).__name__}: {_said(err)}"
+        ) from err
     if isinstance(built, Transform):
         return built
     if callable(built):
         return chain(built)  # a plain function pod -> pod, guarded as any
-    raise ArgumentTypeError(f"the catalog's factory built {short_repr(built)}, not a transform",
-                            argument="recipe", factory=name, value=built)
+    raise ArgumentTypeError(
+        f"the catalog's factory built {short_repr(built)}, not a transform",
+        argument="recipe",
+        factory=name,
+        value=built,
+    )

@@ -17,8 +17,9 @@ TORCHX_MACROS = ("img_root", "base_img_root", "app_id", "replica_id", "rank0_env
 """The macros TorchX substitutes in a role's strings (``torchx.specs.macros``), named
 here so that the command line does not import TorchX."""
 
-_MACRO = re.compile(r"\$(?:\{(" + "|".join(TORCHX_MACROS) + r")\}|("
-                    + "|".join(TORCHX_MACROS) + r")\b)")
+_MACRO = re.compile(
+    r"\$(?:\{(" + "|".join(TORCHX_MACROS) + r")\}|(" + "|".join(TORCHX_MACROS) + r")\b)"
+)
 
 
 def macros_written(new: Any, old: Any) -> set[str]:

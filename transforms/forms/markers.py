@@ -30,7 +30,17 @@ from pyrsistent import freeze
 from combinators.data import copy_plain
 from combinators.limits import short_repr
 
-__all__ = ("Marker", "Append", "AppendUnique", "Prepend", "Replace", "Remove", "Default", "MergeBy", "MARKERS")
+__all__ = (
+    "Marker",
+    "Append",
+    "AppendUnique",
+    "Prepend",
+    "Replace",
+    "Remove",
+    "Default",
+    "MergeBy",
+    "MARKERS",
+)
 
 
 class Marker:
@@ -46,7 +56,9 @@ class Marker:
         return freeze(self.value)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Marker) and type(other) is type(self) and self._key() == other._key()
+        return (
+            isinstance(other, Marker) and type(other) is type(self) and self._key() == other._key()
+        )
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._key()))
@@ -142,5 +154,12 @@ class MergeBy(Marker):
         return f"MergeBy({short_repr(self.value)}, key={short_repr(self.key)})"
 
 
-MARKERS: tuple[type[Marker], ...] = (Append, AppendUnique, Prepend, Replace, Remove, Default,
-                                     MergeBy)
+MARKERS: tuple[type[Marker], ...] = (
+    Append,
+    AppendUnique,
+    Prepend,
+    Replace,
+    Remove,
+    Default,
+    MergeBy,
+)

@@ -113,13 +113,19 @@ def _operator_key(factory: str, argument: str, value: Any) -> str:
     """``value`` checked as the field name an operator key carries (``PUT("volumes")``):
     a non-empty string without ``:``, which the key's own syntax uses."""
     if not isinstance(value, str):
-        raise ArgumentTypeError(f"{argument} must be a field name (a string), got "
-                                f"{short_repr(value)}", argument=argument, factory=factory,
-                                value=value)
+        raise ArgumentTypeError(
+            f"{argument} must be a field name (a string), got {short_repr(value)}",
+            argument=argument,
+            factory=factory,
+            value=value,
+        )
     if not value or ":" in value:
-        raise ArgumentError(f"{argument} must be a field name without ':', got "
-                            f"{short_repr(value)}",
-                            argument=argument, factory=factory, value=value)
+        raise ArgumentError(
+            f"{argument} must be a field name without ':', got {short_repr(value)}",
+            argument=argument,
+            factory=factory,
+            value=value,
+        )
     return value
 
 
@@ -166,8 +172,9 @@ class _Edit:
         self.edit = edit
 
 
-def _bad(message: str, value: Any, of_type: bool = False,
-         where: _Where | None = None) -> ArgumentError:
+def _bad(
+    message: str, value: Any, of_type: bool = False, where: _Where | None = None
+) -> ArgumentError:
     """The error for a partial pod :func:`overlay` cannot be built from; ``where`` is
     the place in it, for tools that point at it (a YAML loader gives the line)."""
     kind = ArgumentTypeError if of_type else ArgumentError
@@ -186,8 +193,12 @@ def _compile(value: Any, where: _Where, in_item: bool = False) -> Any:
     if isinstance(value, (Append, AppendUnique, Prepend, MergeBy)):
         items = value.value
         if not isinstance(items, list):
-            raise _bad(f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}",
-                       items, of_type=True, where=where)
+            raise _bad(
+                f"{value.tag} at {_text(where)} needs a list, got {kind_name(items)}",
+                items,
+                of_type=True,
+                where=where,
+            )
         if isinstance(value, MergeBy):
             fields = (value.key,) if isinstance(value.key, str) else tuple(value.key)
             return _keyed_merge(items, fields, where, implied=False)
@@ -205,9 +216,11 @@ def _compile(value: Any, where: _Where, in_item: bool = False) -> Any:
         compiled = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise _bad(f"keys of an overlay are strings; {short_repr(key)} at "
-                           f"{_text(where)} is not",
-                           key, of_type=True)
+                raise _bad(
+                    f"keys of an overlay are strings; {short_repr(key)} at {_text(where)} is not",
+                    key,
+                    of_type=True,
+                )
             if key.startswith(_JOIN):
                 _check_join(key, item, where)
                 compiled[key] = _materialize(item)
@@ -237,8 +250,14 @@ def _list_meta(where: _Where) -> FieldMeta:
     return field_meta(type_name, last) if isinstance(last, str) else NO_META
 
 
-def _keyed_merge(items: list[Any], fields: tuple[str, ...], where: _Where, *, implied: bool,
-                 meta: FieldMeta | None = None) -> _KeyedMerge:
+def _keyed_merge(
+    items: list[Any],
+    fields: tuple[str, ...],
+    where: _Where,
+    *,
+    implied: bool,
+    meta: FieldMeta | None = None,
+) -> _KeyedMerge:
     """``!merge-by`` (or, with ``implied``, an untagged list with a Kubernetes merge key
     inside a ``!merge-by`` item): each item, compiled as a partial pod of its own,
     merges into the element with the same key fields; the others are appended."""
@@ -250,48 +269,87 @@ def _keyed_merge(items: list[Any], fields: tuple[str, ...], where: _Where, *, im
     compiled: list[_Item] = []
     for number, item in enumerate(items):
         if not is_map(item):
-            raise _bad(_keyed_text(where, fields, implied, number, f"is {kind_name(item)}"),
-                       item, of_type=True, where=(*where, number) if implied else where)
-        absent = [field for field in fields if (field in item and isinstance(item[field], Marker))
-                  or (field not in item and field not in defaults)]
+            raise _bad(
+                _keyed_text(where, fields, implied, number, f"is {kind_name(item)}"),
+                item,
+                of_type=True,
+                where=(*where, number) if implied else where,
+            )
+        absent = [
+            field
+            for field in fields
+            if (field in item and isinstance(item[field], Marker))
+            or (field not in item and field not in defaults)
+        ]
         if absent:
             if not implied and _holds_tags(item):
-                raise _bad(f"!merge-by at {_text(where)}: an item with tags inside names its "
-                           f"key field{'s' if len(fields) > 1 else ''} ({short_names(fields)})",
-                           item, where=where)
+                raise _bad(
+                    f"!merge-by at {_text(where)}: an item with tags inside names its "
+                    f"key field{'s' if len(fields) > 1 else ''} ({short_names(fields)})",
+                    item,
+                    where=where,
+                )
             tagged = [field for field in absent if field in item]
-            what = (f"tags its key field {short_names(tagged)}, which is a plain value"
-                    if tagged else f"has no {short_names(absent)}")
-            raise _bad(_keyed_text(where, fields, implied, number, f"({short_repr(item)}) {what}",
-                                   defaults), item, where=(*where, number) if implied else where)
+            what = (
+                f"tags its key field {short_names(tagged)}, which is a plain value"
+                if tagged
+                else f"has no {short_names(absent)}"
+            )
+            raise _bad(
+                _keyed_text(
+                    where, fields, implied, number, f"({short_repr(item)}) {what}", defaults
+                ),
+                item,
+                where=(*where, number) if implied else where,
+            )
         values = tuple(item[field] if field in item else defaults[field] for field in fields)
         compiled.append(_Item(fields, values, _compile(item, (*where, number), True)))
     return _KeyedMerge(fields, defaults, tuple(compiled))
 
 
-def _keyed_text(where: _Where, fields: tuple[str, ...], implied: bool, number: int,
-                what: str, defaults: dict[str, Any] | None = None) -> str:
+def _keyed_text(
+    where: _Where,
+    fields: tuple[str, ...],
+    implied: bool,
+    number: int,
+    what: str,
+    defaults: dict[str, Any] | None = None,
+) -> str:
     """What is wrong with item ``number`` of a list merged by ``fields``."""
     names = short_names(fields)
     if defaults:
-        names += " (" + ", ".join(f"{short_repr(field, MAX_NAME, quoted=False)} defaulting to "
-                                  f"{short_repr(value, MAX_NAME, quoted=False)}"
-                                  for field, value in defaults.items()) + ")"
+        names += (
+            " ("
+            + ", ".join(
+                f"{short_repr(field, MAX_NAME, quoted=False)} defaulting to "
+                f"{short_repr(value, MAX_NAME, quoted=False)}"
+                for field, value in defaults.items()
+            )
+            + ")"
+        )
     plural = len(fields) > 1
     if not implied:
-        return (f"!merge-by at {_text(where)}: item {number} {what}; the items are maps that "
-                f"name the key field{'s' if plural else ''} ({names})")
+        return (
+            f"!merge-by at {_text(where)}: item {number} {what}; the items are maps that "
+            f"name the key field{'s' if plural else ''} ({names})"
+        )
     field = short_repr(str(where[-1]), MAX_NAME, quoted=False)
-    return (f"{_text((*where, number))} {what}; inside a !merge-by item {field} merges by "
-            f"{names}, as Kubernetes merges it, so each entry is a map that names "
-            f"{'them' if plural else 'it'} (write {field}: !append [...] to add entries as "
-            f"they are)")
+    return (
+        f"{_text((*where, number))} {what}; inside a !merge-by item {field} merges by "
+        f"{names}, as Kubernetes merges it, so each entry is a map that names "
+        f"{'them' if plural else 'it'} (write {field}: !append [...] to add entries as "
+        f"they are)"
+    )
 
 
 def _holds_tags(value: Any) -> bool:
     """Whether a map holds a marker or an operator key, at any depth of its maps."""
-    return any(isinstance(item, Marker) or (isinstance(key, str) and key.startswith(_OPERATORS))
-               or (is_map(item) and _holds_tags(item)) for key, item in value.items())
+    return any(
+        isinstance(item, Marker)
+        or (isinstance(key, str) and key.startswith(_OPERATORS))
+        or (is_map(item) and _holds_tags(item))
+        for key, item in value.items()
+    )
 
 
 class _Item:
@@ -310,8 +368,9 @@ class _Item:
         """The element the item makes where none matches: merged into nothing once,
         on first use (thousands of new volumes are copied, not merged one by one)."""
         if self._fresh is None:
-            self._fresh = Template(_merge_map({}, self.compiled, (self,), False, Owned()),
-                                   private=True)
+            self._fresh = Template(
+                _merge_map({}, self.compiled, (self,), False, Owned()), private=True
+            )
         return self._fresh
 
     def match(self) -> Match:
@@ -329,8 +388,9 @@ class _KeyedMerge:
 
     __slots__ = ("fields", "defaults", "items")
 
-    def __init__(self, fields: tuple[str, ...], defaults: dict[str, Any],
-                 items: tuple[_Item, ...]) -> None:
+    def __init__(
+        self, fields: tuple[str, ...], defaults: dict[str, Any], items: tuple[_Item, ...]
+    ) -> None:
         self.fields = fields
         self.defaults = defaults
         self.items = items
@@ -358,8 +418,9 @@ class _KeyedMerge:
                 if type(element) is dict or is_map(element):
                     found = element.get(key, MISSING)
                     if found is not MISSING:  # strict_key(text) is the text
-                        positions.setdefault(found if type(found) is str else strict_key(found),
-                                             position)
+                        positions.setdefault(
+                            found if type(found) is str else strict_key(found), position
+                        )
         else:
             for position, element in enumerate(old):
                 if is_map(element):
@@ -375,8 +436,9 @@ class _KeyedMerge:
                 positions[item.identity] = size + len(appended)
                 appended.append((item._fresh or item.template()).fresh(persistent))
             elif at >= size:  # an item appended before, with the same key
-                appended[at - size] = _merge_map(appended[at - size], item.compiled,
-                                                 (*where, item), persistent, owned)
+                appended[at - size] = _merge_map(
+                    appended[at - size], item.compiled, (*where, item), persistent, owned
+                )
             else:
                 current = changes.get(at, old[at])
                 merged = _merge_map(current, item.compiled, (*where, item), persistent, owned)
@@ -392,20 +454,33 @@ def _check_operator(key: str, where: _Where) -> None:
     """``__put__:`` and ``__del__:`` name the field they are about."""
     if not field_of(key):
         operator = key.rstrip(":")
-        raise _bad(f"{short_repr(key)} at {_text(where)} names no field; write "
-                   f"'{operator}:<field>' ({operator}:volumes, say)", key, where=(*where, key))
+        raise _bad(
+            f"{short_repr(key)} at {_text(where)} names no field; write "
+            f"'{operator}:<field>' ({operator}:volumes, say)",
+            key,
+            where=(*where, key),
+        )
 
 
 def _check_join(key: str, items: Any, where: _Where) -> None:
-    field, _, on = key[len(_JOIN):].partition(":")
+    field, _, on = key[len(_JOIN) :].partition(":")
     if not field or not on:
-        raise _bad(f"malformed join key {short_repr(key)} at {_text(where)}; "
-                   f"write '__join__:<key>:<field>'", key)
+        raise _bad(
+            f"malformed join key {short_repr(key)} at {_text(where)}; "
+            f"write '__join__:<key>:<field>'",
+            key,
+        )
     if not isinstance(items, list) or not all(is_map(x) for x in items):
-        got = kind_name(items) if not isinstance(items, list) \
+        got = (
+            kind_name(items)
+            if not isinstance(items, list)
             else "a list with an item that is not a map"
-        raise _bad(f"{short_repr(key)} at {_text(where)} needs a list of maps, got {got}", items,
-                   of_type=True)
+        )
+        raise _bad(
+            f"{short_repr(key)} at {_text(where)} needs a list of maps, got {got}",
+            items,
+            of_type=True,
+        )
 
 
 def _materialize(value: Any) -> Any:
@@ -427,8 +502,15 @@ def _materialize(value: Any) -> Any:
                     _check_operator(key, ())
                 if key.startswith(_JOIN):
                     _check_join(key, item, ())
-                    result = _join(result, field, key[len(_JOIN):].partition(":")[2], _materialize(item),
-                                   (field,), False, Owned())
+                    result = _join(
+                        result,
+                        field,
+                        key[len(_JOIN) :].partition(":")[2],
+                        _materialize(item),
+                        (field,),
+                        False,
+                        Owned(),
+                    )
                     continue
                 result.pop(field, None)
                 if key.startswith(_DEL):
@@ -459,8 +541,10 @@ def _unique(items: list[Any]) -> list[Any]:
 
 def _path(where: _Where) -> Path:
     """A place in a partial pod (keys, an item's index) or in the pod (keys, matches)."""
-    return Path(Key(k) if isinstance(k, str) else Index(k) if isinstance(k, int) else k.match()
-                for k in where)
+    return Path(
+        Key(k) if isinstance(k, str) else Index(k) if isinstance(k, int) else k.match()
+        for k in where
+    )
 
 
 def _text(where: _Where) -> str:
@@ -476,19 +560,26 @@ class Overlay(Transform):
     def __init__(self, source: Any) -> None:
         source = unwrap_torchx(source)
         if not is_map(source):
-            raise _bad(f"an overlay is a map (a partial pod), got {kind_name(source)}", source,
-                       of_type=True)
+            raise _bad(
+                f"an overlay is a map (a partial pod), got {kind_name(source)}",
+                source,
+                of_type=True,
+            )
         # only JSON-shaped data (and markers around it), not too deep, no cycles
-        check_value(source, argument="partial_pod", factory="overlay", markers=(Marker,),
-                    located=True)
+        check_value(
+            source, argument="partial_pod", factory="overlay", markers=(Marker,), located=True
+        )
         self.source = copy_plain_keep_markers(source)
         self._compiled = _compile(self.source, ())
         self._init_params(self.source)
 
     def _apply(self, doc: Any, owned: Owned) -> Any:
         if not is_map(doc):
-            raise TypeClashError(f"an overlay applies to a map, got {kind_name(doc)}",
-                                 expected="a map", found=kind_name(doc))
+            raise TypeClashError(
+                f"an overlay applies to a map, got {kind_name(doc)}",
+                expected="a map",
+                found=kind_name(doc),
+            )
         # a partial pod merges into a pod, never into a Deployment's spec nor into
         # a client's snake_case to_dict(): a few look-ups, refused naming the kind
         check_pod_document(doc, overlay=self.name)
@@ -552,13 +643,15 @@ def _leaf(value: _Edit, current: Any, where: _Where, persistent: bool, owned: Ow
 def _clash(where: _Where, current: Any, value: Any) -> TypeClashError:
     found, given = kind_name(current), kind_name(value)
     # the error's own text adds "(in <path>)"
-    return TypeClashError(f"type mismatch: the pod has {found}, the overlay {given}",
-                          path=_path(where),
-                          expected=given, found=found)
+    return TypeClashError(
+        f"type mismatch: the pod has {found}, the overlay {given}",
+        path=_path(where),
+        expected=given,
+        found=found,
+    )
 
 
-def _merge_value(current: Any, value: Any, where: _Where, persistent: bool,
-                 owned: Owned) -> Any:
+def _merge_value(current: Any, value: Any, where: _Where, persistent: bool, owned: Owned) -> Any:
     if current is MISSING:
         return _fresh(value, where, persistent, owned)
     if isinstance(value, _KeyedMerge):
@@ -616,22 +709,24 @@ def field_of(key: str) -> str:
     """The field an operator key is about (``"__join__:env:name"`` is about ``env``)."""
     for prefix in _OPERATORS:
         if key.startswith(prefix):
-            rest = key[len(prefix):]
+            rest = key[len(prefix) :]
             return rest.split(":", 1)[0] if prefix == _JOIN else rest
     return key
 
 
 def _drop_operator_keys(base: Any, field: str, owned: Owned) -> Any:
     """``base`` without the operator keys about ``field``, as upstream resolves a conflict."""
-    stale = [key for key in base if isinstance(key, str) and key.startswith(_OPERATORS)
-             and field_of(key) == field]
+    stale = [
+        key
+        for key in base
+        if isinstance(key, str) and key.startswith(_OPERATORS) and field_of(key) == field
+    ]
     for key in stale:
         base = delete_key(base, key, owned)
     return base
 
 
-def _merge_map(base: Any, ov: dict[str, Any], where: _Where, persistent: bool,
-               owned: Owned) -> Any:
+def _merge_map(base: Any, ov: dict[str, Any], where: _Where, persistent: bool, owned: Owned) -> Any:
     result = base
     # Upstream lets the last operation on a field win over operator keys the
     # base map holds (stored, unresolved overlays); a pod rarely has any.
@@ -641,19 +736,19 @@ def _merge_map(base: Any, ov: dict[str, Any], where: _Where, persistent: bool,
             result = _drop_operator_keys(result, field_of(key), owned)
         if key.startswith("__"):
             if key.startswith(_PUT):
-                field = key[len(_PUT):]
+                field = key[len(_PUT) :]
                 current = result.get(field, MISSING)
                 if current is MISSING or not strict_equal(current, value):
                     plain = copy_plain(value)
                     result = set_key(result, field, freeze(plain) if persistent else plain, owned)
                 continue
             if key.startswith(_DEL):
-                field = key[len(_DEL):]
+                field = key[len(_DEL) :]
                 if field in result:
                     result = delete_key(result, field, owned)
                 continue
             if key.startswith(_JOIN):
-                field, _, on = key[len(_JOIN):].partition(":")
+                field, _, on = key[len(_JOIN) :].partition(":")
                 result = _join(result, field, on, value, (*where, field), persistent, owned)
                 continue
         current = result.get(key, MISSING)
@@ -668,19 +763,24 @@ def _merge_map(base: Any, ov: dict[str, Any], where: _Where, persistent: bool,
     return result
 
 
-def _join(base: Any, field: str, on: str, items: list[Any], where: _Where,
-          persistent: bool, owned: Owned) -> Any:
+def _join(
+    base: Any, field: str, on: str, items: list[Any], where: _Where, persistent: bool, owned: Owned
+) -> Any:
     """Upstream's JOIN: matched items overwrite top-level fields; others append."""
     current = base.get(field, MISSING)
     if current is MISSING:
         plain = copy_plain(items)
         return set_key(base, field, freeze(plain) if persistent else plain, owned)
     if not is_seq(current) or not all(is_map(element) for element in current):
-        found = kind_name(current) if not is_seq(current) \
-            else "a list with an item that is not a map"
-        raise TypeClashError(f"join needs a list of maps; the pod has {found}",
-                             path=_path(where),
-                             expected="a list of maps", found=found)
+        found = (
+            kind_name(current) if not is_seq(current) else "a list with an item that is not a map"
+        )
+        raise TypeClashError(
+            f"join needs a list of maps; the pod has {found}",
+            path=_path(where),
+            expected="a list of maps",
+            found=found,
+        )
     # like upstream, the last element with a given key is the one merged into; keys are
     # compared strictly (1 is not True) and may be maps or lists
     positions = {strict_key(element[on]): i for i, element in enumerate(current) if on in element}

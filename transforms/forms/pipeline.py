@@ -57,8 +57,12 @@ def build_pipeline(steps: list[Any], catalog: Catalog | None = None) -> Transfor
     transforms.errors.UnknownNameError: unknown op 'upsrt'; did you mean upsert? (ops: ...) [in step 2 of 2]
     """
     if not isinstance(steps, list):
-        raise ArgumentTypeError(f"a pipeline is a list of steps, got {short_repr(steps)}",
-                                argument="steps", factory="build_pipeline", value=steps)
+        raise ArgumentTypeError(
+            f"a pipeline is a list of steps, got {short_repr(steps)}",
+            argument="steps",
+            factory="build_pipeline",
+            value=steps,
+        )
     return kinds.build(steps, catalog)
 
 
@@ -73,7 +77,10 @@ def build_step(step: Mapping[str, Any], catalog: Catalog | None = None) -> Trans
     combinators.errors.ArgumentTypeError: upsert(): value: missing a required argument: 'value' (it takes: path, value)
     """
     if isinstance(step, list):  # a list is a pipeline, not a step
-        raise ArgumentTypeError(f"a pipeline step is a map such as {{op: upsert, path: ..., "
-                                f"value: ...}}, got {short_repr(step)}", argument="step",
-                                value=step)
+        raise ArgumentTypeError(
+            f"a pipeline step is a map such as {{op: upsert, path: ..., "
+            f"value: ...}}, got {short_repr(step)}",
+            argument="step",
+            value=step,
+        )
     return kinds.build(step, catalog)

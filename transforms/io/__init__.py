@@ -16,8 +16,12 @@ if TYPE_CHECKING:
     from transforms.io.loading import load_overlay, loads_overlay
     from transforms.io.normalize import as_transform
 
-_HOMES = {"load_overlay": "transforms.io.loading", "loads_overlay": "transforms.io.loading",
-          "dump_overlay": "transforms.io.dumping", "as_transform": "transforms.io.normalize"}
+_HOMES = {
+    "load_overlay": "transforms.io.loading",
+    "loads_overlay": "transforms.io.loading",
+    "dump_overlay": "transforms.io.dumping",
+    "as_transform": "transforms.io.normalize",
+}
 
 __all__ = ("load_overlay", "loads_overlay", "dump_overlay", "as_transform")
 

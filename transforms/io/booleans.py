@@ -37,19 +37,24 @@ import yaml
 
 from combinators.limits import short_repr
 
-__all__ = ("KUBECTL_TRUE", "KUBECTL_FALSE", "YAML11_ONLY", "PlainBoolean",
-           "read_booleans_as_kubectl", "plain_booleans")
+__all__ = (
+    "KUBECTL_TRUE",
+    "KUBECTL_FALSE",
+    "YAML11_ONLY",
+    "PlainBoolean",
+    "read_booleans_as_kubectl",
+    "plain_booleans",
+)
 
-KUBECTL_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On",
-                          "ON"})
+KUBECTL_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
 """The plain scalars kubectl (go-yaml v2's resolver) reads as ``true``."""
 
-KUBECTL_FALSE = frozenset({"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off",
-                           "OFF"})
+KUBECTL_FALSE = frozenset(
+    {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"}
+)
 """The plain scalars kubectl (go-yaml v2's resolver) reads as ``false``."""
 
-YAML11_ONLY = (KUBECTL_TRUE | KUBECTL_FALSE) - {"true", "True", "TRUE", "false", "False",
-                                                 "FALSE"}
+YAML11_ONLY = (KUBECTL_TRUE | KUBECTL_FALSE) - {"true", "True", "TRUE", "false", "False", "FALSE"}
 """kubectl's booleans that YAML 1.2 readers read as strings (and PyYAML ``y``, ``n``)."""
 
 _BOOL = "tag:yaml.org,2002:bool"
@@ -85,7 +90,8 @@ def _construct_bool(loader: Any, node: yaml.ScalarNode) -> bool:
     if lowered in ("yes", "true", "on", "no", "false", "off"):
         return lowered in ("yes", "true", "on")
     raise yaml.constructor.ConstructorError(
-        None, None, f"!!bool takes true or false, not {short_repr(text)}", node.start_mark)
+        None, None, f"!!bool takes true or false, not {short_repr(text)}", node.start_mark
+    )
 
 
 @dataclass(frozen=True)
@@ -116,11 +122,15 @@ class PlainBoolean:
         """
         truth = str(self.value).lower()
         if self.is_key:
-            return (f"{self.text}, a key written plain, is the boolean {truth} to kubectl "
-                    f"(YAML 1.1), so the key '{truth}': quote it ('{self.text}') if the key "
-                    f"'{self.text}' is meant")
-        return (f"{self.text}, written plain, is the boolean {truth} to kubectl "
-                f"(YAML 1.1): quote it ('{self.text}') if a string is meant")
+            return (
+                f"{self.text}, a key written plain, is the boolean {truth} to kubectl "
+                f"(YAML 1.1), so the key '{truth}': quote it ('{self.text}') if the key "
+                f"'{self.text}' is meant"
+            )
+        return (
+            f"{self.text}, written plain, is the boolean {truth} to kubectl "
+            f"(YAML 1.1): quote it ('{self.text}') if a string is meant"
+        )
 
 
 def plain_booleans(loader: Any, node: yaml.Node, data: Any, document: int) -> list[PlainBoolean]:
@@ -177,8 +187,12 @@ def plain_booleans(loader: Any, node: yaml.Node, data: Any, document: int) -> li
 
 def _is_yaml11(node: yaml.Node) -> bool:
     # plain: the style is None from PyYAML's parser, "" from libyaml's
-    return isinstance(node, yaml.ScalarNode) and node.tag == _BOOL and not node.style \
+    return (
+        isinstance(node, yaml.ScalarNode)
+        and node.tag == _BOOL
+        and not node.style
         and node.value in YAML11_ONLY
+    )
 
 
 def _scalar(loader: Any, node: yaml.ScalarNode) -> Any:
@@ -188,7 +202,8 @@ def _scalar(loader: Any, node: yaml.ScalarNode) -> Any:
     return None if construct is None else construct(loader, node)
 
 
-def _found(document: int, keys: tuple[Any, ...], node: yaml.Node, value: bool,
-           is_key: bool = False) -> PlainBoolean:
+def _found(
+    document: int, keys: tuple[Any, ...], node: yaml.Node, value: bool, is_key: bool = False
+) -> PlainBoolean:
     mark = node.start_mark
     return PlainBoolean(document, keys, node.value, value, mark.line + 1, mark.column + 1, is_key)

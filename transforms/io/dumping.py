@@ -70,8 +70,12 @@ class _Dumper(yaml.SafeDumper):
         if isinstance(event, yaml.ScalarEvent) and event.style == _PLAIN_TAGGED:
             if self.analysis is None:
                 self.analysis = self.analyze_scalar(event.value)
-            if self.analysis.allow_block_plain and self.analysis.allow_flow_plain \
-                    and not self.analysis.empty and not self.analysis.multiline:
+            if (
+                self.analysis.allow_block_plain
+                and self.analysis.allow_flow_plain
+                and not self.analysis.empty
+                and not self.analysis.multiline
+            ):
                 return ""
             event.style = None
         return str(super().choose_scalar_style())
@@ -135,13 +139,16 @@ def dump_overlay(transform: TransformLike, catalog: Catalog | None = None) -> st
     else:
         document = dump_steps(transform, catalog)
     try:
-        return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                         default_flow_style=False)
+        return yaml.dump(
+            document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False
+        )
     except yaml.representer.RepresenterError as err:
-        raise ArgumentTypeError(f"a value in {describe_step(transform)} has no YAML form: "
-                                f"{short_repr(err.args[-1] if err.args else err, quoted=False)}",
-                                argument="transform",
-                                factory="dump_overlay") from None
+        raise ArgumentTypeError(
+            f"a value in {describe_step(transform)} has no YAML form: "
+            f"{short_repr(err.args[-1] if err.args else err, quoted=False)}",
+            argument="transform",
+            factory="dump_overlay",
+        ) from None
 
 
 def dump_steps(transform: TransformLike, catalog: Catalog | None = None) -> list[dict[str, Any]]:
@@ -159,7 +166,10 @@ def dump_steps(transform: TransformLike, catalog: Catalog | None = None) -> list
         except ArgumentTypeError as err:
             if len(steps) == 1:
                 raise
-            raise ArgumentTypeError(f"step {number} of {len(steps)}: {err.message}",
-                                    argument=err.argument, factory=err.factory,
-                                    value=err.value) from err
+            raise ArgumentTypeError(
+                f"step {number} of {len(steps)}: {err.message}",
+                argument=err.argument,
+                factory=err.factory,
+                value=err.value,
+            ) from err
     return found

@@ -89,12 +89,27 @@ from transforms.io.safe_yaml import (
 )
 from transforms.kube.workloads import workload_kind
 
-__all__ = ("load_overlay", "loads_overlay", "read_source", "read_overlay_text", "OverlayLoader", "COverlayLoader",
-           "overlay_loader", "MAX_NODES")
+__all__ = (
+    "load_overlay",
+    "loads_overlay",
+    "read_source",
+    "read_overlay_text",
+    "OverlayLoader",
+    "COverlayLoader",
+    "overlay_loader",
+    "MAX_NODES",
+)
 
 
-_NOT_TEXT = {f"tag:yaml.org,2002:{name}": word for name, word in (
-    ("bool", "a boolean"), ("int", "an integer"), ("float", "a number"), ("null", "null"))}
+_NOT_TEXT = {
+    f"tag:yaml.org,2002:{name}": word
+    for name, word in (
+        ("bool", "a boolean"),
+        ("int", "an integer"),
+        ("float", "a number"),
+        ("null", "null"),
+    )
+}
 
 
 def _check_keys(loader: Any, node: yaml.MappingNode) -> None:
@@ -105,10 +120,13 @@ def _check_keys(loader: Any, node: yaml.MappingNode) -> None:
         if isinstance(key, yaml.ScalarNode) and key.tag in _NOT_TEXT:
             value = loader.construct_object(key)
             raise yaml.constructor.ConstructorError(
-                None, None, f"the key {short_repr(key.value)} is read by YAML as "
+                None,
+                None,
+                f"the key {short_repr(key.value)} is read by YAML as "
                 f"{_NOT_TEXT[key.tag]} ({short_repr(value)}), and the keys of a pod are "
                 f"strings: quote it ('{short_repr(key.value, quoted=False)}')",
-                key.start_mark)
+                key.start_mark,
+            )
 
 
 class OverlayLoader(StrictLoader):
@@ -154,21 +172,24 @@ def _any(loader: Any, node: yaml.Node) -> Any:
         # resolve the scalar as YAML would have without the tag: a quoted one is a string
         # (a plain scalar's style is None from PyYAML's parser, "" from libyaml's)
         tag = loader.resolve(yaml.ScalarNode, node.value, (not node.style, False))
-        return loader.construct_object(yaml.ScalarNode(tag, node.value, node.start_mark,
-                                                       node.end_mark, node.style), deep=True)
+        return loader.construct_object(
+            yaml.ScalarNode(tag, node.value, node.start_mark, node.end_mark, node.style), deep=True
+        )
     return _sequence_or_scalar(loader, node)
 
 
 def _marker(cls: type[Any]) -> Callable[[Any, yaml.Node], Any]:
     def construct(loader: Any, node: yaml.Node) -> Any:
         return cls(_any(loader, node))
+
     return construct
 
 
 def _remove(loader: Any, node: yaml.Node) -> Remove:
     if not (isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null")):
         raise yaml.constructor.ConstructorError(
-            None, None, "!remove takes no value (write 'key: !remove')", node.start_mark)
+            None, None, "!remove takes no value (write 'key: !remove')", node.start_mark
+        )
     return Remove()
 
 
@@ -179,14 +200,21 @@ def _merge_by_default(loader: Any, node: yaml.Node) -> MergeBy:
         if unknown or "items" not in spec:
             found = f"found {short_repr(unknown[0])}" if unknown else "'items' is missing"
             raise yaml.constructor.ConstructorError(
-                None, None, f"!merge-by on a map takes 'items' (the list to merge) and, if the key "
-                f"field is not name, 'key' (a field or a list of fields); {found}", node.start_mark)
+                None,
+                None,
+                f"!merge-by on a map takes 'items' (the list to merge) and, if the key "
+                f"field is not name, 'key' (a field or a list of fields); {found}",
+                node.start_mark,
+            )
         key = spec.get("key", "name")
         fields = key if isinstance(key, list) else [key]
         if not fields or not all(isinstance(field, str) and field for field in fields):
             raise yaml.constructor.ConstructorError(
-                None, None, f"!merge-by's 'key' is a field or a list of fields, not "
-                f"{short_repr(key)}", node.start_mark)
+                None,
+                None,
+                f"!merge-by's 'key' is a field or a list of fields, not {short_repr(key)}",
+                node.start_mark,
+            )
         return MergeBy(spec["items"], key=tuple(key) if isinstance(key, list) else key)
     return MergeBy(_any(loader, node))
 
@@ -195,28 +223,39 @@ def _merge_by_fields(loader: Any, suffix: str, node: yaml.Node) -> MergeBy:
     fields = tuple(field.strip() for field in suffix.split(",") if field.strip())
     if not fields:
         raise yaml.constructor.ConstructorError(
-            None, None, "!merge-by: names no key field (write !merge-by:name)", node.start_mark)
+            None, None, "!merge-by: names no key field (write !merge-by:name)", node.start_mark
+        )
     return MergeBy(_any(loader, node), key=fields[0] if len(fields) == 1 else fields)
 
 
 def _tuple(loader: Any, node: yaml.Node) -> tuple[Any, ...]:
     if not isinstance(node, yaml.SequenceNode):
         raise yaml.constructor.ConstructorError(
-            None, None, "!!python/tuple takes a list", node.start_mark)
+            None, None, "!!python/tuple takes a list", node.start_mark
+        )
     return tuple(loader.construct_sequence(node, deep=True))
 
 
 def _undefined(loader: Any, node: yaml.Node) -> Any:
     raise yaml.constructor.ConstructorError(
-        None, None, f"unknown or unsafe tag {short_repr(node.tag)} (podfold's tags: !append, "
+        None,
+        None,
+        f"unknown or unsafe tag {short_repr(node.tag)} (podfold's tags: !append, "
         f"!append-unique, "
         f"!prepend, !replace, !remove, !default, !merge-by; and TorchX's !!python/tuple, read as "
-        f"a list that replaces)", node.start_mark)
+        f"a list that replaces)",
+        node.start_mark,
+    )
 
 
 for _loader in (OverlayLoader, COverlayLoader):
-    for _tag, _cls in (("!append", Append), ("!append-unique", AppendUnique),
-                       ("!prepend", Prepend), ("!replace", Replace), ("!default", Default)):
+    for _tag, _cls in (
+        ("!append", Append),
+        ("!append-unique", AppendUnique),
+        ("!prepend", Prepend),
+        ("!replace", Replace),
+        ("!default", Default),
+    ):
         _loader.add_constructor(_tag, _marker(_cls))
     _loader.add_constructor("!remove", _remove)
     _loader.add_constructor("!merge-by", _merge_by_default)
@@ -239,16 +278,20 @@ def _locate(node: yaml.Node, parts: list[str | int], key_itself: bool = False) -
     its value's (where the key is what is wrong).
     """
     for number, part in enumerate(parts):
-        if isinstance(part, int) and isinstance(node, yaml.SequenceNode) \
-                and -len(node.value) <= part < len(node.value):
+        if (
+            isinstance(part, int)
+            and isinstance(node, yaml.SequenceNode)
+            and -len(node.value) <= part < len(node.value)
+        ):
             node = node.value[part]
             continue
         if not isinstance(part, str) or not isinstance(node, yaml.MappingNode):
             break
         for key_node, value_node in node.value:
             key = getattr(key_node, "value", None)
-            if key == part or (isinstance(key, str) and key.startswith("__")
-                               and field_of(key) == part):
+            if key == part or (
+                isinstance(key, str) and key.startswith("__") and field_of(key) == part
+            ):
                 node = key_node if key_itself and number == len(parts) - 1 else value_node
                 break
         else:
@@ -256,8 +299,9 @@ def _locate(node: yaml.Node, parts: list[str | int], key_itself: bool = False) -
     return node
 
 
-def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
-                  catalog: Catalog | None = None) -> Transform:
+def loads_overlay(
+    text: str, source: str = "<string>", kind: str | None = "Pod", catalog: Catalog | None = None
+) -> Transform:
     """Build the transform a YAML text describes (``source`` names it in errors).
 
     Field names in partial pods, in steps' paths and in ``strategic``,
@@ -276,13 +320,24 @@ def loads_overlay(text: str, source: str = "<string>", kind: str | None = "Pod",
     combinators.errors.ArgumentTypeError: loads_overlay(): text must be YAML text (a str), got bytes: b'spec: {}'; decode it first, or give load_overlay its file
     """
     if not isinstance(text, str):
-        hint = ("; decode it first, or give load_overlay its file"
-                if isinstance(text, (bytes, bytearray)) else "")
-        raise ArgumentTypeError(f"text must be YAML text (a str), got {_kind_of(text)}{hint}",
-                                argument="text", factory="loads_overlay", value=text)
+        hint = (
+            "; decode it first, or give load_overlay its file"
+            if isinstance(text, (bytes, bytearray))
+            else ""
+        )
+        raise ArgumentTypeError(
+            f"text must be YAML text (a str), got {_kind_of(text)}{hint}",
+            argument="text",
+            factory="loads_overlay",
+            value=text,
+        )
     if not isinstance(source, str):
-        raise ArgumentTypeError(f"source must be a str naming the text, got {_kind_of(source)}",
-                                argument="source", factory="loads_overlay", value=source)
+        raise ArgumentTypeError(
+            f"source must be a str naming the text, got {_kind_of(source)}",
+            argument="source",
+            factory="loads_overlay",
+            value=source,
+        )
     check_text(text, source)
 
     def read(loader: Any, nodes: Iterator[yaml.Node]) -> list[Any]:
@@ -331,13 +386,24 @@ def _check(step: Any, kind: str | None) -> None:
             check_json_patch_fields(args[0], kind)
 
 
-def _document(loader: Any, node: yaml.Node, source: str, index: int,
-              kind: str | None, catalog: Catalog | None, text: str) -> list[Any]:
+def _document(
+    loader: Any,
+    node: yaml.Node,
+    source: str,
+    index: int,
+    kind: str | None,
+    catalog: Catalog | None,
+    text: str,
+) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
         if node.tag != _SEQ:  # a tag on the pipeline's own list is read, not dropped
-            raise _error(f"a pipeline (the document's list of steps) takes no tag, found "
-                         f"{short_repr(node.tag)}{_tag_hint(node.tag)}", source,
-                         node.start_mark, index)
+            raise _error(
+                f"a pipeline (the document's list of steps) takes no tag, found "
+                f"{short_repr(node.tag)}{_tag_hint(node.tag)}",
+                source,
+                node.start_mark,
+                index,
+            )
         built = []
         for number, step_node in enumerate(node.value):
             try:
@@ -359,13 +425,20 @@ def _document(loader: Any, node: yaml.Node, source: str, index: int,
         data = loader.construct_object(node, deep=True)
         named = data.get("kind")
         if kind == "Pod" and isinstance(named, str) and named != "Pod":
-            hint = ("; to merge it into each such workload as kubectl and kustomize merge a "
-                    "patch, make it a step: '- strategic:' with the document indented under it"
-                    if workload_kind(named, data.get("apiVersion")) is not None else "")
-            raise _error(f"a document with kind: {short_repr(named, quoted=False)} is not a "
-                         f"partial pod (overlays "
-                         f"apply to pods){hint}", source, _locate(node, ["kind"], True).start_mark,
-                         index)
+            hint = (
+                "; to merge it into each such workload as kubectl and kustomize merge a "
+                "patch, make it a step: '- strategic:' with the document indented under it"
+                if workload_kind(named, data.get("apiVersion")) is not None
+                else ""
+            )
+            raise _error(
+                f"a document with kind: {short_repr(named, quoted=False)} is not a "
+                f"partial pod (overlays "
+                f"apply to pods){hint}",
+                source,
+                _locate(node, ["kind"], True).start_mark,
+                index,
+            )
         try:
             built_overlay = overlay(data)
             _check(built_overlay, kind)
@@ -376,13 +449,19 @@ def _document(loader: Any, node: yaml.Node, source: str, index: int,
             raise _error(str(err), source, where.start_mark, index) from err
     if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
         return []  # an empty document changes nothing
-    raise _error("a document is a partial pod (a map) or a pipeline (a list of steps), "
-                 f"not {short_repr(node.tag.rsplit(':', 1)[-1], quoted=False)}", source,
-                 node.start_mark, None)
+    raise _error(
+        "a document is a partial pod (a map) or a pipeline (a list of steps), "
+        f"not {short_repr(node.tag.rsplit(':', 1)[-1], quoted=False)}",
+        source,
+        node.start_mark,
+        None,
+    )
 
 
 _SEQ = "tag:yaml.org,2002:seq"
-_OWN_TAGS = "!append, !append-unique, !prepend, !replace, !remove, !default, !merge-by, !!python/tuple"
+_OWN_TAGS = (
+    "!append, !append-unique, !prepend, !replace, !remove, !default, !merge-by, !!python/tuple"
+)
 
 
 def _tag_hint(tag: str) -> str:
@@ -435,8 +514,9 @@ def _keys_of(err: BaseException) -> list[str | int]:
     return parts
 
 
-def load_overlay(uri: str | os.PathLike[str], kind: str | None = "Pod",
-                 catalog: Catalog | None = None) -> Transform:
+def load_overlay(
+    uri: str | os.PathLike[str], kind: str | None = "Pod", catalog: Catalog | None = None
+) -> Transform:
     """Build the transform in the YAML file at ``uri``: a path or any fsspec URI.
 
     Errors are :class:`~transforms.errors.OverlayError` carrying the file,
@@ -450,14 +530,15 @@ def load_overlay(uri: str | os.PathLike[str], kind: str | None = "Pod",
       ...
     combinators.errors.ArgumentTypeError: load_overlay(): uri must be a path or a URI (a str or an os.PathLike), got int: 5
     """
-    path = uri if isinstance(uri, str) else os.fspath(uri) if isinstance(uri, os.PathLike) \
-        else None
+    path = uri if isinstance(uri, str) else os.fspath(uri) if isinstance(uri, os.PathLike) else None
     if not isinstance(path, str):
-        raise ArgumentTypeError(f"uri must be a path or a URI (a str or an os.PathLike), got "
-                                f"{_kind_of(uri)}", argument="uri", factory="load_overlay",
-                                value=uri)
-    return loads_overlay(decode(read_source(path), path), source=path, kind=kind,
-                         catalog=catalog)
+        raise ArgumentTypeError(
+            f"uri must be a path or a URI (a str or an os.PathLike), got {_kind_of(uri)}",
+            argument="uri",
+            factory="load_overlay",
+            value=uri,
+        )
+    return loads_overlay(decode(read_source(path), path), source=path, kind=kind, catalog=catalog)
 
 
 def read_overlay_text(uri: str | os.PathLike[str]) -> str:

@@ -29,8 +29,10 @@ OverlayLike = Any
 
 
 def _is_json_patch(items: list[Any]) -> bool:
-    return bool(items) and all(is_map(item) and "op" in item and "path" in item
-                               and isinstance(item.get("op"), str) for item in items)
+    return bool(items) and all(
+        is_map(item) and "op" in item and "path" in item and isinstance(item.get("op"), str)
+        for item in items
+    )
 
 
 def as_transform(value: OverlayLike, catalog: Catalog | None = None) -> Transform:
@@ -66,7 +68,11 @@ def as_transform(value: OverlayLike, catalog: Catalog | None = None) -> Transfor
         if _is_json_patch(items):
             return json_patch(items)
         return chain(*(as_transform(item, catalog) for item in items))
-    raise ArgumentTypeError(f"cannot make an overlay of {type(value).__name__}: "
-                            f"{short_repr(value)}; give "
-                            "a transform, a function pod -> pod, a dict, a list or a YAML path",
-                            argument="value", factory="as_transform", value=value)
+    raise ArgumentTypeError(
+        f"cannot make an overlay of {type(value).__name__}: "
+        f"{short_repr(value)}; give "
+        "a transform, a function pod -> pod, a dict, a list or a YAML path",
+        argument="value",
+        factory="as_transform",
+        value=value,
+    )

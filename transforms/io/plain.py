@@ -39,8 +39,9 @@ __all__ = ("is_plain", "build", "duplicate_key")
 _PREFIX = "tag:yaml.org,2002:"
 _STR, _FLOAT = _PREFIX + "str", _PREFIX + "float"
 _MAP, _SEQ = _PREFIX + "map", _PREFIX + "seq"
-_SCALARS = frozenset({*(_PREFIX + name for name in ("str", "int", "float", "bool", "null",
-                                                   "timestamp")), NUMBER_TAG})
+_SCALARS = frozenset(
+    {*(_PREFIX + name for name in ("str", "int", "float", "bool", "null", "timestamp")), NUMBER_TAG}
+)
 _Scalar, _Mapping, _Sequence = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
 
 
@@ -55,13 +56,21 @@ def duplicate_key(key: Any, first: yaml.Node, again: yaml.Node) -> yaml.MarkedYA
     shown = short_repr(key, 60)
     mark = first.start_mark
     written = first.value if isinstance(first, yaml.ScalarNode) else None
-    differs = (f", written {written!r}: both are read as {shown}"
-               if isinstance(key, (bool, str)) and isinstance(written, str)
-               and isinstance(again, yaml.ScalarNode)
-               and written != again.value and len(written) <= 60 else "")
+    differs = (
+        f", written {written!r}: both are read as {shown}"
+        if isinstance(key, (bool, str))
+        and isinstance(written, str)
+        and isinstance(again, yaml.ScalarNode)
+        and written != again.value
+        and len(written) <= 60
+        else ""
+    )
     return yaml.constructor.ConstructorError(
-        None, None, f"duplicate key {shown} (first at line {mark.line + 1}, column "
-        f"{mark.column + 1}{differs})", again.start_mark)
+        None,
+        None,
+        f"duplicate key {shown} (first at line {mark.line + 1}, column {mark.column + 1}{differs})",
+        again.start_mark,
+    )
 
 
 def is_plain(node: yaml.Node, text: str, max_nodes: int | None) -> bool:

@@ -36,8 +36,14 @@ import re
 import yaml
 from yaml.resolver import BaseResolver
 
-__all__ = ("quote_foreign_scalars", "QuotingDumper", "FOREIGN_BOOL", "FOREIGN_INT",
-           "FOREIGN_FLOAT", "FOREIGN_TIMESTAMP")
+__all__ = (
+    "quote_foreign_scalars",
+    "QuotingDumper",
+    "FOREIGN_BOOL",
+    "FOREIGN_INT",
+    "FOREIGN_FLOAT",
+    "FOREIGN_TIMESTAMP",
+)
 
 # Go's resolver drops every underscore of a text that starts with a digit or a sign
 # before it tries strconv; ruamel.yaml takes underscores among the digits (and reads
@@ -49,26 +55,32 @@ FOREIGN_BOOL = re.compile(r"(?:y|Y|n|N)\Z")
 """go-yaml v2's booleans that PyYAML reads as strings (YAML 1.1's own list has them)."""
 
 FOREIGN_INT = re.compile(
-    _START + r"[-+]?(?:[0-9_]+"                      # 12, 08 (YAML 1.2), 0777 (Go: octal)
-    r"|_*0_*[xXoObB][0-9a-fA-F_]+)\Z"                # 0x1F, 0o17 (YAML 1.2), 0b101 (Go)
-    r"|0_*[bBoO]_*[-+][0-9_]+\Z")                    # 0b+101: go-yaml parses what follows
+    _START + r"[-+]?(?:[0-9_]+"  # 12, 08 (YAML 1.2), 0777 (Go: octal)
+    r"|_*0_*[xXoObB][0-9a-fA-F_]+)\Z"  # 0x1F, 0o17 (YAML 1.2), 0b101 (Go)
+    r"|0_*[bBoO]_*[-+][0-9_]+\Z"
+)  # 0b+101: go-yaml parses what follows
 """Integers of YAML 1.2's core schema, of ruamel.yaml, of Go's ``strconv.ParseInt(text,
 0, 64)`` and of go-yaml's ``0b``/``0o`` branches."""
 
 FOREIGN_FLOAT = re.compile(
     _START + r"[-+]?_*(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)"
-    r"(?:[eE]_*[-+]?_*[0-9][0-9_]*)?\Z")
+    r"(?:[eE]_*[-+]?_*[0-9][0-9_]*)?\Z"
+)
 """Floats of YAML 1.2's core schema, of ruamel.yaml and of go-yaml (``1e-4``, ``-.5e3``,
 ``1.``)."""
 
 FOREIGN_TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:[.,][0-9]*)?"
-    r"(?:[ \t]*(?:[Zz]|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?\Z")
+    r"(?:[ \t]*(?:[Zz]|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?\Z"
+)
 """The dates and times go-yaml's ``time.Parse`` layouts read (``2024-1-2``), a little more."""
 
-_FOREIGN_NUMBER = re.compile("|".join(f"(?:{pattern.pattern})" for pattern
-                                     in (FOREIGN_INT, FOREIGN_FLOAT, FOREIGN_TIMESTAMP)))
+_FOREIGN_NUMBER = re.compile(
+    "|".join(
+        f"(?:{pattern.pattern})" for pattern in (FOREIGN_INT, FOREIGN_FLOAT, FOREIGN_TIMESTAMP)
+    )
+)
 # the tag the resolvers give what they match: any tag but str's makes the text be written
 # quoted, and none is written (the quoted text reads back as a string without one)
 _MISREAD = "tag:podfold,2024:misread-elsewhere"

@@ -50,8 +50,9 @@ def _line_bounds(text: str, index: int) -> tuple[int, int]:
     return start, min(ends, default=len(text))
 
 
-def _key_span(text: str, err: yaml.MarkedYAMLError, offset: int
-              ) -> tuple[int, int, int, int] | None:
+def _key_span(
+    text: str, err: yaml.MarkedYAMLError, offset: int
+) -> tuple[int, int, int, int] | None:
     """Where the implicit key that ``err`` may be refusing begins and where its ``:`` is
     (indexes into ``text``; ``offset`` is added to the error's marks), and the line and
     column (from 0) it begins at."""
@@ -60,7 +61,7 @@ def _key_span(text: str, err: yaml.MarkedYAMLError, offset: int
         start = context.index + offset
         _, end = _line_bounds(text, start)
         after = start
-        quoted = _QUOTED.get(text[start:start + 1])
+        quoted = _QUOTED.get(text[start : start + 1])
         if quoted is not None:
             found = quoted.match(text, start, end)
             if found is None:
@@ -73,13 +74,13 @@ def _key_span(text: str, err: yaml.MarkedYAMLError, offset: int
     if problem is None:
         return None
     colon = problem.index + offset
-    if text[colon:colon + 1] != ":":
+    if text[colon : colon + 1] != ":":
         return None
     line_start, _ = _line_bounds(text, colon)
     if err.context is not None and "flow" in err.context:
         # a plain key in a flow collection holds no flow indicator
         start = max(line_start, *(text.rfind(char, line_start, colon) + 1 for char in "{[,"))
-        while text[start:start + 1] in (" ", "\t"):
+        while text[start : start + 1] in (" ", "\t"):
             start += 1
     else:
         indicators = _INDICATORS.match(text, line_start, colon)
@@ -87,9 +88,12 @@ def _key_span(text: str, err: yaml.MarkedYAMLError, offset: int
     return start, colon, problem.line, problem.column - (colon - start)
 
 
-def long_key(text: str, err: yaml.MarkedYAMLError, offset: int,
-             first_error: Callable[[str], yaml.MarkedYAMLError | None]
-             ) -> yaml.MarkedYAMLError | None:
+def long_key(
+    text: str,
+    err: yaml.MarkedYAMLError,
+    offset: int,
+    first_error: Callable[[str], yaml.MarkedYAMLError | None],
+) -> yaml.MarkedYAMLError | None:
     """The refusal of an implicit key longer than :data:`KEY_LIMIT`, placed where it
     begins, where that is what the parser refused in ``text`` with ``err``; else ``None``.
 
@@ -107,16 +111,22 @@ def long_key(text: str, err: yaml.MarkedYAMLError, offset: int,
     again = first_error(text[:start] + "k" + text[colon:])
     if again is not None:
         mark, context = again.problem_mark or again.context_mark, again.context_mark
-        if mark is None or mark.index + offset <= start + 1 \
-                or (context is not None and context.index + offset == start):
+        if (
+            mark is None
+            or mark.index + offset <= start + 1
+            or (context is not None and context.index + offset == start)
+        ):
             return None  # still refused at the key: its length is not (only) the cause
     length = len(text[start:colon].rstrip(" \t"))
     name = (err.problem_mark or err.context_mark or yaml.Mark("", 0, 0, 0, None, 0)).name
     return yaml.scanner.ScannerError(
-        None, None, f"an implicit key ('key: value') may be at most {KEY_LIMIT:,} characters "
+        None,
+        None,
+        f"an implicit key ('key: value') may be at most {KEY_LIMIT:,} characters "
         f"long, as YAML (and kubectl) allow; this one is {length:,}: shorten it, or write it "
         f"as an explicit key ('? ' before it)",
-        yaml.Mark(name, start - offset, line, column, None, 0))
+        yaml.Mark(name, start - offset, line, column, None, 0),
+    )
 
 
 # a template where a YAML node begins (at a line's start, after "- ", ": ", "[" or ","),
@@ -158,18 +168,22 @@ def template_hint(text: str, err: yaml.MarkedYAMLError) -> tuple[str, int, int] 
     return None
 
 
-def _hint(match: re.Match[str], line: str, number: int, text: str, err: yaml.MarkedYAMLError,
-          mark: Any) -> tuple[str, int, int]:
+def _hint(
+    match: re.Match[str], line: str, number: int, text: str, err: yaml.MarkedYAMLError, mark: Any
+) -> tuple[str, int, int]:
     opening = match.group(1)
     column = match.start(1) - (1 if number == 0 and text.startswith("\ufeff") else 0)
     stopped = f"YAML refused it at line {mark.line + 1}, column {mark.column + 1}: {err.problem}"
     if opening in _ENDS:
         end = line.find(_ENDS[opening], match.end(1))
-        shown = line[match.start(1):end + 2 if end != -1 else len(line)]
+        shown = line[match.start(1) : end + 2 if end != -1 else len(line)]
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        what = ("an unrendered Helm template" if opening == "{{" else "an unrendered Jinja "
-                "template")
+        what = "an unrendered Helm template" if opening == "{{" else "an unrendered Jinja template"
         how = "render it with `helm template` first" if opening == "{{" else "render it first"
         return f"looks like {what} ({shown!r}): {how} ({stopped})", number + 1, column + 1
-    return (f"looks like a placeholder left unfilled ({opening!r}): fill it in first, or quote "
-            f"the value if the braces are meant ({stopped})", number + 1, column + 1)
+    return (
+        f"looks like a placeholder left unfilled ({opening!r}): fill it in first, or quote "
+        f"the value if the braces are meant ({stopped})",
+        number + 1,
+        column + 1,
+    )

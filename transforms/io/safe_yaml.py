@@ -62,9 +62,24 @@ from transforms.io.plain import build, duplicate_key, is_plain
 from transforms.io.refusals import long_key, template_hint
 from transforms.io.scalars import read_as_kubectl, refuse_non_finite
 
-__all__ = ("MAX_DEPTH", "MAX_NODES", "LIBYAML", "StrictLoader", "CStrictLoader", "strict_loader",
-           "ManifestLoader", "CManifestLoader", "manifest_loader", "check_graph", "check_text",
-           "decode", "load_documents", "load_manifest", "read_stream", "yaml_error")
+__all__ = (
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "LIBYAML",
+    "StrictLoader",
+    "CStrictLoader",
+    "strict_loader",
+    "ManifestLoader",
+    "CManifestLoader",
+    "manifest_loader",
+    "check_graph",
+    "check_text",
+    "decode",
+    "load_documents",
+    "load_manifest",
+    "read_stream",
+    "yaml_error",
+)
 
 MAX_NODES = 100_000
 """The most YAML nodes an overlay file may expand to, all its documents together, counting each
@@ -77,8 +92,9 @@ _DEPTH = f"nests deeper than {MAX_DEPTH} levels of maps and lists; refused"
 # what YAML forbids in a stream (PyYAML's own test), and the line breaks its marks count
 # (written as the characters it refuses, not as the complement of those it allows:
 # a negated class of such ranges takes Python's re 10 ms to compile, in every process)
-_NON_PRINTABLE = re.compile("[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uD800-\uDFFF"
-                            "\uFFFE\uFFFF]")
+_NON_PRINTABLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
+)
 _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
@@ -119,8 +135,11 @@ def _construct_json_mapping(loader: Any, node: yaml.MappingNode, deep: bool) -> 
         key = loader.construct_object(key_node, deep=deep)
         if not _hashable(key):
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark, "found unhashable key",
-                key_node.start_mark)
+                "while constructing a mapping",
+                node.start_mark,
+                "found unhashable key",
+                key_node.start_mark,
+            )
         mapping[loader.json_key(key, key_node)] = loader.construct_object(value_node, deep=deep)
     return mapping
 
@@ -143,13 +162,19 @@ def _check_merged(node: yaml.MappingNode) -> None:
 
 
 def _refuse_merged_tag(node: yaml.Node, what: str) -> NoReturn:
-    python = (" (Python object tags are never run)"
-              if node.tag.startswith("tag:yaml.org,2002:python/") else "")
+    python = (
+        " (Python object tags are never run)"
+        if node.tag.startswith("tag:yaml.org,2002:python/")
+        else ""
+    )
     raise yaml.constructor.ConstructorError(
-        None, None, f"the tag {short_repr(node.tag)} on a {what} a merge key ('<<') merges is "
+        None,
+        None,
+        f"the tag {short_repr(node.tag)} on a {what} a merge key ('<<') merges is "
         f"refused: "
         f"what '<<' merges takes no tag, its keys are merged as written{python}",
-        node.start_mark)
+        node.start_mark,
+    )
 
 
 class StrictLoader(yaml.SafeLoader):
@@ -197,15 +222,24 @@ class StrictLoader(yaml.SafeLoader):
 def _not_json(loader: Any, node: yaml.Node) -> Any:
     """Refuse a standard tag whose value JSON (and so a pod) cannot carry, in place."""
     name = node.tag.rsplit(":", 1)[-1]
-    instead = {"binary": "write the base64 text as a string",
-               "set": "write a list"}.get(name, "write a list of maps")
+    instead = {"binary": "write the base64 text as a string", "set": "write a list"}.get(
+        name, "write a list of maps"
+    )
     raise yaml.constructor.ConstructorError(
-        None, None, f"!!{name} makes a Python {_NOT_JSON[node.tag]}, which JSON (and so a pod) "
-        f"cannot carry; {instead}", node.start_mark)
+        None,
+        None,
+        f"!!{name} makes a Python {_NOT_JSON[node.tag]}, which JSON (and so a pod) "
+        f"cannot carry; {instead}",
+        node.start_mark,
+    )
 
 
-_NOT_JSON = {"tag:yaml.org,2002:binary": "bytes value", "tag:yaml.org,2002:set": "set",
-             "tag:yaml.org,2002:omap": "list of pairs", "tag:yaml.org,2002:pairs": "list of pairs"}
+_NOT_JSON = {
+    "tag:yaml.org,2002:binary": "bytes value",
+    "tag:yaml.org,2002:set": "set",
+    "tag:yaml.org,2002:omap": "list of pairs",
+    "tag:yaml.org,2002:pairs": "list of pairs",
+}
 
 
 # a date or time stays the text it was written as: JSON has no dates, and Kubernetes
@@ -217,13 +251,15 @@ def _as_text(loader: Any, node: yaml.Node) -> str:
 def _checked(name: str, construct: Any, kind: str) -> Any:
     """PyYAML's constructor for ``!!name``, whose refusal of a text that is not ``kind``
     (an explicit ``!!int x``) is a marked error, not a bare ``ValueError``."""
+
     def checked(loader: Any, node: yaml.Node) -> Any:
         try:
             return construct(loader, node)
         except (ValueError, KeyError, IndexError):
             raise yaml.constructor.ConstructorError(
-                None, None, f"!!{name} takes {kind}, not {short_repr(node.value)}",
-                node.start_mark) from None
+                None, None, f"!!{name} takes {kind}, not {short_repr(node.value)}", node.start_mark
+            ) from None
+
     return checked
 
 
@@ -244,7 +280,8 @@ def _equals_as_text(loader: Any) -> None:
     naming a tag the file does not write)."""
     loader.yaml_implicit_resolvers = {
         first: [(tag, pattern) for tag, pattern in resolvers if tag != _VALUE]
-        for first, resolvers in loader.yaml_implicit_resolvers.items()}
+        for first, resolvers in loader.yaml_implicit_resolvers.items()
+    }
 
 
 _strict_constructors(StrictLoader)
@@ -360,8 +397,12 @@ def check_graph(node: yaml.Node, max_nodes: int | None = MAX_NODES, *, before: i
             continue
         if not done and id(current) in open_nodes:
             raise yaml.composer.ComposerError(
-                None, None, "an alias inside its own anchor makes the document contain itself "
-                "(a cycle); refused", current.start_mark)
+                None,
+                None,
+                "an alias inside its own anchor makes the document contain itself "
+                "(a cycle); refused",
+                current.start_mark,
+            )
         children = _children(current)
         if done or not children:
             size, height = 1, 0
@@ -380,8 +421,12 @@ def check_graph(node: yaml.Node, max_nodes: int | None = MAX_NODES, *, before: i
     if max_nodes is not None and before + size > max_nodes:
         whole = "with the documents before it, the stream" if before else "the document"
         raise yaml.composer.ComposerError(
-            None, None, f"{whole} expands to more than {max_nodes} nodes (aliases "
-            f"counted as what they stand for); refused", node.start_mark)
+            None,
+            None,
+            f"{whole} expands to more than {max_nodes} nodes (aliases "
+            f"counted as what they stand for); refused",
+            node.start_mark,
+        )
     return size
 
 
@@ -435,15 +480,23 @@ def check_text(text: str, source: str) -> None:
     if found is not None:
         char = found.group()
         line, column = position(text, found.start())
-        raise OverlayError(f"character {char!r} (#x{ord(char):04x}) is not allowed in YAML "
-                           f"(a control character, a NUL byte or a lone surrogate)",
-                           source=source, line=line, column=column)
+        raise OverlayError(
+            f"character {char!r} (#x{ord(char):04x}) is not allowed in YAML "
+            f"(a control character, a NUL byte or a lone surrogate)",
+            source=source,
+            line=line,
+            column=column,
+        )
     mark = text.find("\ufeff", 1)
     if mark != -1:
         line, column = position(text, mark)
-        raise OverlayError("a byte-order mark (U+FEFF) is allowed only as the first character "
-                           "of the text; remove this one", source=source, line=line,
-                           column=column)
+        raise OverlayError(
+            "a byte-order mark (U+FEFF) is allowed only as the first character "
+            "of the text; remove this one",
+            source=source,
+            line=line,
+            column=column,
+        )
 
 
 def position(text: str, index: int) -> tuple[int, int]:
@@ -479,17 +532,25 @@ def decode(data: bytes, source: str) -> str:
     except UnicodeDecodeError as err:
         line_start = data.rfind(b"\n", 0, err.start) + 1
         line = data.count(b"\n", 0, err.start) + 1
-        column = len(data[line_start:err.start].decode("utf-8", "replace")) + 1
-        utf16 = ("; it begins as UTF-16 does: write it as UTF-8 (PowerShell 5 writes UTF-16: "
-                 "use 'Out-File -Encoding utf8')"
-                 if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "")
-        raise OverlayError(f"the file is not UTF-8: byte 0x{data[err.start]:02x} (byte "
-                           f"{err.start} of the file) cannot be read ({err.reason}){utf16}",
-                           source=source, line=line, column=column) from None
+        column = len(data[line_start : err.start].decode("utf-8", "replace")) + 1
+        utf16 = (
+            "; it begins as UTF-16 does: write it as UTF-8 (PowerShell 5 writes UTF-16: "
+            "use 'Out-File -Encoding utf8')"
+            if data[:2] in (b"\xff\xfe", b"\xfe\xff")
+            else ""
+        )
+        raise OverlayError(
+            f"the file is not UTF-8: byte 0x{data[err.start]:02x} (byte "
+            f"{err.start} of the file) cannot be read ({err.reason}){utf16}",
+            source=source,
+            line=line,
+            column=column,
+        ) from None
 
 
-def yaml_error(err: yaml.YAMLError, source: str, step: int | None = None,
-               text: str | None = None) -> OverlayError:
+def yaml_error(
+    err: yaml.YAMLError, source: str, step: int | None = None, text: str | None = None
+) -> OverlayError:
     """The :class:`OverlayError` of a PyYAML error, placed at its mark (file, line, column);
     given the ``text`` refused, a template left unrendered where the parser stopped is
     named as the likely cause, where it is (:func:`~transforms.io.refusals.template_hint`).
@@ -504,16 +565,18 @@ def yaml_error(err: yaml.YAMLError, source: str, step: int | None = None,
         hint = template_hint(text, err) if text is not None else None
         if hint is not None:
             message, hint_line, hint_column = hint
-            return OverlayError(message, source=source, line=hint_line, column=hint_column,
-                                step=step)
+            return OverlayError(
+                message, source=source, line=hint_line, column=hint_column, step=step
+            )
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
         problem = err.problem or str(err)
         return OverlayError(problem, source=source, line=line, column=column, step=step)
     if isinstance(err, yaml.reader.ReaderError):  # pragma: no cover - check_text comes first
-        return OverlayError(f"character #x{err.character:04x} is not allowed in YAML "
-                            f"({err.reason})", source=source)
+        return OverlayError(
+            f"character #x{err.character:04x} is not allowed in YAML ({err.reason})", source=source
+        )
     return OverlayError(str(err), source=source, step=step)  # pragma: no cover
 
 
@@ -551,8 +614,14 @@ def load_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]
     return _load(text, source, None, manifest_loader(), ManifestLoader, found), found
 
 
-def _load(text: str, source: str, max_nodes: int | None, loader_class: Any, pure: Any,
-          found: list[PlainBoolean] | None) -> list[Any]:
+def _load(
+    text: str,
+    source: str,
+    max_nodes: int | None,
+    loader_class: Any,
+    pure: Any,
+    found: list[PlainBoolean] | None,
+) -> list[Any]:
     """The documents of ``text`` (see :func:`load_documents`); where ``found`` is given,
     the plain booleans of YAML 1.1 a loader noted reading (``yaml11_read``) go into it."""
     check_text(text, source)
@@ -595,8 +664,9 @@ class _Refused(Exception):
     """libyaml's parser refused the text (PyYAML's own parser has the last word)."""
 
 
-def read_stream(text: str, read: Callable[[Any, Iterator[yaml.Node]], T], loader: Any,
-                pure: Any) -> T:
+def read_stream(
+    text: str, read: Callable[[Any, Iterator[yaml.Node]], T], loader: Any, pure: Any
+) -> T:
     """``read(a loader, its documents composed one by one)`` for the YAML stream ``text``:
     on ``loader``, and where that is libyaml's and libyaml's parser refuses the text,
     all again on ``pure``, PyYAML's pure-Python parser, which has the last word.
@@ -637,8 +707,9 @@ def _composed(loader: Any, text: str, refusable: bool) -> Iterator[yaml.Node]:
         except yaml.MarkedYAMLError as err:
             # libyaml counts marks from after a byte-order mark, PyYAML from before it
             offset = 1 if refusable and text.startswith("\ufeff") else 0
-            too_long = long_key(text, err, offset, lambda changed: _first_error(
-                type(loader), changed))
+            too_long = long_key(
+                text, err, offset, lambda changed: _first_error(type(loader), changed)
+            )
             if too_long is not None:
                 raise too_long from None  # said at once: PyYAML's parser takes seconds on it
             if refusable:
@@ -672,8 +743,12 @@ def _added(node: yaml.Node, before: int) -> int:
     if before + added > MAX_NODES:
         whole = "with the documents before it, the stream" if before else "the document"
         raise yaml.composer.ComposerError(
-            None, None, f"{whole} expands to more than {MAX_NODES} nodes besides those it "
-            f"writes out (aliases counted as what they stand for); refused", node.start_mark)
+            None,
+            None,
+            f"{whole} expands to more than {MAX_NODES} nodes besides those it "
+            f"writes out (aliases counted as what they stand for); refused",
+            node.start_mark,
+        )
     return added
 
 

@@ -48,8 +48,14 @@ import yaml
 from combinators.limits import short_repr
 from transforms.io.booleans import KUBECTL_FALSE, KUBECTL_TRUE, read_booleans_as_kubectl
 
-__all__ = ("NUMBER_TAG", "read_as_kubectl", "kubectl_scalar", "kubectl_number", "json_key",
-           "refuse_non_finite")
+__all__ = (
+    "NUMBER_TAG",
+    "read_as_kubectl",
+    "kubectl_scalar",
+    "kubectl_number",
+    "json_key",
+    "refuse_non_finite",
+)
 
 NUMBER_TAG = "tag:podfold,2024:kubectl-number"
 """The tag a manifest loader gives a plain scalar written as one of kubectl's numbers (an
@@ -57,8 +63,7 @@ integer or a float, or a text that is one but for its size); its constructor giv
 kubectl reads it as: :func:`kubectl_number`."""
 
 _PREFIX = "tag:yaml.org,2002:"
-_INT, _FLOAT, _NULL, _TIMESTAMP = (_PREFIX + name for name in ("int", "float", "null",
-                                                               "timestamp"))
+_INT, _FLOAT, _NULL, _TIMESTAMP = (_PREFIX + name for name in ("int", "float", "null", "timestamp"))
 _VALUE, _MERGE = _PREFIX + "value", _PREFIX + "merge"
 # PyYAML's resolvers these replace: YAML 1.1's numbers (base 60 included) and dates, and
 # "=" (YAML 1.1's "value", which no constructor builds: PyYAML refused `a: =`)
@@ -67,9 +72,11 @@ _REPLACED = frozenset({_INT, _FLOAT, _TIMESTAMP, _VALUE})
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 
 # go-yaml's resolveMap entries that are numbers
-_SPECIAL = {**dict.fromkeys([".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"], math.inf),
-            **dict.fromkeys(["-.inf", "-.Inf", "-.INF"], -math.inf),
-            **dict.fromkeys([".nan", ".NaN", ".NAN"], math.nan)}
+_SPECIAL = {
+    **dict.fromkeys([".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"], math.inf),
+    **dict.fromkeys(["-.inf", "-.Inf", "-.INF"], -math.inf),
+    **dict.fromkeys([".nan", ".NaN", ".NAN"], math.nan),
+}
 
 # A text go-yaml reads as a number, or would but for its size. Led by a digit or a sign
 # (its "D" and "S" hints) every underscore is dropped first, so "_*" follows each piece;
@@ -78,18 +85,20 @@ _SPECIAL = {**dict.fromkeys([".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"],
 _U = "_*"
 _DIGITS = f"(?:[0-9]{_U})+"
 _SIGNED_BODY = (
-    f"0{_U}[xX]{_U}(?:[0-9a-fA-F]{_U})+"                 # 0x1F: ParseInt's base prefixes
-    f"|0{_U}[oO]{_U}(?:[0-7]{_U})+"                      # 0o17
-    f"|0{_U}[bB]{_U}(?:[01]{_U})+"                       # 0b101
-    f"|{_DIGITS}(?:\\.{_U}(?:[0-9]{_U})*)?"              # 12, 0777, 08, 1., 1.5 ...
-    f"(?:[eE]{_U}(?:[-+]{_U})?{_DIGITS})?"               # ... 1e3, 1.5E-3 (yamlStyleFloat)
-    f"|\\.{_U}{_DIGITS}(?:[eE]{_U}(?:[-+]{_U})?{_DIGITS})?")  # .5 after a sign: -.5, +.5e3
+    f"0{_U}[xX]{_U}(?:[0-9a-fA-F]{_U})+"  # 0x1F: ParseInt's base prefixes
+    f"|0{_U}[oO]{_U}(?:[0-7]{_U})+"  # 0o17
+    f"|0{_U}[bB]{_U}(?:[01]{_U})+"  # 0b101
+    f"|{_DIGITS}(?:\\.{_U}(?:[0-9]{_U})*)?"  # 12, 0777, 08, 1., 1.5 ...
+    f"(?:[eE]{_U}(?:[-+]{_U})?{_DIGITS})?"  # ... 1e3, 1.5E-3 (yamlStyleFloat)
+    f"|\\.{_U}{_DIGITS}(?:[eE]{_U}(?:[-+]{_U})?{_DIGITS})?"
+)  # .5 after a sign: -.5, +.5e3
 _RUN = "[0-9]+(?:_[0-9]+)*"
 _NUMBER_TEXT = re.compile(
     f"(?:[-+]{_U}(?:{_SIGNED_BODY})|(?=[0-9])(?:{_SIGNED_BODY})"
-    f"|0{_U}b{_U}[-+]{_U}(?:[01]{_U})+"                  # go-yaml's own "0b" branch: 0b-101
-    f"|\\.{_RUN}(?:[eE][-+]?{_RUN})?"                    # led by a dot: ParseFloat
-    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z")
+    f"|0{_U}b{_U}[-+]{_U}(?:[01]{_U})+"  # go-yaml's own "0b" branch: 0b-101
+    f"|\\.{_RUN}(?:[eE][-+]?{_RUN})?"  # led by a dot: ParseFloat
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z"
+)
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
 _BASES = {"x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2}
 _OCTAL = frozenset("01234567")
@@ -179,6 +188,7 @@ def _explicit(name: str) -> Any:
     """The constructor of an explicit ``!!int`` or ``!!float`` in a manifest: the text is
     read as kubectl reads it plain, and must be what the tag says, as go-yaml checks (an
     integer is a float to ``!!float``); else the tag is refused where it is written."""
+
     def construct(loader: Any, node: yaml.ScalarNode) -> int | float:
         text = loader.construct_scalar(node)
         value = kubectl_scalar(text)
@@ -188,15 +198,27 @@ def _explicit(name: str) -> Any:
             if not math.isfinite(value):
                 loader.non_finite_read = True
             return value
-        what = ("null" if value is None else f"the boolean {str(value).lower()}"
-                if type(value) is bool
-                else f"the integer {short_repr(value)}" if type(value) is int
-                else f"the float {value!r}" if type(value) is float else "a string")
+        what = (
+            "null"
+            if value is None
+            else f"the boolean {str(value).lower()}"
+            if type(value) is bool
+            else f"the integer {short_repr(value)}"
+            if type(value) is int
+            else f"the float {value!r}"
+            if type(value) is float
+            else "a string"
+        )
         kind = "an integer" if name == "int" else "a number"
         raise yaml.constructor.ConstructorError(
-            None, None, f"!!{name} takes {kind}, not {short_repr(text)}: kubectl reads it as "
+            None,
+            None,
+            f"!!{name} takes {kind}, not {short_repr(text)}: kubectl reads it as "
             f"{what} "
-            f"and refuses the tag", node.start_mark)
+            f"and refuses the tag",
+            node.start_mark,
+        )
+
     return construct
 
 
@@ -230,7 +252,8 @@ def read_as_kubectl(loader: type[Any]) -> None:
     read_booleans_as_kubectl(loader)
     loader.yaml_implicit_resolvers = {
         first: [(tag, pattern) for tag, pattern in resolvers if tag not in _REPLACED]
-        for first, resolvers in loader.yaml_implicit_resolvers.items()}
+        for first, resolvers in loader.yaml_implicit_resolvers.items()
+    }
     loader.add_implicit_resolver(NUMBER_TAG, _NUMBER_TEXT, list("-+0123456789."))
     loader.add_constructor(NUMBER_TAG, _construct_number)
     loader.add_constructor(_INT, _explicit("int"))
@@ -267,17 +290,26 @@ def json_key(key: Any, node: yaml.Node | None = None) -> str:
         return _go_float32_g(key)
     text = node.value if isinstance(node, yaml.ScalarNode) else short_repr(key)
     if key is None:
-        problem = (f"the key {short_repr(text)} is null to kubectl, which cannot read a null key "
-                   f"(unsupported map key of type: <nil>)")
+        problem = (
+            f"the key {short_repr(text)} is null to kubectl, which cannot read a null key "
+            f"(unsupported map key of type: <nil>)"
+        )
     elif kind is int:
-        problem = (f"the key {short_repr(text)} is an integer past 2**63 - 1, which kubectl "
-                   f"reads as an unsigned one and cannot read as a key (unsupported map key of type: "
-                   f"uint64)")
+        problem = (
+            f"the key {short_repr(text)} is an integer past 2**63 - 1, which kubectl "
+            f"reads as an unsigned one and cannot read as a key (unsupported map key of type: "
+            f"uint64)"
+        )
     else:
-        problem = (f"the key {short_repr(text)} is {kind.__name__} to kubectl, which cannot "
-                   f"read it as a key")
-    hint = f": quote it ('{short_repr(text, quoted=False)}') if a string is meant" if text \
+        problem = (
+            f"the key {short_repr(text)} is {kind.__name__} to kubectl, which cannot "
+            f"read it as a key"
+        )
+    hint = (
+        f": quote it ('{short_repr(text, quoted=False)}') if a string is meant"
+        if text
         else ": write a key"
+    )
     mark = node.start_mark if node is not None else None
     raise yaml.constructor.ConstructorError(None, None, problem + hint, mark)
 
@@ -359,6 +391,10 @@ def refuse_non_finite(node: yaml.Node) -> None:
             if type(value) is float and not math.isfinite(value):
                 go = "NaN" if math.isnan(value) else "+Inf" if value > 0 else "-Inf"
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"{current.value} is the float {go} to kubectl, which JSON "
+                    None,
+                    None,
+                    f"{current.value} is the float {go} to kubectl, which JSON "
                     f"cannot carry: kubectl refuses the file (json: unsupported value: {go}); "
-                    f"quote it ('{current.value}') if a string is meant", current.start_mark)
+                    f"quote it ('{current.value}') if a string is meant",
+                    current.start_mark,
+                )

@@ -52,8 +52,16 @@ from typing import IO, Any, TypeVar
 
 from transforms.errors import OverlayError
 
-__all__ = ("MAX_OVERLAY_BYTES", "MAX_MANIFEST_BYTES", "READ_TIMEOUT", "max_bytes",
-           "read_timeout", "read_source", "read_open", "describe_failure")
+__all__ = (
+    "MAX_OVERLAY_BYTES",
+    "MAX_MANIFEST_BYTES",
+    "READ_TIMEOUT",
+    "max_bytes",
+    "read_timeout",
+    "read_source",
+    "read_open",
+    "describe_failure",
+)
 
 MAX_OVERLAY_BYTES = 16 * 2**20
 """The largest overlay read, in bytes, unless ``PODFOLD_MAX_OVERLAY_BYTES`` says otherwise
@@ -67,8 +75,10 @@ READ_TIMEOUT = 30.0
 """The most seconds reading one URI may take, connecting included, unless
 ``PODFOLD_READ_TIMEOUT`` says otherwise."""
 
-_BOUNDS = {"overlay": ("PODFOLD_MAX_OVERLAY_BYTES", MAX_OVERLAY_BYTES),
-           "manifest": ("PODFOLD_MAX_MANIFEST_BYTES", MAX_MANIFEST_BYTES)}
+_BOUNDS = {
+    "overlay": ("PODFOLD_MAX_OVERLAY_BYTES", MAX_OVERLAY_BYTES),
+    "manifest": ("PODFOLD_MAX_MANIFEST_BYTES", MAX_MANIFEST_BYTES),
+}
 _TIMEOUT_VARIABLE = "PODFOLD_READ_TIMEOUT"
 _CHUNK = 1 << 20
 
@@ -98,8 +108,9 @@ def max_bytes(what: str) -> int:
     except QuantityRangeError:
         amount = None
     if amount is None or amount < 1 or amount.denominator != 1:
-        raise _setting_error(variable, value, "a whole number of bytes, at least 1 (such as "
-                             "'67108864' or '64Mi')")
+        raise _setting_error(
+            variable, value, "a whole number of bytes, at least 1 (such as '67108864' or '64Mi')"
+        )
     return int(amount)
 
 
@@ -118,8 +129,9 @@ def read_timeout() -> float:
     except ValueError:
         seconds = float("nan")
     if not 0 < seconds < 1e9:  # NaN and infinity too: a read that may hang is what this bounds
-        raise _setting_error(_TIMEOUT_VARIABLE, value, "a number of seconds above 0 (such as "
-                             "'30' or '2.5')")
+        raise _setting_error(
+            _TIMEOUT_VARIABLE, value, "a number of seconds above 0 (such as '30' or '2.5')"
+        )
     return seconds
 
 
@@ -135,8 +147,10 @@ def _amount(size: int) -> str:
 def _too_large(what: str, limit: int, size: int | None) -> str:
     variable = _BOUNDS[what][0]
     said = f"it is {_amount(size)}, larger" if size is not None else "it is larger"
-    return (f"{said} than the {_amount(limit)} {_article(what)} {what} may hold "
-            f"({variable} sets the bound)")
+    return (
+        f"{said} than the {_amount(limit)} {_article(what)} {what} may hold "
+        f"({variable} sets the bound)"
+    )
 
 
 def _article(word: str) -> str:
@@ -165,8 +179,9 @@ def _check_kind(status: os.stat_result, fd: int | None) -> None:
     found = _device(status.st_mode)
     if found is None or _is_null(status) or (fd is not None and os.isatty(fd)):
         return
-    raise _Refused(f"it is {found}, not a file (a path is read if it names a regular file "
-                   f"or a pipe)")
+    raise _Refused(
+        f"it is {found}, not a file (a path is read if it names a regular file or a pipe)"
+    )
 
 
 class _Refused(Exception):
@@ -256,8 +271,10 @@ def _within(seconds: float, work: Callable[[], bytes]) -> bytes:
 
 
 def _timed_out(seconds: float) -> str:
-    return (f"not read within {seconds:g} s, the most a read may take ({_TIMEOUT_VARIABLE} "
-            f"sets it): the server did not answer, or stopped sending")
+    return (
+        f"not read within {seconds:g} s, the most a read may take ({_TIMEOUT_VARIABLE} "
+        f"sets it): the server did not answer, or stopped sending"
+    )
 
 
 def _is_timeout(err: BaseException) -> bool:
@@ -285,8 +302,9 @@ def describe_failure(err: BaseException, source: str) -> str:
         if new or not parts:
             parts.append(f"{type(current).__name__}: {text}" if new else type(current).__name__)
             said.append(text)
-        current = current.__cause__ or (None if current.__suppress_context__
-                                        else current.__context__)
+        current = current.__cause__ or (
+            None if current.__suppress_context__ else current.__context__
+        )
     return "; from ".join(parts)
 
 
@@ -294,8 +312,9 @@ def _is_uri(source: str) -> bool:
     return "://" in source or "::" in source
 
 
-def read_source(source: str, what: str = "overlay", *, limit: int | None = None,
-                timeout: float | None = None) -> bytes:
+def read_source(
+    source: str, what: str = "overlay", *, limit: int | None = None, timeout: float | None = None
+) -> bytes:
     """The bytes at ``source``, a path or any fsspec URI, within the bounds of a ``what``
     (``"overlay"`` or ``"manifest"``): at most ``limit`` bytes (:func:`max_bytes` by
     default) and, for a URI, ``timeout`` seconds (:func:`read_timeout` by default).
@@ -316,7 +335,7 @@ def read_source(source: str, what: str = "overlay", *, limit: int | None = None,
         if uri:
             return _within(seconds, lambda: _read_uri(source, what, limit, seconds))
         # as fsspec reads a path: ``~`` expanded, errors naming the absolute path
-        path = source[len("file://"):] if _is_uri(source) else os.path.expanduser(source)
+        path = source[len("file://") :] if _is_uri(source) else os.path.expanduser(source)
         return _read_path(os.path.abspath(path), what, limit)
     except _Refused as err:
         raise OverlayError(f"cannot read the {what}: {err}", source=source) from None
@@ -330,8 +349,9 @@ def read_source(source: str, what: str = "overlay", *, limit: int | None = None,
         raise OverlayError(f"cannot read the {what}: {why}", source=source) from err
 
 
-def read_open(stream: IO[Any], source: str, what: str = "manifest", *,
-              limit: int | None = None) -> bytes | str:
+def read_open(
+    stream: IO[Any], source: str, what: str = "manifest", *, limit: int | None = None
+) -> bytes | str:
     """What the open ``stream`` holds (a file, a pipe, standard input), within the bound
     of a ``what``: at most ``limit`` bytes (:func:`max_bytes` by default). Its bytes,
     read from beneath a text stream where there are bytes beneath it (as in what
@@ -368,5 +388,6 @@ def read_open(stream: IO[Any], source: str, what: str = "manifest", *,
     except _Refused as err:
         raise OverlayError(f"cannot read the {what}: {err}", source=source) from None
     except Exception as err:
-        raise OverlayError(f"cannot read the {what}: {describe_failure(err, source)}",
-                           source=source) from err
+        raise OverlayError(
+            f"cannot read the {what}: {describe_failure(err, source)}", source=source
+        ) from err

@@ -72,16 +72,32 @@ _MAPPING_END, _SEQUENCE_END = MappingEndEvent(), SequenceEndEvent()
 # beyond the BMP): control characters but the line feed, DEL and C1, the byte-order mark,
 # U+FFFE/FFFF and lone surrogates; asked for on both paths, so that both write the same
 # (written as these, not as the complement of the rest: see safe_yaml._NON_PRINTABLE)
-_DOUBLE_QUOTED = re.compile("[\x00-\x09\x0B-\x1F\x7F-\x9F\uD800-\uDFFF\uFEFF\uFFFE\uFFFF"
-                            "\U00010000-\U0010FFFF]")
+_DOUBLE_QUOTED = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufeff\ufffe\uffff\U00010000-\U0010ffff]"
+)
 
 
 # what libyaml escapes in double quotes, and how
-_ESCAPED = re.compile('[\x00-\x1F\x7F-\x9F\u2028\u2029\uD800-\uDFFF\uFEFF\uFFFE\uFFFF'
-                      '\U00010000-\U0010FFFF"\\\\]')
-_ESCAPES = {0x00: "0", 0x07: "a", 0x08: "b", 0x09: "t", 0x0A: "n", 0x0B: "v", 0x0C: "f",
-            0x0D: "r", 0x1B: "e", 0x22: '"', 0x5C: "\\", 0x85: "N", 0xA0: "_", 0x2028: "L",
-            0x2029: "P"}
+_ESCAPED = re.compile(
+    '[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff\U00010000-\U0010ffff"\\\\]'
+)
+_ESCAPES = {
+    0x00: "0",
+    0x07: "a",
+    0x08: "b",
+    0x09: "t",
+    0x0A: "n",
+    0x0B: "v",
+    0x0C: "f",
+    0x0D: "r",
+    0x1B: "e",
+    0x22: '"',
+    0x5C: "\\",
+    0x85: "N",
+    0xA0: "_",
+    0x2028: "L",
+    0x2029: "P",
+}
 
 
 def _style(text: str) -> str | None:
@@ -108,12 +124,18 @@ class StreamDumper(yaml.SafeDumper):
 
     def check_simple_key(self) -> bool:
         event = self.event
-        if isinstance(event, ScalarEvent) and event.anchor is None \
-                and (event.implicit[0] or event.implicit[1]):
+        if (
+            isinstance(event, ScalarEvent)
+            and event.anchor is None
+            and (event.implicit[0] or event.implicit[1])
+        ):
             if self.analysis is None:
                 self.analysis = self.analyze_scalar(event.value)
-            return not self.analysis.multiline and "\r" not in event.value \
+            return (
+                not self.analysis.multiline
+                and "\r" not in event.value
                 and len(event.value.encode("utf-8")) <= 128
+            )
         return bool(super().check_simple_key())
 
     def determine_block_hints(self, text: str) -> str:
@@ -130,12 +152,18 @@ class StreamDumper(yaml.SafeDumper):
             if _ESCAPED.match(char) is not None:
                 code = ord(char)
                 letter = _ESCAPES.get(code)
-                data = "\\" + (letter if letter is not None else f"x{code:02X}" if code <= 0xFF
-                                else f"u{code:04X}" if code <= 0xFFFF else f"U{code:08X}")
+                data = "\\" + (
+                    letter
+                    if letter is not None
+                    else f"x{code:02X}"
+                    if code <= 0xFF
+                    else f"u{code:04X}"
+                    if code <= 0xFFFF
+                    else f"U{code:08X}"
+                )
                 spaces = False
             elif char == " ":
-                if split and not spaces and self.column > self.best_width \
-                        and 0 < index < last:
+                if split and not spaces and self.column > self.best_width and 0 < index < last:
                     self.write_indent()
                     data = "\\" if text[index + 1] == " " else ""
                 else:
@@ -178,7 +206,8 @@ def dump_stream(documents: Sequence[Any]) -> str:
     """
     stream = io.StringIO()
     dumper = (CStreamDumper if safe_yaml.LIBYAML else StreamDumper)(
-        stream, default_flow_style=False, allow_unicode=True, sort_keys=False)
+        stream, default_flow_style=False, allow_unicode=True, sort_keys=False
+    )
     scalars: dict[Any, ScalarEvent] = {}
     try:
         dumper.open()
@@ -215,8 +244,10 @@ def _events(document: Any, dumper: Any, scalars: dict[Any, ScalarEvent]) -> list
 
     def event_of(tag: str, text: str, style: str | None) -> ScalarEvent:
         # the serializer's test of whether the tag can be left out, plain and quoted
-        implicit = (resolve(yaml.ScalarNode, text, (True, False)) == tag,
-                    resolve(yaml.ScalarNode, text, (False, True)) == tag)
+        implicit = (
+            resolve(yaml.ScalarNode, text, (True, False)) == tag,
+            resolve(yaml.ScalarNode, text, (False, True)) == tag,
+        )
         return ScalarEvent(None, tag, implicit, text, style=style)
 
     def scalar(tag: str, text: str, style: str | None = None) -> None:

@@ -72,8 +72,10 @@ def root_kind(document: Any) -> str | None:
 class ClientObjects:
     """The document adapter for kubernetes client pods (see :mod:`combinators.documents`)."""
 
-    accepted = ("a kubernetes client V1Pod, V1PodSpec or V1PodTemplateSpec (for a workload "
-                "object such as V1Deployment: transforms.kube.apply_to_workload)")
+    accepted = (
+        "a kubernetes client V1Pod, V1PodSpec or V1PodTemplateSpec (for a workload "
+        "object such as V1Deployment: transforms.kube.apply_to_workload)"
+    )
 
     def accepts(self, document: Any) -> bool:
         """Whether ``document`` is a ``V1Pod``, ``V1PodSpec`` or ``V1PodTemplateSpec``."""
@@ -98,14 +100,21 @@ class ClientObjects:
 def _spec_of(data: Any) -> Any:
     """The spec of a pod that stands for a ``V1PodSpec``; nothing else may be in it."""
     if not isinstance(data, Mapping):
-        raise ConversionError("", f"a V1PodSpec is seen as a pod; the result is "
-                              f"{type(data).__name__}, not a map", data)
+        raise ConversionError(
+            "",
+            f"a V1PodSpec is seen as a pod; the result is {type(data).__name__}, not a map",
+            data,
+        )
     for key, value in data.items():
         if key != "spec" and value not in (None, {}, []):
-            raise ConversionError(key, f"a V1PodSpec holds only a pod's spec, but the result "
-                                  f"has {short_repr(key, MAX_NAME, quoted=False)} "
-                                  f"({type(value).__name__} {short_repr(value, 60)}); give a "
-                                  f"V1PodTemplateSpec or a V1Pod to keep it", value)
+            raise ConversionError(
+                key,
+                f"a V1PodSpec holds only a pod's spec, but the result "
+                f"has {short_repr(key, MAX_NAME, quoted=False)} "
+                f"({type(value).__name__} {short_repr(value, 60)}); give a "
+                f"V1PodTemplateSpec or a V1Pod to keep it",
+                value,
+            )
     spec = data.get("spec")
     return {} if spec is None else spec
 

@@ -46,12 +46,20 @@ class MainContainer:
             return
         factory = "MainContainer.named"
         if not isinstance(self.name, str):
-            raise ArgumentTypeError(f"the main container's name must be a string, found "
-                                    f"{type(self.name).__name__} {short_repr(self.name)}",
-                                    argument="name", factory=factory, value=self.name)
+            raise ArgumentTypeError(
+                f"the main container's name must be a string, found "
+                f"{type(self.name).__name__} {short_repr(self.name)}",
+                argument="name",
+                factory=factory,
+                value=self.name,
+            )
         if not self.name:
-            raise ArgumentError("the main container's name must not be empty",
-                                argument="name", factory=factory, value=self.name)
+            raise ArgumentError(
+                "the main container's name must not be empty",
+                argument="name",
+                factory=factory,
+                value=self.name,
+            )
 
     @classmethod
     def first(cls) -> MainContainer:
@@ -74,8 +82,11 @@ class MainContainer:
         return _CONTAINERS.child(Match([("name", self.name)]))
 
     def __repr__(self) -> str:
-        return "MainContainer.first()" if self.name is None \
+        return (
+            "MainContainer.first()"
+            if self.name is None
             else f"MainContainer.named({short_repr(self.name)})"
+        )
 
 
 FIRST = MainContainer.first()

@@ -56,6 +56,7 @@ class ConversionError(TransformError, TypeError):
 # ---------------------------------------------------------------------------
 # client objects -> data
 
+
 @functools.cache
 def _fields(cls: Any) -> tuple[tuple[str, str, str], ...]:
     """(python name, stored attribute, JSON key) of a client model class, in the client's order.
@@ -66,8 +67,9 @@ def _fields(cls: Any) -> tuple[tuple[str, str, str], ...]:
     """
     attribute_map: dict[str, str] = getattr(cls, "attribute_map", {})
     model_fields: dict[str, Any] = getattr(cls, "model_fields", None) or {}
-    by_alias = {getattr(info, "alias", None) or field: field
-                for field, info in model_fields.items()}
+    by_alias = {
+        getattr(info, "alias", None) or field: field for field, info in model_fields.items()
+    }
     fields = []
     for name, key in attribute_map.items():
         if name in by_alias:
@@ -98,8 +100,9 @@ def _model_data(value: Any) -> Any:
     if cls is list or cls is tuple:
         return [item if type(item) in _LEAVES else _model_data(item) for item in value]
     if cls is dict:
-        return {key: item if type(item) in _LEAVES else _model_data(item)
-                for key, item in value.items()}
+        return {
+            key: item if type(item) in _LEAVES else _model_data(item) for key, item in value.items()
+        }
     convert = _OBJECT_DATA.get(cls)
     if convert is not None:
         return convert(value)
@@ -124,9 +127,11 @@ def _object_data(cls: type) -> Callable[[Any], dict[str, Any]]:
     """
     lines = ["def convert(value):", "    stored = value.__dict__", "    out = {}"]
     for _, attribute, key in _fields(cls):
-        lines += [f"    item = stored.get({attribute!r})",
-                  "    if item is not None:",
-                  f"        out[{key!r}] = item if type(item) in leaves else data(item)"]
+        lines += [
+            f"    item = stored.get({attribute!r})",
+            "    if item is not None:",
+            f"        out[{key!r}] = item if type(item) in leaves else data(item)",
+        ]
     lines.append("    return out")
     names: dict[str, Any] = {"leaves": _LEAVES, "data": _model_data}
     code = compile("\n".join(lines), f"<to_data of {cls.__name__}>", "exec")
@@ -156,8 +161,10 @@ def _convert(value: Any, shape: Field, schema: Schema) -> Any:
     if kind == "list" and shape.item is not None and isinstance(value, (list, tuple)):
         return [None if item is None else _convert(item, shape.item, schema) for item in value]
     if kind == "map" and shape.item is not None and isinstance(value, Mapping):
-        return {key: None if item is None else _convert(item, shape.item, schema)
-                for key, item in value.items()}
+        return {
+            key: None if item is None else _convert(item, shape.item, schema)
+            for key, item in value.items()
+        }
     return _plain(value)
 
 
@@ -264,22 +271,31 @@ def _decoder(openapi_type: str, strict: bool = False) -> _Decode:
         item = _decoder(match.group(1), strict)
 
         def decode_list(value: Any, trail: _Trail) -> Any:
-            if type(value) is not list and (isinstance(value, (str, bytes, Mapping))
-                                            or not hasattr(value, "__iter__")):
-                raise _fail(trail, f"expected a list for {openapi_type}, found {_found(value)}",
-                            value)
-            return [None if element is None else item(element, (trail, index))
-                    for index, element in enumerate(value)]
+            if type(value) is not list and (
+                isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__")
+            ):
+                raise _fail(
+                    trail, f"expected a list for {openapi_type}, found {_found(value)}", value
+                )
+            return [
+                None if element is None else item(element, (trail, index))
+                for index, element in enumerate(value)
+            ]
+
         return decode_list
     if (match := _DICT.match(openapi_type)) is not None:
         item = _decoder(match.group(2), strict)
 
         def decode_dict(value: Any, trail: _Trail) -> Any:
             if not isinstance(value, Mapping):
-                raise _fail(trail, f"expected a map for {openapi_type}, found {_found(value)}",
-                            value)
-            return {key: None if element is None else item(element, (trail, key))
-                    for key, element in value.items()}
+                raise _fail(
+                    trail, f"expected a map for {openapi_type}, found {_found(value)}", value
+                )
+            return {
+                key: None if element is None else item(element, (trail, key))
+                for key, element in value.items()
+            }
+
         return decode_dict
     if openapi_type in _NATIVE:
         return _primitive(_NATIVE[openapi_type])
@@ -305,6 +321,7 @@ def _primitive(native: type) -> _Decode:
             except ValueError:
                 pass
         raise _fail(trail, f"expected {native.__name__}, found {_found(value)}", value)
+
     return decode
 
 
@@ -323,9 +340,9 @@ def _time_decoder(openapi_type: str) -> _Decode:
         try:
             parsed = parse(value)
         except (ValueError, TypeError, OverflowError):
-            raise _fail(trail, f"expected a {openapi_type}, found {_found(value)}",
-                        value) from None
+            raise _fail(trail, f"expected a {openapi_type}, found {_found(value)}", value) from None
         return parsed.date() if openapi_type == "date" else parsed
+
     return decode
 
 
@@ -348,9 +365,14 @@ def _plan(cls: Any, strict: bool = False) -> tuple[dict[str, _Slot], dict[str, A
     fields = _fields(cls)
     pydantic = bool(getattr(cls, "model_fields", None))
     direct = pydantic or all(attribute != name for name, attribute, _ in fields)
-    by_key = {key: (attribute if direct else name, _NATIVE.get(types[name]),
-                    _decoder(types[name], strict))
-              for name, attribute, key in fields}
+    by_key = {
+        key: (
+            attribute if direct else name,
+            _NATIVE.get(types[name]),
+            _decoder(types[name], strict),
+        )
+        for name, attribute, key in fields
+    }
     blank: dict[str, Any] = {attribute: None for _, attribute, _ in fields}
     if not pydantic:
         blank["discriminator"] = None
@@ -394,29 +416,43 @@ def _build(cls: Any, value: Any, trail: _Trail, strict: bool = False) -> Any:
     return built
 
 
-def _unknown(cls: Any, key: str, item: Any, trail: _Trail, known: Mapping[str, Any]
-             ) -> ConversionError:
+def _unknown(
+    cls: Any, key: str, item: Any, trail: _Trail, known: Mapping[str, Any]
+) -> ConversionError:
     close = close_matches(key, list(known))
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return _fail((trail, key), f"{cls.__name__} has no field {short_repr(key)}{hint} (this "
-                 f"kubernetes "
-                 f"client would drop it), found {_found(item)}", item)
+    return _fail(
+        (trail, key),
+        f"{cls.__name__} has no field {short_repr(key)}{hint} (this "
+        f"kubernetes "
+        f"client would drop it), found {_found(item)}",
+        item,
+    )
 
 
 def _resolve(model: Any) -> Any:
     if isinstance(model, str):
         cls = _model_class(model)
         if cls is None:
-            raise ArgumentError(f"no kubernetes client model named {short_repr(model)} (such "
-                                f"as 'V1Pod')",
-                                argument="model", factory="to_client", value=model)
+            raise ArgumentError(
+                f"no kubernetes client model named {short_repr(model)} (such as 'V1Pod')",
+                argument="model",
+                factory="to_client",
+                value=model,
+            )
         return cls
-    if isinstance(model, type) and hasattr(model, "openapi_types") \
-            and hasattr(model, "attribute_map"):
+    if (
+        isinstance(model, type)
+        and hasattr(model, "openapi_types")
+        and hasattr(model, "attribute_map")
+    ):
         return model
-    raise ArgumentTypeError(f"expected a kubernetes client model class or its name, "
-                            f"found {_found(model)}", argument="model", factory="to_client",
-                            value=model)
+    raise ArgumentTypeError(
+        f"expected a kubernetes client model class or its name, found {_found(model)}",
+        argument="model",
+        factory="to_client",
+        value=model,
+    )
 
 
 def to_client(data: Any, model: Any, *, strict: bool = False) -> Any:

@@ -23,8 +23,7 @@ from typing import Any
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
 from combinators.limits import short_repr
 
-__all__ = ("ROOT_KINDS", "check_kind", "WorkloadKindError", "ClientDictError",
-           "check_pod_document")
+__all__ = ("ROOT_KINDS", "check_kind", "WorkloadKindError", "ClientDictError", "check_pod_document")
 
 #: The kinds podfold knows how to start from, outermost first.
 ROOT_KINDS: tuple[str, ...] = ("Pod", "PodSpec", "PodTemplateSpec")
@@ -44,8 +43,12 @@ def check_kind(kind: object, *, argument: str = "kind", factory: str | None = No
     if type(kind) is str and kind in ROOT_KINDS:
         return kind
     error = ArgumentError if isinstance(kind, str) else ArgumentTypeError
-    raise error(f"unknown kind {short_repr(kind)}; expected one of: {', '.join(ROOT_KINDS)}",
-                argument=argument, factory=factory, value=kind)
+    raise error(
+        f"unknown kind {short_repr(kind)}; expected one of: {', '.join(ROOT_KINDS)}",
+        argument=argument,
+        factory=factory,
+        value=kind,
+    )
 
 
 class WorkloadKindError(TransformError, TypeError):
@@ -120,8 +123,11 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
     """
     if type(document) is dict:
         # the common case first: a template or a pod in API form
-        if ("kind" not in document and "api_version" not in document
-                and "node_selector" not in document):
+        if (
+            "kind" not in document
+            and "api_version" not in document
+            and "node_selector" not in document
+        ):
             spec = document.get("spec")
             if type(spec) is not dict or "node_selector" not in spec:
                 return
@@ -134,7 +140,10 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
                 f"{overlay}: a pod-level overlay was given {a_kind(model)} object, not a pod; "
                 f"apply it to its pod templates with "
                 f"transforms.kube.apply_to_workload(overlay, document)",
-                kind=model, name=None, overlay=overlay)
+                kind=model,
+                name=None,
+                overlay=overlay,
+            )
         return
     snake = _snake_key(document)
     if snake is not None:
@@ -143,15 +152,20 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
             f"{short_repr(snake)}), which overlays would silently get wrong; pass the client "
             f"object "
             f"itself, or convert it first with transforms.kube.to_data(value, kind)",
-            key=snake, overlay=overlay)
+            key=snake,
+            overlay=overlay,
+        )
     kind = document.get("kind")
     if kind is None or kind == "Pod":
         return
     metadata = document.get("metadata")
     name = metadata.get("name") if isinstance(metadata, Mapping) else None
-    raise WorkloadKindError(_refusal(overlay, document, str(kind), name),
-                            kind=str(kind), name=name if isinstance(name, str) else None,
-                            overlay=overlay)
+    raise WorkloadKindError(
+        _refusal(overlay, document, str(kind), name),
+        kind=str(kind),
+        name=name if isinstance(name, str) else None,
+        overlay=overlay,
+    )
 
 
 def _refusal(overlay: str, document: Mapping[str, Any], kind: str, name: Any) -> str:
@@ -163,11 +177,15 @@ def _refusal(overlay: str, document: Mapping[str, Any], kind: str, name: Any) ->
     named = f" ({short_repr(name)})" if isinstance(name, str) else ""
     given = f"{overlay}: a pod-level overlay was given {a_kind(kind)} document{named}, not a pod"
     if workload_kind(kind, document.get("apiVersion")) is not None:
-        return (f"{given}; its pods are in its templates: apply it with "
-                f"transforms.kube.apply_to_workload(overlay, document) or `podfold apply`")
+        return (
+            f"{given}; its pods are in its templates: apply it with "
+            f"transforms.kube.apply_to_workload(overlay, document) or `podfold apply`"
+        )
     where = next(iter(likely_templates(document)), "<the path of its pod template>")
-    return (f"{given}, and podfold does not know where {a_kind(kind)} keeps its pods (the "
-            f"kinds it knows: `podfold apply --help`), so the workload API would leave it as "
-            f"it is: apply the overlay to a pod template in it, "
-            f"combinators.for_each({short_repr(where)}, overlay)(document), or change the whole "
-            f"document with a merge patch, transforms.merge_patch({{...}})(document)")
+    return (
+        f"{given}, and podfold does not know where {a_kind(kind)} keeps its pods (the "
+        f"kinds it knows: `podfold apply --help`), so the workload API would leave it as "
+        f"it is: apply the overlay to a pod template in it, "
+        f"combinators.for_each({short_repr(where)}, overlay)(document), or change the whole "
+        f"document with a merge patch, transforms.merge_patch({{...}})(document)"
+    )

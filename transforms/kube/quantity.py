@@ -42,10 +42,10 @@ MAX_QUANTITY = 2**63 - 1
 
 _QUANTITY = re.compile(
     r"(?P<sign>[+-]?)(?P<whole>[0-9]*)(?:\.(?P<fraction>[0-9]*))?"
-    r"(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE](?P<exponent>[+-]?[0-9]+))?\Z")
+    r"(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE](?P<exponent>[+-]?[0-9]+))?\Z"
+)
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15,
-            "E": 18}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _NANO = Fraction(1, 10**9)
 # Digits below 10**_CUT only decide a rounding up; keeping down to 10**-70 makes a
 # nano unit a whole multiple of the smallest step kept, even times 2**60 (Ei).
@@ -65,10 +65,12 @@ class QuantityRangeError(TransformError, ValueError):
     """
 
     def __init__(self, value: Any, *, path: PathLike | None = None) -> None:
-        super().__init__(f"quantity {short_repr(value, 60)} is out of range: Kubernetes keeps "
-                         f"at most "
-                         f"2^63-1 ({MAX_QUANTITY}) in magnitude",
-                         path=None if path is None else as_path(path, "path"))
+        super().__init__(
+            f"quantity {short_repr(value, 60)} is out of range: Kubernetes keeps "
+            f"at most "
+            f"2^63-1 ({MAX_QUANTITY}) in magnitude",
+            path=None if path is None else as_path(path, "path"),
+        )
         self.value = value
 
 

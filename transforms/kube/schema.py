@@ -46,8 +46,17 @@ __all__ = (
 )
 
 #: Kubernetes versions whose pod schema is bundled, oldest first.
-SUPPORTED_VERSIONS: tuple[str, ...] = ("1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35",
-                                       "1.36", "1.37")
+SUPPORTED_VERSIONS: tuple[str, ...] = (
+    "1.29",
+    "1.30",
+    "1.31",
+    "1.32",
+    "1.33",
+    "1.34",
+    "1.35",
+    "1.36",
+    "1.37",
+)
 #: The version used when none is given: the newest bundled.
 DEFAULT_VERSION: str = SUPPORTED_VERSIONS[-1]
 
@@ -112,8 +121,11 @@ class Field:
     default: Any = None
 
     def __repr__(self) -> str:
-        shown = [f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
-                 if f.name in ("name", "kind", "nullable") or getattr(self, f.name) != f.default]
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(self)
+            if f.name in ("name", "kind", "nullable") or getattr(self, f.name) != f.default
+        ]
         return "Field(" + ", ".join(shown) + ")"
 
 
@@ -175,8 +187,9 @@ class Schema:
         try:
             return self.types[name]
         except KeyError:
-            raise UnknownTypeError(f"no type {short_repr(name)} in the pod schema of Kubernetes "
-                                   f"{self.version}") from None
+            raise UnknownTypeError(
+                f"no type {short_repr(name)} in the pod schema of Kubernetes {self.version}"
+            ) from None
 
     def root(self, kind: str) -> Type:
         """The type of a root kind: ``Pod``, ``PodSpec`` or ``PodTemplateSpec``.
@@ -205,7 +218,8 @@ class Schema:
                 if found is None or found.item is None:
                     return None
                 is_element = (found.kind == "list" and (key is None or type(key) is int)) or (
-                    found.kind == "map" and isinstance(key, str))
+                    found.kind == "map" and isinstance(key, str)
+                )
                 if not is_element:
                     return None
                 found = found.item
@@ -285,7 +299,8 @@ def check_version(version: str) -> str:
         raise UnsupportedVersionError(
             f"a Kubernetes version is text such as '{DEFAULT_VERSION}', found "
             f"{type(version).__name__} {short_repr(version, 60)}; supported: "
-            f"{', '.join(SUPPORTED_VERSIONS)}")
+            f"{', '.join(SUPPORTED_VERSIONS)}"
+        )
     return _checked(version)
 
 
@@ -293,23 +308,28 @@ def check_version(version: str) -> str:
 def _checked(version: str) -> str:
     found = _VERSION.fullmatch(version)
     if found is not None:
-        major_minor = f"{int(found['major'])}.{int(found['minor'])}" \
-            if len(found["major"]) + len(found["minor"]) < 12 else version
+        major_minor = (
+            f"{int(found['major'])}.{int(found['minor'])}"
+            if len(found["major"]) + len(found["minor"]) < 12
+            else version
+        )
         if major_minor in SUPPORTED_VERSIONS:
             return major_minor
     near = _near_versions(version, found)
     hint = f"; did you mean {' or '.join(near)}?" if near else ""
     shown = short_repr(version, 60, quoted=found is None or not version.isprintable())
-    return _refuse(f"no pod schema for Kubernetes {shown}{hint}; "
-                   f"supported: {', '.join(SUPPORTED_VERSIONS)}")
+    return _refuse(
+        f"no pod schema for Kubernetes {shown}{hint}; supported: {', '.join(SUPPORTED_VERSIONS)}"
+    )
 
 
 def _near_versions(version: str, found: re.Match[str] | None) -> list[str]:
     import difflib
 
     if found is None or len(found["minor"]) >= 12:  # not a version: what it looks like
-        return difflib.get_close_matches(version[:40].strip().lstrip("v"), SUPPORTED_VERSIONS,
-                                         n=2, cutoff=0.7)
+        return difflib.get_close_matches(
+            version[:40].strip().lstrip("v"), SUPPORTED_VERSIONS, n=2, cutoff=0.7
+        )
     major_minor = f"{int(found['major'])}.{int(found['minor'])}"
     started = [known for known in SUPPORTED_VERSIONS if known.startswith(major_minor)]
     if started:  # "1.3", cut short
@@ -355,14 +375,23 @@ def _load(version: str) -> Schema:
     if blob is None:  # a loader with no get_data: importlib.resources knows more of them
         from importlib import resources
 
-        blob = resources.files("transforms.kube").joinpath("data").joinpath(f"pod-schema-{version}.json.gz").read_bytes()
+        blob = (
+            resources.files("transforms.kube")
+            .joinpath("data")
+            .joinpath(f"pod-schema-{version}.json.gz")
+            .read_bytes()
+        )
     table = json.loads(gzip.decompress(blob))
     types: dict[str, Type] = {}
     for name, spec in table["types"].items():
         required = tuple(spec["required"])
         fields = {key: _field(key, shape, key in required) for key, shape in spec["fields"].items()}
-        types[name] = Type(name=name, fields=fields, required=required,
-                           aliases={_normal(key): key for key in fields})
+        types[name] = Type(
+            name=name,
+            fields=fields,
+            required=required,
+            aliases={_normal(key): key for key in fields},
+        )
     roots = {kind: table["roots"][kind] for kind in ROOT_KINDS}
     return Schema(version=version, types=types, roots=roots)
 

@@ -92,8 +92,11 @@ def shape_of(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
         if types == ["array"]:
             shape = {"k": "list", "null": nullable, "item": shape_of(schema["items"], defs)}
         elif types == ["object"] and "additionalProperties" in schema:
-            shape = {"k": "map", "null": nullable,
-                     "item": shape_of(schema["additionalProperties"], defs)}
+            shape = {
+                "k": "map",
+                "null": nullable,
+                "item": shape_of(schema["additionalProperties"], defs),
+            }
         elif types == ["object"]:  # free-form object, such as FieldsV1
             shape = {"k": "any", "null": nullable, "t": "object"}
         elif not types:
@@ -135,31 +138,45 @@ PROSE_ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
     # ("One of Always, OnFailure, Never."); the values are the constants of the
     # Kubernetes API (core/v1), stable across the versions supported here.
     (_CORE + "PodSpec", "restartPolicy"): ("Always", "OnFailure", "Never"),
-    (_CORE + "PodSpec", "dnsPolicy"): ("ClusterFirstWithHostNet", "ClusterFirst", "Default",
-                                       "None"),
+    (_CORE + "PodSpec", "dnsPolicy"): (
+        "ClusterFirstWithHostNet",
+        "ClusterFirst",
+        "Default",
+        "None",
+    ),
     (_CORE + "PodSpec", "preemptionPolicy"): ("Never", "PreemptLowerPriority"),
     (_CORE + "Container", "imagePullPolicy"): ("Always", "Never", "IfNotPresent"),
     (_CORE + "EphemeralContainer", "imagePullPolicy"): ("Always", "Never", "IfNotPresent"),
     (_CORE + "Container", "terminationMessagePolicy"): ("File", "FallbackToLogsOnError"),
-    (_CORE + "EphemeralContainer", "terminationMessagePolicy"): ("File",
-                                                                  "FallbackToLogsOnError"),
+    (_CORE + "EphemeralContainer", "terminationMessagePolicy"): ("File", "FallbackToLogsOnError"),
     (_CORE + "ContainerPort", "protocol"): ("TCP", "UDP", "SCTP"),
     (_CORE + "Toleration", "operator"): ("Exists", "Equal"),
     (_CORE + "Toleration", "effect"): ("NoSchedule", "PreferNoSchedule", "NoExecute"),
-    (_CORE + "NodeSelectorRequirement", "operator"): ("In", "NotIn", "Exists", "DoesNotExist",
-                                                      "Gt", "Lt"),
-    (_META + "LabelSelectorRequirement", "operator"): ("In", "NotIn", "Exists",
-                                                       "DoesNotExist"),
-    (_CORE + "TopologySpreadConstraint", "whenUnsatisfiable"): ("DoNotSchedule",
-                                                               "ScheduleAnyway"),
+    (_CORE + "NodeSelectorRequirement", "operator"): (
+        "In",
+        "NotIn",
+        "Exists",
+        "DoesNotExist",
+        "Gt",
+        "Lt",
+    ),
+    (_META + "LabelSelectorRequirement", "operator"): ("In", "NotIn", "Exists", "DoesNotExist"),
+    (_CORE + "TopologySpreadConstraint", "whenUnsatisfiable"): ("DoNotSchedule", "ScheduleAnyway"),
     (_CORE + "TopologySpreadConstraint", "nodeAffinityPolicy"): ("Honor", "Ignore"),
     (_CORE + "TopologySpreadConstraint", "nodeTaintsPolicy"): ("Honor", "Ignore"),
     (_CORE + "PodSecurityContext", "fsGroupChangePolicy"): ("OnRootMismatch", "Always"),
     (_CORE + "SeccompProfile", "type"): ("RuntimeDefault", "Unconfined", "Localhost"),
     (_CORE + "AppArmorProfile", "type"): ("RuntimeDefault", "Unconfined", "Localhost"),
-    (_CORE + "HostPathVolumeSource", "type"): ("", "DirectoryOrCreate", "Directory",
-                                               "FileOrCreate", "File", "Socket", "CharDevice",
-                                               "BlockDevice"),
+    (_CORE + "HostPathVolumeSource", "type"): (
+        "",
+        "DirectoryOrCreate",
+        "Directory",
+        "FileOrCreate",
+        "File",
+        "Socket",
+        "CharDevice",
+        "BlockDevice",
+    ),
     (_CORE + "VolumeMount", "mountPropagation"): ("None", "HostToContainer", "Bidirectional"),
     (_CORE + "HTTPGetAction", "scheme"): ("HTTP", "HTTPS"),
     (_CORE + "PodOS", "name"): ("linux", "windows"),
@@ -179,8 +196,13 @@ KEY_DEFAULTS: dict[tuple[str, str], Any] = {
 def _with_prose(type_name: str, fields: dict[str, Any]) -> dict[str, Any]:
     for (owner, field), values in PROSE_ENUMS.items():
         shape = fields.get(field)
-        if owner == type_name and shape is not None and "enum" not in shape \
-                and shape.get("k") == "scalar" and shape.get("t") == "string":
+        if (
+            owner == type_name
+            and shape is not None
+            and "enum" not in shape
+            and shape.get("k") == "scalar"
+            and shape.get("t") == "string"
+        ):
             fields[field] = {**shape, "enum": list(values)}
     for (owner, field), default in KEY_DEFAULTS.items():
         if owner == type_name and field in fields:
@@ -210,8 +232,9 @@ def build_table(version: str, root_dir: Path) -> dict[str, Any]:
         schema = defs[name]
         if "properties" not in schema:
             continue  # scalars such as Time are inlined where they are used
-        fields = _with_prose(name, {key: shape_of(prop, defs)
-                                          for key, prop in schema["properties"].items()})
+        fields = _with_prose(
+            name, {key: shape_of(prop, defs) for key, prop in schema["properties"].items()}
+        )
         normal = [_normal(key) for key in fields]
         if len(set(normal)) != len(normal):  # to_data (Type.alias) matches keys this way
             raise ValueError(f"{name}: field names clash once normalised")
@@ -233,8 +256,10 @@ def main(argv: list[str] | None = None) -> int:
         text = json.dumps(table, sort_keys=True, separators=(",", ":"))
         target = out_dir / f"pod-schema-{version}.json.gz"
         target.write_bytes(gzip.compress(text.encode(), compresslevel=9, mtime=0))
-        print(f"{target.name}: {len(table['types'])} types, "
-              f"{len(text)} bytes of JSON, {target.stat().st_size} gzipped")
+        print(
+            f"{target.name}: {len(table['types'])} types, "
+            f"{len(text)} bytes of JSON, {target.stat().st_size} gzipped"
+        )
     return 0
 
 

@@ -66,10 +66,20 @@ from combinators.fusion import Op
 from combinators.limits import short_repr
 from combinators.transform import Compose, Transform, TransformLike, apply_step, chain, identity
 
-__all__ = ("workload_level", "WorkloadLevel", "split_levels", "is_workload_level",
-           "pod_level", "is_document_level", "split_at_documents", "WorkloadCheck",
-           "workload_checks", "WorkloadMetadataError", "NoWorkloadMetadataError",
-           "UnsupportedWorkloadError")
+__all__ = (
+    "workload_level",
+    "WorkloadLevel",
+    "split_levels",
+    "is_workload_level",
+    "pod_level",
+    "is_document_level",
+    "split_at_documents",
+    "WorkloadCheck",
+    "workload_checks",
+    "WorkloadMetadataError",
+    "NoWorkloadMetadataError",
+    "UnsupportedWorkloadError",
+)
 
 
 class WorkloadLevel(Transform):
@@ -84,9 +94,13 @@ class WorkloadLevel(Transform):
 
     def __init__(self, transform: TransformLike) -> None:
         if not callable(transform):
-            raise ArgumentTypeError(f"transform must be a transform or a callable doc -> doc, "
-                                    f"got {short_repr(transform)}", argument="transform",
-                                    factory="workload_level", value=transform)
+            raise ArgumentTypeError(
+                f"transform must be a transform or a callable doc -> doc, "
+                f"got {short_repr(transform)}",
+                argument="transform",
+                factory="workload_level",
+                value=transform,
+            )
         self.transform = transform
         self._init_params(transform)
 
@@ -278,8 +292,11 @@ def _cut(step: TransformLike) -> list[TransformLike] | None:
     cuts = [_cut(each) for each in inner]
     if all(cut is None for cut in cuts):
         return None
-    return [piece for each, cut in zip(inner, cuts, strict=True)
-            for piece in (cut if cut is not None else [each])]
+    return [
+        piece
+        for each, cut in zip(inner, cuts, strict=True)
+        for piece in (cut if cut is not None else [each])
+    ]
 
 
 def split_at_documents(transform: TransformLike) -> tuple[TransformLike, ...]:
@@ -347,8 +364,9 @@ class UnsupportedWorkloadError(TransformError, TypeError):
     none); ``supported`` names the kinds the step is for.
     """
 
-    def __init__(self, message: str, *, kind: str, api_version: str | None,
-                 supported: tuple[str, ...]) -> None:
+    def __init__(
+        self, message: str, *, kind: str, api_version: str | None, supported: tuple[str, ...]
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.api_version = api_version

@@ -24,8 +24,21 @@ from combinators.data import is_map, is_seq
 from combinators.limits import MAX_NAME, short_repr
 from combinators.paths import All, Index, Key, Part, Path, path
 
-__all__ = ("TEMPLATE", "POD", "DOCUMENT", "BY_KEY", "Location", "WorkloadKind", "KINDS",
-           "KIND_NAMES", "workload_kind", "api_group", "a_kind", "document_name", "reach")
+__all__ = (
+    "TEMPLATE",
+    "POD",
+    "DOCUMENT",
+    "BY_KEY",
+    "Location",
+    "WorkloadKind",
+    "KINDS",
+    "KIND_NAMES",
+    "workload_kind",
+    "api_group",
+    "a_kind",
+    "document_name",
+    "reach",
+)
 
 
 #: What a location holds: a ``PodTemplateSpec``, a whole ``Pod``, or a whole
@@ -99,8 +112,10 @@ def _each(text: str, role_field: str | None, holds: str = TEMPLATE) -> Location:
 
 def _ray(prefix: str) -> tuple[Location, ...]:
     """A RayCluster spec's templates, wherever the spec is."""
-    return (_at(f"{prefix}.headGroupSpec.template", "head"),
-            _each(f"{prefix}.workerGroupSpecs[*].template", "groupName"))
+    return (
+        _at(f"{prefix}.headGroupSpec.template", "head"),
+        _each(f"{prefix}.workerGroupSpecs[*].template", "groupName"),
+    )
 
 
 def _kubeflow(kind: str, field_name: str) -> WorkloadKind:
@@ -112,26 +127,44 @@ KINDS: tuple[WorkloadKind, ...] = (
     WorkloadKind("Pod", (_at("", holds=POD),)),
     WorkloadKind("PodTemplate", (_at("template"),), metadata=path("template.metadata")),
     WorkloadKind("Deployment", (_at("spec.template"),)),
-    WorkloadKind("StatefulSet", (_at("spec.template"),),
-                 added_volumes=(path("spec.volumeClaimTemplates[*].metadata.name"),)),
+    WorkloadKind(
+        "StatefulSet",
+        (_at("spec.template"),),
+        added_volumes=(path("spec.volumeClaimTemplates[*].metadata.name"),),
+    ),
     WorkloadKind("DaemonSet", (_at("spec.template"),)),
     WorkloadKind("ReplicaSet", (_at("spec.template"),)),
     WorkloadKind("ReplicationController", (_at("spec.template"),)),
     WorkloadKind("Job", (_at("spec.template"),)),
     # Kueue reads a CronJob's Jobs' labels, which the CronJob copies from its jobTemplate
-    WorkloadKind("CronJob", (_at("spec.jobTemplate.spec.template"),),
-                 metadata=path("spec.jobTemplate.metadata")),
+    WorkloadKind(
+        "CronJob",
+        (_at("spec.jobTemplate.spec.template"),),
+        metadata=path("spec.jobTemplate.metadata"),
+    ),
     WorkloadKind("Job", (_each("spec.tasks[*].template", "name"),), group="batch.volcano.sh"),
-    WorkloadKind("CronJob", (_each("spec.jobTemplate.spec.tasks[*].template", "name"),),
-                 group="batch.volcano.sh", metadata=path("spec.jobTemplate.metadata")),
-    WorkloadKind("JobTemplate", (_each("spec.tasks[*].template", "name"),),
-                 group="flow.volcano.sh"),
-    WorkloadKind("AppWrapper", (
-        _each("spec.resources.GenericItems[*].generictemplate", None, holds=DOCUMENT),
-        _each("spec.components[*].template", None, holds=DOCUMENT))),
+    WorkloadKind(
+        "CronJob",
+        (_each("spec.jobTemplate.spec.tasks[*].template", "name"),),
+        group="batch.volcano.sh",
+        metadata=path("spec.jobTemplate.metadata"),
+    ),
+    WorkloadKind(
+        "JobTemplate", (_each("spec.tasks[*].template", "name"),), group="flow.volcano.sh"
+    ),
+    WorkloadKind(
+        "AppWrapper",
+        (
+            _each("spec.resources.GenericItems[*].generictemplate", None, holds=DOCUMENT),
+            _each("spec.components[*].template", None, holds=DOCUMENT),
+        ),
+    ),
     # JobSet adds a claim's volume to each pod that mounts it (jobset's addVolumes)
-    WorkloadKind("JobSet", (_each("spec.replicatedJobs[*].template.spec.template", "name"),),
-                 added_volumes=(path("spec.volumeClaimPolicies[*].templates[*].metadata.name"),)),
+    WorkloadKind(
+        "JobSet",
+        (_each("spec.replicatedJobs[*].template.spec.template", "name"),),
+        added_volumes=(path("spec.volumeClaimPolicies[*].templates[*].metadata.name"),),
+    ),
     _kubeflow("PyTorchJob", "pytorchReplicaSpecs"),
     _kubeflow("TFJob", "tfReplicaSpecs"),
     _kubeflow("MPIJob", "mpiReplicaSpecs"),
@@ -139,24 +172,36 @@ KINDS: tuple[WorkloadKind, ...] = (
     _kubeflow("PaddleJob", "paddleReplicaSpecs"),
     _kubeflow("JAXJob", "jaxReplicaSpecs"),
     WorkloadKind("RayCluster", _ray("spec")),
-    WorkloadKind("RayJob", (*_ray("spec.rayClusterSpec"),
-                            _at("spec.submitterPodTemplate", "submitter"))),
+    WorkloadKind(
+        "RayJob", (*_ray("spec.rayClusterSpec"), _at("spec.submitterPodTemplate", "submitter"))
+    ),
     WorkloadKind("RayService", _ray("spec.rayClusterConfig")),
-    WorkloadKind("RayCronJob", (*_ray("spec.jobTemplate.rayClusterSpec"),
-                                _at("spec.jobTemplate.submitterPodTemplate", "submitter")),
-                 metadata=None),
+    WorkloadKind(
+        "RayCronJob",
+        (
+            *_ray("spec.jobTemplate.rayClusterSpec"),
+            _at("spec.jobTemplate.submitterPodTemplate", "submitter"),
+        ),
+        metadata=None,
+    ),
     # the leader's and the workers' StatefulSets both get the claim templates (as lws makes them)
-    WorkloadKind("LeaderWorkerSet", (_at("spec.leaderWorkerTemplate.leaderTemplate", "leader"),
-                                     _at("spec.leaderWorkerTemplate.workerTemplate", "worker")),
-                 added_volumes=(path(
-                     "spec.leaderWorkerTemplate.volumeClaimTemplates[*].metadata.name"),)),
+    WorkloadKind(
+        "LeaderWorkerSet",
+        (
+            _at("spec.leaderWorkerTemplate.leaderTemplate", "leader"),
+            _at("spec.leaderWorkerTemplate.workerTemplate", "worker"),
+        ),
+        added_volumes=(path("spec.leaderWorkerTemplate.volumeClaimTemplates[*].metadata.name"),),
+    ),
     WorkloadKind("List", (_each("items[*]", None, holds=DOCUMENT),), metadata=None),
 )
 
 _BY_KIND: dict[tuple[str | None, str], WorkloadKind] = {
-    (entry.group, entry.kind): entry for entry in KINDS}
-KIND_NAMES: dict[str, str] = {entry.kind.lower(): entry.kind for entry in KINDS
-                              if entry.kind != "List"}
+    (entry.group, entry.kind): entry for entry in KINDS
+}
+KIND_NAMES: dict[str, str] = {
+    entry.kind.lower(): entry.kind for entry in KINDS if entry.kind != "List"
+}
 """The kinds with pods, by their lower-case names (a List is none)."""
 
 
@@ -218,12 +263,13 @@ def document_name(document: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def reach(node: Any, parts: tuple[Part, ...], location: Location
-          ) -> Iterable[tuple[tuple[Part, ...], Any, str | None]]:
+def reach(
+    node: Any, parts: tuple[Part, ...], location: Location
+) -> Iterable[tuple[tuple[Part, ...], Any, str | None]]:
     """(concrete parts, value, role) for every value ``parts`` reaches from ``node``."""
     for index, part in enumerate(parts):
         if type(part) is All:
-            walked, rest = parts[:index], parts[index + 1:]
+            walked, rest = parts[:index], parts[index + 1 :]
             if is_map(node):
                 for key, element in node.items():
                     role = key if location.role_field == BY_KEY else location.role

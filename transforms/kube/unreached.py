@@ -51,22 +51,27 @@ class Unreached:
         name = short_repr(self.name, MAX_NAME, quoted=False) if self.name else "(unnamed)"
         who = f"{kind or '(no kind)'}/{name}"
         shown = ", ".join(short_repr(place, quoted=False) for place in self.places) + (
-            f" (and {self.more} more)" if self.more else "")
+            f" (and {self.more} more)" if self.more else ""
+        )
         if self.reason == "not-a-map":
-            return (f"{who} has {self.found} at {shown}, where its pod template (a map) "
-                    f"belongs; no overlay or check reaches its pods")
+            return (
+                f"{who} has {self.found} at {shown}, where its pod template (a map) "
+                f"belongs; no overlay or check reaches its pods"
+            )
         if self.reason == "missing":
-            return (f"{who} has no pod template at {shown}; no overlay or check reaches "
-                    f"its pods")
+            return f"{who} has no pod template at {shown}; no overlay or check reaches its pods"
         if self.reason == "elsewhere":
-            return (f"{who} holds containers at {shown}, not where podfold "
-                    f"looks for the pods of {a_kind(self.kind or '')} "
-                    f"({', '.join(self.looked)}); no overlay or check reaches them")
-        what = f"{kind} is not one of the kinds podfold knows" if self.kind \
-            else "it has no kind"
-        return (f"{who} holds containers at {shown}, but {what}, so podfold "
-                f"does not know where its pods are: no overlay or check reaches them (the "
-                f"kinds podfold knows: `podfold apply --help`)")
+            return (
+                f"{who} holds containers at {shown}, not where podfold "
+                f"looks for the pods of {a_kind(self.kind or '')} "
+                f"({', '.join(self.looked)}); no overlay or check reaches them"
+            )
+        what = f"{kind} is not one of the kinds podfold knows" if self.kind else "it has no kind"
+        return (
+            f"{who} holds containers at {shown}, but {what}, so podfold "
+            f"does not know where its pods are: no overlay or check reaches them (the "
+            f"kinds podfold knows: `podfold apply --help`)"
+        )
 
 
 #: Keys that hold a list of containers (Kubernetes' own, and a Spark driver's sidecars).
@@ -78,16 +83,25 @@ _PULL_POLICIES = frozenset(("Always", "IfNotPresent", "Never"))
 
 def _named_maps(value: Any, field: str) -> bool:
     """Whether ``value`` is a non-empty list of maps, each with the string ``field``."""
-    return is_seq(value) and len(value) > 0 and all(
-        is_map(item) and isinstance(item.get(field), str) for item in value)
+    return (
+        is_seq(value)
+        and len(value) > 0
+        and all(is_map(item) and isinstance(item.get(field), str) for item in value)
+    )
 
 
 def _container_list(value: Any) -> bool:
     """A list of containers, image or not (a controller may fill it in): maps with a name
     or an image."""
-    return is_seq(value) and len(value) > 0 and all(
-        is_map(item) and (isinstance(item.get("name"), str) or isinstance(item.get("image"), str))
-        for item in value)
+    return (
+        is_seq(value)
+        and len(value) > 0
+        and all(
+            is_map(item)
+            and (isinstance(item.get("name"), str) or isinstance(item.get("image"), str))
+            for item in value
+        )
+    )
 
 
 def _signals(node: Any) -> tuple[int, int]:
@@ -95,25 +109,35 @@ def _signals(node: Any) -> tuple[int, int]:
     are lists and maps a container has (``env``, ``command``, ``resources``, ...) or a Spark
     pod's ``cores`` and ``memory``; no ConfigMap's data (all text) has one. Weak ones are
     text a container or a pod has (an ``image``, an ``imagePullPolicy``, a service account)."""
-    strong = sum((
-        _named_maps(node.get("env"), "name"),
-        _named_maps(node.get("volumeMounts"), "mountPath"),
-        is_seq(node.get("ports")) and any(is_map(port) and "containerPort" in port
-                                          for port in node.get("ports")),
-        any(is_seq(node.get(key)) and len(node.get(key)) > 0
-            and all(isinstance(item, str) for item in node.get(key))
-            for key in ("command", "args")),
-        is_seq(node.get("envFrom")) and len(node.get("envFrom")) > 0,
-        is_map(node.get("resources")) and any(is_map(node["resources"].get(key))
-                                              for key in ("limits", "requests")),
-        isinstance(node.get("cores"), (int, float)) and not isinstance(node.get("cores"), bool)
-        and isinstance(node.get("memory"), str),
-    ))
+    strong = sum(
+        (
+            _named_maps(node.get("env"), "name"),
+            _named_maps(node.get("volumeMounts"), "mountPath"),
+            is_seq(node.get("ports"))
+            and any(is_map(port) and "containerPort" in port for port in node.get("ports")),
+            any(
+                is_seq(node.get(key))
+                and len(node.get(key)) > 0
+                and all(isinstance(item, str) for item in node.get(key))
+                for key in ("command", "args")
+            ),
+            is_seq(node.get("envFrom")) and len(node.get("envFrom")) > 0,
+            is_map(node.get("resources"))
+            and any(is_map(node["resources"].get(key)) for key in ("limits", "requests")),
+            isinstance(node.get("cores"), (int, float))
+            and not isinstance(node.get("cores"), bool)
+            and isinstance(node.get("memory"), str),
+        )
+    )
     pull = node.get("imagePullPolicy")
-    weak = sum((isinstance(node.get("image"), str),
-                isinstance(pull, str) and pull in _PULL_POLICIES,
-                isinstance(node.get("serviceAccount"), str)
-                or isinstance(node.get("serviceAccountName"), str)))
+    weak = sum(
+        (
+            isinstance(node.get("image"), str),
+            isinstance(pull, str) and pull in _PULL_POLICIES,
+            isinstance(node.get("serviceAccount"), str)
+            or isinstance(node.get("serviceAccountName"), str),
+        )
+    )
     return strong, weak
 
 
@@ -144,16 +168,18 @@ def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
             children: list[tuple[Any, tuple[Part, ...]]] = []
             for key, item in node.items():
                 if (key in _CONTAINER_LISTS and _container_list(item)) or (
-                        key in _ONE_CONTAINER and is_map(item)
-                        and isinstance(item.get("image"), str)):
+                    key in _ONE_CONTAINER and is_map(item) and isinstance(item.get("image"), str)
+                ):
                     found.append(str(Path((*where, Key(str(key))))))
                 elif is_map(item) or is_seq(item):
                     children.append((item, (*where, Key(str(key)))))
             stack.extend(reversed(children))
         elif is_seq(node):
-            stack.extend((item, (*where, Index(position)))
-                         for position, item in reversed(list(enumerate(node)))
-                         if is_map(item) or is_seq(item))
+            stack.extend(
+                (item, (*where, Index(position)))
+                for position, item in reversed(list(enumerate(node)))
+                if is_map(item) or is_seq(item)
+            )
     return found
 
 
@@ -170,9 +196,15 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
     if entry is None:
         places = _containers_in(document, prefix)
         if places:
-            out.append(Unreached(kind, document_name(document), tuple(places[:_PLACES_SHOWN]),
-                                 "unknown-kind", more=len(places) - _PLACES_SHOWN
-                                 if len(places) > _PLACES_SHOWN else 0))
+            out.append(
+                Unreached(
+                    kind,
+                    document_name(document),
+                    tuple(places[:_PLACES_SHOWN]),
+                    "unknown-kind",
+                    more=len(places) - _PLACES_SHOWN if len(places) > _PLACES_SHOWN else 0,
+                )
+            )
         return
     reached = False
     before = len(out)
@@ -186,18 +218,34 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
             if is_map(value):
                 reached = True
             else:
-                out.append(Unreached(kind, document_name(document), (where,), "not-a-map",
-                                     found=kind_name(value)))
-    if reached or len(out) > before or entry.kind == "List" or any(
-            location.holds == DOCUMENT for location in entry.locations):
+                out.append(
+                    Unreached(
+                        kind, document_name(document), (where,), "not-a-map", found=kind_name(value)
+                    )
+                )
+    if (
+        reached
+        or len(out) > before
+        or entry.kind == "List"
+        or any(location.holds == DOCUMENT for location in entry.locations)
+    ):
         return
     looked = tuple(str(Path((*prefix, *location.path.parts))) for location in entry.locations)
     places = _containers_in(document, prefix)
     if places:
-        out.append(Unreached(kind, document_name(document), tuple(places[:_PLACES_SHOWN]), "elsewhere",
-                             looked=looked, more=max(0, len(places) - _PLACES_SHOWN)))
+        out.append(
+            Unreached(
+                kind,
+                document_name(document),
+                tuple(places[:_PLACES_SHOWN]),
+                "elsewhere",
+                looked=looked,
+                more=max(0, len(places) - _PLACES_SHOWN),
+            )
+        )
     elif len(entry.locations) == 1 and not any(
-            type(part) is All for part in entry.locations[0].path.parts):
+        type(part) is All for part in entry.locations[0].path.parts
+    ):
         out.append(Unreached(kind, document_name(document), looked, "missing"))
 
 
@@ -243,5 +291,6 @@ def likely_templates(document: Any) -> tuple[str, ...]:
     if not is_map(document):
         return ()
     suffix = ".spec.containers"
-    return tuple(place[:-len(suffix)] for place in _containers_in(document, ())
-                 if place.endswith(suffix))
+    return tuple(
+        place[: -len(suffix)] for place in _containers_in(document, ()) if place.endswith(suffix)
+    )

@@ -179,8 +179,10 @@ class PodTemplate:
         'Job/mnist template worker (spec.tasks[1].template)'
         """
         # kinds, names and roles are the document's own: written at most MAX_NAME long
-        owners = " > ".join(f"{_name(kind)}/{_name(name) if name else '(unnamed)'}"
-                            for kind, name in self.workloads or ((self.kind, self.name),))
+        owners = " > ".join(
+            f"{_name(kind)}/{_name(name) if name else '(unnamed)'}"
+            for kind, name in self.workloads or ((self.kind, self.name),)
+        )
         role = f" {_name(self.role)}" if self.role is not None else ""
         where = short_repr(self.path, quoted=False) if self.path.parts else "the document itself"
         return f"{owners} template{role} ({where})"
@@ -206,27 +208,35 @@ def _added_volumes(document: Any, entry: WorkloadKind) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in names if isinstance(name, str)))
 
 
-def _workload_metadata(entry: WorkloadKind, document: Any, name: str | None,
-                       prefix: tuple[Part, ...]) -> WorkloadMetadata:
+def _workload_metadata(
+    entry: WorkloadKind, document: Any, name: str | None, prefix: tuple[Part, ...]
+) -> WorkloadMetadata:
     where = entry.metadata
     if where is not None and prefix:
         where = Path((*prefix, *where.parts))
     api_version = document.get("apiVersion")
-    return WorkloadMetadata(where, entry.kind, name,
-                            api_version if isinstance(api_version, str) else None)
+    return WorkloadMetadata(
+        where, entry.kind, name, api_version if isinstance(api_version, str) else None
+    )
 
 
-def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
-             owners: tuple[tuple[str, str | None], ...], out: list[PodTemplate],
-             outer: WorkloadMetadata | None = None) -> None:
+def _collect(
+    document: Any,
+    entry: WorkloadKind,
+    prefix: tuple[Part, ...],
+    owners: tuple[tuple[str, str | None], ...],
+    out: list[PodTemplate],
+    outer: WorkloadMetadata | None = None,
+) -> None:
     name = document_name(document)
     here = owners if entry.kind == "List" else (*owners, (entry.kind, name))
     added = _added_volumes(document, entry)
     # the outermost workload's (an AppWrapper's, not that of what it wraps); a kind that only
     # holds documents and keeps no metadata (a List) leaves each of them its own
     metadata = outer
-    if metadata is None and not (entry.metadata is None and all(
-            location.holds == DOCUMENT for location in entry.locations)):
+    if metadata is None and not (
+        entry.metadata is None and all(location.holds == DOCUMENT for location in entry.locations)
+    ):
         metadata = _workload_metadata(entry, document, name, prefix)
     for location in entry.locations:
         for parts, value, role in reach(document, location.path.parts, location):
@@ -239,12 +249,18 @@ def _collect(document: Any, entry: WorkloadKind, prefix: tuple[Part, ...],
                 continue
             where = Path((*prefix, *parts))
             own = metadata
-            if own is not None and own.path is not None \
-                    and len(own.path.parts) > len(where.parts) \
-                    and own.path.parts[:len(where.parts)] == where.parts:
+            if (
+                own is not None
+                and own.path is not None
+                and len(own.path.parts) > len(where.parts)
+                and own.path.parts[: len(where.parts)] == where.parts
+            ):
                 own = None  # the metadata is the template's: the pod is the workload
-            out.append(PodTemplate(where, entry.kind, name, role, location.holds,
-                                   _labels(value), here, added, own))
+            out.append(
+                PodTemplate(
+                    where, entry.kind, name, role, location.holds, _labels(value), here, added, own
+                )
+            )
 
 
 def pod_templates(document: Any) -> tuple[PodTemplate, ...]:
@@ -295,8 +311,11 @@ def with_added_volumes(pod: Any, template: PodTemplate) -> Any:
     if volumes is not None and not is_seq(volumes):
         return pod
     present = {volume.get("name") for volume in volumes or () if is_map(volume)}
-    added = [{"name": name, "persistentVolumeClaim": {"claimName": name}}
-             for name in template.added_volumes if name not in present]
+    added = [
+        {"name": name, "persistentVolumeClaim": {"claimName": name}}
+        for name in template.added_volumes
+        if name not in present
+    ]
     if not added:
         return pod
     return {**pod, "spec": {**(spec or {}), "volumes": [*(volumes or ()), *added]}}
@@ -312,8 +331,12 @@ def _strings(value: Any, argument: str) -> tuple[str, ...]:
     items = tuple(value)
     for item in items:
         if not isinstance(item, str):
-            raise ArgumentTypeError(f"{argument} must be strings, got {short_repr(item)}",
-                                    argument=argument, factory="Selector", value=value)
+            raise ArgumentTypeError(
+                f"{argument} must be strings, got {short_repr(item)}",
+                argument=argument,
+                factory="Selector",
+                value=value,
+            )
     return items
 
 
@@ -325,9 +348,13 @@ def _canonical_kind(kind: str) -> str:
 
     close = difflib.get_close_matches(kind, sorted(KIND_NAMES.values()), n=3, cutoff=0.6)
     hint = f"; did you mean: {', '.join(close)}?" if close else ""
-    raise ArgumentError(f"unknown workload kind {short_repr(kind)}{hint}; kinds with pods are: "
-                        f"{', '.join(sorted(KIND_NAMES.values()))}",
-                        argument="kinds", factory="Selector", value=kind)
+    raise ArgumentError(
+        f"unknown workload kind {short_repr(kind)}{hint}; kinds with pods are: "
+        f"{', '.join(sorted(KIND_NAMES.values()))}",
+        argument="kinds",
+        factory="Selector",
+        value=kind,
+    )
 
 
 _SELECTOR_PART = re.compile(r"\s*(kind|name|role|label:([^=,\s]+))\s*=\s*([^,]*?)\s*$")
@@ -361,9 +388,12 @@ class Selector:
         labels = tuple((key, value) for key, value in pairs)
         for key, value in labels:
             if not isinstance(key, str) or not isinstance(value, str):
-                raise ArgumentTypeError(f"labels must be string pairs, got "
-                                        f"{short_repr((key, value))}",
-                                        argument="labels", factory="Selector", value=labels)
+                raise ArgumentTypeError(
+                    f"labels must be string pairs, got {short_repr((key, value))}",
+                    argument="labels",
+                    factory="Selector",
+                    value=labels,
+                )
         object.__setattr__(self, "labels", labels)
 
     @classmethod
@@ -380,23 +410,35 @@ class Selector:
         combinators.errors.ArgumentError: Selector.parse(): text: 'rol=Worker' is not kind=..., name=..., role=... or label:KEY=VALUE
         """
         if not isinstance(text, str):
-            raise ArgumentTypeError(f"text must be a string, got {type(text).__name__}",
-                                    argument="text", factory="Selector.parse", value=text)
+            raise ArgumentTypeError(
+                f"text must be a string, got {type(text).__name__}",
+                argument="text",
+                factory="Selector.parse",
+                value=text,
+            )
         fields: dict[str, list[Any]] = {"kind": [], "name": [], "role": [], "label": []}
         for part in text.split(",") if text.strip() else ():
             found = _SELECTOR_PART.match(part)
             if found is None or not found.group(3):
-                raise ArgumentError(f"{short_repr(part.strip())} is not kind=..., name=..., "
-                                    f"role=... or "
-                                    f"label:KEY=VALUE", argument="text",
-                                    factory="Selector.parse", value=text)
+                raise ArgumentError(
+                    f"{short_repr(part.strip())} is not kind=..., name=..., "
+                    f"role=... or "
+                    f"label:KEY=VALUE",
+                    argument="text",
+                    factory="Selector.parse",
+                    value=text,
+                )
             if found.group(2) is not None:
                 fields["label"].append((found.group(2), found.group(3)))
             else:
                 fields[found.group(1)].append(found.group(3))
         try:
-            return cls(tuple(fields["kind"]), tuple(fields["name"]), tuple(fields["role"]),
-                       tuple(fields["label"]))
+            return cls(
+                tuple(fields["kind"]),
+                tuple(fields["name"]),
+                tuple(fields["role"]),
+                tuple(fields["label"]),
+            )
         except ArgumentError as err:
             err.factory = "Selector.parse"
             raise
@@ -414,8 +456,10 @@ class Selector:
         """
         if self.kinds or self.names:
             owners = template.workloads or ((template.kind, template.name),)
-            if not any((not self.kinds or kind in self.kinds)
-                       and (not self.names or name in self.names) for kind, name in owners):
+            if not any(
+                (not self.kinds or kind in self.kinds) and (not self.names or name in self.names)
+                for kind, name in owners
+            ):
                 return False
         if self.roles and template.role not in self.roles:
             return False
@@ -426,8 +470,11 @@ class Selector:
         return bool(self.kinds or self.names or self.roles or self.labels)
 
     def __repr__(self) -> str:
-        given = [f"{name}={short_repr(getattr(self, name))}"
-                 for name in ("kinds", "names", "roles", "labels") if getattr(self, name)]
+        given = [
+            f"{name}={short_repr(getattr(self, name))}"
+            for name in ("kinds", "names", "roles", "labels")
+            if getattr(self, name)
+        ]
         return f"Selector({', '.join(given)})"
 
 
@@ -465,8 +512,11 @@ def _check_still_a_template(doc: Any, template: PodTemplate) -> None:
     if not is_map(value):
         what = "a pod (a map)" if template.root == "Pod" else "a pod template (a map)"
         where = str(template.path) or "the top level"
-        raise TypeClashError(f"the overlay left {kind_name(value)} at {where}, where {what} was",
-                             expected="a map", found=kind_name(value))
+        raise TypeClashError(
+            f"the overlay left {kind_name(value)} at {where}, where {what} was",
+            expected="a map",
+            found=kind_name(value),
+        )
 
 
 def _get(doc: Any, parts: tuple[Part, ...]) -> Any:
@@ -488,17 +538,18 @@ def _put(doc: Any, parts: tuple[Part, ...], value: Any, owned: Owned) -> Any:
     part, rest = parts[0], parts[1:]
     if type(part) is Index:
         if not is_seq(doc):
-            raise TypeClashError(f"{kind_name(doc)} where a list was", expected="a list",
-                                 found=kind_name(doc))
+            raise TypeClashError(
+                f"{kind_name(doc)} where a list was", expected="a list", found=kind_name(doc)
+            )
         if not rest:  # an item of a List, replaced whole
             item = freeze_value(value) if is_persistent(doc) else value
             return rebuild_seq(doc, {part.index: item}, (), owned)
-        return rebuild_seq(doc, {part.index: _put(doc[part.index], rest, value, owned)}, (),
-                           owned)
+        return rebuild_seq(doc, {part.index: _put(doc[part.index], rest, value, owned)}, (), owned)
     assert type(part) is Key
     if not is_map(doc):
-        raise TypeClashError(f"{kind_name(doc)} where a map was", expected="a map",
-                             found=kind_name(doc))
+        raise TypeClashError(
+            f"{kind_name(doc)} where a map was", expected="a map", found=kind_name(doc)
+        )
     if not rest:
         if value is MISSING:
             return delete_key(doc, part.name, owned) if part.name in doc else doc
@@ -513,8 +564,9 @@ def _put(doc: Any, parts: tuple[Part, ...], value: Any, owned: Owned) -> Any:
     return set_key(doc, part.name, _put(child, rest, value, owned), owned)
 
 
-def workloads_of(templates: Iterable[PodTemplate], select: Selector | None = None
-                 ) -> tuple[WorkloadMetadata, ...]:
+def workloads_of(
+    templates: Iterable[PodTemplate], select: Selector | None = None
+) -> tuple[WorkloadMetadata, ...]:
     """The metadata of the workloads around the ``templates`` that ``select`` picks, each
     once, in document order: where workload-level steps act. A Pod, its own workload, has
     none.
@@ -524,10 +576,14 @@ def workloads_of(templates: Iterable[PodTemplate], select: Selector | None = Non
     >>> [metadata.describe() for metadata in workloads_of(pod_templates(cron))]
     ['CronJob/nightly metadata (spec.jobTemplate.metadata)']
     """
-    return tuple(dict.fromkeys(
-        template.workload_metadata for template in templates
-        if template.workload_metadata is not None
-        and (select is None or select.matches(template))))
+    return tuple(
+        dict.fromkeys(
+            template.workload_metadata
+            for template in templates
+            if template.workload_metadata is not None
+            and (select is None or select.matches(template))
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -582,19 +638,28 @@ class _OnWorkloads(Transform):
 
     def __init__(self, transform: TransformLike, select: Selector | None) -> None:
         if not callable(transform):
-            raise ArgumentTypeError(f"transform must be a transform or a callable doc -> doc, "
-                                    f"got {short_repr(transform)}", argument="transform",
-                                    factory="on_workloads", value=transform)
+            raise ArgumentTypeError(
+                f"transform must be a transform or a callable doc -> doc, "
+                f"got {short_repr(transform)}",
+                argument="transform",
+                factory="on_workloads",
+                value=transform,
+            )
         if select is not None and not isinstance(select, Selector):
-            raise ArgumentTypeError(f"select must be a Selector (Selector.parse('role=Worker')), "
-                                    f"got {short_repr(select)}", argument="select",
-                                    factory="on_workloads", value=select)
+            raise ArgumentTypeError(
+                f"select must be a Selector (Selector.parse('role=Worker')), "
+                f"got {short_repr(select)}",
+                argument="select",
+                factory="on_workloads",
+                value=select,
+            )
         self.transform = transform
         self.select = select if select else None
         # in the order written: each whole-document step alone, the runs of steps between
         self._pieces: tuple[TransformLike | _Run, ...] = tuple(
             piece if is_document_level(piece) else _Run.of(piece)
-            for piece in split_at_documents(transform))
+            for piece in split_at_documents(transform)
+        )
         if self.select is None:
             self._init_params(transform)
         else:
@@ -608,40 +673,53 @@ class _OnWorkloads(Transform):
                 return self._apply_client(doc, kind)
         return super().__call__(doc)
 
-    def _apply(self, doc: Any, owned: Owned,
-               templates: tuple[PodTemplate, ...] | None = None) -> Any:
+    def _apply(
+        self, doc: Any, owned: Owned, templates: tuple[PodTemplate, ...] | None = None
+    ) -> Any:
         if type(doc) is not dict:
             kind = _client_kind(doc)
             if kind is not None:
                 return self._apply_client(doc, kind)
             if not is_map(doc):
-                raise TypeClashError(f"on_workloads: a document is a map, got {kind_name(doc)}",
-                                     expected="a map", found=kind_name(doc))
+                raise TypeClashError(
+                    f"on_workloads: a document is a map, got {kind_name(doc)}",
+                    expected="a map",
+                    found=kind_name(doc),
+                )
         if "api_version" in doc:
             raise ClientDictError(
                 "on_workloads: given a kubernetes client object's to_dict() output (snake_case "
                 "key 'api_version'); pass the client object itself, or its API form "
-                "(transforms.kube.to_data(obj))", key="api_version", overlay="on_workloads")
+                "(transforms.kube.to_data(obj))",
+                key="api_version",
+                overlay="on_workloads",
+            )
         found = pod_templates(doc) if templates is None else templates
         pieces = self._pieces
         if len(pieces) == 1 and type(pieces[0]) is _Run:  # no whole-document step
             select = self.select
-            return self._apply_run(pieces[0], doc, owned, found if select is None else [
-                template for template in found if select.matches(template)])
+            return self._apply_run(
+                pieces[0],
+                doc,
+                owned,
+                found
+                if select is None
+                else [template for template in found if select.matches(template)],
+            )
         picked = _Picked(self.select, found)
         moved = False
         for piece in pieces:
             if isinstance(piece, _Run):
-                doc = self._apply_run(piece, doc, owned,
-                                      [template for template in found if picked(template, moved)])
+                doc = self._apply_run(
+                    piece, doc, owned, [template for template in found if picked(template, moved)]
+                )
                 continue
             new = self._apply_to_documents(piece, doc, owned, found, picked, moved)
             if new is not doc:  # it may have added a template, or taken one away
                 doc, found, moved = new, pod_templates(new), True
         return doc
 
-    def _apply_run(self, run: _Run, doc: Any, owned: Owned,
-                   selected: Sequence[PodTemplate]) -> Any:
+    def _apply_run(self, run: _Run, doc: Any, owned: Owned, selected: Sequence[PodTemplate]) -> Any:
         if run.workload_steps is None:
             for template in selected:
                 doc = self._apply_at(template, doc, owned, run.steps)
@@ -654,12 +732,19 @@ class _OnWorkloads(Transform):
             elif run.pod_steps is not identity:
                 doc = self._apply_at(template, doc, owned, run.pod_steps)
         for metadata in workloads_of(selected):
-            doc = self._apply_to_metadata(metadata, doc, owned, run.workload_steps,
-                                          run.workload_checks)
+            doc = self._apply_to_metadata(
+                metadata, doc, owned, run.workload_steps, run.workload_checks
+            )
         return doc
 
-    def _apply_to_metadata(self, metadata: WorkloadMetadata, doc: Any, owned: Owned,
-                           steps: TransformLike, checks: tuple[WorkloadCheck, ...] = ()) -> Any:
+    def _apply_to_metadata(
+        self,
+        metadata: WorkloadMetadata,
+        doc: Any,
+        owned: Owned,
+        steps: TransformLike,
+        checks: tuple[WorkloadCheck, ...] = (),
+    ) -> Any:
         if metadata.path is None:
             raise NoWorkloadMetadataError(
                 f"{_name(metadata.kind)}/{_name(metadata.name) if metadata.name else '(unnamed)'}"
@@ -667,7 +752,9 @@ class _OnWorkloads(Transform):
                 f"metadata for the workloads it makes, so the workload-level steps "
                 f"({describe_step(steps)}) have nowhere to act; leave its templates out "
                 f"(--select, Selector) or set them on what it makes",
-                kind=metadata.kind, name=metadata.name)
+                kind=metadata.kind,
+                name=metadata.name,
+            )
         value = _get(doc, metadata.path.parts)
         view = {} if value is MISSING else {"metadata": value}
         try:
@@ -679,12 +766,16 @@ class _OnWorkloads(Transform):
             if not is_map(result):
                 raise WorkloadMetadataError(
                     f"a workload-level step returned {kind_name(result)} where it was given "
-                    f"the workload's metadata, as {{metadata: ...}}", keys=())
+                    f"the workload's metadata, as {{metadata: ...}}",
+                    keys=(),
+                )
             extra = tuple(str(key) for key in result if key != "metadata")
             if extra:
                 raise WorkloadMetadataError(
                     f"a workload-level step may change the workload's metadata only (it is "
-                    f"given {{metadata: ...}}); it wrote {short_names(extra)} too", keys=extra)
+                    f"given {{metadata: ...}}); it wrote {short_names(extra)} too",
+                    keys=extra,
+                )
             new = result.get("metadata", MISSING)
             if new is value:
                 return doc
@@ -693,9 +784,15 @@ class _OnWorkloads(Transform):
             err.with_step(metadata.describe())
             raise
 
-    def _apply_to_documents(self, step: Any, doc: Any, owned: Owned,
-                            found: tuple[PodTemplate, ...], picked: _Picked,
-                            moved: bool) -> Any:
+    def _apply_to_documents(
+        self,
+        step: Any,
+        doc: Any,
+        owned: Owned,
+        found: tuple[PodTemplate, ...],
+        picked: _Picked,
+        moved: bool,
+    ) -> Any:
         """A whole-document step on ``doc`` where it is for it, or on each item of a List it
         is for (kubectl and kustomize read a List as its items), where the selector picks
         one of its templates; any other document as it is."""
@@ -712,8 +809,8 @@ class _OnWorkloads(Transform):
                 continue
             where = (Key("items"), Index(index))
             if self.select is not None and not any(
-                    picked(template, moved) for template in found
-                    if template.path.parts[:2] == where):
+                picked(template, moved) for template in found if template.path.parts[:2] == where
+            ):
                 continue
             new = self._apply_to_document(step, item, owned)
             if new is not item:
@@ -727,8 +824,9 @@ class _OnWorkloads(Transform):
             err.with_step(f"{doc.get('kind')}/{document_name(doc) or '(unnamed)'}")
             raise
 
-    def _apply_at(self, template: PodTemplate, doc: Any, owned: Owned,
-                  transform: TransformLike) -> Any:
+    def _apply_at(
+        self, template: PodTemplate, doc: Any, owned: Owned, transform: TransformLike
+    ) -> Any:
         try:
             if not template.path.parts:
                 new = apply_step(transform, doc, owned)
@@ -784,8 +882,9 @@ def on_workloads(transform: TransformLike, select: Selector | None = None) -> Tr
     return _OnWorkloads(transform, select)
 
 
-def apply_to_workload(transform: TransformLike, document: Any, *,
-                      select: Selector | None = None) -> Any:
+def apply_to_workload(
+    transform: TransformLike, document: Any, *, select: Selector | None = None
+) -> Any:
     """Apply a pod-level ``transform`` to every selected pod template of ``document``.
 
     A Pod is its own template. A transform of whole workload documents (a
@@ -821,9 +920,14 @@ def apply_to_workload(transform: TransformLike, document: Any, *,
     return _OnWorkloads(transform, select)(document)
 
 
-def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
-                       select: Selector | None = None, require_match: bool = False,
-                       templates: Sequence[tuple[PodTemplate, ...]] | None = None) -> list[Any]:
+def apply_to_documents(
+    transform: TransformLike,
+    documents: Iterable[Any],
+    *,
+    select: Selector | None = None,
+    require_match: bool = False,
+    templates: Sequence[tuple[PodTemplate, ...]] | None = None,
+) -> list[Any]:
     """:func:`apply_to_workload` on each document of a stream; order kept.
 
     With ``require_match``, a selector that picks no template of the whole
@@ -844,9 +948,12 @@ def apply_to_documents(transform: TransformLike, documents: Iterable[Any], *,
     """
     documents = list(documents)
     if templates is not None and len(templates) != len(documents):
-        raise ArgumentError(f"templates: {len(templates)} given for {len(documents)} documents",
-                            argument="templates", factory="apply_to_documents",
-                            value=len(templates))
+        raise ArgumentError(
+            f"templates: {len(templates)} given for {len(documents)} documents",
+            argument="templates",
+            factory="apply_to_documents",
+            value=len(templates),
+        )
     if require_match and select:
         check_selection(select, documents, templates)
     overlay = _OnWorkloads(transform, select)
@@ -875,13 +982,17 @@ class SelectionError(TransformError, LookupError):
 
 
 def _describe_template(template: PodTemplate) -> str:
-    where = f"{_name(template.kind)}/{_name(template.name)}" if template.name \
-        else _name(template.kind)
+    where = (
+        f"{_name(template.kind)}/{_name(template.name)}" if template.name else _name(template.kind)
+    )
     return f"{where} role={_name(template.role)}" if template.role else where
 
 
-def check_selection(select: Selector, documents: Iterable[Any],
-                    templates: Sequence[tuple[PodTemplate, ...]] | None = None) -> None:
+def check_selection(
+    select: Selector,
+    documents: Iterable[Any],
+    templates: Sequence[tuple[PodTemplate, ...]] | None = None,
+) -> None:
     """Raise a :class:`SelectionError` unless ``select`` picks a template of ``documents``.
 
     The error lists every template present (kind/name and role), so a typo in
@@ -894,12 +1005,21 @@ def check_selection(select: Selector, documents: Iterable[Any],
       ...
     transforms.kube.workloads.SelectionError: no pod template matches Selector(roles=('Wroker',)); templates present: PyTorchJob/mnist role=Worker
     """
-    found = [template for document in documents if is_map(document)
-             for template in pod_templates(document)] if templates is None \
+    found = (
+        [
+            template
+            for document in documents
+            if is_map(document)
+            for template in pod_templates(document)
+        ]
+        if templates is None
         else [template for each in templates for template in each]
+    )
     if any(select.matches(template) for template in found):
         return
     present = tuple(dict.fromkeys(_describe_template(template) for template in found))
-    raise SelectionError(f"no pod template matches {select!r}"
-                         + ("" if found else " (the documents hold no pod template)"),
-                         present=present)
+    raise SelectionError(
+        f"no pod template matches {select!r}"
+        + ("" if found else " (the documents hold no pod template)"),
+        present=present,
+    )

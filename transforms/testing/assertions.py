@@ -42,8 +42,13 @@ from transforms.analysis.explanation import Change, explain
 from transforms.analysis.footprint import between, outside
 from transforms.io.normalize import as_transform
 
-__all__ = ("assert_pure", "assert_idempotent", "assert_valid_pod", "assert_changes",
-           "describe_difference")
+__all__ = (
+    "assert_pure",
+    "assert_idempotent",
+    "assert_valid_pod",
+    "assert_changes",
+    "describe_difference",
+)
 
 _VANDAL = "__podfold_testing_changed_this__"
 
@@ -65,9 +70,12 @@ def describe_difference(before: Any, after: Any) -> str:
     try:
         return str(explain(functools.partial(_constant, after), before)).rstrip("\n")
     except Exception:  # values YAML cannot show (a set, an object): fall back on repr
-        lines = difflib.unified_diff(pprint.pformat(before).splitlines(keepends=True),
-                                     pprint.pformat(after).splitlines(keepends=True),
-                                     fromfile="before", tofile="after")
+        lines = difflib.unified_diff(
+            pprint.pformat(before).splitlines(keepends=True),
+            pprint.pformat(after).splitlines(keepends=True),
+            fromfile="before",
+            tofile="after",
+        )
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines).rstrip()
 
 
@@ -153,34 +161,40 @@ def assert_pure(transform: Any, pod: Any) -> Any:
     _check_functions_as_written(apply, before)
     first = apply(pod)
     if not strict_equal(pod, before):
-        raise AssertionError("not pure: the transform changed its input (before: the input "
-                             "as given, after: the input after the call)\n"
-                             + describe_difference(before, pod))
+        raise AssertionError(
+            "not pure: the transform changed its input (before: the input "
+            "as given, after: the input after the call)\n" + describe_difference(before, pod)
+        )
     _check_nothing_shared(transform, pod, first)
     kept = copy.deepcopy(first)
     out = apply(copy.deepcopy(before))
     if not strict_equal(pod, before):
-        raise AssertionError("not pure: the transform changed, on its next application, the "
-                             "input of the previous one (before: the input as given, after: "
-                             "the input after the next application)\n"
-                             + describe_difference(before, pod))
+        raise AssertionError(
+            "not pure: the transform changed, on its next application, the "
+            "input of the previous one (before: the input as given, after: "
+            "the input after the next application)\n" + describe_difference(before, pod)
+        )
     if not strict_equal(first, kept):
-        raise AssertionError("not pure: the transform changed, on its next application, the "
-                             "output of the previous one (before: the output as returned, "
-                             "after: the output after the next application)\n"
-                             + describe_difference(kept, first))
+        raise AssertionError(
+            "not pure: the transform changed, on its next application, the "
+            "output of the previous one (before: the output as returned, "
+            "after: the output after the next application)\n" + describe_difference(kept, first)
+        )
     snapshot = copy.deepcopy(out)
     if not strict_equal(snapshot, first):
-        raise AssertionError("not pure: two applications to equal pods gave different pods "
-                             "(before: the first output, after: the second)\n"
-                             + describe_difference(first, snapshot))
+        raise AssertionError(
+            "not pure: two applications to equal pods gave different pods "
+            "(before: the first output, after: the second)\n" + describe_difference(first, snapshot)
+        )
     _vandalise(out)
     again = apply(copy.deepcopy(before))
     if not strict_equal(again, snapshot):
-        raise AssertionError("not pure: after one output was changed, the next application "
-                             "gave a different pod, so the transform hands out objects it "
-                             "keeps (before: the first output, after: the next one)\n"
-                             + describe_difference(snapshot, again))
+        raise AssertionError(
+            "not pure: after one output was changed, the next application "
+            "gave a different pod, so the transform hands out objects it "
+            "keeps (before: the first output, after: the next one)\n"
+            + describe_difference(snapshot, again)
+        )
     return first
 
 
@@ -194,7 +208,7 @@ def _check_functions_as_written(transform: Transform, pod: Any) -> None:
     steps = transform.steps if isinstance(transform, Compose) else (transform,)
     last = max((number for number, step in enumerate(steps) if _is_function(step)), default=-1)
     doc = copy.deepcopy(pod) if last > 0 else pod  # the steps before it may write in place
-    for number, step in enumerate(steps[:last + 1]):
+    for number, step in enumerate(steps[: last + 1]):
         if _is_function(step):
             _check_function(step, doc)
         if number < last:
@@ -218,24 +232,33 @@ def _check_function(fn: Callable[[Any], Any], doc: Any) -> None:
     second_in = copy.deepcopy(doc)
     second_layout = _layout(second_in)
     second_out = call_foreign(fn, second_in)
-    _check_same(doc, first_in, first_layout,
-                f"{label} mutated, on its next call, the input of its previous call")
-    _check_same(kept_out, first_out, out_layout,
-                f"{label} mutated, on its next call, the output of its previous call")
+    _check_same(
+        doc,
+        first_in,
+        first_layout,
+        f"{label} mutated, on its next call, the input of its previous call",
+    )
+    _check_same(
+        kept_out,
+        first_out,
+        out_layout,
+        f"{label} mutated, on its next call, the output of its previous call",
+    )
     _check_same(doc, second_in, second_layout, f"{label} mutated its input on its second call")
     if not strict_equal(second_out, kept_out):
         return  # two outputs for equal pods: the application says so
     _vandalise(second_out)
     third_out = call_foreign(fn, copy.deepcopy(doc))
     if not strict_equal(third_out, kept_out):
-        raise AssertionError(f"not pure: after one output of {label} was changed, its next "
-                             "call returned a different pod, so it hands out objects it keeps "
-                             "(before: its first output, after: the next one)\n"
-                             + describe_difference(kept_out, third_out))
+        raise AssertionError(
+            f"not pure: after one output of {label} was changed, its next "
+            "call returned a different pod, so it hands out objects it keeps "
+            "(before: its first output, after: the next one)\n"
+            + describe_difference(kept_out, third_out)
+        )
 
 
-def _check_same(expected: Any, found: Any, layout: dict[tuple[Any, ...], Any],
-                what: str) -> None:
+def _check_same(expected: Any, found: Any, layout: dict[tuple[Any, ...], Any], what: str) -> None:
     """Fail with ``what``, the first path where ``found`` is not ``expected`` and how, then
     every change: a change of value, or one of the maps and lists themselves (replaced,
     reordered) that ``layout``, taken of ``found`` before, records."""
@@ -244,8 +267,10 @@ def _check_same(expected: Any, found: Any, layout: dict[tuple[Any, ...], Any],
         if found_changes:
             first, more = found_changes[0], len(found_changes) - 1
             extra = f" (and {more} more change{'s' if more != 1 else ''})" if more else ""
-            raise AssertionError(f"not pure: {what} at {first.path}: {_how(first, found)}"
-                                 f"{extra}\n" + describe_difference(expected, found))
+            raise AssertionError(
+                f"not pure: {what} at {first.path}: {_how(first, found)}"
+                f"{extra}\n" + describe_difference(expected, found)
+            )
         raise AssertionError(f"not pure: {what}\n" + describe_difference(expected, found))
     now = _layout(found)
     for parts, (identity, shape) in layout.items():
@@ -255,12 +280,16 @@ def _check_same(expected: Any, found: Any, layout: dict[tuple[Any, ...], Any],
             continue
         if current[0] != identity:
             kind = "map" if isinstance(shape, tuple) else "list"
-            raise AssertionError(f"not pure: {what} at {where or 'the root'}: replaced the "
-                                 f"{kind} with an equal new one")
+            raise AssertionError(
+                f"not pure: {what} at {where or 'the root'}: replaced the "
+                f"{kind} with an equal new one"
+            )
         if current[1] != shape:
-            raise AssertionError(f"not pure: {what} at {where or 'the root'}: reordered the "
-                                 f"keys ({', '.join(map(str, shape))} -> "
-                                 f"{', '.join(map(str, current[1]))})")
+            raise AssertionError(
+                f"not pure: {what} at {where or 'the root'}: reordered the "
+                f"keys ({', '.join(map(str, shape))} -> "
+                f"{', '.join(map(str, current[1]))})"
+            )
 
 
 def _how(change: Change, after: Any) -> str:
@@ -296,13 +325,15 @@ def _layout(doc: Any) -> dict[tuple[Any, ...], Any]:
             stack.extend(((*parts, key), item) for key, item in reversed(value.items()))
         else:
             found[parts] = (id(value), len(value))
-            stack.extend(((*parts, index), item)
-                         for index, item in reversed(list(enumerate(value))))
+            stack.extend(
+                ((*parts, index), item) for index, item in reversed(list(enumerate(value)))
+            )
     return found
 
 
-def _check_nothing_shared(transform: Any, pod: Any, output: Any,
-                          label: str = "the transform") -> None:
+def _check_nothing_shared(
+    transform: Any, pod: Any, output: Any, label: str = "the transform"
+) -> None:
     owned: dict[int, str] = {}
     _collect_owned(transform, label, owned, set())
     for item_id in _container_ids(pod):
@@ -315,7 +346,8 @@ def _check_nothing_shared(transform: Any, pod: Any, output: Any,
             raise AssertionError(
                 f"not pure: the output's {where or 'root'} is the very object held by "
                 f"{held}; changing the output would change what it holds\n"
-                f"  shared value: {_short(value)}")
+                f"  shared value: {_short(value)}"
+            )
 
 
 def _short(value: Any) -> str:
@@ -337,8 +369,9 @@ def _containers(doc: Any, where: str) -> Iterable[tuple[str, Any]]:
         if isinstance(value, dict):
             seen.add(id(value))
             yield here, value
-            stack.extend((f"{here}.{key}" if here else str(key), item)
-                         for key, item in value.items())
+            stack.extend(
+                (f"{here}.{key}" if here else str(key), item) for key, item in value.items()
+            )
         elif isinstance(value, (list, set)):
             seen.add(id(value))
             yield here, value
@@ -363,11 +396,16 @@ def _collect_owned(value: Any, label: str, owned: dict[int, str], seen: set[int]
     elif isinstance(value, functools.partial):
         parts = [value.func, *value.args, *value.keywords.values()]
     elif callable(value):
-        parts = [*(cell.cell_contents for cell in getattr(value, "__closure__", None) or ()
-                   if _filled(cell)),
-                 *(getattr(value, "__defaults__", None) or ()),
-                 *(getattr(value, "__kwdefaults__", None) or {}).values(),
-                 getattr(value, "__self__", None)]
+        parts = [
+            *(
+                cell.cell_contents
+                for cell in getattr(value, "__closure__", None) or ()
+                if _filled(cell)
+            ),
+            *(getattr(value, "__defaults__", None) or ()),
+            *(getattr(value, "__kwdefaults__", None) or {}).values(),
+            getattr(value, "__self__", None),
+        ]
     for part in parts:
         _collect_owned(part, label, owned, seen)
 
@@ -417,14 +455,16 @@ def assert_idempotent(transform: Any, pod: Any) -> Any:
     kept = copy.deepcopy(once)  # a transform writing in place would change ``once`` too
     twice = apply(once)
     if not strict_equal(kept, twice):
-        raise AssertionError("not idempotent: a second application changed the pod "
-                             "(before: applied once, after: applied twice)\n"
-                             + describe_difference(kept, twice))
+        raise AssertionError(
+            "not idempotent: a second application changed the pod "
+            "(before: applied once, after: applied twice)\n" + describe_difference(kept, twice)
+        )
     return once
 
 
-def assert_valid_pod(pod: Any, k8s_version: str | None = None, *, kind: str = "Pod",
-                     warnings: bool = False) -> Any:
+def assert_valid_pod(
+    pod: Any, k8s_version: str | None = None, *, kind: str = "Pod", warnings: bool = False
+) -> Any:
     """Check ``pod`` against the official schema and its references; return it.
 
     Fails listing every error (and, with ``warnings=True``, every warning)
@@ -441,20 +481,26 @@ def assert_valid_pod(pod: Any, k8s_version: str | None = None, *, kind: str = "P
     from transforms.checks.validation import problems
     from transforms.kube.schema import schema_for
 
-    found = [problem for problem in problems(pod, kind=kind, k8s_version=k8s_version)
-             if warnings or problem.severity == "error"]
+    found = [
+        problem
+        for problem in problems(pod, kind=kind, k8s_version=k8s_version)
+        if warnings or problem.severity == "error"
+    ]
     if found:
         count = len(found)
         version = schema_for(k8s_version).version
-        lines = [f"the pod is not valid (Kubernetes {version}), "
-                 f"{count} problem{'s' if count != 1 else ''}:"]
+        lines = [
+            f"the pod is not valid (Kubernetes {version}), "
+            f"{count} problem{'s' if count != 1 else ''}:"
+        ]
         lines += [f"  {problem}" for problem in found]
         raise AssertionError("\n".join(lines))
     return pod
 
 
-def assert_changes(transform: Any, pod: Any, only: Iterable[Path | str] | Path | str, *,
-                   nothing_ok: bool = False) -> list[str]:
+def assert_changes(
+    transform: Any, pod: Any, only: Iterable[Path | str] | Path | str, *, nothing_ok: bool = False
+) -> list[str]:
     """Check that ``transform`` changes ``pod`` only at or under the ``only`` paths;
     return the paths it changed.
 
@@ -499,12 +545,16 @@ def assert_changes(transform: Any, pod: Any, only: Iterable[Path | str] | Path |
         pod = before  # written in place: the changes are those from the pod as it was given
     found = between(pod, after)
     if not found and not nothing_ok:
-        raise AssertionError("the transform changed nothing (pass nothing_ok=True if that "
-                             "is expected)")
+        raise AssertionError(
+            "the transform changed nothing (pass nothing_ok=True if that is expected)"
+        )
     stray = outside(found, allowed, pod, after)
     if stray:
         listed = ", ".join(str(item) for item in allowed) or "(nothing allowed)"
-        raise AssertionError(f"changes outside {listed}:\n"
-                             + "\n".join(f"  {change}" for change in stray)
-                             + "\n\n" + describe_difference(pod, after))
+        raise AssertionError(
+            f"changes outside {listed}:\n"
+            + "\n".join(f"  {change}" for change in stray)
+            + "\n\n"
+            + describe_difference(pod, after)
+        )
     return [str(change.path) for change in found]

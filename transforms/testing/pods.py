@@ -30,11 +30,19 @@ _DEFAULT_ENV = {"LOGLEVEL": "INFO"}
 _DEFAULT_PORTS = {"c10d": 29500}
 
 
-def sample_role(name: str = "trainer", *, image: str = "ghcr.io/example/trainer:1.0",
-                replicas: int = 1, cpu: int = 8, gpu: int = 1, memMB: int = 32_000,
-                args: Sequence[str] = ("-m", "train"),
-                env: Mapping[str, str] | None = None, ports: Mapping[str, int] | None = None,
-                mounts: Mapping[str, str] | Sequence[Any] = ()) -> specs.Role:
+def sample_role(
+    name: str = "trainer",
+    *,
+    image: str = "ghcr.io/example/trainer:1.0",
+    replicas: int = 1,
+    cpu: int = 8,
+    gpu: int = 1,
+    memMB: int = 32_000,
+    args: Sequence[str] = ("-m", "train"),
+    env: Mapping[str, str] | None = None,
+    ports: Mapping[str, int] | None = None,
+    mounts: Mapping[str, str] | Sequence[Any] = (),
+) -> specs.Role:
     """A TorchX role for tests: a ``python -m train`` trainer on one GPU by default.
 
     ``env`` defaults to ``LOGLEVEL=INFO`` and ``ports`` to ``c10d: 29500``;
@@ -46,15 +54,23 @@ def sample_role(name: str = "trainer", *, image: str = "ghcr.io/example/trainer:
     (4, 8, [VolumeMount(src='checkpoints', dst_path='/ckpt', read_only=False)])
     """
     if isinstance(mounts, Mapping):
-        mount_list: list[Any] = [specs.VolumeMount(src=claim, dst_path=mount_path)
-                                 for mount_path, claim in mounts.items()]
+        mount_list: list[Any] = [
+            specs.VolumeMount(src=claim, dst_path=mount_path)
+            for mount_path, claim in mounts.items()
+        ]
     else:
         mount_list = list(mounts)
-    return specs.Role(name=name, image=image, entrypoint="python", args=list(args),
-                      env=dict(_DEFAULT_ENV if env is None else env), num_replicas=replicas,
-                      resource=specs.Resource(cpu=cpu, gpu=gpu, memMB=memMB),
-                      port_map=dict(_DEFAULT_PORTS if ports is None else ports),
-                      mounts=mount_list)
+    return specs.Role(
+        name=name,
+        image=image,
+        entrypoint="python",
+        args=list(args),
+        env=dict(_DEFAULT_ENV if env is None else env),
+        num_replicas=replicas,
+        resource=specs.Resource(cpu=cpu, gpu=gpu, memMB=memMB),
+        port_map=dict(_DEFAULT_PORTS if ports is None else ports),
+        mounts=mount_list,
+    )
 
 
 def sample_app(*roles: specs.Role, name: str = "train") -> specs.AppDef:
@@ -64,15 +80,25 @@ def sample_app(*roles: specs.Role, name: str = "train") -> specs.AppDef:
     [('trainer', 2), ('ps', 1)]
     """
     if not roles:
-        roles = (sample_role(replicas=2),
-                 sample_role("ps", image="ghcr.io/example/param-server:1.0", cpu=4, gpu=0,
-                             memMB=8_000, args=("-m", "param_server"), env={},
-                             ports={"ps": 9000}))
+        roles = (
+            sample_role(replicas=2),
+            sample_role(
+                "ps",
+                image="ghcr.io/example/param-server:1.0",
+                cpu=4,
+                gpu=0,
+                memMB=8_000,
+                args=("-m", "param_server"),
+                env={},
+                ports={"ps": 9000},
+            ),
+        )
     return specs.AppDef(name=name, roles=list(roles))
 
 
-def render_pods(app: specs.AppDef | specs.Role | Sequence[specs.Role], *,
-                overlays: Sequence[OverlayLike] = ()) -> list[dict[str, Any]]:
+def render_pods(
+    app: specs.AppDef | specs.Role | Sequence[specs.Role], *, overlays: Sequence[OverlayLike] = ()
+) -> list[dict[str, Any]]:
     """Every pod TorchX renders for ``app`` (an AppDef, a role or roles), as plain dicts.
 
     Each role's own overlays are folded over its pods, then ``overlays``; the
@@ -91,17 +117,20 @@ def render_pods(app: specs.AppDef | specs.Role | Sequence[specs.Role], *,
     elif not isinstance(app, specs.AppDef):
         app = sample_app(*app)
     if overlays:
-        app = specs.AppDef(name=app.name, roles=[with_overlays(role, *overlays)
-                                                 for role in app.roles],
-                           metadata=dict(app.metadata))
+        app = specs.AppDef(
+            name=app.name,
+            roles=[with_overlays(role, *overlays) for role in app.roles],
+            metadata=dict(app.metadata),
+        )
     scheduler = KubernetesOverlayScheduler(session_name="podfold-testing")
     info = scheduler._submit_dryrun(app, {"queue": "default", "validate": False})
     tasks = info.request.resource["spec"]["tasks"]
     return [to_data(task["template"]) for task in tasks]
 
 
-def make_pods(*roles: specs.Role, overlays: Sequence[OverlayLike] = (),
-              **role_options: Any) -> list[dict[str, Any]]:
+def make_pods(
+    *roles: specs.Role, overlays: Sequence[OverlayLike] = (), **role_options: Any
+) -> list[dict[str, Any]]:
     """The pods of ``roles``, or of one :func:`sample_role` built with ``role_options``.
 
     >>> [pod["spec"]["containers"][0]["name"] for pod in make_pods(sample_role("a"),
@@ -111,9 +140,12 @@ def make_pods(*roles: specs.Role, overlays: Sequence[OverlayLike] = (),
     {'limits': {'cpu': '2000m', 'memory': '4000M'}, 'requests': {'cpu': '1900m', 'memory': '2976M'}}
     """
     if roles and role_options:
-        raise ArgumentTypeError(f"give roles or role options, not both: {sorted(role_options)}",
-                                argument="role_options", factory="make_pods",
-                                value=sorted(role_options))
+        raise ArgumentTypeError(
+            f"give roles or role options, not both: {sorted(role_options)}",
+            argument="role_options",
+            factory="make_pods",
+            value=sorted(role_options),
+        )
     _check_role_options(role_options)
     return render_pods(list(roles) or [sample_role(**role_options)], overlays=overlays)
 
@@ -131,9 +163,16 @@ def _check_role_options(options: Mapping[str, Any]) -> None:
         if key not in known:
             close = close_matches(key, known)
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise ArgumentTypeError(f"takes no role option {key!r}{hint} (it takes: "
-                                    f"{', '.join(known)})", argument=key, factory="make_pods",
-                                    value=value)
+            raise ArgumentTypeError(
+                f"takes no role option {key!r}{hint} (it takes: {', '.join(known)})",
+                argument=key,
+                factory="make_pods",
+                value=value,
+            )
         if key in _COUNTS and (type(value) is not int or value < 0):
-            raise ArgumentTypeError(f"{key} is a whole number, not {value!r}", argument=key,
-                                    factory="make_pods", value=value)
+            raise ArgumentTypeError(
+                f"{key} is a whole number, not {value!r}",
+                argument=key,
+                factory="make_pods",
+                value=value,
+            )

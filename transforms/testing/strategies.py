@@ -43,20 +43,43 @@ from combinators import (
 from combinators.errors import ArgumentError
 from transforms.forms.catalog import recipe_catalog
 
-__all__ = ("dns_labels", "env_names", "label_maps", "tolerations", "volumes", "containers",
-           "pods", "recipe_calls", "combinator_steps", "transforms", "RECIPE_ARGUMENTS",
-           "RESERVED_NAMES", "MOUNT_PATHS")
+__all__ = (
+    "dns_labels",
+    "env_names",
+    "label_maps",
+    "tolerations",
+    "volumes",
+    "containers",
+    "pods",
+    "recipe_calls",
+    "combinator_steps",
+    "transforms",
+    "RECIPE_ARGUMENTS",
+    "RESERVED_NAMES",
+    "MOUNT_PATHS",
+)
 
 T = TypeVar("T")
 
-RESERVED_NAMES = frozenset({"proxy-sidecar", "log-shipper", "fetch-init", "warm-cache",
-                            "extra-data", "extra-secret", "extra-config", "extra-scratch",
-                            "extra-host", "dshm"})
+RESERVED_NAMES = frozenset(
+    {
+        "proxy-sidecar",
+        "log-shipper",
+        "fetch-init",
+        "warm-cache",
+        "extra-data",
+        "extra-secret",
+        "extra-config",
+        "extra-scratch",
+        "extra-host",
+        "dshm",
+    }
+)
 """Names of containers and volumes that overlays add; :func:`pods` never uses them."""
 
 dns_labels: st.SearchStrategy[str] = st.from_regex(
-    r"[a-z]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True).filter(
-        lambda name: name not in RESERVED_NAMES)
+    r"[a-z]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True
+).filter(lambda name: name not in RESERVED_NAMES)
 """DNS-1123 labels: names of containers, volumes, claims and secrets."""
 
 env_names: st.SearchStrategy[str] = st.from_regex(r"[A-Z_][A-Z0-9_]{0,12}", fullmatch=True)
@@ -64,15 +87,27 @@ env_names: st.SearchStrategy[str] = st.from_regex(r"[A-Z_][A-Z0-9_]{0,12}", full
 
 _label_names = st.from_regex(r"[a-z0-9]([a-z0-9._-]{0,10}[a-z0-9])?", fullmatch=True)
 label_keys: st.SearchStrategy[str] = st.one_of(
-    _label_names, st.builds("{}/{}".format, st.sampled_from(
-        ["example.com", "team.example.org", "kubernetes.io"]), _label_names))
+    _label_names,
+    st.builds(
+        "{}/{}".format,
+        st.sampled_from(["example.com", "team.example.org", "kubernetes.io"]),
+        _label_names,
+    ),
+)
 label_values: st.SearchStrategy[str] = st.one_of(st.just(""), _label_names)
 _texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=20)
 _paths = st.from_regex(r"/[a-z]{1,8}(/[a-z0-9]{1,8}){0,2}", fullmatch=True).filter(
-    lambda text: not text.startswith("/dev/"))
-_images = st.sampled_from(["ghcr.io/example/trainer:1.0", "pytorch/pytorch:2.3",
-                           "nvcr.io/nvidia/pytorch:24.05-py3", "busybox:1.36",
-                           "envoyproxy/envoy:v1.30"])
+    lambda text: not text.startswith("/dev/")
+)
+_images = st.sampled_from(
+    [
+        "ghcr.io/example/trainer:1.0",
+        "pytorch/pytorch:2.3",
+        "nvcr.io/nvidia/pytorch:24.05-py3",
+        "busybox:1.36",
+        "envoyproxy/envoy:v1.30",
+    ]
+)
 
 
 def label_maps(min_size: int = 0, max_size: int = 3) -> st.SearchStrategy[dict[str, str]]:
@@ -120,10 +155,12 @@ def tolerations(draw: st.DrawFn) -> dict[str, Any]:
 _VOLUME_SOURCES: dict[str, Callable[[str], st.SearchStrategy[dict[str, Any]]]] = {
     "emptyDir": lambda _: st.sampled_from([{}, {"medium": "Memory"}, {"sizeLimit": "1Gi"}]),
     "persistentVolumeClaim": lambda name: st.fixed_dictionaries(
-        {"claimName": st.just(name)}, optional={"readOnly": st.booleans()}),
+        {"claimName": st.just(name)}, optional={"readOnly": st.booleans()}
+    ),
     "configMap": lambda name: st.fixed_dictionaries({"name": st.just(name)}),
     "secret": lambda name: st.fixed_dictionaries(
-        {"secretName": st.just(name)}, optional={"defaultMode": st.integers(0, 0o777)}),
+        {"secretName": st.just(name)}, optional={"defaultMode": st.integers(0, 0o777)}
+    ),
     "hostPath": lambda _: st.fixed_dictionaries({"path": _paths}),
 }
 
@@ -142,8 +179,12 @@ def volumes(draw: st.DrawFn, max_size: int = 3) -> list[dict[str, Any]]:
 @st.composite
 def _resources(draw: st.DrawFn) -> dict[str, Any]:
     resources: dict[str, dict[str, str]] = {}
-    units = {"cpu": ("m", 100, 64_000), "memory": ("Mi", 64, 512_000),
-             "nvidia.com/gpu": ("", 1, 8), "ephemeral-storage": ("Gi", 1, 500)}
+    units = {
+        "cpu": ("m", 100, 64_000),
+        "memory": ("Mi", 64, 512_000),
+        "nvidia.com/gpu": ("", 1, 8),
+        "ephemeral-storage": ("Gi", 1, 500),
+    }
     for resource in draw(st.lists(st.sampled_from(sorted(units)), max_size=3, unique=True)):
         suffix, low, high = units[resource]
         limit = draw(st.integers(low, high))
@@ -157,8 +198,9 @@ def _resources(draw: st.DrawFn) -> dict[str, Any]:
     return resources
 
 
-_FIELD_PATHS = st.sampled_from(["metadata.name", "metadata.namespace", "spec.nodeName",
-                                "status.podIP"])
+_FIELD_PATHS = st.sampled_from(
+    ["metadata.name", "metadata.namespace", "spec.nodeName", "status.podIP"]
+)
 
 
 @st.composite
@@ -173,18 +215,23 @@ def _env_vars(draw: st.DrawFn, name: str) -> dict[str, Any]:
     if kind == 9:
         return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": draw(_FIELD_PATHS)}}}
     reference = "secretKeyRef" if kind == 7 else "configMapKeyRef"
-    return {"name": name, "valueFrom": {reference: {"name": draw(dns_labels),
-                                                    "key": draw(_label_names)}}}
+    return {
+        "name": name,
+        "valueFrom": {reference: {"name": draw(dns_labels), "key": draw(_label_names)}},
+    }
 
 
 @st.composite
-def containers(draw: st.DrawFn, name: str | None = None,
-               volume_names: tuple[str, ...] = ()) -> dict[str, Any]:
+def containers(
+    draw: st.DrawFn, name: str | None = None, volume_names: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """A container: name, image, maybe command and args, env (values, or from secrets,
     config maps and fields), ports (with or without names), resources and volumeMounts of
     some of ``volume_names`` (at distinct paths)."""
-    container: dict[str, Any] = {"name": name if name is not None else draw(dns_labels),
-                                 "image": draw(_images)}
+    container: dict[str, Any] = {
+        "name": name if name is not None else draw(dns_labels),
+        "image": draw(_images),
+    }
     if draw(st.booleans()):
         container["command"] = ["python", "-m", draw(st.sampled_from(["train", "serve"]))]
     if draw(st.booleans()):
@@ -194,8 +241,14 @@ def containers(draw: st.DrawFn, name: str | None = None,
         container["env"] = [draw(_env_vars(key)) for key in env]
     ports = draw(st.lists(st.integers(1, 65535), max_size=2, unique=True))
     if ports:
-        port_names = draw(st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True),
-                                   min_size=len(ports), max_size=len(ports), unique=True))
+        port_names = draw(
+            st.lists(
+                st.from_regex(r"[a-z]{1,8}", fullmatch=True),
+                min_size=len(ports),
+                max_size=len(ports),
+                unique=True,
+            )
+        )
         container["ports"] = []
         for port, port_name in zip(ports, port_names, strict=True):
             entry: dict[str, Any] = {"containerPort": port}
@@ -208,19 +261,26 @@ def containers(draw: st.DrawFn, name: str | None = None,
         container["resources"] = resources
     mounted = draw(st.lists(st.sampled_from(volume_names), unique=True)) if volume_names else []
     if mounted:
-        mount_paths = draw(st.lists(_paths.filter(lambda text: text not in MOUNT_PATHS),
-                                    min_size=len(mounted), max_size=len(mounted), unique=True))
+        mount_paths = draw(
+            st.lists(
+                _paths.filter(lambda text: text not in MOUNT_PATHS),
+                min_size=len(mounted),
+                max_size=len(mounted),
+                unique=True,
+            )
+        )
         container["volumeMounts"] = [
             {"name": volume, "mountPath": mount_path, "readOnly": draw(st.booleans())}
-            for volume, mount_path in zip(mounted, mount_paths, strict=True)]
+            for volume, mount_path in zip(mounted, mount_paths, strict=True)
+        ]
     if draw(st.booleans()):
-        container["imagePullPolicy"] = draw(st.sampled_from(["Always", "IfNotPresent",
-                                                             "Never"]))
+        container["imagePullPolicy"] = draw(st.sampled_from(["Always", "IfNotPresent", "Never"]))
     return container
 
 
-def _optional(draw: st.DrawFn, into: dict[str, Any], key: str,
-              strategy: st.SearchStrategy[Any]) -> None:
+def _optional(
+    draw: st.DrawFn, into: dict[str, Any], key: str, strategy: st.SearchStrategy[Any]
+) -> None:
     if draw(st.booleans()):
         into[key] = draw(strategy)
 
@@ -243,11 +303,18 @@ def pods(draw: st.DrawFn, max_containers: int = 3, max_volumes: int = 3) -> dict
     """
     pod_volumes = draw(volumes(max_size=max_volumes))
     volume_names = tuple(volume["name"] for volume in pod_volumes)
-    names = draw(st.lists(st.one_of(st.just("trainer-0"), dns_labels), min_size=1,
-                          max_size=max_containers + 2, unique=True))
+    names = draw(
+        st.lists(
+            st.one_of(st.just("trainer-0"), dns_labels),
+            min_size=1,
+            max_size=max_containers + 2,
+            unique=True,
+        )
+    )
     count = draw(st.integers(1, min(len(names), max_containers)))
-    spec: dict[str, Any] = {"containers": [draw(containers(name, volume_names))
-                                           for name in names[:count]]}
+    spec: dict[str, Any] = {
+        "containers": [draw(containers(name, volume_names)) for name in names[:count]]
+    }
     if names[count:]:
         spec["initContainers"] = [draw(containers(name, volume_names)) for name in names[count:]]
     if pod_volumes:
@@ -273,8 +340,10 @@ def pods(draw: st.DrawFn, max_containers: int = 3, max_volumes: int = 3) -> dict
 
 # --- random overlays ----------------------------------------------------------------------
 
-def _call(name: str, *args: st.SearchStrategy[Any],
-          **kwargs: st.SearchStrategy[Any]) -> st.SearchStrategy[Transform]:
+
+def _call(
+    name: str, *args: st.SearchStrategy[Any], **kwargs: st.SearchStrategy[Any]
+) -> st.SearchStrategy[Transform]:
     # recipes are found by name in the installed catalogs, as YAML pipelines find
     # them: transforms never imports the recipes package
     return st.deferred(lambda: st.builds(recipe_catalog()[name], *args, **kwargs))
@@ -285,101 +354,173 @@ def _none_or(strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T | None]:
 
 
 # GPU types every provider's label vocabulary knows
-_gpu_calls = st.sampled_from([(gpu_type, provider)
-                              for gpu_type in ("a100-80gb", "h100-80gb", "l4", "t4")
-                              for provider in ("gke", "eks", "gfd")])
-_qualified = st.sampled_from(["nvidia.com/gpu", "dedicated", "example.com/pool",
-                              "node.kubernetes.io/unreachable"])
+_gpu_calls = st.sampled_from(
+    [
+        (gpu_type, provider)
+        for gpu_type in ("a100-80gb", "h100-80gb", "l4", "t4")
+        for provider in ("gke", "eks", "gfd")
+    ]
+)
+_qualified = st.sampled_from(
+    ["nvidia.com/gpu", "dedicated", "example.com/pool", "node.kubernetes.io/unreachable"]
+)
 _zones = st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
 MOUNT_PATHS = ("/data", "/ckpt", "/secrets/extra", "/etc/extra", "/scratch")
 """Where the storage recipes :func:`transforms` draws mount their volumes; :func:`pods`
 mounts nothing there."""
 _mount_paths = st.sampled_from(MOUNT_PATHS)
-_env_values = st.one_of(_texts, st.integers(-10, 10**6), st.booleans(),
-                        st.builds(lambda name, key: {"secretKeyRef": {"name": name, "key": key}},
-                                  dns_labels, dns_labels))
-_cpu_memory = st.builds(lambda cpu, memory: ({"cpu": f"{cpu}m", "memory": f"{memory}Mi"},
-                                             {"cpu": f"{cpu * 2}m", "memory": f"{memory * 2}Mi"}),
-                        st.integers(100, 8000), st.integers(64, 64_000))
+_env_values = st.one_of(
+    _texts,
+    st.integers(-10, 10**6),
+    st.booleans(),
+    st.builds(
+        lambda name, key: {"secretKeyRef": {"name": name, "key": key}}, dns_labels, dns_labels
+    ),
+)
+_cpu_memory = st.builds(
+    lambda cpu, memory: (
+        {"cpu": f"{cpu}m", "memory": f"{memory}Mi"},
+        {"cpu": f"{cpu * 2}m", "memory": f"{memory * 2}Mi"},
+    ),
+    st.integers(100, 8000),
+    st.integers(64, 64_000),
+)
 
 RECIPE_ARGUMENTS: Mapping[str, st.SearchStrategy[Transform]] = {
     "node_selector": _call("node_selector", label_maps(min_size=1)),
     "add_toleration": st.one_of(
         _call("add_toleration", _qualified),
-        _call("add_toleration", _qualified, value=_label_names,
-              effect=st.sampled_from(["NoSchedule", "PreferNoSchedule"])),
-        _call("add_toleration", _qualified, effect=st.just("NoExecute"),
-              seconds=st.integers(0, 3600))),
-    "require_node_affinity": _call("require_node_affinity", _label_names,
-                                   values=st.lists(_label_names, min_size=1, max_size=3)),
-    "prefer_node_affinity": _call("prefer_node_affinity", _zones,
-                                  values=st.lists(_label_names, min_size=1, max_size=2),
-                                  weight=st.integers(1, 100)),
+        _call(
+            "add_toleration",
+            _qualified,
+            value=_label_names,
+            effect=st.sampled_from(["NoSchedule", "PreferNoSchedule"]),
+        ),
+        _call(
+            "add_toleration", _qualified, effect=st.just("NoExecute"), seconds=st.integers(0, 3600)
+        ),
+    ),
+    "require_node_affinity": _call(
+        "require_node_affinity", _label_names, values=st.lists(_label_names, min_size=1, max_size=3)
+    ),
+    "prefer_node_affinity": _call(
+        "prefer_node_affinity",
+        _zones,
+        values=st.lists(_label_names, min_size=1, max_size=2),
+        weight=st.integers(1, 100),
+    ),
     # by labels: by default these key on torchx's job label, which a drawn pod may lack
-    "spread": _call("spread", _zones, max_skew=st.integers(1, 3),
-                    when_unsatisfiable=st.sampled_from(["ScheduleAnyway", "DoNotSchedule"]),
-                    match_labels=label_maps(min_size=1)),
-    "anti_affinity": _call("anti_affinity", _zones, required=st.booleans(),
-                           weight=st.integers(1, 100), match_labels=label_maps(min_size=1)),
+    "spread": _call(
+        "spread",
+        _zones,
+        max_skew=st.integers(1, 3),
+        when_unsatisfiable=st.sampled_from(["ScheduleAnyway", "DoNotSchedule"]),
+        match_labels=label_maps(min_size=1),
+    ),
+    "anti_affinity": _call(
+        "anti_affinity",
+        _zones,
+        required=st.booleans(),
+        weight=st.integers(1, 100),
+        match_labels=label_maps(min_size=1),
+    ),
     "priority_class": _call("priority_class", dns_labels),
     "scheduler_name": _call("scheduler_name", dns_labels),
     "runtime_class": _call("runtime_class", dns_labels),
     "kueue_queue": _call("kueue_queue", dns_labels),
-    "gpu": _gpu_calls.flatmap(lambda call: _call(
-        "gpu", st.just(call[0]), count=_none_or(st.integers(1, 8)), provider=st.just(call[1]))),
+    "gpu": _gpu_calls.flatmap(
+        lambda call: _call(
+            "gpu", st.just(call[0]), count=_none_or(st.integers(1, 8)), provider=st.just(call[1])
+        )
+    ),
     "mig": st.sampled_from([("1g.5gb", None), ("3g.40gb", "eks"), ("2g.20gb", "gke")]).flatmap(
-        lambda call: _call("mig", st.just(call[0]), count=st.integers(1, 4),
-                           provider=st.just(call[1]))),
+        lambda call: _call(
+            "mig", st.just(call[0]), count=st.integers(1, 4), provider=st.just(call[1])
+        )
+    ),
     "tpu": st.sampled_from([("v5e", "2x4", 4), ("tpu-v5p-slice", "2x2x2", 4)]).flatmap(
-        lambda call: _call("tpu", *map(st.just, call))),
+        lambda call: _call("tpu", *map(st.just, call))
+    ),
     "efa": _call("efa", st.integers(1, 32)),
-    "rdma": _call("rdma", st.sampled_from(["rdma/hca", "rdma/rdma_shared_device_a"]),
-                  count=st.integers(1, 4)),
+    "rdma": _call(
+        "rdma", st.sampled_from(["rdma/hca", "rdma/rdma_shared_device_a"]), count=st.integers(1, 4)
+    ),
     "shm_size": _call("shm_size", st.integers(1, 256).map("{}Gi".format)),
-    "mount_pvc": _call("mount_pvc", dns_labels, _mount_paths, volume=st.just("extra-data"),
-                       read_only=st.booleans()),
-    "mount_secret": _call("mount_secret", dns_labels, _mount_paths,
-                          volume=st.just("extra-secret")),
-    "mount_config_map": _call("mount_config_map", dns_labels, _mount_paths,
-                              volume=st.just("extra-config"), optional=st.booleans()),
-    "mount_empty_dir": _call("mount_empty_dir", st.just("extra-scratch"), _mount_paths,
-                             memory=st.booleans()),
-    "mount_host_path": _call("mount_host_path", st.just("/mnt/nvme"), _mount_paths,
-                             volume=st.just("extra-host"), type=st.just("Directory")),
-    "add_env": _call("add_env", st.dictionaries(env_names, _env_values, min_size=1,
-                                                max_size=3)),
+    "mount_pvc": _call(
+        "mount_pvc", dns_labels, _mount_paths, volume=st.just("extra-data"), read_only=st.booleans()
+    ),
+    "mount_secret": _call("mount_secret", dns_labels, _mount_paths, volume=st.just("extra-secret")),
+    "mount_config_map": _call(
+        "mount_config_map",
+        dns_labels,
+        _mount_paths,
+        volume=st.just("extra-config"),
+        optional=st.booleans(),
+    ),
+    "mount_empty_dir": _call(
+        "mount_empty_dir", st.just("extra-scratch"), _mount_paths, memory=st.booleans()
+    ),
+    "mount_host_path": _call(
+        "mount_host_path",
+        st.just("/mnt/nvme"),
+        _mount_paths,
+        volume=st.just("extra-host"),
+        type=st.just("Directory"),
+    ),
+    "add_env": _call("add_env", st.dictionaries(env_names, _env_values, min_size=1, max_size=3)),
     "add_env_from_secret": _call("add_env_from_secret", env_names, dns_labels, _label_names),
-    "add_env_from_config_map": _call("add_env_from_config_map", env_names, dns_labels,
-                                     _label_names),
-    "add_env_from_field": _call("add_env_from_field", env_names,
-                                st.sampled_from(["spec.nodeName", "status.podIP",
-                                                 "metadata.name"])),
-    "resources": _cpu_memory.flatmap(lambda pair: _call(
-        "resources", requests=st.just(pair[0]), limits=st.just(pair[1]))),
-    "image_pull_policy": _call("image_pull_policy",
-                               st.sampled_from(["Always", "IfNotPresent", "Never"])),
+    "add_env_from_config_map": _call(
+        "add_env_from_config_map", env_names, dns_labels, _label_names
+    ),
+    "add_env_from_field": _call(
+        "add_env_from_field",
+        env_names,
+        st.sampled_from(["spec.nodeName", "status.podIP", "metadata.name"]),
+    ),
+    "resources": _cpu_memory.flatmap(
+        lambda pair: _call("resources", requests=st.just(pair[0]), limits=st.just(pair[1]))
+    ),
+    "image_pull_policy": _call(
+        "image_pull_policy", st.sampled_from(["Always", "IfNotPresent", "Never"])
+    ),
     "working_dir": _call("working_dir", _paths),
-    "security_context": _call("security_context", run_as_user=st.integers(0, 65535),
-                              run_as_non_root=_none_or(st.booleans()),
-                              allow_privilege_escalation=_none_or(st.booleans())),
-    "add_capabilities": _call("add_capabilities", st.lists(
-        st.sampled_from(["IPC_LOCK", "SYS_PTRACE", "SYS_NICE", "NET_ADMIN"]),
-        min_size=1, max_size=2, unique=True)),
-    "sidecar": _call("sidecar", st.sampled_from(["proxy-sidecar", "log-shipper"]), _images,
-                     native=st.booleans()),
-    "init_container": _call("init_container", st.sampled_from(["fetch-init", "warm-cache"]),
-                            _images, command=st.just(["sh", "-c", "true"])),
+    "security_context": _call(
+        "security_context",
+        run_as_user=st.integers(0, 65535),
+        run_as_non_root=_none_or(st.booleans()),
+        allow_privilege_escalation=_none_or(st.booleans()),
+    ),
+    "add_capabilities": _call(
+        "add_capabilities",
+        st.lists(
+            st.sampled_from(["IPC_LOCK", "SYS_PTRACE", "SYS_NICE", "NET_ADMIN"]),
+            min_size=1,
+            max_size=2,
+            unique=True,
+        ),
+    ),
+    "sidecar": _call(
+        "sidecar", st.sampled_from(["proxy-sidecar", "log-shipper"]), _images, native=st.booleans()
+    ),
+    "init_container": _call(
+        "init_container",
+        st.sampled_from(["fetch-init", "warm-cache"]),
+        _images,
+        command=st.just(["sh", "-c", "true"]),
+    ),
     "add_labels": _call("add_labels", label_maps(min_size=1)),
-    "add_annotations": _call("add_annotations", st.dictionaries(label_keys, _texts, min_size=1,
-                                                                max_size=2)),
+    "add_annotations": _call(
+        "add_annotations", st.dictionaries(label_keys, _texts, min_size=1, max_size=2)
+    ),
     "istio_sidecar": _call("istio_sidecar", st.booleans()),
     "service_account": _call("service_account", dns_labels),
     "image_pull_secret": _call("image_pull_secret", dns_labels),
     "host_network": _call("host_network", st.booleans()),
     "host_ipc": _call("host_ipc", st.booleans()),
     # not "None": the pod then needs a dnsConfig, which the recipe does not write
-    "dns_policy": _call("dns_policy", st.sampled_from(["ClusterFirst", "Default",
-                                                      "ClusterFirstWithHostNet"])),
+    "dns_policy": _call(
+        "dns_policy", st.sampled_from(["ClusterFirst", "Default", "ClusterFirstWithHostNet"])
+    ),
     "termination_grace_period": _call("termination_grace_period", st.integers(0, 3600)),
     "active_deadline": _call("active_deadline", st.integers(1, 86_400)),
 }
@@ -399,9 +540,13 @@ def recipe_calls(*names: str) -> st.SearchStrategy[Transform]:
     chosen = names or tuple(sorted(RECIPE_ARGUMENTS))
     unknown = [name for name in chosen if name not in RECIPE_ARGUMENTS]
     if unknown:
-        raise ArgumentError(f"no argument strategy for recipe(s) {', '.join(unknown)}; "
-                            f"known: {', '.join(sorted(RECIPE_ARGUMENTS))}",
-                            argument="names", factory="recipe_calls", value=unknown)
+        raise ArgumentError(
+            f"no argument strategy for recipe(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(RECIPE_ARGUMENTS))}",
+            argument="names",
+            factory="recipe_calls",
+            value=unknown,
+        )
     return st.one_of(*(RECIPE_ARGUMENTS[name] for name in chosen))
 
 
@@ -415,27 +560,42 @@ def combinator_steps() -> st.SearchStrategy[Transform]:
     return st.one_of(
         st.builds(lambda labels: upsert("metadata.labels", labels), label_maps(min_size=1)),
         st.builds(lambda labels: upsert("spec.nodeSelector", labels), label_maps(min_size=1)),
-        st.builds(lambda policy: set_default("spec.restartPolicy", policy),
-                  st.sampled_from(["Never", "OnFailure"])),
-        st.builds(lambda toleration: append_at("spec.tolerations", toleration, unique=True),
-                  tolerations()),
-        st.builds(lambda names: merge_by("spec.containers[0].env",
-                                         [{"name": name, "value": "1"} for name in names]),
-                  st.lists(env_names, min_size=1, max_size=3, unique=True)),
-        st.sampled_from([remove_at("metadata.annotations"), remove_at("spec.nodeSelector"),
-                         expect("spec.containers[0]"),
-                         for_each("spec.containers[*]",
-                                  set_default("imagePullPolicy", "IfNotPresent"))]),
-        st.builds(lambda seconds: replace_at("spec.terminationGracePeriodSeconds", seconds),
-                  st.integers(0, 3600)),
-        st.builds(lambda labels: when("spec.volumes", upsert("metadata.labels", labels)),
-                  label_maps(min_size=1)),
+        st.builds(
+            lambda policy: set_default("spec.restartPolicy", policy),
+            st.sampled_from(["Never", "OnFailure"]),
+        ),
+        st.builds(
+            lambda toleration: append_at("spec.tolerations", toleration, unique=True), tolerations()
+        ),
+        st.builds(
+            lambda names: merge_by(
+                "spec.containers[0].env", [{"name": name, "value": "1"} for name in names]
+            ),
+            st.lists(env_names, min_size=1, max_size=3, unique=True),
+        ),
+        st.sampled_from(
+            [
+                remove_at("metadata.annotations"),
+                remove_at("spec.nodeSelector"),
+                expect("spec.containers[0]"),
+                for_each("spec.containers[*]", set_default("imagePullPolicy", "IfNotPresent")),
+            ]
+        ),
+        st.builds(
+            lambda seconds: replace_at("spec.terminationGracePeriodSeconds", seconds),
+            st.integers(0, 3600),
+        ),
+        st.builds(
+            lambda labels: when("spec.volumes", upsert("metadata.labels", labels)),
+            label_maps(min_size=1),
+        ),
     )
 
 
 _ADDS_CONTAINER = frozenset({"sidecar", "init_container"})
-_ADDS_VOLUME = frozenset({"mount_pvc", "mount_secret", "mount_config_map", "mount_empty_dir",
-                          "mount_host_path"})
+_ADDS_VOLUME = frozenset(
+    {"mount_pvc", "mount_secret", "mount_config_map", "mount_empty_dir", "mount_host_path"}
+)
 
 
 def _claims(step: Transform) -> list[tuple[str, Any]]:
@@ -474,5 +634,8 @@ def transforms(max_steps: int = 4) -> st.SearchStrategy[Any]:
     >>> check()
     """
     step = st.one_of(recipe_calls(), combinator_steps())
-    return st.lists(step, min_size=1, max_size=max_steps).filter(_no_name_twice).map(
-        lambda steps: chain(*steps))
+    return (
+        st.lists(step, min_size=1, max_size=max_steps)
+        .filter(_no_name_twice)
+        .map(lambda steps: chain(*steps))
+    )

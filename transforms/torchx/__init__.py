@@ -48,6 +48,18 @@ _HOMES = {
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
 
 
-__all__ = ("with_overlays", "role_overlays", "METADATA_KEY", "FoldError", "FoldSettings",
-           "substitute_macros", "FoldViolationsError", "Violation", "RoleConflictWarning",
-           "LaunchError", "UnknownRunOptionError", "EmptyOverlayWarning", "fold_settings")
+__all__ = (
+    "with_overlays",
+    "role_overlays",
+    "METADATA_KEY",
+    "FoldError",
+    "FoldSettings",
+    "substitute_macros",
+    "FoldViolationsError",
+    "Violation",
+    "RoleConflictWarning",
+    "LaunchError",
+    "UnknownRunOptionError",
+    "EmptyOverlayWarning",
+    "fold_settings",
+)

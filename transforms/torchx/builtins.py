@@ -63,15 +63,20 @@ def _choose_another() -> str:
     from torchx.schedulers import DEFAULT_SCHEDULER_MODULES
 
     own = ", ".join(sorted(DEFAULT_SCHEDULER_MODULES))
-    return (f"this TorchX's own are {own}: choose one with --scheduler, or pin it in "
-            ".torchxconfig under [cli:run]")
+    return (
+        f"this TorchX's own are {own}: choose one with --scheduler, or pin it in "
+        ".torchxconfig under [cli:run]"
+    )
 
 
 def _absent(module: str, err: Exception) -> bool:
     """Whether ``err``, raised importing ``module``, says this TorchX has no ``module``
     (rather than that something ``module`` imports is missing)."""
-    return isinstance(err, ModuleNotFoundError) and bool(err.name) and (
-        module == err.name or module.startswith(f"{err.name}."))
+    return (
+        isinstance(err, ModuleNotFoundError)
+        and bool(err.name)
+        and (module == err.name or module.startswith(f"{err.name}."))
+    )
 
 
 def _unimportable(name: str, module: str, err: Exception) -> str:
@@ -80,13 +85,17 @@ def _unimportable(name: str, module: str, err: Exception) -> str:
     import torchx
 
     if _absent(module, err):
-        return (f"this TorchX (version {torchx.__version__}) has no {name} scheduler; "
-                f"podfold registers it for TorchX 0.7.0, which drops its built-ins when a "
-                f"package adds a scheduler")
+        return (
+            f"this TorchX (version {torchx.__version__}) has no {name} scheduler; "
+            f"podfold registers it for TorchX 0.7.0, which drops its built-ins when a "
+            f"package adds a scheduler"
+        )
     if isinstance(err, ModuleNotFoundError) and err.name:
         return f"TorchX's {name} scheduler needs the module {err.name!r}, which is not installed"
-    return (f"TorchX's {name} scheduler cannot be imported here ({module}: "
-            f"{type(err).__name__}: {err}; a package it needs may be missing)")
+    return (
+        f"TorchX's {name} scheduler cannot be imported here ({module}: "
+        f"{type(err).__name__}: {err}; a package it needs may be missing)"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,8 +119,12 @@ class BuiltinScheduler:
             from transforms.torchx.unavailable import UnavailableScheduler
 
             return UnavailableScheduler(
-                self.name, session_name, _unimportable(self.name, self.module, err), err,
-                advice=_choose_another() if _absent(self.module, err) else "")
+                self.name,
+                session_name,
+                _unimportable(self.name, self.module, err),
+                err,
+                advice=_choose_another() if _absent(self.module, err) else "",
+            )
         return found.create_scheduler(session_name, *args, **kwargs)
 
 

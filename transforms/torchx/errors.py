@@ -62,16 +62,30 @@ class UnknownRunOptionError(RunOptionError):
     may have meant; ``hint`` adds a guess where there is no near miss.
     """
 
-    def __init__(self, key: str, *, scheduler: str, options: Sequence[str],
-                 value: object = None, hint: str = "") -> None:
+    def __init__(
+        self,
+        key: str,
+        *,
+        scheduler: str,
+        options: Sequence[str],
+        value: object = None,
+        hint: str = "",
+    ) -> None:
         self.scheduler = scheduler
-        self.near_misses = tuple(difflib.get_close_matches(key, list(options), n=3, cutoff=0.75)
-                                 if len(key) <= 256 else ())
+        self.near_misses = tuple(
+            difflib.get_close_matches(key, list(options), n=3, cutoff=0.75)
+            if len(key) <= 256
+            else ()
+        )
         if self.near_misses:
             hint = f"did you mean {', '.join(self.near_misses)}?"
-        super().__init__(f"{scheduler} has no run option {short_repr(key)}"
-                         f"{'; ' + short_line(hint) if hint else ''} "
-                         f"(torchx runopts {scheduler} lists them)", key=key, value=value)
+        super().__init__(
+            f"{scheduler} has no run option {short_repr(key)}"
+            f"{'; ' + short_line(hint) if hint else ''} "
+            f"(torchx runopts {scheduler} lists them)",
+            key=key,
+            value=value,
+        )
 
 
 class EmptyOverlayWarning(UserWarning):

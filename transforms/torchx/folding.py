@@ -53,8 +53,17 @@ from transforms.torchx.errors import LaunchError
 from transforms.torchx.origins import unique_labels, written_at
 from transforms.torchx.roles import METADATA_KEY, role_overlays
 
-__all__ = ("FoldError", "FoldViolationsError", "Violation", "RoleConflictWarning", "FoldSettings",
-           "CONFLICT_MODES", "fold_volcano_job", "fold_app_wrapper", "substitute_macros")
+__all__ = (
+    "FoldError",
+    "FoldViolationsError",
+    "Violation",
+    "RoleConflictWarning",
+    "FoldSettings",
+    "CONFLICT_MODES",
+    "fold_volcano_job",
+    "fold_app_wrapper",
+    "substitute_macros",
+)
 
 LABEL_ROLE_INDEX = "torchx.pytorch.org/role-index"
 LABEL_REPLICA_ID = "torchx.pytorch.org/replica-id"
@@ -109,8 +118,9 @@ class FoldViolationsError(LaunchError, PolicyError):
         lines += [f"  {violation}" for violation in violations]
         LaunchError.__init__(self, "\n".join(lines))
         self.violations = tuple(violations)
-        self.problems = tuple(violation.found for violation in violations
-                              if isinstance(violation.found, Problem))
+        self.problems = tuple(
+            violation.found for violation in violations if isinstance(violation.found, Problem)
+        )
         self.heading = lines[0]
 
 
@@ -164,9 +174,12 @@ class FoldSettings:
 
             close = get_close_matches(str(self.conflicts), CONFLICT_MODES, n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
-            raise ArgumentError(f"conflicts is one of {', '.join(CONFLICT_MODES)}, got "
-                                f"{self.conflicts!r}{hint}", argument="conflicts",
-                                factory="FoldSettings", value=self.conflicts)
+            raise ArgumentError(
+                f"conflicts is one of {', '.join(CONFLICT_MODES)}, got {self.conflicts!r}{hint}",
+                argument="conflicts",
+                factory="FoldSettings",
+                value=self.conflicts,
+            )
 
     def for_role(self, name: str) -> tuple[TransformLike, ...]:
         """The launch-time overlays of the role ``name``: every role's, then its own.
@@ -194,15 +207,23 @@ class FoldSettings:
         """(overlay, label, its file or ``None``) for each launch-time overlay of ``name``."""
         given = list(self.labels)
         found: list[tuple[TransformLike, str | None]] = [
-            (step, given.pop(0) if given else None) for step in self.extra]
+            (step, given.pop(0) if given else None) for step in self.extra
+        ]
         for role, steps in self.per_role:
             for step in steps:
                 source = given.pop(0) if given else None
                 if role == name:
                     found.append((step, source))
-        return [(step, source if source is not None
-                 else f"launch-time overlay {number}: {describe_step(step)}", source)
-                for number, (step, source) in enumerate(found, 1)]
+        return [
+            (
+                step,
+                source
+                if source is not None
+                else f"launch-time overlay {number}: {describe_step(step)}",
+                source,
+            )
+            for number, (step, source) in enumerate(found, 1)
+        ]
 
 
 def substitute_macros(new: Any, old: Any, values: Mapping[str, str]) -> Any:
@@ -296,8 +317,10 @@ def _substituted(text: str, values: Mapping[str, str]) -> str:
     >>> _substituted("r${replica_id}-$app_id $$ ${nope} $", {"replica_id": "3", "app_id": "a"})
     'r3-a $ ${nope} $'
     """
-    return "".join(part if type(part) is str else values.get(part[0], part[1])
-                   for part in _template_parts(text))
+    return "".join(
+        part if type(part) is str else values.get(part[0], part[1])
+        for part in _template_parts(text)
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -306,7 +329,7 @@ def _template_parts(text: str) -> tuple[str | tuple[str, str], ...]:
     parts: list[str | tuple[str, str]] = []
     end = 0
     for match in string.Template.pattern.finditer(text):
-        parts.append(text[end:match.start()])
+        parts.append(text[end : match.start()])
         name = match.group("named") or match.group("braced")
         # "$$" is one "$"; a "$" that starts no macro is kept, as safe_substitute keeps it
         parts.append((name, match.group()) if name else match.group("escaped") or match.group())
@@ -320,16 +343,16 @@ _OTHER_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def _macro_values(app_id: str, replica_id: int, rank0_env: str) -> dict[str, str]:
-    return {"img_root": "", "app_id": app_id, "replica_id": str(replica_id),
-            "rank0_env": rank0_env}
+    return {"img_root": "", "app_id": app_id, "replica_id": str(replica_id), "rank0_env": rank0_env}
 
 
 class _Folder:
     """The fold of one request: each role's chain is built once; what the
     checks find on every pod is gathered and reported by :meth:`finish`."""
 
-    def __init__(self, app: AppDef, settings: FoldSettings,
-                 rank0_env: Callable[[int, int], str]) -> None:
+    def __init__(
+        self, app: AppDef, settings: FoldSettings, rank0_env: Callable[[int, int], str]
+    ) -> None:
         self.app = app
         self.settings = settings
         self.rank0_env = rank0_env
@@ -345,27 +368,40 @@ class _Folder:
         names = [role.name for role in app.roles]
         for name, _ in settings.per_role:
             if name not in names:
-                raise ArgumentError(f"no role named {name!r}; roles present: {', '.join(names)}",
-                                    argument="role_overlays", value=name)
+                raise ArgumentError(
+                    f"no role named {name!r}; roles present: {', '.join(names)}",
+                    argument="role_overlays",
+                    value=name,
+                )
         for role in app.roles:
             try:
                 own = role_overlays(role)
             except TransformError as err:
-                raise FoldError(f"cannot read its overlays: {err}", role=role.name,
-                                replica=0) from err
+                raise FoldError(
+                    f"cannot read its overlays: {err}", role=role.name, replica=0
+                ) from err
             launched = settings._named(role.name)
             steps: list[TransformLike] = [*own, *(step for step, _, _ in launched)]
             self.steps.append(steps)
-            self.labels.append(unique_labels(
-                [f'metadata["{METADATA_KEY}"][{index}] of role {role.name!r}'
-                 for index in range(len(own))] + [label for _, label, _ in launched]))
+            self.labels.append(
+                unique_labels(
+                    [
+                        f'metadata["{METADATA_KEY}"][{index}] of role {role.name!r}'
+                        for index in range(len(own))
+                    ]
+                    + [label for _, label, _ in launched]
+                )
+            )
             sources: list[str | None] = [None] * len(own)
             self.sources.append(sources + [source for _, _, source in launched])
             self.chains.append(chain(*steps))
             # whether macros may need substituting: each step's kind says what it writes
             self.macros.append(any(may_write_macros(step) for step in steps))
-        self.path_policy = PathPolicy(allow=settings.allow, deny=settings.deny) \
-            if settings.allow or settings.deny else None
+        self.path_policy = (
+            PathPolicy(allow=settings.allow, deny=settings.deny)
+            if settings.allow or settings.deny
+            else None
+        )
 
     def fold(self, pod: Any) -> dict[str, Any]:
         plain = pod_to_dict(pod)
@@ -376,19 +412,28 @@ class _Folder:
         try:
             new = self._apply(role_index, replica_id, plain)
             if not is_map(new):  # only a pod may take a pod's place in the request
-                raise FoldError(f"its overlays gave back {type(new).__name__} {new!r:.60} "
-                                f"instead of a pod", role=role.name, replica=replica_id)
+                raise FoldError(
+                    f"its overlays gave back {type(new).__name__} {new!r:.60} instead of a pod",
+                    role=role.name,
+                    replica=replica_id,
+                )
             if new is not plain and self.macros[role_index]:
-                values = _macro_values(labels.get(LABEL_INSTANCE, ""), replica_id,
-                                       self.rank0_env(role_index, replica_id))
+                values = _macro_values(
+                    labels.get(LABEL_INSTANCE, ""),
+                    replica_id,
+                    self.rank0_env(role_index, replica_id),
+                )
                 new = substitute_macros(new, plain, values)
             if self.settings.validate:
                 validate_pod(new, k8s_version=self.settings.k8s_version)
         except FoldError:
             raise
         except PodValidationError as err:
-            raise FoldError(f"the pod is not valid after its overlays:\n{err}",
-                            role=role.name, replica=replica_id) from err
+            raise FoldError(
+                f"the pod is not valid after its overlays:\n{err}",
+                role=role.name,
+                replica=replica_id,
+            ) from err
         except TransformError as err:
             raise FoldError(str(err), role=role.name, replica=replica_id) from err
         self._check(role.name, replica_id, plain, new)
@@ -399,8 +444,9 @@ class _Folder:
         if self.settings.conflicts == "last-wins":
             return self.chains[role_index](plain)
         try:
-            return checked_fold(plain, self.steps[role_index], mode="error",
-                                labels=self.labels[role_index])
+            return checked_fold(
+                plain, self.steps[role_index], mode="error", labels=self.labels[role_index]
+            )
         except ConflictError as err:
             self._conflicts(role_index, replica, plain, err.conflicts)
         # the result is the plain fold's: the last overlay has the last word
@@ -431,16 +477,20 @@ class _Folder:
                 self.file_steps[source] = None
         return self.file_steps[source]
 
-    def _conflicts(self, role_index: int, replica: int, plain: Any,
-                   conflicts: Sequence[Conflict]) -> None:
+    def _conflicts(
+        self, role_index: int, replica: int, plain: Any, conflicts: Sequence[Conflict]
+    ) -> None:
         role = self.app.roles[role_index].name
         for conflict in conflicts:
             named = dataclasses.replace(
-                conflict, first=self._located(role_index, conflict.first, plain, conflict.path),
-                second=self._located(role_index, conflict.second, plain, conflict.path))
+                conflict,
+                first=self._located(role_index, conflict.first, plain, conflict.path),
+                second=self._located(role_index, conflict.second, plain, conflict.path),
+            )
             if self.settings.conflicts == "error":
-                self.violations.append(Violation(role, replica, "conflict",
-                                                 f"conflict at {named}", named))
+                self.violations.append(
+                    Violation(role, replica, "conflict", f"conflict at {named}", named)
+                )
             else:
                 self.warnings.setdefault((role, str(named)), (named, []))[1].append(replica)
 
@@ -497,15 +547,19 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def fold_volcano_job(app: AppDef, resource: Mapping[str, Any], settings: FoldSettings,
-                     ) -> dict[str, Any]:
+def fold_volcano_job(
+    app: AppDef,
+    resource: Mapping[str, Any],
+    settings: FoldSettings,
+) -> dict[str, Any]:
     """A new Volcano Job in which every ``spec.tasks[*].template`` is folded."""
     first = app.roles[0].name if app.roles else ""
     from torchx.schedulers.kubernetes_scheduler import normalize_str
 
     rank0 = f"VC_{normalize_str(first)}_0_HOSTS".upper()
-    folder = _Folder(app, settings,
-                     lambda role, replica: "TORCHX_RANK0_HOST" if role == replica == 0 else rank0)
+    folder = _Folder(
+        app, settings, lambda role, replica: "TORCHX_RANK0_HOST" if role == replica == 0 else rank0
+    )
     spec = resource["spec"]
     with _collector_paused():
         tasks = [{**task, "template": folder.fold(task["template"])} for task in spec["tasks"]]
@@ -513,8 +567,11 @@ def fold_volcano_job(app: AppDef, resource: Mapping[str, Any], settings: FoldSet
     return {**resource, "spec": {**spec, "tasks": tasks}}
 
 
-def fold_app_wrapper(app: AppDef, resource: Mapping[str, Any], settings: FoldSettings,
-                     ) -> dict[str, Any]:
+def fold_app_wrapper(
+    app: AppDef,
+    resource: Mapping[str, Any],
+    settings: FoldSettings,
+) -> dict[str, Any]:
     """A new AppWrapper in which every pod of ``spec.resources.GenericItems`` is folded.
 
     The Service and PodGroup items are left as they are.
@@ -523,14 +580,14 @@ def fold_app_wrapper(app: AppDef, resource: Mapping[str, Any], settings: FoldSet
 
     first = app.roles[0].name if app.roles else ""
     rank0 = f"TORCHX_MCAD_{cleanup_str(first)}_0_HOSTS".upper().replace("-", "")
-    folder = _Folder(app, settings,
-                     lambda role, replica: "TORCHX_RANK0_HOST" if role == replica == 0 else rank0)
+    folder = _Folder(
+        app, settings, lambda role, replica: "TORCHX_RANK0_HOST" if role == replica == 0 else rank0
+    )
     spec = resource["spec"]
     with _collector_paused():
         items = [_fold_item(item, folder) for item in spec["resources"]["GenericItems"]]
     folder.finish()
-    return {**resource, "spec": {**spec, "resources": {**spec["resources"],
-                                                       "GenericItems": items}}}
+    return {**resource, "spec": {**spec, "resources": {**spec["resources"], "GenericItems": items}}}
 
 
 def _fold_item(item: Mapping[str, Any], folder: _Folder) -> Any:

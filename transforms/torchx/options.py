@@ -103,7 +103,10 @@ class CheckedRunopts(runopts):  # type: ignore[misc]
                 raise RunOptionError(
                     f"run option {_bare(key)} is given twice, as {short_repr(written[key])} and "
                     f"{short_repr(value)}: give it once (only list options, such as overlays, "
-                    f"take every value given)", key=key, value=value)
+                    f"take every value given)",
+                    key=key,
+                    value=value,
+                )
         return cfg
 
     def cfg_from_str(self, cfg_str: str) -> dict[str, Any]:
@@ -122,9 +125,13 @@ class CheckedRunopts(runopts):  # type: ignore[misc]
         if not kwargs.get("ignore_unknown"):
             for key, value in cfg.items():
                 if self.get(key) is None:
-                    raise UnknownRunOptionError(key, scheduler=self.scheduler,
-                                                options=[name for name, _ in self],
-                                                value=value, hint=_role_hint(key, value, cfg))
+                    raise UnknownRunOptionError(
+                        key,
+                        scheduler=self.scheduler,
+                        options=[name for name, _ in self],
+                        value=value,
+                        hint=_role_hint(key, value, cfg),
+                    )
         resolved: dict[str, Any] = super().resolve(cfg, **kwargs)
         return resolved
 
@@ -134,8 +141,9 @@ def _role_hint(key: str, value: Any, cfg: Mapping[str, Any]) -> str:
     splits into ``role_overlays`` and a key ``ps``."""
     if "role_overlays" not in cfg or not isinstance(value, str):
         return ""
-    return (f"if {_bare(key)} is a role, a role_overlays item is ROLE:URI: "
-            f"{_bare(key)}:{_bare(value)}")
+    return (
+        f"if {_bare(key)} is a role, a role_overlays item is ROLE:URI: {_bare(key)}:{_bare(value)}"
+    )
 
 
 def _pairs(cfg_str: str) -> list[tuple[str, str]]:
@@ -159,7 +167,7 @@ def _pairs(cfg_str: str) -> list[tuple[str, str]]:
         if cut <= 0 or cut == len(value_key) - 1:
             raise ValueError(f"`{value_key}` cannot be split into `val<delim>key`")
         pairs.append((key, _unquoted(value_key[:cut].strip())))
-        key = value_key[cut + 1:].strip()
+        key = value_key[cut + 1 :].strip()
     pairs.append((key, _unquoted(parts[-1])))
     return pairs
 
@@ -196,13 +204,17 @@ def _cast(key: str, value: str, opt_type: Any) -> Any:
             return opt_type(value)
         except (TypeError, ValueError):
             pass
-    return _refuse(key, value, _TYPE_NAMES.get(opt_type, getattr(opt_type, "__name__",
-                                                                  str(opt_type))))
+    return _refuse(
+        key, value, _TYPE_NAMES.get(opt_type, getattr(opt_type, "__name__", str(opt_type)))
+    )
 
 
 def _refuse(key: str, value: str, expected: str) -> Any:
-    raise RunOptionError(f"run option {_bare(key)}: expected {expected}, got {short_repr(value)}",
-                         key=key, value=value)
+    raise RunOptionError(
+        f"run option {_bare(key)}: expected {expected}, got {short_repr(value)}",
+        key=key,
+        value=value,
+    )
 
 
 _KEY = re.compile(r"(?:^|(?<=[,;]))\s*([^=,;]*?)\s*=")
@@ -214,23 +226,36 @@ def _unsplittable(cfg_str: str, err: ValueError) -> RunOptionError:
     of the pair at fault: a value holding ``=``, a pair with no key or no value."""
     starts = list(_KEY.finditer(cfg_str))
     if not starts:
-        return RunOptionError(f"-cfg: expected KEY=VALUE pairs separated by ',' or ';' "
-                              f"(queue=default,overlays=a.yaml), got {short_repr(cfg_str)}",
-                              key="", value=cfg_str)
+        return RunOptionError(
+            f"-cfg: expected KEY=VALUE pairs separated by ',' or ';' "
+            f"(queue=default,overlays=a.yaml), got {short_repr(cfg_str)}",
+            key="",
+            value=cfg_str,
+        )
     for start, after in zip(starts, [*starts[1:], None], strict=True):
         key = start.group(1)
         end = len(cfg_str) if after is None else after.start() - 1
-        value = cfg_str[start.end():end].strip()
+        value = cfg_str[start.end() : end].strip()
         if not key:
-            return RunOptionError(f"-cfg: a pair has no key: "
-                                  f"{short_repr(cfg_str[start.start():end])} (KEY=VALUE)", key="", value=value)
+            return RunOptionError(
+                f"-cfg: a pair has no key: {short_repr(cfg_str[start.start() : end])} (KEY=VALUE)",
+                key="",
+                value=value,
+            )
         if "=" in value:
             return _holds_equals(key, value)
         if not value and after is None:
-            return RunOptionError(f"run option {_bare(key)}: no value after '=' "
-                                  f"(write {_bare(key)}='' for an empty one)", key=key, value=value)
-    return RunOptionError(f"-cfg: cannot split {short_repr(cfg_str)} into KEY=VALUE pairs: {err}",
-                          key="", value=cfg_str)
+            return RunOptionError(
+                f"run option {_bare(key)}: no value after '=' "
+                f"(write {_bare(key)}='' for an empty one)",
+                key=key,
+                value=value,
+            )
+    return RunOptionError(
+        f"-cfg: cannot split {short_repr(cfg_str)} into KEY=VALUE pairs: {err}",
+        key="",
+        value=cfg_str,
+    )
 
 
 def _holds_equals(key: str, value: str) -> RunOptionError:
@@ -238,10 +263,15 @@ def _holds_equals(key: str, value: str) -> RunOptionError:
         for item in _items(value):
             role, equals, _ = item.partition("=")
             if equals and ":" not in role:
-                return RunOptionError(f"run option role_overlays: {_role_item_error(item)}",
-                                      key=key, value=value)
-    return RunOptionError(f"run option {_bare(key)}: {short_repr(value)} holds '=', which "
-                          f"-cfg cannot carry (it splits KEY=VALUE pairs at '=')", key=key, value=value)
+                return RunOptionError(
+                    f"run option role_overlays: {_role_item_error(item)}", key=key, value=value
+                )
+    return RunOptionError(
+        f"run option {_bare(key)}: {short_repr(value)} holds '=', which "
+        f"-cfg cannot carry (it splits KEY=VALUE pairs at '=')",
+        key=key,
+        value=value,
+    )
 
 
 def _role_item_error(item: str) -> str:
@@ -255,29 +285,53 @@ def add_options(opts: runopts, scheduler: str) -> CheckedRunopts:
     """TorchX's options ``opts`` and podfold's, as :class:`CheckedRunopts` for ``scheduler``."""
     checked = CheckedRunopts(scheduler)
     checked.update(opts)
-    checked.add("overlays", type_=List[str],  # noqa: UP006
-                help="YAML overlays (paths or URIs, ';'-separated) applied to every role's "
-                     "pods after the role's own")
-    checked.add("role_overlays", type_=List[str],  # noqa: UP006
-                help="YAML overlays for one role each, as ROLE:URI items (';'-separated), "
-                     "applied after the ones for every role")
-    checked.add("validate", type_=bool, default=True,
-                help="check every pod against the official Kubernetes schema and its "
-                     "references")
-    checked.add("k8s_version", type_=str, default=DEFAULT_VERSION,
-                help="the Kubernetes version whose schema pods are checked against")
-    checked.add("policy", type_=str,
-                help="a Pod Security Standards profile every pod must meet: "
-                     f"{' or '.join(PROFILES)}")
-    checked.add("allow", type_=List[str],  # noqa: UP006
-                help="the only paths the overlays may change (';'-separated, e.g. "
-                     "'spec.nodeSelector;spec.tolerations')")
-    checked.add("deny", type_=List[str],  # noqa: UP006
-                help="paths the overlays may not change (';'-separated, e.g. "
-                     "'spec.containers[*].securityContext;spec.hostNetwork')")
-    checked.add("conflicts", type_=str, default="last-wins",
-                help="when two overlays write different values at one path: "
-                     f"{', '.join(CONFLICT_MODES)}")
+    checked.add(
+        "overlays",
+        type_=List[str],  # noqa: UP006
+        help="YAML overlays (paths or URIs, ';'-separated) applied to every role's "
+        "pods after the role's own",
+    )
+    checked.add(
+        "role_overlays",
+        type_=List[str],  # noqa: UP006
+        help="YAML overlays for one role each, as ROLE:URI items (';'-separated), "
+        "applied after the ones for every role",
+    )
+    checked.add(
+        "validate",
+        type_=bool,
+        default=True,
+        help="check every pod against the official Kubernetes schema and its references",
+    )
+    checked.add(
+        "k8s_version",
+        type_=str,
+        default=DEFAULT_VERSION,
+        help="the Kubernetes version whose schema pods are checked against",
+    )
+    checked.add(
+        "policy",
+        type_=str,
+        help=f"a Pod Security Standards profile every pod must meet: {' or '.join(PROFILES)}",
+    )
+    checked.add(
+        "allow",
+        type_=List[str],  # noqa: UP006
+        help="the only paths the overlays may change (';'-separated, e.g. "
+        "'spec.nodeSelector;spec.tolerations')",
+    )
+    checked.add(
+        "deny",
+        type_=List[str],  # noqa: UP006
+        help="paths the overlays may not change (';'-separated, e.g. "
+        "'spec.containers[*].securityContext;spec.hostNetwork')",
+    )
+    checked.add(
+        "conflicts",
+        type_=str,
+        default="last-wins",
+        help=f"when two overlays write different values at one path: {', '.join(CONFLICT_MODES)}",
+    )
     return checked
 
 
@@ -289,8 +343,9 @@ def _items(value: Any, separators: str = ";,") -> list[str]:
     return list(value or [])
 
 
-def _per_role(items: list[str], texts: dict[str, str]
-              ) -> tuple[tuple[tuple[str, tuple[Transform, ...]], ...], tuple[str, ...]]:
+def _per_role(
+    items: list[str], texts: dict[str, str]
+) -> tuple[tuple[tuple[str, tuple[Transform, ...]], ...], tuple[str, ...]]:
     """``ROLE:URI`` items as (role, overlays) pairs, roles in the order first named,
     and the overlays' files in that order; each file's text goes into ``texts``."""
     found: dict[str, list[tuple[str, Transform]]] = {}
@@ -299,8 +354,7 @@ def _per_role(items: list[str], texts: dict[str, str]
         if not (colon and role and uri) or "=" in role:
             raise ArgumentError(_role_item_error(item), argument="role_overlays", value=item)
         found.setdefault(role, []).append((uri, _load(uri, "role_overlays", texts)))
-    pairs = tuple((role, tuple(overlay for _, overlay in loaded))
-                  for role, loaded in found.items())
+    pairs = tuple((role, tuple(overlay for _, overlay in loaded)) for role, loaded in found.items())
     return pairs, tuple(uri for loaded in found.values() for uri, _ in loaded)
 
 
@@ -317,14 +371,22 @@ def _load(uri: str, key: str, texts: dict[str, str]) -> Transform:
         err.with_step(f"run option {_bare(key)}")
         raise
     if overlay is identity:
-        warnings.warn_explicit(EmptyOverlayWarning(
-            f"the overlay holds no step (the file is empty or only comments); it changes "
-            f"nothing [in run option {_bare(key)}]"), EmptyOverlayWarning, uri, 1, module="podfold")
+        warnings.warn_explicit(
+            EmptyOverlayWarning(
+                f"the overlay holds no step (the file is empty or only comments); it changes "
+                f"nothing [in run option {_bare(key)}]"
+            ),
+            EmptyOverlayWarning,
+            uri,
+            1,
+            module="podfold",
+        )
     return overlay
 
 
-def _choice(cfg: Mapping[str, Any], key: str, choices: tuple[str, ...],
-            default: str | None) -> str | None:
+def _choice(
+    cfg: Mapping[str, Any], key: str, choices: tuple[str, ...], default: str | None
+) -> str | None:
     value = cfg.get(key)
     if value is None or value == "":
         return default
@@ -333,8 +395,11 @@ def _choice(cfg: Mapping[str, Any], key: str, choices: tuple[str, ...],
 
         close = get_close_matches(str(value), choices, n=1)
         hint = f"; did you mean {close[0]}?" if close else ""
-        raise ArgumentError(f"{key} is one of {', '.join(choices)}, got {short_repr(value)}{hint}",
-                            argument=key, value=value)
+        raise ArgumentError(
+            f"{key} is one of {', '.join(choices)}, got {short_repr(value)}{hint}",
+            argument=key,
+            value=value,
+        )
     return str(value)
 
 
@@ -375,12 +440,15 @@ def fold_settings(cfg: Mapping[str, Any]) -> FoldSettings:
     texts: dict[str, str] = {}
     extra = tuple(_load(uri, "overlays", texts) for uri in uris)
     per_role, per_role_uris = _per_role(_items(cfg.get("role_overlays")), texts)
-    return FoldSettings(extra=extra, texts=tuple(texts.items()),
-                        validate=True if validate is None else bool(validate),
-                        k8s_version=_version(cfg.get("k8s_version")),
-                        per_role=per_role,
-                        policy=_choice(cfg, "policy", PROFILES, None),
-                        allow=allow, deny=deny,
-                        conflicts=_choice(cfg, "conflicts", CONFLICT_MODES, "last-wins")
-                        or "last-wins",
-                        labels=(*uris, *per_role_uris))
+    return FoldSettings(
+        extra=extra,
+        texts=tuple(texts.items()),
+        validate=True if validate is None else bool(validate),
+        k8s_version=_version(cfg.get("k8s_version")),
+        per_role=per_role,
+        policy=_choice(cfg, "policy", PROFILES, None),
+        allow=allow,
+        deny=deny,
+        conflicts=_choice(cfg, "conflicts", CONFLICT_MODES, "last-wins") or "last-wins",
+        labels=(*uris, *per_role_uris),
+    )

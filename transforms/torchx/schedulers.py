@@ -84,9 +84,14 @@ except ImportError as _missing:  # pragma: no cover - depends on the TorchX rele
 else:
     _MCAD_MISSING = None
 
-__all__ = ("KubernetesOverlayScheduler", "KubernetesMCADOverlayScheduler",
-           "create_kubernetes_overlay", "create_kubernetes_mcad_overlay", "fold_settings",
-           "without_overlays")
+__all__ = (
+    "KubernetesOverlayScheduler",
+    "KubernetesMCADOverlayScheduler",
+    "create_kubernetes_overlay",
+    "create_kubernetes_mcad_overlay",
+    "fold_settings",
+    "without_overlays",
+)
 
 
 def without_overlays(app: AppDef) -> AppDef:
@@ -97,16 +102,23 @@ def without_overlays(app: AppDef) -> AppDef:
     """
     if not any(METADATA_KEY in role.metadata for role in app.roles):
         return app
-    roles = [dataclasses.replace(role, metadata={key: value for key, value
-                                                 in role.metadata.items()
-                                                 if key != METADATA_KEY})
-             for role in app.roles]
+    roles = [
+        dataclasses.replace(
+            role,
+            metadata={key: value for key, value in role.metadata.items() if key != METADATA_KEY},
+        )
+        for role in app.roles
+    ]
     return dataclasses.replace(app, roles=roles)
 
 
-def _dry_run(render: Callable[[AppDef, Any], AppDryRunInfo[Any]], app: AppDef, cfg: Any,
-             fold: Callable[[AppDef, Any, FoldSettings], dict[str, Any]],
-             job: Callable[..., Any]) -> AppDryRunInfo[Any]:
+def _dry_run(
+    render: Callable[[AppDef, Any], AppDryRunInfo[Any]],
+    app: AppDef,
+    cfg: Any,
+    fold: Callable[[AppDef, Any, FoldSettings], dict[str, Any]],
+    job: Callable[..., Any],
+) -> AppDryRunInfo[Any]:
     """TorchX's dry-run info (``render``) with its request's pods folded.
 
     The run configuration is read, and checked, before anything is rendered: a
@@ -123,8 +135,9 @@ def _dry_run(render: Callable[[AppDef, Any], AppDryRunInfo[Any]], app: AppDef, c
     try:
         info = render(without_overlays(app), cfg)
     except Exception as err:  # TorchX's renderer refused the app: a role with no resource, ...
-        raise LaunchError(f"TorchX cannot render the app {app.name!r}: "
-                          f"{type(err).__name__}: {err}") from err
+        raise LaunchError(
+            f"TorchX cannot render the app {app.name!r}: {type(err).__name__}: {err}"
+        ) from err
     try:
         request = info.request
         resource = fold(app, request.resource, settings)
@@ -132,8 +145,9 @@ def _dry_run(render: Callable[[AppDef, Any], AppDryRunInfo[Any]], app: AppDef, c
         raise
     except TransformError as err:
         raise LaunchError(str(err)) from err
-    return AppDryRunInfo(job(resource=resource, images_to_push=request.images_to_push),
-                         _request_yaml)
+    return AppDryRunInfo(
+        job(resource=resource, images_to_push=request.images_to_push), _request_yaml
+    )
 
 
 VALIDATE_SPEC = "validate_spec"
@@ -184,8 +198,11 @@ def _cluster(scheduler: KubernetesScheduler, purpose: str, what_to_do: str) -> s
         client = scheduler._api_client()
     host = getattr(getattr(client, "configuration", None), "host", None)
     if host == "":
-        reasons = [str(found.message) for found in caught
-                   if str(found.message).startswith("failed to load kube config")]
+        reasons = [
+            str(found.message)
+            for found in caught
+            if str(found.message).startswith("failed to load kube config")
+        ]
         reason = reasons[0] if reasons else "the client has no API server address"
         raise LaunchError(f"no Kubernetes cluster to {purpose}: {reason} ({what_to_do})")
     for found in caught:  # not the cause of anything: shown as TorchX showed them
@@ -194,8 +211,9 @@ def _cluster(scheduler: KubernetesScheduler, purpose: str, what_to_do: str) -> s
 
 
 @contextmanager
-def _asking(host: str, purpose: str, resource: Mapping[str, Any],
-            controller: str) -> Iterator[None]:
+def _asking(
+    host: str, purpose: str, resource: Mapping[str, Any], controller: str
+) -> Iterator[None]:
     """The API server at ``host`` failing to ``purpose`` (``create the job``) as one
     :class:`LaunchError`: unreachable, or refusing with its status and message; a
     resource it does not know names the ``controller`` (Volcano) that brings it."""
@@ -208,17 +226,20 @@ def _asking(host: str, purpose: str, resource: Mapping[str, Any],
         raise _refusal(err, host, purpose, resource, controller) from err
     except HTTPError as err:  # the client's own transport: not a push to a registry
         reason = str(getattr(err, "reason", None) or err).rsplit(">: ", 1)[-1]
-        raise LaunchError(f"cannot reach the Kubernetes API server at {host} to {purpose}: "
-                          f"{reason}") from err
+        raise LaunchError(
+            f"cannot reach the Kubernetes API server at {host} to {purpose}: {reason}"
+        ) from err
     except ValueError as err:  # TorchX's word for a refusal (409: the job exists)
         if not isinstance(err.__cause__, ApiException):
             raise
-        raise LaunchError(f"the Kubernetes API server at {host} refused to {purpose}: "
-                          f"{err}") from err
+        raise LaunchError(
+            f"the Kubernetes API server at {host} refused to {purpose}: {err}"
+        ) from err
 
 
-def _refusal(err: Any, host: str, purpose: str, resource: Mapping[str, Any],
-             controller: str) -> LaunchError:
+def _refusal(
+    err: Any, host: str, purpose: str, resource: Mapping[str, Any], controller: str
+) -> LaunchError:
     """The API server's refusal ``err`` (an ``ApiException``) in one line: its status,
     reason and message (from the Status object it answered with)."""
     try:
@@ -227,12 +248,16 @@ def _refusal(err: Any, host: str, purpose: str, resource: Mapping[str, Any],
         status = {}
     status = status if isinstance(status, dict) else {}
     message = str(status.get("message") or "").replace("\n", " ").strip()
-    text = (f"the Kubernetes API server at {host} refused to {purpose}: {err.status} "
-            f"{err.reason}{': ' + message if message else ''}")
+    text = (
+        f"the Kubernetes API server at {host} refused to {purpose}: {err.status} "
+        f"{err.reason}{': ' + message if message else ''}"
+    )
     details = status.get("details")
     if err.status == 404 and not (isinstance(details, dict) and details.get("name")):
-        text += (f" (is {controller} installed? the cluster has no "
-                 f"{resource.get('apiVersion')} {resource.get('kind')})")
+        text += (
+            f" (is {controller} installed? the cluster has no "
+            f"{resource.get('apiVersion')} {resource.get('kind')})"
+        )
     return LaunchError(text)
 
 
@@ -247,35 +272,52 @@ def _check_pod_names(resource: Mapping[str, Any]) -> None:
     transforms.torchx.errors.LaunchError: the pod name 'job-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx-trainer-0-0' is 66 characters, more than the 63 a pod's hostname may have: shorten the app's name or the role's
     """
     job = resource["metadata"]["name"]
-    names = [f"{job}-{task['name']}-{task.get('replicas', 1) - 1}"
-             for task in resource["spec"]["tasks"]]
+    names = [
+        f"{job}-{task['name']}-{task.get('replicas', 1) - 1}" for task in resource["spec"]["tasks"]
+    ]
     too_long = [name for name in names if len(name) > _HOSTNAME_LIMIT]
     if too_long:
         more = f" (and {len(too_long) - 1} more)" if len(too_long) > 1 else ""
-        raise LaunchError(f"the pod name {too_long[0]!r} is {len(too_long[0])} characters, "
-                          f"more than the {_HOSTNAME_LIMIT} a pod's hostname may have{more}: "
-                          f"shorten the app's name or the role's")
+        raise LaunchError(
+            f"the pod name {too_long[0]!r} is {len(too_long[0])} characters, "
+            f"more than the {_HOSTNAME_LIMIT} a pod's hostname may have{more}: "
+            f"shorten the app's name or the role's"
+        )
 
 
-def _server_dry_run(scheduler: KubernetesScheduler, host: str, resource: Mapping[str, Any],
-                    namespace: str) -> None:
+def _server_dry_run(
+    scheduler: KubernetesScheduler, host: str, resource: Mapping[str, Any], namespace: str
+) -> None:
     """Ask the API server at ``host`` to dry-run creating the Volcano Job ``resource``
     (nothing is created), after checking its pods' names."""
     _check_pod_names(resource)
     group, version, plural = _VOLCANO_JOBS
     with _asking(host, "dry-run the job", resource, "Volcano"):
         scheduler._custom_objects_api().create_namespaced_custom_object(
-            group=group, version=version, namespace=namespace, plural=plural,
-            body=sanitize_for_serialization(resource), dry_run="All")
+            group=group,
+            version=version,
+            namespace=namespace,
+            plural=plural,
+            body=sanitize_for_serialization(resource),
+            dry_run="All",
+        )
 
 
-def _submit(scheduler: KubernetesScheduler, info: AppDryRunInfo[Any],
-            schedule: Callable[[AppDryRunInfo[Any]], str], controller: str,
-            before: Callable[[str], None] = lambda host: None) -> str:
+def _submit(
+    scheduler: KubernetesScheduler,
+    info: AppDryRunInfo[Any],
+    schedule: Callable[[AppDryRunInfo[Any]], str],
+    controller: str,
+    before: Callable[[str], None] = lambda host: None,
+) -> str:
     """Submit the dry run's folded job with TorchX's ``schedule``, once there is an API
     server to submit it to, and ``before`` (given its address) has passed."""
-    host = _cluster(scheduler, "submit the job to", "point KUBECONFIG at a cluster's "
-                    "kubeconfig, or add --dryrun to print the job without submitting it")
+    host = _cluster(
+        scheduler,
+        "submit the job to",
+        "point KUBECONFIG at a cluster's "
+        "kubeconfig, or add --dryrun to print the job without submitting it",
+    )
     before(host)
     with _asking(host, "create the job", info.request.resource, controller):
         return schedule(info)
@@ -303,14 +345,21 @@ class KubernetesOverlayScheduler(KubernetesScheduler):
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[KubernetesJob]:
         render = super()._submit_dryrun
-        info = _dry_run(lambda bare, given: render(bare, _offline(given)), app, cfg,
-                        fold_volcano_job, KubernetesJob)
+        info = _dry_run(
+            lambda bare, given: render(bare, _offline(given)),
+            app,
+            cfg,
+            fold_volcano_job,
+            KubernetesJob,
+        )
         if cfg.get(VALIDATE_SPEC) is True:  # asked for: under --dryrun too
-            host = _cluster(self, f"dry-run the job on ({VALIDATE_SPEC}=true)",
-                            f"point KUBECONFIG at a cluster's kubeconfig, or leave "
-                            f"{VALIDATE_SPEC} unset for a dry run without one")
-            _server_dry_run(self, host, info.request.resource,
-                            cfg.get("namespace") or "default")
+            host = _cluster(
+                self,
+                f"dry-run the job on ({VALIDATE_SPEC}=true)",
+                f"point KUBECONFIG at a cluster's kubeconfig, or leave "
+                f"{VALIDATE_SPEC} unset for a dry run without one",
+            )
+            _server_dry_run(self, host, info.request.resource, cfg.get("namespace") or "default")
         return info
 
     def schedule(self, dryrun_info: AppDryRunInfo[KubernetesJob]) -> str:
@@ -318,18 +367,23 @@ class KubernetesOverlayScheduler(KubernetesScheduler):
 
         def dry_run_unless_told(host: str) -> None:  # true: the dry run asked already
             if VALIDATE_SPEC in cfg and cfg[VALIDATE_SPEC] is None:
-                _server_dry_run(self, host, dryrun_info.request.resource,
-                                cfg.get("namespace") or "default")
+                _server_dry_run(
+                    self, host, dryrun_info.request.resource, cfg.get("namespace") or "default"
+                )
 
         return _submit(self, dryrun_info, super().schedule, "Volcano", dry_run_unless_told)
 
     def _run_opts(self) -> runopts:
         opts = add_options(super()._run_opts(), "kubernetes_overlay")
         if opts.get(VALIDATE_SPEC) is not None:  # newer TorchX: podfold decides when
-            opts.add(VALIDATE_SPEC, type_=bool, default=None,
-                     help="ask the Kubernetes API server to dry-run the folded job: unset: "
-                          "when the job is submitted, not under --dryrun (which needs no "
-                          "cluster); true: under --dryrun too; false: never")
+            opts.add(
+                VALIDATE_SPEC,
+                type_=bool,
+                default=None,
+                help="ask the Kubernetes API server to dry-run the folded job: unset: "
+                "when the job is submitted, not under --dryrun (which needs no "
+                "cluster); true: under --dryrun too; false: never",
+            )
         return opts
 
 
@@ -338,8 +392,11 @@ class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesSchedu
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if _MCAD_MISSING is not None:  # the user's TorchX, not a bug: a short message
-            raise SchedulerUnavailableError(_mcad_missing(), scheduler="kubernetes_mcad_overlay",
-                                            torchx_version=torchx.__version__)
+            raise SchedulerUnavailableError(
+                _mcad_missing(),
+                scheduler="kubernetes_mcad_overlay",
+                torchx_version=torchx.__version__,
+            )
         super().__init__(*args, **kwargs)
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[Any]:
@@ -353,28 +410,39 @@ class KubernetesMCADOverlayScheduler(KubernetesMCADScheduler or KubernetesSchedu
         return add_options(super().run_opts(), "kubernetes_mcad_overlay")
 
 
-def create_kubernetes_overlay(session_name: str, client: Any = None,
-                              docker_client: Any = None, **kwargs: Any,
-                              ) -> KubernetesOverlayScheduler:
+def create_kubernetes_overlay(
+    session_name: str,
+    client: Any = None,
+    docker_client: Any = None,
+    **kwargs: Any,
+) -> KubernetesOverlayScheduler:
     """The factory TorchX calls for ``--scheduler kubernetes_overlay``."""
-    return KubernetesOverlayScheduler(session_name=session_name, client=client,
-                                      docker_client=docker_client)
+    return KubernetesOverlayScheduler(
+        session_name=session_name, client=client, docker_client=docker_client
+    )
 
 
 def _mcad_missing() -> str:
     """Why ``kubernetes_mcad_overlay`` cannot run on this TorchX."""
-    return ("kubernetes_mcad_overlay needs TorchX's kubernetes_mcad scheduler, which this "
-            f"TorchX (version {torchx.__version__}) does not have (TorchX 0.7.0 has it)")
+    return (
+        "kubernetes_mcad_overlay needs TorchX's kubernetes_mcad scheduler, which this "
+        f"TorchX (version {torchx.__version__}) does not have (TorchX 0.7.0 has it)"
+    )
 
 
-def create_kubernetes_mcad_overlay(session_name: str, client: Any = None,
-                                   docker_client: Any = None, **kwargs: Any,
-                                   ) -> KubernetesMCADOverlayScheduler | UnavailableScheduler:
+def create_kubernetes_mcad_overlay(
+    session_name: str,
+    client: Any = None,
+    docker_client: Any = None,
+    **kwargs: Any,
+) -> KubernetesMCADOverlayScheduler | UnavailableScheduler:
     """The factory TorchX calls for ``--scheduler kubernetes_mcad_overlay``; where this
     TorchX has no MCAD scheduler, a stand-in that says so when it is used (TorchX's CLI
     prints an error raised here as a traceback)."""
     if _MCAD_MISSING is not None:
-        return UnavailableScheduler("kubernetes_mcad_overlay", session_name, _mcad_missing(),
-                                    _MCAD_MISSING)
-    return KubernetesMCADOverlayScheduler(session_name=session_name, client=client,
-                                          docker_client=docker_client)
+        return UnavailableScheduler(
+            "kubernetes_mcad_overlay", session_name, _mcad_missing(), _MCAD_MISSING
+        )
+    return KubernetesMCADOverlayScheduler(
+        session_name=session_name, client=client, docker_client=docker_client
+    )

@@ -84,8 +84,14 @@ class UnavailableScheduler(Scheduler):  # type: ignore[misc]
     do instead), with ``cause`` (what stood in the way) as its cause.
     """
 
-    def __init__(self, backend: str, session_name: str, reason: str,
-                 cause: BaseException | None = None, advice: str = "") -> None:
+    def __init__(
+        self,
+        backend: str,
+        session_name: str,
+        reason: str,
+        cause: BaseException | None = None,
+        advice: str = "",
+    ) -> None:
         super().__init__(backend, session_name)
         self.reason = reason
         self.cause = cause
@@ -93,8 +99,9 @@ class UnavailableScheduler(Scheduler):  # type: ignore[misc]
 
     def _refuse(self) -> NoReturn:
         message = f"{self.reason} ({self.advice})" if self.advice else self.reason
-        raise SchedulerUnavailableError(message, scheduler=self.backend,
-                                        torchx_version=torchx.__version__) from self.cause
+        raise SchedulerUnavailableError(
+            message, scheduler=self.backend, torchx_version=torchx.__version__
+        ) from self.cause
 
     def run_opts(self) -> runopts:
         return _Unavailable(self.reason)

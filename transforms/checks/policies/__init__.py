@@ -55,18 +55,41 @@ from transforms.checks.problems import Problem
 from transforms.kube.convert import to_data
 from transforms.kube.kinds import check_kind
 
-__all__ = ("PROFILES", "RULES", "PolicyError", "PodView", "rule", "rules_for", "policy_problems",
-           "check_policy")
+__all__ = (
+    "PROFILES",
+    "RULES",
+    "PolicyError",
+    "PodView",
+    "rule",
+    "rules_for",
+    "policy_problems",
+    "check_policy",
+)
 
 #: The profiles, least strict first; each includes the one before it.
 PROFILES = ("baseline", "restricted")
 
 #: Every rule, baseline ones first, in the order they run.
 RULES: tuple[ModuleType, ...] = (
-    host_process, host_namespaces, privileged, capabilities_baseline, host_path_volumes,
-    host_ports, host_probes, apparmor, selinux, proc_mount, seccomp_baseline, sysctls,
-    volume_types, privilege_escalation, run_as_non_root, run_as_user, seccomp_restricted,
-    capabilities_restricted, proc_mount_restricted,
+    host_process,
+    host_namespaces,
+    privileged,
+    capabilities_baseline,
+    host_path_volumes,
+    host_ports,
+    host_probes,
+    apparmor,
+    selinux,
+    proc_mount,
+    seccomp_baseline,
+    sysctls,
+    volume_types,
+    privilege_escalation,
+    run_as_non_root,
+    run_as_user,
+    seccomp_restricted,
+    capabilities_restricted,
+    proc_mount_restricted,
 )
 
 
@@ -86,21 +109,33 @@ def rule(rule_id: str) -> ModuleType:
     ids = [module.ID for module in RULES]
     near = difflib.get_close_matches(str(rule_id), ids, n=3)
     hint = f"did you mean: {', '.join(near)}?" if near else f"rules are: {', '.join(ids)}"
-    raise ArgumentError(f"no policy rule {short_repr(rule_id)}; {hint}", argument="rule_id", factory="rule",
-                        value=rule_id)
+    raise ArgumentError(
+        f"no policy rule {short_repr(rule_id)}; {hint}",
+        argument="rule_id",
+        factory="rule",
+        value=rule_id,
+    )
 
 
 def _profile(profile: object, factory: str) -> str:
     if type(profile) is str and profile in PROFILES:
         return profile
     if not isinstance(profile, str):
-        raise ArgumentTypeError(f"profile must be one of {', '.join(PROFILES)}, got "
-                                f"{type(profile).__name__}: {short_repr(profile)}", argument="profile",
-                                factory=factory, value=profile)
+        raise ArgumentTypeError(
+            f"profile must be one of {', '.join(PROFILES)}, got "
+            f"{type(profile).__name__}: {short_repr(profile)}",
+            argument="profile",
+            factory=factory,
+            value=profile,
+        )
     near = difflib.get_close_matches(profile.lower(), PROFILES, n=2, cutoff=0.5)
     hint = f"; did you mean: {', '.join(near)}?" if near else ""
-    raise ArgumentError(f"unknown profile {short_repr(profile)}; profiles are: {', '.join(PROFILES)}{hint}",
-                        argument="profile", factory=factory, value=profile)
+    raise ArgumentError(
+        f"unknown profile {short_repr(profile)}; profiles are: {', '.join(PROFILES)}{hint}",
+        argument="profile",
+        factory=factory,
+        value=profile,
+    )
 
 
 def rules_for(profile: str) -> tuple[ModuleType, ...]:
@@ -171,5 +206,8 @@ def check_policy(pod: Any, profile: str, *, kind: str = "Pod") -> None:
     """
     found = policy_problems(pod, profile, kind=kind)
     if found:
-        raise PolicyError(found, f"{kind[0].lower() + kind[1:] if kind != 'Pod' else 'pod'} "
-                                 f"violates the Pod Security Standard {short_repr(profile)}")
+        raise PolicyError(
+            found,
+            f"{kind[0].lower() + kind[1:] if kind != 'Pod' else 'pod'} "
+            f"violates the Pod Security Standard {short_repr(profile)}",
+        )

@@ -29,12 +29,29 @@ class PodView:
     (True, ['c'])
     """
 
-    __slots__ = ("root", "profile", "spec", "spec_trail", "metadata", "metadata_trail",
-                 "containers", "windows", "user_namespace", "pod_security", "pod_security_trail",
-                 "_counts")
+    __slots__ = (
+        "root",
+        "profile",
+        "spec",
+        "spec_trail",
+        "metadata",
+        "metadata_trail",
+        "containers",
+        "windows",
+        "user_namespace",
+        "pod_security",
+        "pod_security_trail",
+        "_counts",
+    )
 
-    def __init__(self, root: dict[str, Any], profile: str, spec: dict[str, Any],
-                 spec_trail: Trail, metadata: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        root: dict[str, Any],
+        profile: str,
+        spec: dict[str, Any],
+        spec_trail: Trail,
+        metadata: dict[str, Any],
+    ) -> None:
         self.root = root
         self.profile = profile
         self.spec = spec
@@ -59,14 +76,20 @@ class PodView:
             return cls(pod, profile, pod, _ROOT, {})
         spec = pod.get("spec")
         metadata = pod.get("metadata")
-        return cls(pod, profile, spec if type(spec) is dict else {}, (_ROOT, "spec"),
-                   metadata if type(metadata) is dict else {})
+        return cls(
+            pod,
+            profile,
+            spec if type(spec) is dict else {},
+            (_ROOT, "spec"),
+            metadata if type(metadata) is dict else {},
+        )
 
     def problem(self, rule_id: str, trail: Trail, key: Any, text: str, found: Any) -> Problem:
         """A violation of rule ``rule_id`` at ``key`` under ``trail``; the message names the profile."""
         message = f"{text} ({self.profile} profile, rule {rule_id})"
-        return render(self.root, (trail, key, message, found, "error"), "policy", rule_id,
-                      counts=self._counts)
+        return render(
+            self.root, (trail, key, message, found, "error"), "policy", rule_id, counts=self._counts
+        )
 
 
 def security_settings(pod: PodView) -> Iterator[tuple[Trail, dict[str, Any], str]]:
@@ -83,4 +106,8 @@ def security_settings(pod: PodView) -> Iterator[tuple[Trail, dict[str, Any], str
     for trail, _, container in pod.containers:
         found = container.get("securityContext")
         if type(found) is dict:
-            yield (trail, "securityContext"), found, f"container {short_repr(container.get('name'))}"
+            yield (
+                (trail, "securityContext"),
+                found,
+                f"container {short_repr(container.get('name'))}",
+            )

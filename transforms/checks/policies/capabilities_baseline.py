@@ -23,8 +23,23 @@ DESCRIPTION = "capabilities.add names only capabilities of the container runtime
 OVERRIDES: tuple[str, ...] = ()
 
 #: What a container may add under the baseline profile.
-ALLOWED = frozenset({"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
-                     "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"})
+ALLOWED = frozenset(
+    {
+        "AUDIT_WRITE",
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "FOWNER",
+        "FSETID",
+        "KILL",
+        "MKNOD",
+        "NET_BIND_SERVICE",
+        "SETFCAP",
+        "SETGID",
+        "SETPCAP",
+        "SETUID",
+        "SYS_CHROOT",
+    }
+)
 
 
 def added(pod: PodView) -> Iterator[tuple[Trail, int, object]]:
@@ -43,6 +58,11 @@ def check(pod: PodView) -> Iterator[Problem]:
     """Each added capability outside :data:`ALLOWED`."""
     for trail, index, capability in added(pod):
         if capability not in ALLOWED:
-            yield pod.problem(ID, trail, index,
-                              f"adding capability {short_repr(capability)} is not allowed; a container may "
-                              f"add only: {', '.join(sorted(ALLOWED))}", capability)
+            yield pod.problem(
+                ID,
+                trail,
+                index,
+                f"adding capability {short_repr(capability)} is not allowed; a container may "
+                f"add only: {', '.join(sorted(ALLOWED))}",
+                capability,
+            )

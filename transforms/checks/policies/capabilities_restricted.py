@@ -24,8 +24,10 @@ __all__ = ("ID", "PROFILE", "DESCRIPTION", "OVERRIDES", "check")
 
 ID = "capabilities-restricted"
 PROFILE = "restricted"
-DESCRIPTION = "capabilities.drop includes ALL and capabilities.add names at most " \
-              "NET_BIND_SERVICE, in every container (Linux pods)"
+DESCRIPTION = (
+    "capabilities.drop includes ALL and capabilities.add names at most "
+    "NET_BIND_SERVICE, in every container (Linux pods)"
+)
 OVERRIDES: tuple[str, ...] = ("capabilities-baseline",)
 
 
@@ -39,11 +41,21 @@ def check(pod: PodView) -> Iterator[Problem]:
         capabilities = security.get("capabilities") if type(security) is dict else None
         drop = capabilities.get("drop") if type(capabilities) is dict else None
         if type(drop) is not list or "ALL" not in drop:
-            yield pod.problem(ID, ((trail, "securityContext"), "capabilities"), "drop",
-                              f"capabilities.drop must include ALL, found "
-                              f"{'it unset' if drop is None else repr(drop)}", drop)
+            yield pod.problem(
+                ID,
+                ((trail, "securityContext"), "capabilities"),
+                "drop",
+                f"capabilities.drop must include ALL, found "
+                f"{'it unset' if drop is None else repr(drop)}",
+                drop,
+            )
     for trail, index, capability in capabilities_baseline.added(pod):
         if capability != "NET_BIND_SERVICE":
-            yield pod.problem(ID, trail, index, f"adding capability {short_repr(capability)} is not "
-                              f"allowed; a container may add only NET_BIND_SERVICE", capability)
-
+            yield pod.problem(
+                ID,
+                trail,
+                index,
+                f"adding capability {short_repr(capability)} is not "
+                f"allowed; a container may add only NET_BIND_SERVICE",
+                capability,
+            )

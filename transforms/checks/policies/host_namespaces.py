@@ -27,6 +27,11 @@ def check(pod: PodView) -> Iterator[Problem]:
     for field in _FIELDS:
         found = pod.spec.get(field)
         if found not in (None, False):
-            yield pod.problem(ID, pod.spec_trail, field,
-                              f"sharing the host's namespaces is not allowed, found {field}: "
-                              f"{'true' if found is True else repr(found)}", found)
+            yield pod.problem(
+                ID,
+                pod.spec_trail,
+                field,
+                f"sharing the host's namespaces is not allowed, found {field}: "
+                f"{'true' if found is True else repr(found)}",
+                found,
+            )

@@ -28,5 +28,10 @@ def check(pod: PodView) -> Iterator[Problem]:
         return
     for index, volume in enumerate(volumes):
         if type(volume) is dict and volume.get("hostPath") is not None:
-            yield pod.problem(ID, ((pod.spec_trail, "volumes"), index), "hostPath",
-                              "hostPath volumes are not allowed", volume["hostPath"])
+            yield pod.problem(
+                ID,
+                ((pod.spec_trail, "volumes"), index),
+                "hostPath",
+                "hostPath volumes are not allowed",
+                volume["hostPath"],
+            )

@@ -30,6 +30,10 @@ def check(pod: PodView) -> Iterator[Problem]:
             continue
         for index, port in enumerate(ports):
             if type(port) is dict and port.get("hostPort") not in (None, 0):
-                yield pod.problem(ID, ((trail, "ports"), index), "hostPort",
-                                  f"host ports are not allowed, found {short_repr(port['hostPort'])}",
-                                  port["hostPort"])
+                yield pod.problem(
+                    ID,
+                    ((trail, "ports"), index),
+                    "hostPort",
+                    f"host ports are not allowed, found {short_repr(port['hostPort'])}",
+                    port["hostPort"],
+                )

@@ -40,6 +40,11 @@ def check(pod: PodView) -> Iterator[Problem]:
             for action in _ACTIONS:
                 found = handler.get(action)
                 if type(found) is dict and found.get("host") not in (None, ""):
-                    yield pod.problem(ID, (handler_trail, action), "host",
-                                      f"probes and lifecycle hooks may not name a host, "
-                                      f"found {short_repr(found['host'])}", found["host"])
+                    yield pod.problem(
+                        ID,
+                        (handler_trail, action),
+                        "host",
+                        f"probes and lifecycle hooks may not name a host, "
+                        f"found {short_repr(found['host'])}",
+                        found["host"],
+                    )

@@ -27,8 +27,13 @@ def check(pod: PodView) -> Iterator[Problem]:
         options = security.get("windowsOptions")
         if type(options) is dict and options.get("hostProcess") not in (None, False):
             found = options["hostProcess"]
-            yield pod.problem(ID, (trail, "windowsOptions"), "hostProcess",
-                              f"HostProcess containers are not allowed, found {_text(found)}", found)
+            yield pod.problem(
+                ID,
+                (trail, "windowsOptions"),
+                "hostProcess",
+                f"HostProcess containers are not allowed, found {_text(found)}",
+                found,
+            )
 
 
 def _text(value: object) -> str:

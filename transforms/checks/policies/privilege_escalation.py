@@ -31,5 +31,10 @@ def check(pod: PodView) -> Iterator[Problem]:
         found = security.get("allowPrivilegeEscalation") if type(security) is dict else None
         if found is not False:
             shown = "it unset" if found is None else repr(found)
-            yield pod.problem(ID, (trail, "securityContext"), "allowPrivilegeEscalation",
-                              f"allowPrivilegeEscalation must be false, found {shown}", found)
+            yield pod.problem(
+                ID,
+                (trail, "securityContext"),
+                "allowPrivilegeEscalation",
+                f"allowPrivilegeEscalation must be false, found {shown}",
+                found,
+            )

@@ -27,5 +27,10 @@ def check(pod: PodView) -> Iterator[Problem]:
         security = container.get("securityContext")
         if type(security) is dict and security.get("privileged") not in (None, False):
             found = security["privileged"]
-            yield pod.problem(ID, (trail, "securityContext"), "privileged",
-                              "privileged containers are not allowed", found)
+            yield pod.problem(
+                ID,
+                (trail, "securityContext"),
+                "privileged",
+                "privileged containers are not allowed",
+                found,
+            )

@@ -33,9 +33,13 @@ def unmasked(pod: PodView, rule_id: str) -> Iterator[Problem]:
     for trail, _, container in pod.containers:
         security = container.get("securityContext")
         if type(security) is dict and security.get("procMount") not in (None, "Default"):
-            yield pod.problem(rule_id, (trail, "securityContext"), "procMount",
-                              f"procMount {short_repr(security['procMount'])} is not allowed; allowed: "
-                              f"Default", security["procMount"])
+            yield pod.problem(
+                rule_id,
+                (trail, "securityContext"),
+                "procMount",
+                f"procMount {short_repr(security['procMount'])} is not allowed; allowed: Default",
+                security["procMount"],
+            )
 
 
 def check(pod: PodView) -> Iterator[Problem]:

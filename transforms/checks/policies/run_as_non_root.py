@@ -31,16 +31,31 @@ def check(pod: PodView) -> Iterator[Problem]:
     """A ``runAsNonRoot`` set to anything but ``true``, and each container left uncovered."""
     at_pod = pod.pod_security.get("runAsNonRoot")
     if at_pod is not None and at_pod is not True:
-        yield pod.problem(ID, pod.pod_security_trail, "runAsNonRoot",
-                          f"runAsNonRoot must be true, found {short_repr(at_pod)}", at_pod)
+        yield pod.problem(
+            ID,
+            pod.pod_security_trail,
+            "runAsNonRoot",
+            f"runAsNonRoot must be true, found {short_repr(at_pod)}",
+            at_pod,
+        )
     for trail, _, container in pod.containers:
         security = container.get("securityContext")
         found = security.get("runAsNonRoot") if type(security) is dict else None
         if found is None:
             if at_pod is not True:
-                yield pod.problem(ID, (trail, "securityContext"), "runAsNonRoot",
-                                  "runAsNonRoot must be true here or in the pod's "
-                                  "securityContext, found it unset in both", None)
+                yield pod.problem(
+                    ID,
+                    (trail, "securityContext"),
+                    "runAsNonRoot",
+                    "runAsNonRoot must be true here or in the pod's "
+                    "securityContext, found it unset in both",
+                    None,
+                )
         elif found is not True:
-            yield pod.problem(ID, (trail, "securityContext"), "runAsNonRoot",
-                              f"runAsNonRoot must be true, found {short_repr(found)}", found)
+            yield pod.problem(
+                ID,
+                (trail, "securityContext"),
+                "runAsNonRoot",
+                f"runAsNonRoot must be true, found {short_repr(found)}",
+                found,
+            )

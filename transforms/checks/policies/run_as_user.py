@@ -27,5 +27,6 @@ def check(pod: PodView) -> Iterator[Problem]:
     for trail, security, _ in security_settings(pod):
         found = security.get("runAsUser")
         if type(found) is int and not isinstance(found, bool) and found == 0:
-            yield pod.problem(ID, trail, "runAsUser", "running as root (runAsUser: 0) is not allowed",
-                              found)
+            yield pod.problem(
+                ID, trail, "runAsUser", "running as root (runAsUser: 0) is not allowed", found
+            )

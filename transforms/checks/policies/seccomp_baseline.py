@@ -27,8 +27,13 @@ def unconfined(pod: PodView, rule_id: str) -> Iterator[Problem]:
     for trail, security, _ in security_settings(pod):
         profile = security.get("seccompProfile")
         if type(profile) is dict and profile.get("type") == "Unconfined":
-            yield pod.problem(rule_id, (trail, "seccompProfile"), "type",
-                              "seccomp profile 'Unconfined' is not allowed", "Unconfined")
+            yield pod.problem(
+                rule_id,
+                (trail, "seccompProfile"),
+                "type",
+                "seccomp profile 'Unconfined' is not allowed",
+                "Unconfined",
+            )
 
 
 def check(pod: PodView) -> Iterator[Problem]:

@@ -25,8 +25,10 @@ __all__ = ("ID", "PROFILE", "DESCRIPTION", "OVERRIDES", "check")
 
 ID = "seccomp-restricted"
 PROFILE = "restricted"
-DESCRIPTION = "seccompProfile.type is RuntimeDefault or Localhost for every container, set on it " \
-              "or on the pod (Linux pods)"
+DESCRIPTION = (
+    "seccompProfile.type is RuntimeDefault or Localhost for every container, set on it "
+    "or on the pod (Linux pods)"
+)
 OVERRIDES: tuple[str, ...] = ("seccomp-baseline",)
 
 _TYPES = ("RuntimeDefault", "Localhost")
@@ -44,17 +46,31 @@ def check(pod: PodView) -> Iterator[Problem]:
         return
     at_pod = _type(pod.pod_security)
     if at_pod is not None and at_pod not in _TYPES:
-        yield pod.problem(ID, (pod.pod_security_trail, "seccompProfile"), "type",
-                          f"seccomp profile {short_repr(at_pod)} is not allowed; allowed: "
-                          f"{', '.join(_TYPES)}", at_pod)
+        yield pod.problem(
+            ID,
+            (pod.pod_security_trail, "seccompProfile"),
+            "type",
+            f"seccomp profile {short_repr(at_pod)} is not allowed; allowed: {', '.join(_TYPES)}",
+            at_pod,
+        )
     for trail, _, container in pod.containers:
         found = _type(container.get("securityContext"))
         where = ((trail, "securityContext"), "seccompProfile")
         if found is None:
             if at_pod not in _TYPES:
-                yield pod.problem(ID, where, "type",
-                                  "a seccomp profile (RuntimeDefault or Localhost) must be set "
-                                  "here or in the pod's securityContext, found none", None)
+                yield pod.problem(
+                    ID,
+                    where,
+                    "type",
+                    "a seccomp profile (RuntimeDefault or Localhost) must be set "
+                    "here or in the pod's securityContext, found none",
+                    None,
+                )
         elif found not in _TYPES:
-            yield pod.problem(ID, where, "type", f"seccomp profile {short_repr(found)} is not allowed; "
-                              f"allowed: {', '.join(_TYPES)}", found)
+            yield pod.problem(
+                ID,
+                where,
+                "type",
+                f"seccomp profile {short_repr(found)} is not allowed; allowed: {', '.join(_TYPES)}",
+                found,
+            )

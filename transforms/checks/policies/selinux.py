@@ -18,8 +18,9 @@ __all__ = ("ID", "PROFILE", "DESCRIPTION", "OVERRIDES", "check")
 
 ID = "selinux"
 PROFILE = "baseline"
-DESCRIPTION = "seLinuxOptions.type is unset or a container type; seLinuxOptions.user and " \
-              ".role are unset"
+DESCRIPTION = (
+    "seLinuxOptions.type is unset or a container type; seLinuxOptions.user and .role are unset"
+)
 OVERRIDES: tuple[str, ...] = ()
 
 #: The SELinux types a pod may ask for (``container_engine_t`` since Kubernetes 1.31).
@@ -35,10 +36,16 @@ def check(pod: PodView) -> Iterator[Problem]:
         where = (trail, "seLinuxOptions")
         found = options.get("type")
         if found is not None and found not in TYPES:
-            yield pod.problem(ID, where, "type",
-                              f"SELinux type {short_repr(found)} is not allowed; allowed: "
-                              f"{', '.join(t for t in TYPES if t)}", found)
+            yield pod.problem(
+                ID,
+                where,
+                "type",
+                f"SELinux type {short_repr(found)} is not allowed; allowed: "
+                f"{', '.join(t for t in TYPES if t)}",
+                found,
+            )
         for field in ("user", "role"):
             if options.get(field) not in (None, ""):
-                yield pod.problem(ID, where, field, f"a custom SELinux {field} is not allowed",
-                                  options[field])
+                yield pod.problem(
+                    ID, where, field, f"a custom SELinux {field} is not allowed", options[field]
+                )

@@ -25,12 +25,22 @@ OVERRIDES: tuple[str, ...] = ()
 #: The safe sysctls: the documented list (with the additions of Kubernetes 1.27 and
 #: 1.29), and ``net.ipv4.tcp_rmem`` / ``tcp_wmem``, which the admission controller
 #: allows since 1.32.
-SAFE = frozenset({
-    "kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
-    "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
-    "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
-    "net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
-})
+SAFE = frozenset(
+    {
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.ip_unprivileged_port_start",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+        "net.ipv4.ip_local_reserved_ports",
+        "net.ipv4.tcp_keepalive_time",
+        "net.ipv4.tcp_fin_timeout",
+        "net.ipv4.tcp_keepalive_intvl",
+        "net.ipv4.tcp_keepalive_probes",
+        "net.ipv4.tcp_rmem",
+        "net.ipv4.tcp_wmem",
+    }
+)
 
 
 def check(pod: PodView) -> Iterator[Problem]:
@@ -40,6 +50,10 @@ def check(pod: PodView) -> Iterator[Problem]:
         return
     for index, sysctl in enumerate(found):
         if type(sysctl) is dict and sysctl.get("name") is not None and sysctl["name"] not in SAFE:
-            yield pod.problem(ID, ((pod.pod_security_trail, "sysctls"), index), "name",
-                              f"sysctl {short_repr(sysctl['name'])} is not allowed; only the safe sysctls "
-                              f"are", sysctl["name"])
+            yield pod.problem(
+                ID,
+                ((pod.pod_security_trail, "sysctls"), index),
+                "name",
+                f"sysctl {short_repr(sysctl['name'])} is not allowed; only the safe sysctls are",
+                sysctl["name"],
+            )

@@ -23,12 +23,23 @@ __all__ = ("ID", "PROFILE", "DESCRIPTION", "OVERRIDES", "ALLOWED", "check")
 
 ID = "volume-types"
 PROFILE = "restricted"
-DESCRIPTION = "every volume is of a core type (configMap, csi, downwardAPI, emptyDir, ephemeral, " \
-              "image, persistentVolumeClaim, projected, secret)"
+DESCRIPTION = (
+    "every volume is of a core type (configMap, csi, downwardAPI, emptyDir, ephemeral, "
+    "image, persistentVolumeClaim, projected, secret)"
+)
 OVERRIDES: tuple[str, ...] = ("host-path-volumes",)
 
-ALLOWED = ("configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image",
-           "persistentVolumeClaim", "projected", "secret")
+ALLOWED = (
+    "configMap",
+    "csi",
+    "downwardAPI",
+    "emptyDir",
+    "ephemeral",
+    "image",
+    "persistentVolumeClaim",
+    "projected",
+    "secret",
+)
 
 
 def check(pod: PodView) -> Iterator[Problem]:
@@ -43,9 +54,12 @@ def check(pod: PodView) -> Iterator[Problem]:
         where = ((pod.spec_trail, "volumes"), index)
         sources = [key for key, value in volume.items() if key != "name" and value is not None]
         if not sources:
-            yield pod.problem(ID, where[0], index,
-                              f"a volume must set one of: {allowed}", None)
+            yield pod.problem(ID, where[0], index, f"a volume must set one of: {allowed}", None)
         for source in sources:
-            yield pod.problem(ID, where, source,
-                              f"volume type {short_repr(source)} is not allowed; allowed: {allowed}",
-                              volume[source])
+            yield pod.problem(
+                ID,
+                where,
+                source,
+                f"volume type {short_repr(source)} is not allowed; allowed: {allowed}",
+                volume[source],
+            )

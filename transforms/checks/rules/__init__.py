@@ -50,11 +50,26 @@ from transforms.checks.rules._spec import Spec
 __all__ = ("RULES", "Spec", "rule")
 
 #: Every reference rule, in the order it runs.
-RULES: tuple[ModuleType, ...] = (containers_required, volume_names, container_names,
-                                 container_images, volume_mounts,
-                                 env_names, requests_limits, volume_sources, mount_paths,
-                                 container_ports, env_sources, probes, resource_names, tolerations,
-                                 labels, hostname, dns_config, pod_timing)
+RULES: tuple[ModuleType, ...] = (
+    containers_required,
+    volume_names,
+    container_names,
+    container_images,
+    volume_mounts,
+    env_names,
+    requests_limits,
+    volume_sources,
+    mount_paths,
+    container_ports,
+    env_sources,
+    probes,
+    resource_names,
+    tolerations,
+    labels,
+    hostname,
+    dns_config,
+    pod_timing,
+)
 
 
 def rule(rule_id: str) -> ModuleType:
@@ -68,5 +83,9 @@ def rule(rule_id: str) -> ModuleType:
     for module in RULES:
         if rule_id == module.ID:
             return module
-    raise ArgumentError(f"no rule {short_repr(rule_id)}; rules are: {', '.join(m.ID for m in RULES)}",
-                        argument="rule_id", factory="rule", value=rule_id)
+    raise ArgumentError(
+        f"no rule {short_repr(rule_id)}; rules are: {', '.join(m.ID for m in RULES)}",
+        argument="rule_id",
+        factory="rule",
+        value=rule_id,
+    )

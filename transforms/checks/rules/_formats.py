@@ -19,8 +19,7 @@ from functools import lru_cache
 
 from combinators.limits import short_repr
 
-__all__ = ("dns_label", "dns_subdomain", "qualified_name", "label_value", "port_name",
-           "env_name")
+__all__ = ("dns_label", "dns_subdomain", "qualified_name", "label_value", "port_name", "env_name")
 
 _LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS_LABEL = re.compile(_LABEL)
@@ -31,12 +30,18 @@ _NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _PORT_NAME = re.compile(r"[-a-z0-9]+")
 _STRICT_ENV_NAME = re.compile(r"[-._a-zA-Z][-._a-zA-Z0-9]*")
 
-_LABEL_TEXT = ("must consist of lower-case letters, digits and '-', and start and end with a "
-               "letter or digit (such as 'my-name' or '123-abc')")
-_SUBDOMAIN_TEXT = ("must consist of lower-case letters, digits, '-' and '.', and start and end "
-                   "with a letter or digit (such as 'example.com')")
-_NAME_PART_TEXT = ("must consist of letters, digits, '-', '_' or '.', and start and end with a "
-                   "letter or digit (such as 'MyName', 'my.name' or '123-abc')")
+_LABEL_TEXT = (
+    "must consist of lower-case letters, digits and '-', and start and end with a "
+    "letter or digit (such as 'my-name' or '123-abc')"
+)
+_SUBDOMAIN_TEXT = (
+    "must consist of lower-case letters, digits, '-' and '.', and start and end "
+    "with a letter or digit (such as 'example.com')"
+)
+_NAME_PART_TEXT = (
+    "must consist of letters, digits, '-', '_' or '.', and start and end with a "
+    "letter or digit (such as 'MyName', 'my.name' or '123-abc')"
+)
 
 
 @lru_cache(maxsize=4096)
@@ -75,8 +80,11 @@ def dns_subdomain(text: str, underscore: bool = False) -> str | None:
         return "must not be empty"
     wrong = ["must be at most 253 characters"] if len(text) > 253 else []
     if not pattern.fullmatch(text):
-        wrong.append(_SUBDOMAIN_TEXT.replace("'-' and '.'", "'-', '_' and '.'")
-                     if underscore else _SUBDOMAIN_TEXT)
+        wrong.append(
+            _SUBDOMAIN_TEXT.replace("'-' and '.'", "'-', '_' and '.'")
+            if underscore
+            else _SUBDOMAIN_TEXT
+        )
     return "; ".join(wrong)
 
 
@@ -98,8 +106,10 @@ def qualified_name(text: str) -> str | None:
     if not slash:
         prefix, name = "", text
     elif "/" in name:
-        return ("must be a name with an optional DNS subdomain prefix and '/' (such as "
-                "'example.com/MyName'), with one '/' at most")
+        return (
+            "must be a name with an optional DNS subdomain prefix and '/' (such as "
+            "'example.com/MyName'), with one '/' at most"
+        )
     wrong = []
     if slash:
         if not prefix:
@@ -125,8 +135,10 @@ def label_value(text: str) -> str | None:
     """
     wrong = ["must be at most 63 characters"] if len(text) > 63 else []
     if text and not _NAME_PART.fullmatch(text):
-        wrong.append("must be empty or consist of letters, digits, '-', '_' or '.', and start "
-                     "and end with a letter or digit (such as 'my_value' or '12345')")
+        wrong.append(
+            "must be empty or consist of letters, digits, '-', '_' or '.', and start "
+            "and end with a letter or digit (such as 'my_value' or '12345')"
+        )
     return "; ".join(wrong) or None
 
 
@@ -172,9 +184,14 @@ def env_name(text: str, relaxed: bool = True) -> str | None:
         if text.isascii() and text.isprintable() and "=" not in text:
             return None
         return "must consist of printable ASCII characters other than '='"
-    wrong = [] if _STRICT_ENV_NAME.fullmatch(text) else [
-        "must consist of letters, digits, '_', '-' or '.', and not start with a digit (such "
-        "as 'my.env-name' or 'MY_ENV.NAME')"]
+    wrong = (
+        []
+        if _STRICT_ENV_NAME.fullmatch(text)
+        else [
+            "must consist of letters, digits, '_', '-' or '.', and not start with a digit (such "
+            "as 'my.env-name' or 'MY_ENV.NAME')"
+        ]
+    )
     if text in (".", ".."):
         wrong.append(f"must not be {short_repr(text)}")
     elif text.startswith(".."):

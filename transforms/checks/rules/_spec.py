@@ -36,12 +36,26 @@ class Spec:
     (True, True)
     """
 
-    __slots__ = ("spec", "trail", "containers", "volume_names", "metadata", "metadata_trail",
-                 "version", "release")
+    __slots__ = (
+        "spec",
+        "trail",
+        "containers",
+        "volume_names",
+        "metadata",
+        "metadata_trail",
+        "version",
+        "release",
+    )
 
-    def __init__(self, spec: dict[str, Any], trail: Trail, *,
-                 metadata: Any = None, metadata_trail: Trail = None,
-                 version: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: dict[str, Any],
+        trail: Trail,
+        *,
+        metadata: Any = None,
+        metadata_trail: Trail = None,
+        version: str | None = None,
+    ) -> None:
         self.spec = spec
         self.trail = trail
         containers: list[tuple[Trail, str, dict[str, Any]]] = []

@@ -33,9 +33,18 @@ def check(pod: Spec, out: list[Raw]) -> None:
         name = container.get("name")
         if type(name) is str:
             if (wrong := dns_label(name)) is not None:
-                out.append((here, "name", f"container name {short_repr(name)} {wrong}", name, "error"))
+                out.append(
+                    (here, "name", f"container name {short_repr(name)} {wrong}", name, "error")
+                )
             if name in seen:
-                out.append((here, "name", f"duplicate container name {short_repr(name)} "
-                            f"(also in {seen[name]})", name, "error"))
+                out.append(
+                    (
+                        here,
+                        "name",
+                        f"duplicate container name {short_repr(name)} (also in {seen[name]})",
+                        name,
+                        "error",
+                    )
+                )
             else:
                 seen[name] = list_name

@@ -30,9 +30,11 @@ from transforms.checks.rules._spec import Spec
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "container-ports"
-DESCRIPTION = ("port names are IANA service names, unique per container; port numbers are "
-               "1-65535; no two containers take one hostPort; with hostNetwork, hostPort is "
-               "containerPort (a containerPort declared twice is a warning)")
+DESCRIPTION = (
+    "port names are IANA service names, unique per container; port numbers are "
+    "1-65535; no two containers take one hostPort; with hostNetwork, hostPort is "
+    "containerPort (a containerPort declared twice is a warning)"
+)
 
 _RANGE = "must be between 1 and 65535, inclusive"
 
@@ -44,13 +46,14 @@ def _number(value: Any) -> int | None:
     range (the schema check's to report)."""
     if type(value) is float and value.is_integer():
         value = int(value)
-    return value if type(value) is int and -2**31 <= value < 2**31 else None
+    return value if type(value) is int and -(2**31) <= value < 2**31 else None
 
 
 def _where(where: Where) -> str:
     list_name, name, index = where
-    container = (f"{list_name}[name={short_repr(name, quoted=False)}]" if type(name) is str
-                 else list_name)
+    container = (
+        f"{list_name}[name={short_repr(name, quoted=False)}]" if type(name) is str else list_name
+    )
     return f"{container}.ports[{index}]"
 
 
@@ -73,20 +76,41 @@ def check(pod: Spec, out: list[Raw]) -> None:
             name = port.get("name")
             if name and type(name) is str:  # an empty name is no name
                 if (wrong := port_name(name)) is not None:
-                    out.append(((ports_trail, index), "name", f"port name {short_repr(name)} {wrong}",
-                                name, "error"))
+                    out.append(
+                        (
+                            (ports_trail, index),
+                            "name",
+                            f"port name {short_repr(name)} {wrong}",
+                            name,
+                            "error",
+                        )
+                    )
                 elif name in names:
-                    out.append(((ports_trail, index), "name", f"port name {short_repr(name)} is already "
-                                f"the name of ports[{names[name]}] of this container", name,
-                                "error"))
+                    out.append(
+                        (
+                            (ports_trail, index),
+                            "name",
+                            f"port name {short_repr(name)} is already "
+                            f"the name of ports[{names[name]}] of this container",
+                            name,
+                            "error",
+                        )
+                    )
                 else:
                     names[name] = index
             number = port.get("containerPort")
             if type(number) is not int or not 0 < number < 65536:
                 number = _number(number)
                 if number is not None and not 0 < number < 65536:
-                    out.append(((ports_trail, index), "containerPort", f"containerPort {_RANGE}; "
-                                f"found {number}", number, "error"))
+                    out.append(
+                        (
+                            (ports_trail, index),
+                            "containerPort",
+                            f"containerPort {_RANGE}; found {number}",
+                            number,
+                            "error",
+                        )
+                    )
                     number = None
             protocol = port.get("protocol") or "TCP"
             host_ip = port.get("hostIP") or ""
@@ -96,24 +120,50 @@ def check(pod: Spec, out: list[Raw]) -> None:
             if host is not None:
                 host = _number(host)
                 if host is not None and host != 0 and not 0 < host < 65536:
-                    out.append(((ports_trail, index), "hostPort", f"hostPort {_RANGE}; found "
-                                f"{host}", host, "error"))
+                    out.append(
+                        (
+                            (ports_trail, index),
+                            "hostPort",
+                            f"hostPort {_RANGE}; found {host}",
+                            host,
+                            "error",
+                        )
+                    )
                     host = None
             if host:
                 where = (list_name, container.get("name"), index)
                 if list_name != "ephemeralContainers":
                     key = (protocol, host_ip, host)
                     if key in taken:
-                        out.append(((ports_trail, index), "hostPort", f"hostPort {host}/"
-                                    f"{protocol} is already taken by {_where(taken[key])}", host,
-                                    "error"))
+                        out.append(
+                            (
+                                (ports_trail, index),
+                                "hostPort",
+                                f"hostPort {host}/"
+                                f"{protocol} is already taken by {_where(taken[key])}",
+                                host,
+                                "error",
+                            )
+                        )
                     else:
                         taken[key] = where
-                if host_network and list_name == "containers" and number is not None \
-                        and host != number:
-                    out.append(((ports_trail, index), "hostPort", f"hostPort must match "
-                                f"containerPort ({number}) when hostNetwork is true; found "
-                                f"{host}", host, "error"))
+                if (
+                    host_network
+                    and list_name == "containers"
+                    and number is not None
+                    and host != number
+                ):
+                    out.append(
+                        (
+                            (ports_trail, index),
+                            "hostPort",
+                            f"hostPort must match "
+                            f"containerPort ({number}) when hostNetwork is true; found "
+                            f"{host}",
+                            host,
+                            "error",
+                        )
+                    )
             else:
                 host = 0
             if number is not None:
@@ -125,8 +175,15 @@ def check(pod: Spec, out: list[Raw]) -> None:
                     _declared(others, where, number, host_ip, host, (ports_trail, index), out)
 
 
-def _declared(others: list[tuple[Where, Any, int]], where: Where, number: int, host_ip: Any,
-              host: int, at: Any, out: list[Raw]) -> None:
+def _declared(
+    others: list[tuple[Where, Any, int]],
+    where: Where,
+    number: int,
+    host_ip: Any,
+    host: int,
+    at: Any,
+    out: list[Raw],
+) -> None:
     """Warn, as the API server does, of a containerPort and protocol declared before."""
     for other, other_ip, other_host in others:
         if host_ip == other_ip and host == other_host:
@@ -137,7 +194,8 @@ def _declared(others: list[tuple[Where, Any, int]], where: Where, number: int, h
             how = "dangerously ambiguous"
         else:
             continue
-        out.append((at, "containerPort", f"{how} port definition with {_where(other)}", number,
-                    "warning"))
+        out.append(
+            (at, "containerPort", f"{how} port definition with {_where(other)}", number, "warning")
+        )
         break
     others.append((where, host_ip, host))

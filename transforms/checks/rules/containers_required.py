@@ -31,6 +31,12 @@ def check(pod: Spec, out: list[Raw]) -> None:
     """Report an empty ``containers`` list (a missing one is the schema check's)."""
     containers = pod.spec.get("containers")
     if type(containers) is list and not containers:
-        out.append((pod.trail, "containers",
-                    "a pod needs at least one container; the list is empty", containers,
-                    "error"))
+        out.append(
+            (
+                pod.trail,
+                "containers",
+                "a pod needs at least one container; the list is empty",
+                containers,
+                "error",
+            )
+        )

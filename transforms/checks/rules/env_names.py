@@ -25,8 +25,10 @@ from transforms.checks.rules._spec import Spec
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "env-names"
-DESCRIPTION = ("an env name is printable ASCII but '=' (older versions: a C identifier, "
-               "more or less), and set once per container (a warning)")
+DESCRIPTION = (
+    "an env name is printable ASCII but '=' (older versions: a C identifier, "
+    "more or less), and set once per container (a warning)"
+)
 
 _NAME = itemgetter("name")
 
@@ -43,8 +45,13 @@ def check(pod: Spec, out: list[Raw]) -> None:
             try:  # the usual case, settled at once: every name set once, and well formed
                 names = list(map(_NAME, env))
                 joined = "".join(names)
-                if len(set(names)) == len(names) and all(names) and "=" not in joined \
-                        and joined.isascii() and joined.isprintable():
+                if (
+                    len(set(names)) == len(names)
+                    and all(names)
+                    and "=" not in joined
+                    and joined.isascii()
+                    and joined.isprintable()
+                ):
                     continue
             except (KeyError, TypeError):  # a var without a name, or no map: look closely
                 pass
@@ -52,10 +59,23 @@ def check(pod: Spec, out: list[Raw]) -> None:
         for index, var in enumerate(env):
             if type(var) is dict and type(name := var.get("name")) is str:
                 if name in seen:
-                    out.append((((here, "env"), index), "name",
-                                f"env {short_repr(name)} is set more than once; the last one wins",
-                                name, "warning"))
+                    out.append(
+                        (
+                            ((here, "env"), index),
+                            "name",
+                            f"env {short_repr(name)} is set more than once; the last one wins",
+                            name,
+                            "warning",
+                        )
+                    )
                 elif (wrong := env_name(name, relaxed)) is not None:
-                    out.append((((here, "env"), index), "name", f"env name {short_repr(name)} {wrong}",
-                                name, "error"))
+                    out.append(
+                        (
+                            ((here, "env"), index),
+                            "name",
+                            f"env name {short_repr(name)} {wrong}",
+                            name,
+                            "error",
+                        )
+                    )
                 seen.add(name)

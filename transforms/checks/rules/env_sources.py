@@ -28,8 +28,10 @@ from transforms.kube.schema import schema_for
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "env-sources"
-DESCRIPTION = ("a valueFrom has one source and no value beside it; an envFrom has one source "
-               "and a prefix that is an env name")
+DESCRIPTION = (
+    "a valueFrom has one source and no value beside it; an envFrom has one source "
+    "and a prefix that is an env name"
+)
 
 
 def check(pod: Spec, out: list[Raw]) -> None:
@@ -44,8 +46,12 @@ def check(pod: Spec, out: list[Raw]) -> None:
             # the usual case, settled at once: each valueFrom alone beside its name, one source
             for var in sourced:
                 source = var.get("valueFrom") if type(var) is dict else None
-                if type(source) is not dict or len(var) != 2 or len(source) != 1 \
-                        or None in source.values():
+                if (
+                    type(source) is not dict
+                    or len(var) != 2
+                    or len(source) != 1
+                    or None in source.values()
+                ):
                     _env(env, (here, "env"), pod.version, out)
                     break
         env_from = container.get("envFrom")
@@ -59,42 +65,83 @@ def _env(env: list[Any], trail: Trail, version: str, out: list[Raw]) -> None:
             _value_from(var, var.get("name"), (trail, index), version, out)
 
 
-def _value_from(var: dict[str, Any], name: Any, at: Trail, version: str,
-                out: list[Raw]) -> None:
+def _value_from(var: dict[str, Any], name: Any, at: Trail, version: str, out: list[Raw]) -> None:
     source = var["valueFrom"]
     if type(source) is not dict:
         return  # null: no valueFrom; anything else is the schema check's
     what = f"env {short_repr(name)}" if type(name) is str else "an env var"
-    found = [key for key in _fields(version, "env")
-             if source.get(key) is not None]
+    found = [key for key in _fields(version, "env") if source.get(key) is not None]
     value = var.get("value")
     if not found:
-        out.append((at, "valueFrom", f"the valueFrom of {what} names no source; it needs one "
-                    f"of: {', '.join(_fields(version, 'env'))}", source, "error"))
+        out.append(
+            (
+                at,
+                "valueFrom",
+                f"the valueFrom of {what} names no source; it needs one "
+                f"of: {', '.join(_fields(version, 'env'))}",
+                source,
+                "error",
+            )
+        )
     elif type(value) is str and value:
-        out.append((at, "value", f"{what} has a value and a valueFrom ({found[0]}); valueFrom "
-                    f"may not be given when value is not empty", value, "error"))
+        out.append(
+            (
+                at,
+                "value",
+                f"{what} has a value and a valueFrom ({found[0]}); valueFrom "
+                f"may not be given when value is not empty",
+                value,
+                "error",
+            )
+        )
     elif len(found) > 1:
-        out.append(((at, "valueFrom"), found[1], f"the valueFrom of {what} has more than one "
-                    f"source: {' and '.join(found)}; it takes one", found, "error"))
+        out.append(
+            (
+                (at, "valueFrom"),
+                found[1],
+                f"the valueFrom of {what} has more than one "
+                f"source: {' and '.join(found)}; it takes one",
+                found,
+                "error",
+            )
+        )
 
 
-def _env_from(env_from: list[Any], trail: Trail, relaxed: bool, version: str,
-              out: list[Raw]) -> None:
+def _env_from(
+    env_from: list[Any], trail: Trail, relaxed: bool, version: str, out: list[Raw]
+) -> None:
     for index, source in enumerate(env_from):
         if type(source) is not dict:
             continue
         at = (trail, index)
         prefix = source.get("prefix")
         if type(prefix) is str and prefix and (wrong := env_name(prefix, relaxed)) is not None:
-            out.append((at, "prefix", f"envFrom prefix {short_repr(prefix)} {wrong}", prefix, "error"))
+            out.append(
+                (at, "prefix", f"envFrom prefix {short_repr(prefix)} {wrong}", prefix, "error")
+            )
         found = [key for key in _fields(version, "envFrom") if source.get(key) is not None]
         if not found:
-            out.append((trail, index, f"an envFrom entry names no source; it needs one of: "
-                        f"{', '.join(_fields(version, 'envFrom'))}", source, "error"))
+            out.append(
+                (
+                    trail,
+                    index,
+                    f"an envFrom entry names no source; it needs one of: "
+                    f"{', '.join(_fields(version, 'envFrom'))}",
+                    source,
+                    "error",
+                )
+            )
         elif len(found) > 1:
-            out.append((at, found[1], f"an envFrom entry has more than one source: "
-                        f"{' and '.join(found)}; it takes one", found, "error"))
+            out.append(
+                (
+                    at,
+                    found[1],
+                    f"an envFrom entry has more than one source: "
+                    f"{' and '.join(found)}; it takes one",
+                    found,
+                    "error",
+                )
+            )
 
 
 @cache

@@ -24,8 +24,10 @@ from transforms.checks.rules._spec import Spec
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "labels"
-DESCRIPTION = ("label, annotation and node selector keys are qualified names; label and node "
-               "selector values are label values; annotations take at most 256 KiB")
+DESCRIPTION = (
+    "label, annotation and node selector keys are qualified names; label and node "
+    "selector values are label values; annotations take at most 256 KiB"
+)
 
 _ANNOTATIONS_BYTES = 256 * 1024
 
@@ -60,9 +62,11 @@ def _labels(labels: dict[Any, Any], trail: Trail, what: str, out: list[Raw]) -> 
 
 def _annotations(annotations: dict[Any, Any], trail: Trail, out: list[Raw]) -> None:
     try:  # the usual case, settled at once: short, and no verdict against a key as written
-        if not any(map(qualified_name, annotations)) \
-                and sum(map(len, annotations)) + sum(map(len, annotations.values())) \
-                <= _ANNOTATIONS_BYTES // 4:  # 4 bytes a character at most
+        if (
+            not any(map(qualified_name, annotations))
+            and sum(map(len, annotations)) + sum(map(len, annotations.values()))
+            <= _ANNOTATIONS_BYTES // 4
+        ):  # 4 bytes a character at most
             return
     except TypeError:  # a key or value that is no string: look closely
         pass
@@ -76,8 +80,16 @@ def _annotations(annotations: dict[Any, Any], trail: Trail, out: list[Raw]) -> N
         if type(value) is str:
             size += _bytes(value)
     if size > _ANNOTATIONS_BYTES:
-        out.append((trail[0], trail[1], f"annotations take {size} bytes; they may take at most "
-                    f"{_ANNOTATIONS_BYTES} (256 KiB)", size, "error"))
+        out.append(
+            (
+                trail[0],
+                trail[1],
+                f"annotations take {size} bytes; they may take at most "
+                f"{_ANNOTATIONS_BYTES} (256 KiB)",
+                size,
+                "error",
+            )
+        )
 
 
 def _bytes(text: str) -> int:

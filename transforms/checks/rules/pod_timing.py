@@ -20,8 +20,10 @@ from transforms.checks.rules._spec import Spec
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "pod-timing"
-DESCRIPTION = ("activeDeadlineSeconds is 1 to 2147483647; a negative "
-               "terminationGracePeriodSeconds is a warning")
+DESCRIPTION = (
+    "activeDeadlineSeconds is 1 to 2147483647; a negative "
+    "terminationGracePeriodSeconds is a warning"
+)
 
 _MAX_INT32 = 2**31 - 1
 
@@ -30,12 +32,28 @@ def check(pod: Spec, out: list[Raw]) -> None:
     """Report an activeDeadlineSeconds out of range; warn of a negative grace period."""
     deadline = pod.spec.get("activeDeadlineSeconds")
     if (type(deadline) is int or type(deadline) is float) and not 1 <= deadline <= _MAX_INT32:
-        out.append((pod.trail, "activeDeadlineSeconds", f"activeDeadlineSeconds must be between "
-                    f"1 and {_MAX_INT32}, inclusive; found {_text(deadline)}", deadline, "error"))
+        out.append(
+            (
+                pod.trail,
+                "activeDeadlineSeconds",
+                f"activeDeadlineSeconds must be between "
+                f"1 and {_MAX_INT32}, inclusive; found {_text(deadline)}",
+                deadline,
+                "error",
+            )
+        )
     grace = pod.spec.get("terminationGracePeriodSeconds")
     if (type(grace) is int or type(grace) is float) and grace < 0:
-        out.append((pod.trail, "terminationGracePeriodSeconds", f"terminationGracePeriodSeconds"
-                    f" must be >= 0; the API server treats {_text(grace)} as 1", grace, "warning"))
+        out.append(
+            (
+                pod.trail,
+                "terminationGracePeriodSeconds",
+                f"terminationGracePeriodSeconds"
+                f" must be >= 0; the API server treats {_text(grace)} as 1",
+                grace,
+                "warning",
+            )
+        )
 
 
 def _text(number: float) -> str:

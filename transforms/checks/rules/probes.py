@@ -28,15 +28,22 @@ from transforms.checks.rules._spec import Spec
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "probes"
-DESCRIPTION = ("a probe or lifecycle hook has one handler; probe counts are not negative; "
-               "successThreshold is 1 for liveness and startup probes; init containers but "
-               "sidecars have neither")
+DESCRIPTION = (
+    "a probe or lifecycle hook has one handler; probe counts are not negative; "
+    "successThreshold is 1 for liveness and startup probes; init containers but "
+    "sidecars have neither"
+)
 
 _PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 _PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
 _HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
-_COUNTS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold",
-           "failureThreshold")
+_COUNTS = (
+    "initialDelaySeconds",
+    "timeoutSeconds",
+    "periodSeconds",
+    "successThreshold",
+    "failureThreshold",
+)
 _DEFAULT_GRACE = 30  # the API server's default terminationGracePeriodSeconds
 
 
@@ -56,16 +63,32 @@ def check(pod: Spec, out: list[Raw]) -> None:
             if probe is None:
                 continue
             if init:
-                out.append((here, field, f"an init container has no {field} unless it is a "
-                            f"sidecar (restartPolicy: Always)", probe, "error"))
+                out.append(
+                    (
+                        here,
+                        field,
+                        f"an init container has no {field} unless it is a "
+                        f"sidecar (restartPolicy: Always)",
+                        probe,
+                        "error",
+                    )
+                )
             elif type(probe) is dict:
                 _probe(probe, field, (here, field), out)
         lifecycle = container.get("lifecycle")
         if lifecycle is None:
             continue
         if init:
-            out.append((here, "lifecycle", "an init container has no lifecycle unless it is a "
-                        "sidecar (restartPolicy: Always)", lifecycle, "error"))
+            out.append(
+                (
+                    here,
+                    "lifecycle",
+                    "an init container has no lifecycle unless it is a "
+                    "sidecar (restartPolicy: Always)",
+                    lifecycle,
+                    "error",
+                )
+            )
         elif type(lifecycle) is dict:
             for hook in ("postStart", "preStop"):
                 handler = lifecycle.get(hook)
@@ -76,17 +99,32 @@ def check(pod: Spec, out: list[Raw]) -> None:
                     _hook(handler, hook, ((here, "lifecycle"), hook), grace, pod.release, out)
 
 
-def _handlers(handler: dict[str, Any], names: tuple[str, ...], what: str, trail: Trail,
-              out: list[Raw]) -> None:
+def _handlers(
+    handler: dict[str, Any], names: tuple[str, ...], what: str, trail: Trail, out: list[Raw]
+) -> None:
     found = [name for name in names if handler.get(name) is not None]
     if not found:
-        out.append((trail[0], trail[1], f"{what} needs a handler, one of: {', '.join(names)}",
-                    handler, "error"))
+        out.append(
+            (
+                trail[0],
+                trail[1],
+                f"{what} needs a handler, one of: {', '.join(names)}",
+                handler,
+                "error",
+            )
+        )
         return
     if len(found) > 1:
         kind = "a probe" if names is _PROBE_HANDLERS else "a lifecycle hook"
-        out.append((trail, found[1], f"{what} has more than one handler: "
-                    f"{' and '.join(found)}; {kind} takes one", found, "error"))
+        out.append(
+            (
+                trail,
+                found[1],
+                f"{what} has more than one handler: {' and '.join(found)}; {kind} takes one",
+                found,
+                "error",
+            )
+        )
     for name in found:
         action = handler[name]
         if name in ("httpGet", "tcpSocket", "grpc") and type(action) is dict:
@@ -96,11 +134,25 @@ def _handlers(handler: dict[str, Any], names: tuple[str, ...], what: str, trail:
 def _port(port: Any, trail: Trail, out: list[Raw]) -> None:
     if type(port) is str:
         if (wrong := port_name(port)) is not None:
-            out.append((trail, "port", f"port {short_repr(port)} is no port number, and as a port name "
-                        f"it {wrong}", port, "error"))
+            out.append(
+                (
+                    trail,
+                    "port",
+                    f"port {short_repr(port)} is no port number, and as a port name it {wrong}",
+                    port,
+                    "error",
+                )
+            )
     elif type(port) is int and not 1 <= port <= 65535:
-        out.append((trail, "port", f"port must be between 1 and 65535, inclusive; found {short_repr(port)}",
-                    port, "error"))
+        out.append(
+            (
+                trail,
+                "port",
+                f"port must be between 1 and 65535, inclusive; found {short_repr(port)}",
+                port,
+                "error",
+            )
+        )
 
 
 def _probe(probe: dict[str, Any], field: str, trail: Trail, out: list[Raw]) -> None:
@@ -108,31 +160,73 @@ def _probe(probe: dict[str, Any], field: str, trail: Trail, out: list[Raw]) -> N
     for count in _COUNTS:
         value = probe.get(count)
         if _number(value) and value < 0:
-            out.append((trail, count, f"{count} must not be negative; found {short_repr(value)}", value,
-                        "error"))
+            out.append(
+                (
+                    trail,
+                    count,
+                    f"{count} must not be negative; found {short_repr(value)}",
+                    value,
+                    "error",
+                )
+            )
     success = probe.get("successThreshold")
     # 0 is unset: the API server makes it 1
     if field != "readinessProbe" and _number(success) and success > 1:
-        out.append((trail, "successThreshold", f"successThreshold of a {field} must be 1; "
-                    f"found {short_repr(success)}", success, "error"))
+        out.append(
+            (
+                trail,
+                "successThreshold",
+                f"successThreshold of a {field} must be 1; found {short_repr(success)}",
+                success,
+                "error",
+            )
+        )
     grace = probe.get("terminationGracePeriodSeconds")
     if grace is not None:
         if field == "readinessProbe":
-            out.append((trail, "terminationGracePeriodSeconds", "a readinessProbe has no "
-                        "terminationGracePeriodSeconds", grace, "error"))
+            out.append(
+                (
+                    trail,
+                    "terminationGracePeriodSeconds",
+                    "a readinessProbe has no terminationGracePeriodSeconds",
+                    grace,
+                    "error",
+                )
+            )
         elif _number(grace) and grace <= 0:
-            out.append((trail, "terminationGracePeriodSeconds", f"terminationGracePeriodSeconds"
-                        f" of a probe must be greater than 0; found {short_repr(grace)}", grace, "error"))
+            out.append(
+                (
+                    trail,
+                    "terminationGracePeriodSeconds",
+                    f"terminationGracePeriodSeconds"
+                    f" of a probe must be greater than 0; found {short_repr(grace)}",
+                    grace,
+                    "error",
+                )
+            )
 
 
-def _hook(handler: dict[str, Any], hook: str, trail: Trail, grace: Any,
-          release: tuple[int, ...], out: list[Raw]) -> None:
+def _hook(
+    handler: dict[str, Any],
+    hook: str,
+    trail: Trail,
+    grace: Any,
+    release: tuple[int, ...],
+    out: list[Raw],
+) -> None:
     _handlers(handler, _HOOK_HANDLERS, hook, trail, out)
     sleep = handler.get("sleep")
     if type(sleep) is dict and _number(seconds := sleep.get("seconds")):
         # a zero sleep is allowed since Kubernetes 1.33
         least = 0 if release >= (1, 33) else 1
         if seconds < least or seconds > grace:
-            out.append(((trail, "sleep"), "seconds", f"sleep seconds must be at least {least} "
-                        f"and at most terminationGracePeriodSeconds ({short_repr(grace)}); found {short_repr(seconds)}",
-                        seconds, "error"))
+            out.append(
+                (
+                    (trail, "sleep"),
+                    "seconds",
+                    f"sleep seconds must be at least {least} "
+                    f"and at most terminationGracePeriodSeconds ({short_repr(grace)}); found {short_repr(seconds)}",
+                    seconds,
+                    "error",
+                )
+            )

@@ -37,8 +37,10 @@ from transforms.kube.quantity import QuantityRangeError, quantity_value
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "requests-within-limits"
-DESCRIPTION = ("no resource request exceeds its limit; extended resources and huge pages: "
-               "the request equals the limit, in whole units for extended resources")
+DESCRIPTION = (
+    "no resource request exceeds its limit; extended resources and huge pages: "
+    "the request equals the limit, in whole units for extended resources"
+)
 
 
 def check(pod: Spec, out: list[Raw]) -> None:
@@ -72,10 +74,17 @@ def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> No
         fixed = _fixed(resource) if special else ""
         if limit_text is _NONE:
             if fixed:
-                out.append(((here, "requests"), resource,
-                            f"request {_shown(request)} for {_shown(resource)} needs a limit, "
-                            f"equal to it ({fixed} "
-                            f"cannot be overcommitted)", request, "error"))
+                out.append(
+                    (
+                        (here, "requests"),
+                        resource,
+                        f"request {_shown(request)} for {_shown(resource)} needs a limit, "
+                        f"equal to it ({fixed} "
+                        f"cannot be overcommitted)",
+                        request,
+                        "error",
+                    )
+                )
             continue
         try:
             order = _order(request, limit_text)
@@ -84,14 +93,27 @@ def _within_limits(resources: dict[str, Any], here: Trail, out: list[Raw]) -> No
         if order is None:
             continue
         if fixed and order != 0:
-            out.append(((here, "requests"), resource,
-                        f"request {_shown(request)} for {_shown(resource)} must equal its "
-                        f"limit {_shown(limit_text)} ({fixed} cannot be overcommitted)", request, "error"))
+            out.append(
+                (
+                    (here, "requests"),
+                    resource,
+                    f"request {_shown(request)} for {_shown(resource)} must equal its "
+                    f"limit {_shown(limit_text)} ({fixed} cannot be overcommitted)",
+                    request,
+                    "error",
+                )
+            )
         elif order > 0:
-            out.append(((here, "requests"), resource,
-                        f"request {_shown(request)} for {_shown(resource)} exceeds its limit "
-                        f"{_shown(limit_text)}",
-                        request, "error"))
+            out.append(
+                (
+                    (here, "requests"),
+                    resource,
+                    f"request {_shown(request)} for {_shown(resource)} exceeds its limit "
+                    f"{_shown(limit_text)}",
+                    request,
+                    "error",
+                )
+            )
 
 
 _NONE: Any = object()  # no limit for the resource
@@ -121,15 +143,22 @@ def _fixed(resource: Any) -> str:
         return ""
     if resource.startswith("hugepages-"):
         return "huge pages"
-    if "/" in resource and "kubernetes.io/" not in resource and not resource.startswith("requests."):
+    if (
+        "/" in resource
+        and "kubernetes.io/" not in resource
+        and not resource.startswith("requests.")
+    ):
         return "an extended resource"
     return ""
 
 
 def _whole(resource: Any, value: Any, here: Trail, out: list[Raw]) -> bool:
     """Report an extended resource's quantity that is no whole number; whether it did."""
-    if type(value) is int or (type(value) is str and value.isdigit()) \
-            or _fixed(resource) != "an extended resource":
+    if (
+        type(value) is int
+        or (type(value) is str and value.isdigit())
+        or _fixed(resource) != "an extended resource"
+    ):
         return False  # a whole number as written: the usual case, settled without a parse
     try:
         amount = quantity_value(value)
@@ -137,9 +166,17 @@ def _whole(resource: Any, value: Any, here: Trail, out: list[Raw]) -> bool:
         return False
     if amount is None or amount.denominator == 1:
         return False
-    out.append((here, resource, f"{_shown(value)} of {_shown(resource)} is not a whole number "
-                f"(an extended "
-                f"resource is counted in units)", value, "error"))
+    out.append(
+        (
+            here,
+            resource,
+            f"{_shown(value)} of {_shown(resource)} is not a whole number "
+            f"(an extended "
+            f"resource is counted in units)",
+            value,
+            "error",
+        )
+    )
     return True
 
 

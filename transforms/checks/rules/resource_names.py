@@ -27,8 +27,10 @@ from transforms.kube.quantity import QuantityRangeError, quantity_value
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "resource-names"
-DESCRIPTION = ("requests and limits name standard resources or qualified ones, none negative; "
-               "huge pages go with cpu or memory")
+DESCRIPTION = (
+    "requests and limits name standard resources or qualified ones, none negative; "
+    "huge pages go with cpu or memory"
+)
 
 _STANDARD = frozenset({"cpu", "memory", "ephemeral-storage"})
 
@@ -60,13 +62,28 @@ def _resources(resources: dict[str, Any], trail: Trail, named: bool, out: list[R
                 elif named and (wrong := _name(resource)) is not None:
                     out.append(((trail, which), resource, wrong, resource, "error"))
             # a quantity as text is negative only with a '-': the usual case, settled at once
-            if (type(amount) is str and "-" in amount and _negative(amount)) \
-                    or ((type(amount) is int or type(amount) is float) and amount < 0):
-                out.append(((trail, which), resource, f"{resource} {amount} must not be "
-                            f"negative", amount, "error"))
+            if (type(amount) is str and "-" in amount and _negative(amount)) or (
+                (type(amount) is int or type(amount) is float) and amount < 0
+            ):
+                out.append(
+                    (
+                        (trail, which),
+                        resource,
+                        f"{resource} {amount} must not be negative",
+                        amount,
+                        "error",
+                    )
+                )
     if named and huge_pages and not cpu_or_memory:
-        out.append((trail[0], trail[1], "huge pages need a cpu or memory request or limit "
-                    "beside them", None, "error"))
+        out.append(
+            (
+                trail[0],
+                trail[1],
+                "huge pages need a cpu or memory request or limit beside them",
+                None,
+                "error",
+            )
+        )
 
 
 def _negative(amount: Any) -> bool:
@@ -83,14 +100,18 @@ def _negative(amount: Any) -> bool:
 def _name(resource: str) -> str | None:
     """What keeps ``resource`` from naming a resource of a container (``None``: nothing)."""
     if "/" not in resource:
-        return (f"{short_repr(resource)} is no standard resource of a container (cpu, memory, "
-                f"ephemeral-storage, hugepages-<size>); other resources have a domain, such as "
-                f"nvidia.com/gpu")
+        return (
+            f"{short_repr(resource)} is no standard resource of a container (cpu, memory, "
+            f"ephemeral-storage, hugepages-<size>); other resources have a domain, such as "
+            f"nvidia.com/gpu"
+        )
     if (wrong := qualified_name(resource)) is not None:
         return f"resource name {short_repr(resource)} {wrong}"
     if "kubernetes.io/" not in resource and (
-            resource.startswith("requests.")
-            or qualified_name(f"requests.{resource}") is not None):
-        return (f"resource name {short_repr(resource)} is no extended resource name (a domain outside "
-                f"kubernetes.io, not starting with 'requests.')")
+        resource.startswith("requests.") or qualified_name(f"requests.{resource}") is not None
+    ):
+        return (
+            f"resource name {short_repr(resource)} is no extended resource name (a domain outside "
+            f"kubernetes.io, not starting with 'requests.')"
+        )
     return None

@@ -25,8 +25,10 @@ from transforms.checks.rules._spec import Spec
 __all__ = ("ID", "DESCRIPTION", "check")
 
 ID = "tolerations"
-DESCRIPTION = ("toleration keys are qualified names; no key means operator Exists; Exists has "
-               "no value; tolerationSeconds goes with effect NoExecute")
+DESCRIPTION = (
+    "toleration keys are qualified names; no key means operator Exists; Exists has "
+    "no value; tolerationSeconds goes with effect NoExecute"
+)
 
 
 def check(pod: Spec, out: list[Raw]) -> None:
@@ -61,18 +63,35 @@ def _look(toleration: dict[str, Any]) -> tuple[tuple[str, str, Any], ...]:
         if (wrong := qualified_name(key)) is not None:
             found.append(("key", f"toleration key {short_repr(key)} {wrong}", key))
     elif operator != "Exists":
-        found.append(("operator", f"operator must be Exists when key is empty (a toleration of "
-                      f"every taint); found {short_repr(operator or 'Equal')}", operator))
+        found.append(
+            (
+                "operator",
+                f"operator must be Exists when key is empty (a toleration of "
+                f"every taint); found {short_repr(operator or 'Equal')}",
+                operator,
+            )
+        )
     value = toleration.get("value")
     if value and type(value) is str:  # an empty value goes with either operator
         if operator in (None, "", "Equal") and (wrong := label_value(value)) is not None:
             found.append(("value", f"toleration value {short_repr(value)} {wrong}", value))
         elif operator == "Exists":
-            found.append(("value", f"value must be empty when operator is Exists; found "
-                          f"{short_repr(value)}", value))
+            found.append(
+                (
+                    "value",
+                    f"value must be empty when operator is Exists; found {short_repr(value)}",
+                    value,
+                )
+            )
     if toleration.get("tolerationSeconds") is not None:
         effect = toleration.get("effect")
         if effect != "NoExecute":
-            found.append(("effect", f"effect must be NoExecute when tolerationSeconds is set; "
-                          f"found {repr(effect) if effect else 'none'}", effect))
+            found.append(
+                (
+                    "effect",
+                    f"effect must be NoExecute when tolerationSeconds is set; "
+                    f"found {repr(effect) if effect else 'none'}",
+                    effect,
+                )
+            )
     return tuple(found)

@@ -48,6 +48,12 @@ def check(pod: Spec, out: list[Raw]) -> None:
                     continue
                 if volume not in known:
                     present = short_names(pod.volume_names) or "(none)"
-                    out.append((((here, mounts_field), index), "name",
-                                f"no volume named {short_repr(volume)}; volumes are: {present}",
-                                volume, "error"))
+                    out.append(
+                        (
+                            ((here, mounts_field), index),
+                            "name",
+                            f"no volume named {short_repr(volume)}; volumes are: {present}",
+                            volume,
+                            "error",
+                        )
+                    )

@@ -25,17 +25,32 @@ def check(pod: Spec, out: list[Raw]) -> None:
     volumes = pod.spec.get("volumes")
     names = pod.volume_names
     # the usual case, settled at once: every name unique, and none with a verdict against it
-    if type(volumes) is not list or (len(set(names)) == len(names)
-                                     and not any(map(dns_label, names))):
+    if type(volumes) is not list or (
+        len(set(names)) == len(names) and not any(map(dns_label, names))
+    ):
         return
     volumes_trail = (pod.trail, "volumes")
     seen: set[str] = set()
     for index, volume in enumerate(volumes):
         if type(volume) is dict and type(name := volume.get("name")) is str:
             if name in seen:
-                out.append(((volumes_trail, index), "name", f"duplicate volume name {short_repr(name)}",
-                            name, "error"))
+                out.append(
+                    (
+                        (volumes_trail, index),
+                        "name",
+                        f"duplicate volume name {short_repr(name)}",
+                        name,
+                        "error",
+                    )
+                )
             elif (wrong := dns_label(name)) is not None:
-                out.append(((volumes_trail, index), "name", f"volume name {short_repr(name)} {wrong}",
-                            name, "error"))
+                out.append(
+                    (
+                        (volumes_trail, index),
+                        "name",
+                        f"volume name {short_repr(name)} {wrong}",
+                        name,
+                        "error",
+                    )
+                )
             seen.add(name)

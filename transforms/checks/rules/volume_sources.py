@@ -42,9 +42,15 @@ def check(pod: Spec, out: list[Raw]) -> None:
         if len(found) > 1:
             name = volume.get("name")
             what = f"volume {short_repr(name)}" if type(name) is str else "a volume"
-            out.append((((pod.trail, "volumes"), index), found[1],
-                        f"{what} has more than one source: {' and '.join(found)}; a volume "
-                        f"takes one", found, "error"))
+            out.append(
+                (
+                    ((pod.trail, "volumes"), index),
+                    found[1],
+                    f"{what} has more than one source: {' and '.join(found)}; a volume takes one",
+                    found,
+                    "error",
+                )
+            )
 
 
 @cache

@@ -22,5 +22,20 @@ from transforms.forms.kinds.registry import (
     yaml_kind,
 )
 
-__all__ = ("StepKind", "Steps", "Written", "ANYTHING", "NOTHING", "KINDS", "STEP_KEYS", "OPS",
-           "kind_of", "yaml_kind", "build", "dump", "phrase", "writes", "may_write_macros")
+__all__ = (
+    "StepKind",
+    "Steps",
+    "Written",
+    "ANYTHING",
+    "NOTHING",
+    "KINDS",
+    "STEP_KEYS",
+    "OPS",
+    "kind_of",
+    "yaml_kind",
+    "build",
+    "dump",
+    "phrase",
+    "writes",
+    "may_write_macros",
+)

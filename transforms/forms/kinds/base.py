@@ -27,8 +27,19 @@ from combinators.paths import Match
 from combinators.transform import TransformLike, describe_step
 from transforms.forms.markers import Marker
 
-__all__ = ("StepKind", "Steps", "Catalog", "Written", "ANYTHING", "NOTHING", "strings_in",
-           "union", "flow", "items_text", "no_yaml_form")
+__all__ = (
+    "StepKind",
+    "Steps",
+    "Catalog",
+    "Written",
+    "ANYTHING",
+    "NOTHING",
+    "strings_in",
+    "union",
+    "flow",
+    "items_text",
+    "no_yaml_form",
+)
 
 Catalog = Mapping[str, Callable[..., Any]]
 """Recipe name -> factory, as the ``podfold.recipes`` entry point publishes."""
@@ -126,14 +137,19 @@ def flow(value: Any, width: int = 60) -> str:
     '{gpu: a100}'
     """
     try:
-        text = yaml.safe_dump(copy_plain(value), default_flow_style=True, width=10_000,
-                              allow_unicode=True, sort_keys=False).strip()
+        text = yaml.safe_dump(
+            copy_plain(value),
+            default_flow_style=True,
+            width=10_000,
+            allow_unicode=True,
+            sort_keys=False,
+        ).strip()
     except yaml.YAMLError:
         text = repr(value)
     if text.endswith("\n..."):
         text = text[:-4].strip()
     text = text.removesuffix("...").strip()
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def items_text(count: int) -> str:
@@ -143,5 +159,6 @@ def items_text(count: int) -> str:
 
 def no_yaml_form(step: TransformLike, why: str) -> ArgumentTypeError:
     """The error for a step YAML cannot hold, naming it and saying why."""
-    return ArgumentTypeError(f"{describe_step(step)} cannot be written as YAML: {why}",
-                             argument="transform", value=step)
+    return ArgumentTypeError(
+        f"{describe_step(step)} cannot be written as YAML: {why}", argument="transform", value=step
+    )

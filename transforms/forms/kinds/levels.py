@@ -39,14 +39,22 @@ KEY = "workload_level"
 def _build(value: Any, steps: Steps) -> Transform:
     extra = [key for key in value if key != KEY]
     if extra:
-        raise ArgumentTypeError(f"a {KEY} step takes no {short_names(map(str, extra))} (only "
-                                f"{KEY}: a step map or a list of them)",
-                                argument=str(extra[0]), factory=KEY, value=value[extra[0]])
+        raise ArgumentTypeError(
+            f"a {KEY} step takes no {short_names(map(str, extra))} (only "
+            f"{KEY}: a step map or a list of them)",
+            argument=str(extra[0]),
+            factory=KEY,
+            value=value[extra[0]],
+        )
     inner = value[KEY]
     if not isinstance(inner, (Mapping, list)):
-        raise ArgumentTypeError(f"{KEY} holds a step map ({{op: upsert, path: metadata.labels, "
-                                f"value: ...}}) or a list of them, got {short_repr(inner)}",
-                                argument=KEY, factory=KEY, value=inner)
+        raise ArgumentTypeError(
+            f"{KEY} holds a step map ({{op: upsert, path: metadata.labels, "
+            f"value: ...}}) or a list of them, got {short_repr(inner)}",
+            argument=KEY,
+            factory=KEY,
+            value=inner,
+        )
     return workload_level(steps.build(inner))
 
 
@@ -67,10 +75,21 @@ def _queue_label(key: str) -> Path:
 
 
 WORKLOAD_LEVEL_KIND = StepKind(
-    name=KEY, key=KEY, build=_build, dump=_dump, phrase=_phrase, writes=_writes,
-    examples=(lambda: workload_level(upsert("metadata.labels", {"team": "ml"})),
-              lambda: workload_level(chain(
-                  replace_at(_queue_label("kueue.x-k8s.io/queue-name"), "team-a"),
-                  replace_at(_queue_label("kueue.x-k8s.io/priority-class"), "high")))),
-    factory=workload_level)
+    name=KEY,
+    key=KEY,
+    build=_build,
+    dump=_dump,
+    phrase=_phrase,
+    writes=_writes,
+    examples=(
+        lambda: workload_level(upsert("metadata.labels", {"team": "ml"})),
+        lambda: workload_level(
+            chain(
+                replace_at(_queue_label("kueue.x-k8s.io/queue-name"), "team-a"),
+                replace_at(_queue_label("kueue.x-k8s.io/priority-class"), "high"),
+            )
+        ),
+    ),
+    factory=workload_level,
+)
 """A step on the workload object around the pods (:mod:`transforms.kube.scopes`)."""

@@ -69,8 +69,9 @@ def _recipe_dump(step: Any, steps: Steps) -> Any:
             found[name] = value
     for name, value in found.items():
         if callable(value) or isinstance(value, Transform):
-            raise no_yaml_form(step, f"its argument {short_repr(name)} is a Python function or "
-                                     f"transform")
+            raise no_yaml_form(
+                step, f"its argument {short_repr(name)} is a Python function or transform"
+            )
     return found
 
 
@@ -79,7 +80,8 @@ def _recipe_phrase(step: Any, steps: Steps) -> str:
     summary = (factory.__doc__ or "").strip().splitlines() if factory is not None else []
     # the docstring's ``literal`` as `literal`: what a reader of plain text expects
     return f"recipe {describe_step(step)}" + (
-        f": {summary[0].replace('``', '`')}" if summary else "")
+        f": {summary[0].replace('``', '`')}" if summary else ""
+    )
 
 
 def _named_writes(step: Any, steps: Steps) -> Written:
@@ -89,8 +91,14 @@ def _named_writes(step: Any, steps: Steps) -> Written:
     return steps.writes(body) if callable(body) else ANYTHING
 
 
-RECIPE_KIND = StepKind(name="recipe", key="recipe", build=_recipe_build, dump=_recipe_dump,
-                       phrase=_recipe_phrase, writes=_named_writes)
+RECIPE_KIND = StepKind(
+    name="recipe",
+    key="recipe",
+    build=_recipe_build,
+    dump=_recipe_dump,
+    phrase=_recipe_phrase,
+    writes=_named_writes,
+)
 """A named transform of the catalog: ``{recipe: add_toleration, key: nvidia.com/gpu}``.
 It is recognised by its name, which the catalog lists."""
 
@@ -122,11 +130,18 @@ def _composition_writes(step: Any, steps: Steps) -> Written:
 
 
 COMPOSITION_KIND = StepKind(
-    name="composition", key=None, build=_composition_build, dump=_composition_dump,
-    phrase=_composition_phrase, writes=_composition_writes,
-    examples=(lambda: identity,
-              lambda: chain(upsert("metadata.labels", {"team": "ml"}), remove_at("spec.hostIPC"))),
-    factory=chain)
+    name="composition",
+    key=None,
+    build=_composition_build,
+    dump=_composition_dump,
+    phrase=_composition_phrase,
+    writes=_composition_writes,
+    examples=(
+        lambda: identity,
+        lambda: chain(upsert("metadata.labels", {"team": "ml"}), remove_at("spec.hostIPC")),
+    ),
+    factory=chain,
+)
 """Steps applied in order; YAML writes it as a list of steps (``[]`` is ``identity``)."""
 
 
@@ -149,22 +164,37 @@ def _example_function(pod: Any) -> Any:
     return {**pod, "kind": "Pod"}
 
 
-FUNCTION_KIND = StepKind(name="function", key=None, build=None, dump=_function_dump,
-                         phrase=_function_phrase, writes=_writes_anything,
-                         examples=(lambda: _example_function,))
+FUNCTION_KIND = StepKind(
+    name="function",
+    key=None,
+    build=None,
+    dump=_function_dump,
+    phrase=_function_phrase,
+    writes=_writes_anything,
+    examples=(lambda: _example_function,),
+)
 """A plain function ``pod -> pod``: the caller's code, guarded; no YAML form."""
 
 
 def _other_dump(step: Any, steps: Steps) -> Any:
-    raise no_yaml_form(step, f"{type(step).__name__} is neither a combinator, an overlay, "
-                             f"a patch nor a recipe of the catalog")
+    raise no_yaml_form(
+        step,
+        f"{type(step).__name__} is neither a combinator, an overlay, "
+        f"a patch nor a recipe of the catalog",
+    )
 
 
 def _other_phrase(step: Any, steps: Steps) -> str:
     return describe_step(step)
 
 
-OTHER_KIND = StepKind(name="transform", key=None, build=None, dump=_other_dump,
-                      phrase=_other_phrase, writes=_named_writes)
+OTHER_KIND = StepKind(
+    name="transform",
+    key=None,
+    build=None,
+    dump=_other_dump,
+    phrase=_other_phrase,
+    writes=_named_writes,
+)
 """A :class:`~combinators.Transform` of the caller's, which no kind knows and
 no catalog names."""

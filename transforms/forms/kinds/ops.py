@@ -40,8 +40,9 @@ def _same(arguments: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
-def _build(factory: Callable[..., Any], adapt: Adapt, value: Mapping[str, Any],
-           steps: Steps) -> Transform:
+def _build(
+    factory: Callable[..., Any], adapt: Adapt, value: Mapping[str, Any], steps: Steps
+) -> Transform:
     name = factory.__name__
     params = list(inspect.signature(factory).parameters)
     arguments = {key: item for key, item in value.items() if key != "op"}
@@ -58,8 +59,9 @@ def _build(factory: Callable[..., Any], adapt: Adapt, value: Mapping[str, Any],
     return built
 
 
-def _dump(factory: Callable[..., Any], adapt: Adapt, step: Transform,
-          steps: Steps) -> dict[str, Any]:
+def _dump(
+    factory: Callable[..., Any], adapt: Adapt, step: Transform, steps: Steps
+) -> dict[str, Any]:
     args, kwargs = step.params
     found: dict[str, Any] = {"op": factory.__name__}
     position = 0
@@ -77,24 +79,39 @@ def _dump(factory: Callable[..., Any], adapt: Adapt, step: Transform,
         elif key in _NESTED:
             found[key] = steps.dump(value)
         elif callable(value):
-            raise no_yaml_form(step, f"its {'predicate' if key == 'path' else key} "
-                                     f"is a Python function")
+            raise no_yaml_form(
+                step, f"its {'predicate' if key == 'path' else key} is a Python function"
+            )
     return adapt(found)
 
 
-def _op_kind(factory: Callable[..., Any], phrase: Callable[[Any, Steps], str],
-             writes: Callable[[Any, Steps], Written], *examples: Callable[[], Any],
-             aliases: tuple[str, ...] = (), adapt_in: Adapt = _same, adapt_out: Adapt = _same,
-             yaml: bool = True) -> StepKind:
+def _op_kind(
+    factory: Callable[..., Any],
+    phrase: Callable[[Any, Steps], str],
+    writes: Callable[[Any, Steps], Written],
+    *examples: Callable[[], Any],
+    aliases: tuple[str, ...] = (),
+    adapt_in: Adapt = _same,
+    adapt_out: Adapt = _same,
+    yaml: bool = True,
+) -> StepKind:
     def build(value: Any, steps: Steps) -> Transform:
         return _build(factory, adapt_in, value, steps)
 
     def dump(step: Any, steps: Steps) -> Any:
         return _dump(factory, adapt_out, step, steps)
 
-    return StepKind(name=factory.__name__, key="op", build=build if yaml else None, dump=dump,
-                    phrase=phrase, writes=writes, examples=examples, factory=factory,
-                    aliases=aliases)
+    return StepKind(
+        name=factory.__name__,
+        key="op",
+        build=build if yaml else None,
+        dump=dump,
+        phrase=phrase,
+        writes=writes,
+        examples=examples,
+        factory=factory,
+        aliases=aliases,
+    )
 
 
 # ---------------------------------------------------------------- what each one writes
@@ -153,8 +170,11 @@ def _where(step: Any) -> str:
 
 def _upsert(step: Any, steps: Steps) -> str:
     value = step.params[0][1]
-    return f"merge {flow(value)} into {_where(step)}" if is_map(value) else \
-        f"set {_where(step)} to {flow(value)}"
+    return (
+        f"merge {flow(value)} into {_where(step)}"
+        if is_map(value)
+        else f"set {_where(step)} to {flow(value)}"
+    )
 
 
 def _replace_at(step: Any, steps: Steps) -> str:
@@ -185,23 +205,27 @@ def _append_at(step: Any, steps: Steps) -> str:
 
 
 def _prepend_at(step: Any, steps: Steps) -> str:
-    return (f"put {items_text(len(step.params[0]) - 1)} at the start of {_where(step)}"
-            f"{_unique(step)}")
+    return (
+        f"put {items_text(len(step.params[0]) - 1)} at the start of {_where(step)}{_unique(step)}"
+    )
 
 
 def _insert_at(step: Any, steps: Steps) -> str:
     args, kwargs = step.params
     side = "before" if "before" in kwargs else "after"
-    return (f"insert {items_text(len(args) - 1)} into {_where(step)} {side} {kwargs[side]}"
-            f"{_unique(step)}")
+    return (
+        f"insert {items_text(len(args) - 1)} into {_where(step)} {side} {kwargs[side]}"
+        f"{_unique(step)}"
+    )
 
 
 def _merge_by(step: Any, steps: Steps) -> str:
     args, kwargs = step.params
     key = kwargs.get("key", "name")
     keys = key if isinstance(key, str) else ", ".join(key)
-    return (f"merge {items_text(len(args[1]))} into {_where(step)} by {keys}, "
-            f"appending those not there")
+    return (
+        f"merge {items_text(len(args[1]))} into {_where(step)} by {keys}, appending those not there"
+    )
 
 
 def _for_each(step: Any, steps: Steps) -> str:
@@ -219,8 +243,13 @@ def _when(step: Any, steps: Steps) -> str:
 
 def _expect(step: Any, steps: Steps) -> str:
     count = step.params[1].get("count", 1)
-    wanted = f"at least {count[:-1]}" if isinstance(count, str) else \
-        f"{count}" if isinstance(count, int) else describe_step(count)
+    wanted = (
+        f"at least {count[:-1]}"
+        if isinstance(count, str)
+        else f"{count}"
+        if isinstance(count, int)
+        else describe_step(count)
+    )
     return f"check that {_where(step)} matches {wanted}"
 
 
@@ -230,42 +259,103 @@ def _expect(step: Any, steps: Steps) -> str:
 _C = combinators
 
 OP_KINDS: tuple[StepKind, ...] = (
-    _op_kind(_C.upsert, _upsert, _writes_arguments,
-             lambda: _C.upsert("spec.nodeSelector", {"gpu": "a100"}),
-             lambda: _C.upsert("spec.containers[name=trainer].env[name=RANK]",
-                               {"value": "${replica_id}"})),
-    _op_kind(_C.replace_at, _replace_at, _writes_arguments,
-             lambda: _C.replace_at("spec.tolerations", []), aliases=("replace",)),
-    _op_kind(_C.set_default, _set_default, _writes_arguments,
-             lambda: _C.set_default("spec.restartPolicy", "Never"), aliases=("default",)),
-    _op_kind(_C.update_at, _update_at, _writes_anything,
-             lambda: _C.update_at("spec.containers[0].args", list), yaml=False),
-    _op_kind(_C.remove_at, _remove_at, _writes_nothing,
-             lambda: _C.remove_at("spec.hostIPC"),
-             lambda: _C.remove_at("spec.hostIPC", missing_ok=False), aliases=("remove",)),
-    _op_kind(_C.append_at, _append_at, _writes_arguments,
-             lambda: _C.append_at("spec.tolerations", {"key": "gpu"}, {"key": "b"}, unique=True),
-             aliases=("append",), adapt_in=_items_from_value),
-    _op_kind(_C.prepend_at, _prepend_at, _writes_arguments,
-             lambda: _C.prepend_at("spec.containers[0].args", "-v"),
-             aliases=("prepend",), adapt_in=_items_from_value),
-    _op_kind(_C.insert_at, _insert_at, _writes_arguments,
-             lambda: _C.insert_at("spec.containers", {"name": "s"}, before="name=trainer"),
-             aliases=("insert",), adapt_in=_items_from_value),
-    _op_kind(_C.merge_by, _merge_by, _writes_arguments,
-             lambda: _C.merge_by("spec.containers", [{"name": "trainer", "image": "t:2"}]),
-             lambda: _C.merge_by("spec.containers[0].ports", [{"containerPort": 80,
-                                                                "protocol": "TCP"}],
-                                 key=("containerPort", "protocol")),
-             adapt_in=_key_in, adapt_out=_key_out),
-    _op_kind(_C.for_each, _for_each, _writes_nested,
-             lambda: _C.for_each("spec.containers[*]", _C.set_default("imagePullPolicy",
-                                                                      "Always"))),
-    _op_kind(_C.when, _when, _writes_nested,
-             lambda: _C.when("spec.tolerations", _C.upsert("spec.nodeSelector", {"a": "b"}),
-                             otherwise=chain(_C.remove_at("a"), _C.remove_at("b")))),
-    _op_kind(_C.expect, _expect, _writes_nothing,
-             lambda: _C.expect("spec.containers[name=trainer]"),
-             lambda: _C.expect("spec.containers[*]", "1+")),
+    _op_kind(
+        _C.upsert,
+        _upsert,
+        _writes_arguments,
+        lambda: _C.upsert("spec.nodeSelector", {"gpu": "a100"}),
+        lambda: _C.upsert(
+            "spec.containers[name=trainer].env[name=RANK]", {"value": "${replica_id}"}
+        ),
+    ),
+    _op_kind(
+        _C.replace_at,
+        _replace_at,
+        _writes_arguments,
+        lambda: _C.replace_at("spec.tolerations", []),
+        aliases=("replace",),
+    ),
+    _op_kind(
+        _C.set_default,
+        _set_default,
+        _writes_arguments,
+        lambda: _C.set_default("spec.restartPolicy", "Never"),
+        aliases=("default",),
+    ),
+    _op_kind(
+        _C.update_at,
+        _update_at,
+        _writes_anything,
+        lambda: _C.update_at("spec.containers[0].args", list),
+        yaml=False,
+    ),
+    _op_kind(
+        _C.remove_at,
+        _remove_at,
+        _writes_nothing,
+        lambda: _C.remove_at("spec.hostIPC"),
+        lambda: _C.remove_at("spec.hostIPC", missing_ok=False),
+        aliases=("remove",),
+    ),
+    _op_kind(
+        _C.append_at,
+        _append_at,
+        _writes_arguments,
+        lambda: _C.append_at("spec.tolerations", {"key": "gpu"}, {"key": "b"}, unique=True),
+        aliases=("append",),
+        adapt_in=_items_from_value,
+    ),
+    _op_kind(
+        _C.prepend_at,
+        _prepend_at,
+        _writes_arguments,
+        lambda: _C.prepend_at("spec.containers[0].args", "-v"),
+        aliases=("prepend",),
+        adapt_in=_items_from_value,
+    ),
+    _op_kind(
+        _C.insert_at,
+        _insert_at,
+        _writes_arguments,
+        lambda: _C.insert_at("spec.containers", {"name": "s"}, before="name=trainer"),
+        aliases=("insert",),
+        adapt_in=_items_from_value,
+    ),
+    _op_kind(
+        _C.merge_by,
+        _merge_by,
+        _writes_arguments,
+        lambda: _C.merge_by("spec.containers", [{"name": "trainer", "image": "t:2"}]),
+        lambda: _C.merge_by(
+            "spec.containers[0].ports",
+            [{"containerPort": 80, "protocol": "TCP"}],
+            key=("containerPort", "protocol"),
+        ),
+        adapt_in=_key_in,
+        adapt_out=_key_out,
+    ),
+    _op_kind(
+        _C.for_each,
+        _for_each,
+        _writes_nested,
+        lambda: _C.for_each("spec.containers[*]", _C.set_default("imagePullPolicy", "Always")),
+    ),
+    _op_kind(
+        _C.when,
+        _when,
+        _writes_nested,
+        lambda: _C.when(
+            "spec.tolerations",
+            _C.upsert("spec.nodeSelector", {"a": "b"}),
+            otherwise=chain(_C.remove_at("a"), _C.remove_at("b")),
+        ),
+    ),
+    _op_kind(
+        _C.expect,
+        _expect,
+        _writes_nothing,
+        lambda: _C.expect("spec.containers[name=trainer]"),
+        lambda: _C.expect("spec.containers[*]", "1+"),
+    ),
 )
 """One kind per combinator a step's ``op`` names, in the order the docs list them."""

@@ -26,8 +26,11 @@ __all__ = ("OVERLAY_KIND", "overlay_actions")
 def _build(value: Any, steps: Steps) -> Transform:
     extra = [key for key in value if key != "overlay"]
     if extra:
-        raise ArgumentTypeError(f"an overlay step takes no {short_names(map(str, extra))}",
-                                argument=str(extra[0]), factory="overlay")
+        raise ArgumentTypeError(
+            f"an overlay step takes no {short_names(map(str, extra))}",
+            argument=str(extra[0]),
+            factory="overlay",
+        )
     return overlay(value["overlay"])
 
 
@@ -61,9 +64,11 @@ def overlay_actions(value: Any, where: tuple[str, ...]) -> list[str]:
         return [f"append {items_text(len(value))} to {here}"]
     if not is_map(value):
         return [f"set {here} to {flow(value)}"]
-    if value and all(not isinstance(v, (Marker, tuple, list)) and not is_map(v)
-                     for v in value.values()) and not any(
-                         isinstance(k, str) and k.startswith("__") for k in value):
+    if (
+        value
+        and all(not isinstance(v, (Marker, tuple, list)) and not is_map(v) for v in value.values())
+        and not any(isinstance(k, str) and k.startswith("__") for k in value)
+    ):
         return [f"merge {flow(value)} into {here}"]
     actions: list[str] = []
     for key, item in value.items():
@@ -73,9 +78,11 @@ def overlay_actions(value: Any, where: tuple[str, ...]) -> list[str]:
         elif key.startswith("__del__:"):
             actions.append(f"remove {child}")
         elif key.startswith("__join__:"):
-            on = key[len("__join__:"):].partition(":")[2]
-            actions.append(f"merge {items_text(len(item))} into {child} by {on} "
-                           f"(top-level fields), appending those not there")
+            on = key[len("__join__:") :].partition(":")[2]
+            actions.append(
+                f"merge {items_text(len(item))} into {child} by {on} "
+                f"(top-level fields), appending those not there"
+            )
         else:
             actions.extend(overlay_actions(item, (*where, key)))
     return actions
@@ -101,17 +108,32 @@ def _marker_action(marker: Marker, here: str) -> str:
 def _field(key: str) -> str:
     for prefix in ("__put__:", "__del__:"):
         if key.startswith(prefix):
-            return key[len(prefix):]
+            return key[len(prefix) :]
     if key.startswith("__join__:"):
-        return key[len("__join__:"):].partition(":")[0]
+        return key[len("__join__:") :].partition(":")[0]
     return key
 
 
 OVERLAY_KIND = StepKind(
-    name="overlay", key="overlay", build=_build, dump=_dump, phrase=_phrase, writes=_writes,
-    examples=(lambda: overlay({"spec": {"tolerations": Replace([]), "hostIPC": Remove(),
-                                        "containers": MergeBy([{"name": "t", "image": "x"}]),
-                                        "args": ("--fast",)}}),
-              lambda: overlay({"spec": {"tolerations": AppendUnique([{"key": "gpu"}])}})),
-    factory=overlay)
+    name="overlay",
+    key="overlay",
+    build=_build,
+    dump=_dump,
+    phrase=_phrase,
+    writes=_writes,
+    examples=(
+        lambda: overlay(
+            {
+                "spec": {
+                    "tolerations": Replace([]),
+                    "hostIPC": Remove(),
+                    "containers": MergeBy([{"name": "t", "image": "x"}]),
+                    "args": ("--fast",),
+                }
+            }
+        ),
+        lambda: overlay({"spec": {"tolerations": AppendUnique([{"key": "gpu"}])}}),
+    ),
+    factory=overlay,
+)
 """A partial pod, merged by TorchX's rules."""

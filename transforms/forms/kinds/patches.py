@@ -19,14 +19,24 @@ def _arguments(value: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> 
     extra = [name for name in rest if name not in allowed]
     if extra:
         only = f" (only {', '.join(allowed)})" if allowed else ""
-        raise ArgumentTypeError(f"a {key} step takes no {', '.join(map(str, extra))}{only}",
-                                argument=str(extra[0]), factory=key, value=rest[extra[0]])
+        raise ArgumentTypeError(
+            f"a {key} step takes no {', '.join(map(str, extra))}{only}",
+            argument=str(extra[0]),
+            factory=key,
+            value=rest[extra[0]],
+        )
     return rest
 
 
-def _patch_kind(name: str, key: str, factory: Callable[..., Transform],
-                phrase: Callable[[Any, Steps], str], writes: Callable[[Any], Written],
-                *examples: Callable[[], Transform], options: tuple[str, ...] = ()) -> StepKind:
+def _patch_kind(
+    name: str,
+    key: str,
+    factory: Callable[..., Transform],
+    phrase: Callable[[Any, Steps], str],
+    writes: Callable[[Any], Written],
+    *examples: Callable[[], Transform],
+    options: tuple[str, ...] = (),
+) -> StepKind:
     def build(value: Any, steps: Steps) -> Transform:
         return factory(value[key], **_arguments(value, key, options))
 
@@ -34,9 +44,16 @@ def _patch_kind(name: str, key: str, factory: Callable[..., Transform],
         args, kwargs = step.params
         return {key: args[0], **kwargs}
 
-    return StepKind(name=name, key=key, build=build, dump=dump, phrase=phrase,
-                    writes=lambda step, steps: writes(step.params[0][0]), examples=examples,
-                    factory=factory)
+    return StepKind(
+        name=name,
+        key=key,
+        build=build,
+        dump=dump,
+        phrase=phrase,
+        writes=lambda step, steps: writes(step.params[0][0]),
+        examples=examples,
+        factory=factory,
+    )
 
 
 def _json_patch_phrase(step: Any, steps: Steps) -> str:
@@ -59,14 +76,36 @@ def _strategic_phrase(step: Any, steps: Steps) -> str:
 
 
 PATCH_KINDS: tuple[StepKind, ...] = (
-    _patch_kind("json_patch", "json_patch", json_patch, _json_patch_phrase, _json_patch_writes,
-                lambda: json_patch([{"op": "add", "path": "/spec/hostIPC", "value": True},
-                                    {"op": "remove", "path": "/spec/hostNetwork"}])),
-    _patch_kind("merge_patch", "merge_patch", merge_patch, _merge_patch_phrase, strings_in,
-                lambda: merge_patch({"spec": {"hostIPC": None, "nodeSelector": {"g": "a"}}})),
-    _patch_kind("strategic_merge", "strategic", strategic_merge, _strategic_phrase, strings_in,
-                lambda: strategic_merge({"spec": {"containers": [{"name": "t", "image": "2"}]}}),
-                lambda: strategic_merge({"containers": []}, kind="PodSpec"),
-                options=("kind",)),
+    _patch_kind(
+        "json_patch",
+        "json_patch",
+        json_patch,
+        _json_patch_phrase,
+        _json_patch_writes,
+        lambda: json_patch(
+            [
+                {"op": "add", "path": "/spec/hostIPC", "value": True},
+                {"op": "remove", "path": "/spec/hostNetwork"},
+            ]
+        ),
+    ),
+    _patch_kind(
+        "merge_patch",
+        "merge_patch",
+        merge_patch,
+        _merge_patch_phrase,
+        strings_in,
+        lambda: merge_patch({"spec": {"hostIPC": None, "nodeSelector": {"g": "a"}}}),
+    ),
+    _patch_kind(
+        "strategic_merge",
+        "strategic",
+        strategic_merge,
+        _strategic_phrase,
+        strings_in,
+        lambda: strategic_merge({"spec": {"containers": [{"name": "t", "image": "2"}]}}),
+        lambda: strategic_merge({"containers": []}, kind="PodSpec"),
+        options=("kind",),
+    ),
 )
 """One kind per patch format."""

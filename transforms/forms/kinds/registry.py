@@ -37,23 +37,44 @@ from transforms.forms.kinds.ops import OP_KINDS
 from transforms.forms.kinds.partials import OVERLAY_KIND
 from transforms.forms.kinds.patches import PATCH_KINDS
 
-__all__ = ("KINDS", "STEP_KEYS", "OPS", "kind_of", "yaml_kind", "build", "dump", "phrase",
-           "writes", "may_write_macros")
+__all__ = (
+    "KINDS",
+    "STEP_KEYS",
+    "OPS",
+    "kind_of",
+    "yaml_kind",
+    "build",
+    "dump",
+    "phrase",
+    "writes",
+    "may_write_macros",
+)
 
-KINDS: tuple[StepKind, ...] = (*OP_KINDS, RECIPE_KIND, OVERLAY_KIND, *PATCH_KINDS,
-                               WORKLOAD_LEVEL_KIND, COMPOSITION_KIND, FUNCTION_KIND, OTHER_KIND)
+KINDS: tuple[StepKind, ...] = (
+    *OP_KINDS,
+    RECIPE_KIND,
+    OVERLAY_KIND,
+    *PATCH_KINDS,
+    WORKLOAD_LEVEL_KIND,
+    COMPOSITION_KIND,
+    FUNCTION_KIND,
+    OTHER_KIND,
+)
 """Every step kind, once."""
 
 STEP_KEYS: tuple[str, ...] = tuple(dict.fromkeys(kind.key for kind in KINDS if kind.key))
 """The keys that name a step's kind in a step map, in the order the docs list them."""
 
 _BY_KEY: Mapping[str, StepKind] = MappingProxyType(
-    {kind.key: kind for kind in KINDS if kind.key and kind.key != "op"})
+    {kind.key: kind for kind in KINDS if kind.key and kind.key != "op"}
+)
 _OPS_BY_NAME: Mapping[str, StepKind] = MappingProxyType(
-    {name: kind for kind in KINDS if kind.key == "op" for name in (kind.name, *kind.aliases)})
+    {name: kind for kind in KINDS if kind.key == "op" for name in (kind.name, *kind.aliases)}
+)
 
 OPS: Mapping[str, Any] = MappingProxyType(
-    {kind.name: kind.factory for kind in KINDS if kind.key == "op"})
+    {kind.name: kind.factory for kind in KINDS if kind.key == "op"}
+)
 """The combinators a step's ``op`` names, by name (``update_at`` is not
 reachable from YAML, which holds no functions)."""
 
@@ -84,18 +105,25 @@ def yaml_kind(step: Any) -> StepKind:
     if isinstance(step, list):
         return COMPOSITION_KIND
     if not isinstance(step, Mapping):
-        raise ArgumentTypeError(f"a pipeline step is a map such as {{op: upsert, path: ..., "
-                                f"value: ...}}, got {short_repr(step)}", argument="step",
-                                value=step)
+        raise ArgumentTypeError(
+            f"a pipeline step is a map such as {{op: upsert, path: ..., "
+            f"value: ...}}, got {short_repr(step)}",
+            argument="step",
+            value=step,
+        )
     keys = [key for key in STEP_KEYS if key in step]
     if len(keys) != 1:
-        near = list(dict.fromkeys(c for key in step
-                                  for c in close_matches(str(key), STEP_KEYS, n=1)))
+        near = list(
+            dict.fromkeys(c for key in step for c in close_matches(str(key), STEP_KEYS, n=1))
+        )
         hint = f"; did you mean {', '.join(near)}?" if near and not keys else ""
-        raise ArgumentError(f"a step has exactly one of {', '.join(STEP_KEYS)}; this one has "
-                            f"{', '.join(keys) or 'none'}{hint} "
-                            f"(keys: {short_names(map(str, step))})", argument="step",
-                            value=step)
+        raise ArgumentError(
+            f"a step has exactly one of {', '.join(STEP_KEYS)}; this one has "
+            f"{', '.join(keys) or 'none'}{hint} "
+            f"(keys: {short_names(map(str, step))})",
+            argument="step",
+            value=step,
+        )
     if keys[0] != "op":
         return _BY_KEY[keys[0]]
     name = step["op"]
@@ -103,15 +131,23 @@ def yaml_kind(step: Any) -> StepKind:
     if kind is not None and kind.build is not None:
         return kind
     if kind is not None:
-        raise UnknownNameError(f"op {short_repr(name)} takes a Python function, which YAML "
-                               f"cannot hold; "
-                               f"use replace_at, upsert or a recipe", argument="op", value=name)
+        raise UnknownNameError(
+            f"op {short_repr(name)} takes a Python function, which YAML "
+            f"cannot hold; "
+            f"use replace_at, upsert or a recipe",
+            argument="op",
+            value=name,
+        )
     known = [op for op, kind in _OPS_BY_NAME.items() if kind.build is not None]
     close = tuple(close_matches(str(name), known))
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     ops = ", ".join(kind.name for kind in OP_KINDS if kind.build is not None)
-    raise UnknownNameError(f"unknown op {short_repr(name)}{hint} (ops: {ops})", argument="op",
-                           value=name, near_misses=close)
+    raise UnknownNameError(
+        f"unknown op {short_repr(name)}{hint} (ops: {ops})",
+        argument="op",
+        value=name,
+        near_misses=close,
+    )
 
 
 class _Steps:

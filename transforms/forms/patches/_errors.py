@@ -29,8 +29,15 @@ class InvalidPatchError(ArgumentError):
     whose message names the field).
     """
 
-    def __init__(self, message: str, *, index: int | None = None, argument: str = "patch",
-                 factory: str | None = None, value: Any = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        index: int | None = None,
+        argument: str = "patch",
+        factory: str | None = None,
+        value: Any = None,
+    ) -> None:
         super().__init__(message, argument=argument, factory=factory, value=value)
         self.index = index
 
@@ -42,8 +49,9 @@ class PatchTestFailed(TransformError, AssertionError):
     ``expected`` the value the operation gave and ``found`` what was there.
     """
 
-    def __init__(self, message: str, *, index: int, pointer: str, expected: object,
-                 found: object) -> None:
+    def __init__(
+        self, message: str, *, index: int, pointer: str, expected: object, found: object
+    ) -> None:
         super().__init__(message)
         self.index = index
         self.pointer = pointer

@@ -76,8 +76,11 @@ def _meta(field: Field, schema: Schema, child: str | None) -> FieldMeta:
     defaults: tuple[tuple[str, Any], ...] = ()
     if keys and element is not None:
         fields = schema.types[element].fields
-        defaults = tuple((key, fields[key].default) for key in keys
-                         if key in fields and fields[key].default is not None)
+        defaults = tuple(
+            (key, fields[key].default)
+            for key in keys
+            if key in fields and fields[key].default is not None
+        )
     return FieldMeta(child, "merge" in strategy, "retainKeys" in strategy, keys, defaults)
 
 
@@ -85,14 +88,16 @@ def _meta(field: Field, schema: Schema, child: str | None) -> FieldMeta:
 def _table(version: str) -> _Table:
     schema = schema_for(version)
     # the types with patch metadata at or below them: grown to a fixed point
-    leads: set[str] = {name for name, type_ in schema.types.items()
-                       if any(field.patch_strategy for field in type_.fields.values())}
+    leads: set[str] = {
+        name
+        for name, type_ in schema.types.items()
+        if any(field.patch_strategy for field in type_.fields.values())
+    }
     grown = True
     while grown:
         grown = False
         for name, type_ in schema.types.items():
-            if name not in leads and any(_child(field) in leads
-                                         for field in type_.fields.values()):
+            if name not in leads and any(_child(field) in leads for field in type_.fields.values()):
                 leads.add(name)
                 grown = True
     table: _Table = {}

@@ -34,10 +34,28 @@ from transforms.forms.patches._errors import InvalidPatchError
 from transforms.forms.patches._listkeys import NO_META, FieldMeta, field_meta
 from transforms.kube.workloads import DOCUMENT, WorkloadKind
 
-__all__ = ("PATCH", "RETAIN_KEYS", "SET_ORDER", "DELETE_FROM", "Ctx", "WorkloadType",
-           "check_patch", "clean", "dropped", "element_label", "field_meta_of", "invalid",
-           "json_kind", "key_function", "merge_field", "merge_list", "merge_map",
-           "normalize_order", "value_key", "workload_root")
+__all__ = (
+    "PATCH",
+    "RETAIN_KEYS",
+    "SET_ORDER",
+    "DELETE_FROM",
+    "Ctx",
+    "WorkloadType",
+    "check_patch",
+    "clean",
+    "dropped",
+    "element_label",
+    "field_meta_of",
+    "invalid",
+    "json_kind",
+    "key_function",
+    "merge_field",
+    "merge_list",
+    "merge_map",
+    "normalize_order",
+    "value_key",
+    "workload_root",
+)
 
 PATCH = "$patch"
 RETAIN_KEYS = "$retainKeys"
@@ -63,8 +81,15 @@ def value_key(value: Any) -> Key:
     return ("other", strict_key(value))
 
 
-_PLAIN_KINDS = {dict: "map", list: "list", str: "str", int: "number", float: "number",
-                bool: "bool", type(None): "null"}
+_PLAIN_KINDS = {
+    dict: "map",
+    list: "list",
+    str: "str",
+    int: "number",
+    float: "number",
+    bool: "bool",
+    type(None): "null",
+}
 
 
 def json_kind(value: Any) -> str:
@@ -165,8 +190,11 @@ def clean(value: Any) -> Any:
     {'b': [{'name': 'y'}], 'c': {'d': 1}}
     """
     if is_map(value):
-        return {key: clean(item) for key, item in value.items()
-                if item is not None and not key.startswith("$") and not dropped(item)}
+        return {
+            key: clean(item)
+            for key, item in value.items()
+            if item is not None and not key.startswith("$") and not dropped(item)
+        }
     if is_seq(value):
         return [clean(item) for item in value if not dropped(item)]
     return value
@@ -192,16 +220,17 @@ def merge_map(original: Any, patch: Any, type_name: str | None, where: str, ctx:
     done: set[str] = set()
     for key, order in patch.items():
         if key.startswith(SET_ORDER):
-            field = key[len(SET_ORDER):]
-            result = _set_element_order(result, patch, field, order, type_name,
-                                        f"{where}.{field}", ctx)
+            field = key[len(SET_ORDER) :]
+            result = _set_element_order(
+                result, patch, field, order, type_name, f"{where}.{field}", ctx
+            )
             done.add(field)
     deletions = []
     for key, value in patch.items():
         if key in done or key in (PATCH, RETAIN_KEYS) or key.startswith(SET_ORDER):
             continue
         if key.startswith(DELETE_FROM):
-            deletions.append((key[len(DELETE_FROM):], value))
+            deletions.append((key[len(DELETE_FROM) :], value))
             continue
         result = merge_field(result, key, value, type_name, f"{where}.{key}", ctx)
     # Kubernetes visits a patch's keys in no set order; deleting last makes a scalar that
@@ -217,8 +246,9 @@ def merge_map(original: Any, patch: Any, type_name: str | None, where: str, ctx:
     return result
 
 
-def merge_field(result: Any, key: str, value: Any, type_name: str | None, where: str,
-                 ctx: Ctx) -> Any:
+def merge_field(
+    result: Any, key: str, value: Any, type_name: str | None, where: str, ctx: Ctx
+) -> Any:
     current = result.get(key, MISSING)
     if value is None:
         return result if current is MISSING else delete_key(result, key, ctx.owned)
@@ -230,8 +260,11 @@ def merge_field(result: Any, key: str, value: Any, type_name: str | None, where:
     if is_map(value):
         merged = merge_map(current, value, meta.type, where, ctx)
     elif is_seq(value):
-        merged = (merge_list(current, value, meta, where, ctx) if meta.merge
-                  else _same_or(current, ctx.fresh(value)))
+        merged = (
+            merge_list(current, value, meta, where, ctx)
+            if meta.merge
+            else _same_or(current, ctx.fresh(value))
+        )
     else:
         merged = _same_or(current, value)
     return result if merged is current else set_key(result, key, merged, ctx.owned)
@@ -243,8 +276,7 @@ def _same_or(current: Any, new: Any) -> Any:
 
 def _retain_keys(result: Any, patch: Any, retain: Any, where: str, ctx: Ctx) -> Any:
     if not is_seq(retain):
-        raise invalid(f"$retainKeys at {_at(where)} must be a list, "
-                       f"got {kind_name(retain)}")
+        raise invalid(f"$retainKeys at {_at(where)} must be a list, got {kind_name(retain)}")
     for item in retain:
         if type(item) is not str:  # field names; a list or map here cannot even be compared
             raise invalid(f"$retainKeys at {_at(where)} lists field names, got {kind_name(item)}")
@@ -253,8 +285,10 @@ def _retain_keys(result: Any, patch: Any, retain: Any, where: str, ctx: Ctx) -> 
         if value is None or key.startswith((PATCH, RETAIN_KEYS, SET_ORDER, DELETE_FROM)):
             continue
         if key not in keep:
-            raise invalid(f"{_at(f'{where}.{key}')} is set by the patch but "
-                           f"not listed in $retainKeys ({', '.join(map(str, retain))})")
+            raise invalid(
+                f"{_at(f'{where}.{key}')} is set by the patch but "
+                f"not listed in $retainKeys ({', '.join(map(str, retain))})"
+            )
     if not is_map(result):
         return result
     for key in [key for key in result if key not in keep]:
@@ -274,19 +308,24 @@ def key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
 
     def key_of(item: Any, strict: bool) -> Key:
         if not is_map(item):
-            raise invalid(f"{_at(where)} holds maps merged on "
-                           f"{', '.join(meta.keys)}; got {kind_name(item)}")
+            raise invalid(
+                f"{_at(where)} holds maps merged on {', '.join(meta.keys)}; got {kind_name(item)}"
+            )
         values = []
         for field in meta.keys:
             value = item.get(field, defaults.get(field, MISSING))
             if value is MISSING and strict and field == meta.keys[0]:
-                raise invalid(f"an element of {_at(where)} has no "
-                               f"merge key {short_repr(field)}: {short_repr(copy_plain(item))}")
+                raise invalid(
+                    f"an element of {_at(where)} has no "
+                    f"merge key {short_repr(field)}: {short_repr(copy_plain(item))}"
+                )
             if strict and (is_map(value) or is_seq(value)):
                 # kubectl panics here; a merge key is a string or a number
-                raise invalid(f"an element of {_at(where)} has {kind_name(value)} as its merge "
-                               f"key {short_repr(field)}; merge keys are strings or numbers: "
-                               f"{short_repr(copy_plain(item))}")
+                raise invalid(
+                    f"an element of {_at(where)} has {kind_name(value)} as its merge "
+                    f"key {short_repr(field)}; merge keys are strings or numbers: "
+                    f"{short_repr(copy_plain(item))}"
+                )
             values.append(MISSING if value is MISSING else value_key(value))
         return values[0] if len(values) == 1 else tuple(values)
 
@@ -306,12 +345,12 @@ def key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
 def _element_kind(where: str, *lists: Sequence[Any]) -> str | None:
     kinds = {json_kind(item) for items in lists for item in items}
     if len(kinds) > 1:
-        raise invalid(f"the elements of {_at(where)} are not all of "
-                       f"one kind: {', '.join(sorted(kinds))}")
+        raise invalid(
+            f"the elements of {_at(where)} are not all of one kind: {', '.join(sorted(kinds))}"
+        )
     kind = next(iter(kinds), None)
     if kind == "list":
-        raise invalid(f"{_at(where)} is a list of lists; "
-                       f"strategic merge patch cannot merge those")
+        raise invalid(f"{_at(where)} is a list of lists; strategic merge patch cannot merge those")
     return kind
 
 
@@ -336,8 +375,9 @@ def merge_list(original: Any, patch: Any, meta: FieldMeta, where: str, ctx: Ctx)
     return ctx.seq(ordered)
 
 
-def _special_elements(original: list[Any], patch: Any, key_of: Callable[[Any, bool], Key],
-                      where: str, ctx: Ctx) -> tuple[list[Any], list[Any]]:
+def _special_elements(
+    original: list[Any], patch: Any, key_of: Callable[[Any, bool], Key], where: str, ctx: Ctx
+) -> tuple[list[Any], list[Any]]:
     """Apply ``$patch`` elements: ``delete`` drops by key, ``replace`` drops the rest.
 
     A ``$patch: merge`` element merges like any other; alone, it does nothing.
@@ -362,8 +402,14 @@ def _special_elements(original: list[Any], patch: Any, key_of: Callable[[Any, bo
     return original, plain
 
 
-def _merge_elements(base: list[Any], patch_items: list[Any], key_of: Callable[[Any, bool], Key],
-                    meta: FieldMeta, where: str, ctx: Ctx) -> list[Any]:
+def _merge_elements(
+    base: list[Any],
+    patch_items: list[Any],
+    key_of: Callable[[Any, bool], Key],
+    meta: FieldMeta,
+    where: str,
+    ctx: Ctx,
+) -> list[Any]:
     merged = list(base)
     positions: dict[Key, int] = {}
     for position, item in enumerate(merged):
@@ -375,8 +421,9 @@ def _merge_elements(base: list[Any], patch_items: list[Any], key_of: Callable[[A
             positions[key] = len(merged)
             merged.append(ctx.fresh(item))
         else:
-            merged[index] = merge_map(merged[index], item, meta.type,
-                                       f"{where}[{element_label(item, meta)}]", ctx)
+            merged[index] = merge_map(
+                merged[index], item, meta.type, f"{where}[{element_label(item, meta)}]", ctx
+            )
     return merged
 
 
@@ -400,8 +447,12 @@ def _dedupe_scalars(items: list[Any]) -> list[Any]:
     return kept
 
 
-def normalize_order(merged: list[Any], order: Sequence[Any], server_order: Sequence[Any],
-                     key_of: Callable[[Any, bool], Key]) -> list[Any]:
+def normalize_order(
+    merged: list[Any],
+    order: Sequence[Any],
+    server_order: Sequence[Any],
+    key_of: Callable[[Any, bool], Key],
+) -> list[Any]:
     """Kubernetes' ``normalizeElementOrder``: patch elements in ``order``, server ones woven in.
 
     Elements named in ``order`` come in that order; the others keep their
@@ -411,10 +462,12 @@ def normalize_order(merged: list[Any], order: Sequence[Any], server_order: Seque
     wanted = _first_positions(order, key_of)
     server = _first_positions(server_order, key_of)
     keyed = [(key_of(item, False), item) for item in merged]
-    patch_items = sorted((pair for pair in keyed if pair[0] in wanted),
-                         key=lambda pair: wanted[pair[0]])
-    server_only = sorted((pair for pair in keyed if pair[0] not in wanted),
-                         key=lambda pair: server.get(pair[0], -1))
+    patch_items = sorted(
+        (pair for pair in keyed if pair[0] in wanted), key=lambda pair: wanted[pair[0]]
+    )
+    server_only = sorted(
+        (pair for pair in keyed if pair[0] not in wanted), key=lambda pair: server.get(pair[0], -1)
+    )
     result = []
     i = j = 0
     while i < len(server_only) or j < len(patch_items):
@@ -443,25 +496,29 @@ def _first_positions(items: Sequence[Any], key_of: Callable[[Any, bool], Key]) -
     return positions
 
 
-def _set_element_order(result: Any, patch: Any, field: str, order: Any, type_name: str | None,
-                       where: str, ctx: Ctx) -> Any:
+def _set_element_order(
+    result: Any, patch: Any, field: str, order: Any, type_name: str | None, where: str, ctx: Ctx
+) -> Any:
     """Merge ``field`` and then order it as ``$setElementOrder/<field>`` says."""
     if not is_seq(order):
-        raise invalid(f"$setElementOrder/{_at(field)} must be a list, "
-                       f"got {kind_name(order)}")
+        raise invalid(f"$setElementOrder/{_at(field)} must be a list, got {kind_name(order)}")
     meta = field_meta_of(type_name, field)
     current = result.get(field, MISSING)
     value = patch.get(field, MISSING)
     if current is not MISSING and not is_seq(current):
-        raise invalid(f"$setElementOrder/{_at(field)} orders a list, "
-                       f"but {_at(where)} is {kind_name(current)}")
+        raise invalid(
+            f"$setElementOrder/{_at(field)} orders a list, but {_at(where)} is {kind_name(current)}"
+        )
     if value is not MISSING and not is_seq(value):
-        raise invalid(f"$setElementOrder/{_at(field)} orders a list, "
-                       f"but the patch sets {_at(where)} to {kind_name(value)}")
+        raise invalid(
+            f"$setElementOrder/{_at(field)} orders a list, "
+            f"but the patch sets {_at(where)} to {kind_name(value)}"
+        )
     if current is MISSING and value is MISSING:
         return result
-    kind = _element_kind(where, [] if current is MISSING else current,
-                         [] if value is MISSING else value)
+    kind = _element_kind(
+        where, [] if current is MISSING else current, [] if value is MISSING else value
+    )
     key_of = key_function(meta if kind == "map" else NO_META, where)
     if value is not MISSING:
         _check_order(value, order, key_of, kind, where)
@@ -479,8 +536,9 @@ def _set_element_order(result: Any, patch: Any, field: str, order: Any, type_nam
     return set_key(result, field, ctx.seq(ordered), ctx.owned)
 
 
-def _check_order(value: Any, order: Any, key_of: Callable[[Any, bool], Key], kind: str | None,
-                 where: str) -> None:
+def _check_order(
+    value: Any, order: Any, key_of: Callable[[Any, bool], Key], kind: str | None, where: str
+) -> None:
     """The patch's elements must appear in ``order``, in the same relative order."""
     named = [item for item in value if not (is_map(item) and PATCH in item)]
     position = 0
@@ -490,9 +548,11 @@ def _check_order(value: Any, order: Any, key_of: Callable[[Any, bool], Key], kin
         while position < len(keys) and keys[position] != key:
             position += 1
         if position == len(keys):
-            raise invalid(f"the patch's elements of {_at(where)} are not "
-                           f"in $setElementOrder/{_at(where.rsplit('.', 1)[-1])} or not "
-                           f"in its order")
+            raise invalid(
+                f"the patch's elements of {_at(where)} are not "
+                f"in $setElementOrder/{_at(where.rsplit('.', 1)[-1])} or not "
+                f"in its order"
+            )
         position += 1
 
 
@@ -504,15 +564,19 @@ def check_patch(patch: Any, type_name: str | None, where: str) -> None:
         if not isinstance(key, str):
             raise invalid(f"{_at(where)} has a non-string key {short_repr(key)}")
         if key == PATCH and value not in _DIRECTIVE_VALUES:
-            raise invalid(f"{_at(where)} has '$patch: {short_repr(value, 60, quoted=False)}'; "
-                           f"directives are: {', '.join(_DIRECTIVE_VALUES)}")
+            raise invalid(
+                f"{_at(where)} has '$patch: {short_repr(value, 60, quoted=False)}'; "
+                f"directives are: {', '.join(_DIRECTIVE_VALUES)}"
+            )
         if key == RETAIN_KEYS or key.startswith((SET_ORDER, DELETE_FROM)):
             if not is_seq(value):
-                raise invalid(f"{_at(f'{where}.{key}')} must be a list, "
-                               f"got {kind_name(value)}")
+                raise invalid(f"{_at(f'{where}.{key}')} must be a list, got {kind_name(value)}")
             if key.startswith(SET_ORDER):
-                _check_order_items(value, field_meta_of(type_name, key[len(SET_ORDER):]),
-                                   f"{where}.{key[len(SET_ORDER):]}")
+                _check_order_items(
+                    value,
+                    field_meta_of(type_name, key[len(SET_ORDER) :]),
+                    f"{where}.{key[len(SET_ORDER) :]}",
+                )
             continue
         if key.startswith("$") and key != PATCH:
             raise invalid(f"unknown directive {short_repr(key)} at {_at(where)}")
@@ -544,5 +608,3 @@ def _check_elements(items: Any, meta: FieldMeta, where: str) -> None:
         if key_of is not None and directive != "replace" and not bare_merge:
             key_of(item, True)
         check_patch(item, meta.type, f"{where}[{element_label(item, meta)}]")
-
-

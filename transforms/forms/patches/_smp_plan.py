@@ -80,8 +80,9 @@ class _Field:
         self.where = where
 
     def merge(self, result: Any, persistent: bool, owned: Owned) -> Any:
-        return merge_field(result, self.key, self.value, self.type_name, self.where,
-                           Ctx(persistent, owned))
+        return merge_field(
+            result, self.key, self.value, self.type_name, self.where, Ctx(persistent, owned)
+        )
 
 
 class _Scalars:
@@ -97,8 +98,9 @@ class _Scalars:
         return _set_scalars(result, self.items, owned)
 
 
-def _set_scalars(mapping: dict[str, Any], items: tuple[tuple[str, Any], ...],
-                 owned: Owned) -> dict[str, Any]:
+def _set_scalars(
+    mapping: dict[str, Any], items: tuple[tuple[str, Any], ...], owned: Owned
+) -> dict[str, Any]:
     """``mapping`` with each item's scalar set, or its key deleted for a null (a writable
     copy, made once, where anything changes; ``mapping`` itself where nothing does)."""
     new = mapping
@@ -199,16 +201,28 @@ class _MergeList(_Field):
 
     __slots__ = ("field", "keys", "merges", "copies", "template", "single")
 
-    def __init__(self, key: str, value: Any, type_name: str | None, where: str,
-                 field: str, element_type: str | None, labels: list[str]) -> None:
+    def __init__(
+        self,
+        key: str,
+        value: Any,
+        type_name: str | None,
+        where: str,
+        field: str,
+        element_type: str | None,
+        labels: list[str],
+    ) -> None:
         super().__init__(key, value, type_name, where)
         self.field = field
         self.keys = tuple(item[field] for item in value)
         # the key itself is left out: the element found has it already (a string, checked)
         self.merges: tuple[Merge, ...] = tuple(
-            _fields({name: item for name, item in item.items() if name != field},
-                    element_type, f"{where}[{label}]")
-            for item, label in zip(value, labels, strict=True))
+            _fields(
+                {name: item for name, item in item.items() if name != field},
+                element_type,
+                f"{where}[{label}]",
+            )
+            for item, label in zip(value, labels, strict=True)
+        )
         # each element as it comes in where the pod has none with its key: a fresh copy
         self.copies = tuple(_Fresh(item).plain for item in value)
         self.template = _Fresh(value)
@@ -316,11 +330,10 @@ class _MergeList(_Field):
                     merged.append(current[earlier])
             next_one = max(next_one, found)
             merged.append(merge(current[found], False, owned))
-        merged.extend(element for at, element in enumerate(current)
-                      if at >= next_one and at not in taken)
+        merged.extend(
+            element for at, element in enumerate(current) if at >= next_one and at not in taken
+        )
         return owned.adopt(merged)
-
-
 
 
 class _Fresh:
@@ -343,7 +356,8 @@ class _Fresh:
         # a map or list of scalars: a shallow copy is a whole copy
         flat = type(cleaned) in (dict, list) and all(
             type(item) in _SCALAR_TYPES or item is None
-            for item in (cleaned.values() if type(cleaned) is dict else cleaned))
+            for item in (cleaned.values() if type(cleaned) is dict else cleaned)
+        )
         copy = self._copy = cleaned.copy if flat else functools.partial(copy_plain, cleaned)
         return copy
 
@@ -377,8 +391,12 @@ def _merge_list_field(key: str, value: Any, type_name: str | None, where: str) -
     field = meta.keys[0]
     seen: set[str] = set()
     for item in value:
-        if type(item) is not dict or _directives(item) or type(item.get(field)) is not str \
-                or item[field] in seen:
+        if (
+            type(item) is not dict
+            or _directives(item)
+            or type(item.get(field)) is not str
+            or item[field] in seen
+        ):
             return _Field(key, value, type_name, where)
         seen.add(item[field])
     labels = [element_label(item, meta) for item in value]
@@ -440,8 +458,14 @@ class _Step(PathEdit):
     __slots__ = ("fields", "here", "wrapped", "type_name", "where", "root", "template")
     name = "strategic_merge"
 
-    def __init__(self, parts: tuple[Key, ...], here: dict[str, Any], type_name: str | None,
-                 where: str, root: str) -> None:
+    def __init__(
+        self,
+        parts: tuple[Key, ...],
+        here: dict[str, Any],
+        type_name: str | None,
+        where: str,
+        root: str,
+    ) -> None:
         self.fields = _fields(here, type_name, where)
         self.here = here
         self.type_name = type_name
@@ -472,15 +496,20 @@ class _Step(PathEdit):
     def _apply_slow(self, doc: Any, owned: Owned) -> Any:
         if not self._parts and type(doc) is dict:
             return self.leaf(doc, False, owned)
-        return merge_map(doc, self.wrapped, self.root, str(self.root),
-                         Ctx(persistent_world(doc), owned))
+        return merge_map(
+            doc, self.wrapped, self.root, str(self.root), Ctx(persistent_world(doc), owned)
+        )
 
     def _fusion_ops(self) -> tuple[Op, ...] | None:
         # A run of scalars (no null: that deletes) merges as a fused MERGE does: each
         # key set where it differs, the map (and its parents) made where missing.
         here = self.here
-        if (self._parts and self._compiled is not None and here
-                and all(type(value) in _SCALAR_TYPES for value in here.values())):
+        if (
+            self._parts
+            and self._compiled is not None
+            and here
+            and all(type(value) in _SCALAR_TYPES for value in here.values())
+        ):
             return (Op(MERGE, self._parts, here),)
         return super()._fusion_ops()
 
@@ -490,16 +519,28 @@ def _descends(value: Any) -> bool:
     return type(value) is dict and bool(value) and not _directives(value)
 
 
-def _steps(patch: dict[str, Any], type_name: str | None, where: str, parts: tuple[Key, ...],
-           root: str, steps: list[Transform]) -> None:
+def _steps(
+    patch: dict[str, Any],
+    type_name: str | None,
+    where: str,
+    parts: tuple[Key, ...],
+    root: str,
+    steps: list[Transform],
+) -> None:
     run: dict[str, Any] = {}
     for key, value in patch.items():
         if _descends(value) and len(parts) < MAX_DEPTH - 1:
             if run:
                 steps.append(_Step(parts, run, type_name, where, root))
                 run = {}
-            _steps(value, field_meta_of(type_name, key).type, f"{where}.{key}",
-                   (*parts, Key(key)), root, steps)
+            _steps(
+                value,
+                field_meta_of(type_name, key).type,
+                f"{where}.{key}",
+                (*parts, Key(key)),
+                root,
+                steps,
+            )
         else:
             run[key] = value
     if run:

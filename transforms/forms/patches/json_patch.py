@@ -77,16 +77,22 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
     if pointer == "":
         return ()
     if not pointer.startswith("/"):
-        raise ArgumentError(f"pointer: a JSON Pointer starts with '/', got "
-                            f"{short_repr(pointer)}", argument="pointer", factory="parse_pointer",
-                            value=pointer)
+        raise ArgumentError(
+            f"pointer: a JSON Pointer starts with '/', got {short_repr(pointer)}",
+            argument="pointer",
+            factory="parse_pointer",
+            value=pointer,
+        )
     tokens = pointer[1:].split("/")
     for token in tokens:
         rest = token.replace("~0", "").replace("~1", "")
         if "~" in rest:
-            raise ArgumentError(f"pointer: bad escape in {short_repr(pointer)}: '~' must be "
-                                f"followed by 0 or 1", argument="pointer", factory="parse_pointer",
-                                value=pointer)
+            raise ArgumentError(
+                f"pointer: bad escape in {short_repr(pointer)}: '~' must be followed by 0 or 1",
+                argument="pointer",
+                factory="parse_pointer",
+                value=pointer,
+            )
     return tuple(token.replace("~1", "/").replace("~0", "~") for token in tokens)
 
 
@@ -97,11 +103,17 @@ def json_equal(a: Any, b: Any) -> bool:
     (True, False)
     """
     if is_map(a):
-        return is_map(b) and len(a) == len(b) and all(
-            key in b and json_equal(value, b[key]) for key, value in a.items())
+        return (
+            is_map(b)
+            and len(a) == len(b)
+            and all(key in b and json_equal(value, b[key]) for key, value in a.items())
+        )
     if is_seq(a):
-        return is_seq(b) and len(a) == len(b) and all(
-            json_equal(x, y) for x, y in zip(a, b, strict=True))
+        return (
+            is_seq(b)
+            and len(a) == len(b)
+            and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+        )
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -122,8 +134,7 @@ class _Op:
     def __init__(self, index: int, raw: Any) -> None:
         self.index = index
         if not isinstance(raw, Mapping):
-            raise _invalid(f"op {index}: an operation is a map, "
-                           f"got {kind_name(raw)}", index)
+            raise _invalid(f"op {index}: an operation is a map, got {kind_name(raw)}", index)
         op = raw.get("op", MISSING)
         if not isinstance(op, str) or op not in _FIELDS:
             known = ", ".join(_FIELDS)
@@ -139,24 +150,35 @@ class _Op:
         if "value" in raw:
             problem = value_problem(raw["value"])
             if problem is not None:
-                raise _invalid(f"op {index} ({op}): "
-                               f"{problem_text(problem, 'value', raw['value'])}", index)
+                raise _invalid(
+                    f"op {index} ({op}): {problem_text(problem, 'value', raw['value'])}", index
+                )
         self.value = copy_plain(raw.get("value"))
-        if op == "move" and self.path[:len(self.source)] == self.source \
-                and len(self.path) > len(self.source):
-            raise _invalid(f"op {index} (move {short_repr(self.pointer, quoted=False)}): "
-                           f"cannot move "
-                           f"{short_repr(raw['from'])} into one of its own children", index)
+        if (
+            op == "move"
+            and self.path[: len(self.source)] == self.source
+            and len(self.path) > len(self.source)
+        ):
+            raise _invalid(
+                f"op {index} (move {short_repr(self.pointer, quoted=False)}): "
+                f"cannot move "
+                f"{short_repr(raw['from'])} into one of its own children",
+                index,
+            )
 
     def _parse(self, pointer: Any, field: str) -> tuple[str, ...]:
         if not isinstance(pointer, str):
-            raise _invalid(f"op {self.index} ({self.op}): {field!r} must be "
-                           f"a JSON Pointer string, got {kind_name(pointer)}", self.index)
+            raise _invalid(
+                f"op {self.index} ({self.op}): {field!r} must be "
+                f"a JSON Pointer string, got {kind_name(pointer)}",
+                self.index,
+            )
         try:
             return parse_pointer(pointer)
         except ArgumentError as err:
-            raise _invalid(f"op {self.index} ({self.op}): {field}: {err.message}",
-                           self.index) from None
+            raise _invalid(
+                f"op {self.index} ({self.op}): {field}: {err.message}", self.index
+            ) from None
 
     def label(self) -> str:
         return f"json_patch op {self.index} ({self.op} {short_repr(self.pointer)})"
@@ -168,19 +190,25 @@ def _list_index(op: _Op, tokens: tuple[str, ...], seq: Any, at: int, *, insert: 
     if token == "-":
         if insert:
             return len(seq)
-        raise PathError(f"{op.label()}: '-' names no element{_where(tokens, at)}; the list "
-                        f"has {_elements(len(seq))}")
+        raise PathError(
+            f"{op.label()}: '-' names no element{_where(tokens, at)}; the list "
+            f"has {_elements(len(seq))}"
+        )
     if not token.isdigit() or (token != "0" and token.startswith("0")) or not token.isascii():
-        raise TypeClashError(f"{op.label()}: {short_repr(token)} is not a list index"
-                             f"{_where(tokens, at)}", expected="a list index",
-                             found=short_repr(token))
+        raise TypeClashError(
+            f"{op.label()}: {short_repr(token)} is not a list index{_where(tokens, at)}",
+            expected="a list index",
+            found=short_repr(token),
+        )
     # no list holds 10**18 elements: a longer index is out of range unread (int() of
     # 5,000 digits would raise Python's ValueError)
     index = int(token) if len(token) <= 18 else None
     if index is None or index > len(seq) or (index == len(seq) and not insert):
         shown = index if index is not None else short_repr(token, 40, quoted=False)
-        raise PathError(f"{op.label()}: index {shown} is out of range{_where(tokens, at)}; "
-                        f"the list has {_elements(len(seq))}")
+        raise PathError(
+            f"{op.label()}: index {shown} is out of range{_where(tokens, at)}; "
+            f"the list has {_elements(len(seq))}"
+        )
     return index
 
 
@@ -199,14 +227,21 @@ def _child(op: _Op, tokens: tuple[str, ...], node: Any, at: int) -> Any:
     if is_map(node):
         if token not in node:
             keys = tuple(str(key) for key in node)
-            raise PathError(f"{op.label()}: no key {short_repr(token)}{_where(tokens, at)}",
-                            present=keys, present_label="keys present")
+            raise PathError(
+                f"{op.label()}: no key {short_repr(token)}{_where(tokens, at)}",
+                present=keys,
+                present_label="keys present",
+            )
         return node[token]
     if is_seq(node):
         return node[_list_index(op, tokens, node, at, insert=False)]
-    raise TypeClashError(f"{op.label()}: cannot look up {short_repr(token)} in "
-                         f"{kind_name(node)}"
-                         f"{_where(tokens, at)}", expected="a map or a list", found=kind_name(node))
+    raise TypeClashError(
+        f"{op.label()}: cannot look up {short_repr(token)} in "
+        f"{kind_name(node)}"
+        f"{_where(tokens, at)}",
+        expected="a map or a list",
+        found=kind_name(node),
+    )
 
 
 def _get(op: _Op, doc: Any, tokens: tuple[str, ...]) -> Any:
@@ -216,8 +251,7 @@ def _get(op: _Op, doc: Any, tokens: tuple[str, ...]) -> Any:
     return node
 
 
-def _edit(op: _Op, node: Any, tokens: tuple[str, ...], at: int, value: Any,
-          owned: Owned) -> Any:
+def _edit(op: _Op, node: Any, tokens: tuple[str, ...], at: int, value: Any, owned: Owned) -> Any:
     """``node`` with ``op`` applied at ``tokens[at:]``, copying only along the way."""
     token = tokens[at]
     if at < len(tokens) - 1:
@@ -253,16 +287,23 @@ def _edit(op: _Op, node: Any, tokens: tuple[str, ...], at: int, value: Any,
         if strict_equal(node[index], value):
             return node
         return rebuild_seq(node, {index: value}, (), owned)
-    raise TypeClashError(f"{op.label()}: cannot {op.op} {short_repr(token)} in "
-                         f"{kind_name(node)}"
-                         f"{_where(tokens, at)}", expected="a map or a list", found=kind_name(node))
+    raise TypeClashError(
+        f"{op.label()}: cannot {op.op} {short_repr(token)} in "
+        f"{kind_name(node)}"
+        f"{_where(tokens, at)}",
+        expected="a map or a list",
+        found=kind_name(node),
+    )
 
 
 def _test_failed(op: _Op, found: Any) -> PatchTestFailed:
-    return PatchTestFailed(f"{op.label()}: expected {short_repr(op.value)}, "
-                           f"found {short_repr(found)}",
-                           index=op.index, pointer=op.pointer, expected=op.value,
-                           found=copy_plain(found))
+    return PatchTestFailed(
+        f"{op.label()}: expected {short_repr(op.value)}, found {short_repr(found)}",
+        index=op.index,
+        pointer=op.pointer,
+        expected=op.value,
+        found=copy_plain(found),
+    )
 
 
 def _run(op: _Op, doc: Any, owned: Owned) -> Any:
@@ -419,8 +460,15 @@ class _Replace(_Step):
         if self.position is not None:
             return None
         # a key that must be there, in a map that must be there
-        return (Op(SET, (*self._parts, Key(self.token)), (self.value.plain, self._how()),
-                   exists=len(self._parts), missing=FALL_BACK),)
+        return (
+            Op(
+                SET,
+                (*self._parts, Key(self.token)),
+                (self.value.plain, self._how()),
+                exists=len(self._parts),
+                missing=FALL_BACK,
+            ),
+        )
 
     def leaf(self, old: Any, persistent: bool, owned: Owned) -> Any:
         if type(old) is dict:
@@ -488,8 +536,12 @@ class _Walk(Transform):
         return _run(self.op, doc, owned)
 
 
-_STEPS: dict[str, type[_Step]] = {"add": _Add, "replace": _Replace, "remove": _Remove,
-                                  "test": _Test}
+_STEPS: dict[str, type[_Step]] = {
+    "add": _Add,
+    "replace": _Replace,
+    "remove": _Remove,
+    "test": _Test,
+}
 
 
 def _step(op: _Op, paths: dict[tuple[str, ...], Path]) -> Transform:
@@ -510,9 +562,12 @@ class _JsonPatch(Transform):
 
     def __init__(self, ops: Sequence[Mapping[str, Any]]) -> None:
         if isinstance(ops, (str, bytes)) or not isinstance(ops, Sequence):
-            raise InvalidPatchError(f"ops must be a list of operations, got "
-                                    f"{kind_name(ops)}", argument="ops", factory="json_patch",
-                                    value=ops)
+            raise InvalidPatchError(
+                f"ops must be a list of operations, got {kind_name(ops)}",
+                argument="ops",
+                factory="json_patch",
+                value=ops,
+            )
         self.ops = tuple(_Op(index, raw) for index, raw in enumerate(ops))
         self._init_params([copy_plain(dict(raw)) for raw in ops])
         self._plan: Transform | None = None

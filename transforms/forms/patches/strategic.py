@@ -74,8 +74,11 @@ def _workload_of(patch: Any, kind: str) -> WorkloadKind | None:
     """The workload kind a patch is for, from its own ``kind`` (as kustomize writes
     patches), or ``None`` for a pod-level patch."""
     if kind not in ROOTS:
-        raise invalid(f"unknown kind {short_repr(kind)}; kinds are: {', '.join(ROOTS)} (a workload "
-                       f"patch names its kind in the patch: kind: Deployment)", argument="kind")
+        raise invalid(
+            f"unknown kind {short_repr(kind)}; kinds are: {', '.join(ROOTS)} (a workload "
+            f"patch names its kind in the patch: kind: Deployment)",
+            argument="kind",
+        )
     named = patch.get("kind")
     if kind != "Pod" or named in (None, "Pod", "List") or not isinstance(named, str):
         return None
@@ -86,7 +89,8 @@ def _describe(document: Any) -> str:
     metadata = document.get("metadata")
     name = metadata.get("name") if is_map(metadata) else None
     return short_repr(document.get("kind"), MAX_NAME, quoted=False) + (
-        f" {short_repr(name, MAX_NAME)}" if isinstance(name, str) else "")
+        f" {short_repr(name, MAX_NAME)}" if isinstance(name, str) else ""
+    )
 
 
 class _StrategicMerge(Transform):
@@ -101,8 +105,7 @@ class _StrategicMerge(Transform):
         check_value(patch, argument="patch", factory="strategic_merge")
         self.patch = copy_plain(patch)
         self.workload = _workload_of(self.patch, kind)
-        self.root: str = (ROOTS[kind] if self.workload is None
-                          else workload_root(self.workload))
+        self.root: str = ROOTS[kind] if self.workload is None else workload_root(self.workload)
         check_patch(self.patch, self.root, str(self.root))
         if kind == "Pod":
             self._init_params(self.patch)
@@ -125,9 +128,11 @@ class _StrategicMerge(Transform):
 
     def _check(self, doc: Any) -> None:
         if not is_map(doc):
-            raise TypeClashError(f"strategic_merge: a {self.root} is a map, "
-                                 f"got {kind_name(doc)}", expected="a map",
-                                 found=kind_name(doc))
+            raise TypeClashError(
+                f"strategic_merge: a {self.root} is a map, got {kind_name(doc)}",
+                expected="a map",
+                found=kind_name(doc),
+            )
         if self.workload is None:
             check_pod_document(doc, overlay="strategic_merge")
         else:
@@ -182,8 +187,10 @@ class _StrategicMerge(Transform):
         """
         if self.workload is None:
             return None
-        if not is_map(doc) or workload_kind(doc.get("kind"), doc.get("apiVersion")) \
-                != self.workload:
+        if (
+            not is_map(doc)
+            or workload_kind(doc.get("kind"), doc.get("apiVersion")) != self.workload
+        ):
             return False
         patched = self.patch.get("metadata")
         name = patched.get("name") if is_map(patched) else None
@@ -198,8 +205,10 @@ class _StrategicMerge(Transform):
             raise WorkloadKindError(
                 f"strategic_merge: the patch is for {wanted}, the document is "
                 f"{_describe(doc) if 'kind' in doc else 'a map with no kind'}",
-                kind=str(doc.get("kind")), name=found if isinstance(found, str) else None,
-                overlay="strategic_merge")
+                kind=str(doc.get("kind")),
+                name=found if isinstance(found, str) else None,
+                overlay="strategic_merge",
+            )
 
 
 def strategic_merge(patch: Any, kind: str = "Pod") -> Transform:

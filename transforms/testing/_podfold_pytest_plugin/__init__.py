@@ -59,7 +59,8 @@ def _fail_shadowed(name: str, cause: BaseException | None) -> NoReturn:
         f"move your module into your project's package (e.g. 'myproject/{name}.py', imported "
         f"as 'from myproject import {name}') or rename it."
         + (f"\n(the import failed with: {cause!r})" if cause is not None else ""),
-        pytrace=False)
+        pytrace=False,
+    )
 
 
 def _pods_module() -> ModuleType:
