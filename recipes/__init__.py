@@ -18,7 +18,6 @@ True
 
 from recipes._catalog import catalog
 from recipes._clashes import NameClashError
-from recipes._quantity import parse_quantity
 from recipes._recipe import Recipe
 from recipes._table import markdown_table
 from recipes.accelerators import efa, gpu, mig, rdma, tpu
@@ -68,6 +67,7 @@ from recipes.storage import (
     mount_secret,
     shm_size,
 )
+from transforms.kube.quantity import parse_quantity
 
 __all__ = (
     "catalog",

@@ -37,11 +37,11 @@ from recipes._check import (
     merge_kwargs,
 )
 from recipes._clashes import CONTAINER_LISTS, ContainerNameFree
-from recipes._quantity import check_quantity, parse_quantity
 from recipes._recipe import recipe
 from recipes._requires import Requiring
 from recipes._target import ContainerTarget, on_container
 from recipes.env import ConfigMapKey, EnvValue, FieldRef, SecretKey, env_var
+from transforms.kube.quantity import check_quantity, parse_quantity
 
 __all__ = (
     "add_env",

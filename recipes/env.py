@@ -119,7 +119,7 @@ class ResourceFieldRef:
             if self.container is not None:
                 check_text("container", self.container)
             if self.divisor is not None:
-                from recipes._quantity import check_quantity
+                from transforms.kube.quantity import check_quantity
 
                 check_quantity("divisor", self.divisor, positive=True)
 

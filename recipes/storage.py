@@ -42,10 +42,10 @@ from recipes._check import (
     check_text,
 )
 from recipes._clashes import IDENTITY, MountPathFree, ReleasingVolumes, VolumeFits
-from recipes._quantity import check_quantity
 from recipes._recipe import recipe
 from recipes._requires import Requiring
 from recipes._target import ContainerTarget, check_container, on_container
+from transforms.kube.quantity import check_quantity
 
 __all__ = (
     "shm_size",

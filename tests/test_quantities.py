@@ -211,3 +211,16 @@ def test_quantity_value_agrees_with_exact_arithmetic(
     except QuantityRangeError:
         found = "out of range"
     assert found == _naive(sign, whole, fraction or "", suffix), text
+
+
+def test_one_module_values_quantities_for_recipes_and_checks() -> None:
+    import importlib.util
+
+    from transforms.kube import quantity
+
+    assert recipes.parse_quantity is quantity.parse_quantity
+    assert importlib.util.find_spec("recipes._quantity") is None
+    with pytest.raises(
+        ArgumentError, match=r"^parse_quantity\(\): text: not a Kubernetes quantity"
+    ):
+        quantity.parse_quantity("2 GB")

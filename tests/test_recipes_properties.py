@@ -15,7 +15,7 @@ from kubernetes.utils import parse_quantity as client_parse_quantity
 
 import recipes
 from combinators import ArgumentError
-from recipes._quantity import is_quantity, parse_quantity
+from transforms.kube.quantity import is_quantity, parse_quantity
 
 # 60 examples a law under the suite's ci profile (tests/conftest.py), more under fuzz; set
 # per test, as a profile loaded here would change every later test of the session
