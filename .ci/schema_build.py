@@ -1,6 +1,9 @@
-"""Build the compact pod schema tables in ``transforms/kube/data/`` (run once, commit the output).
+"""Build the compact pod schema tables in ``transforms/kube/data/`` (a maintainer's script).
 
-Run ``python -m transforms.kube.schema_build``. It reads the official Kubernetes
+Run ``python .ci/schema_build.py`` from the checkout's root after changing this
+script or upgrading ``kubernetes-validate``, and commit the tables it writes;
+``tests/test_schema.py`` rebuilds them into a temporary directory and compares
+them byte for byte with the committed ones. It needs no network: it reads the official Kubernetes
 OpenAPI schemas that the ``kubernetes-validate`` package ships (JSON Schema
 2020-12, one directory per Kubernetes version), keeps the types reachable
 from ``io.k8s.api.core.v1.Pod``, ``PodSpec``, ``PodTemplateSpec`` and
@@ -38,7 +41,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ("VERSIONS", "ROOTS", "PROSE_ENUMS", "KEY_DEFAULTS", "shape_of", "build_table", "main")
+__all__ = (
+    "VERSIONS",
+    "ROOTS",
+    "PROSE_ENUMS",
+    "KEY_DEFAULTS",
+    "DATA_DIR",
+    "shape_of",
+    "build_table",
+    "write_tables",
+    "main",
+)
+
+#: Where the runtime package keeps the tables: ``transforms/kube/data`` in this checkout.
+DATA_DIR = Path(__file__).resolve().parents[1] / "transforms" / "kube" / "data"
 
 #: The Kubernetes versions whose tables are built, oldest first.
 VERSIONS: tuple[str, ...] = ("1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
@@ -246,11 +262,15 @@ def _schema_root() -> Path:
     return Path(str(resources.files("kubernetes_validate") / "kubernetes-json-schema"))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write one ``pod-schema-<version>.json.gz`` per version next to this module."""
-    out_dir = Path(__file__).resolve().parent / "data"
-    out_dir.mkdir(exist_ok=True)
+def write_tables(out_dir: Path) -> list[Path]:
+    """Write one ``pod-schema-<version>.json.gz`` per version into ``out_dir``; the files written.
+
+    The bytes depend only on the schemas read: sorted keys, compact JSON, gzip
+    without a timestamp.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
     source = _schema_root()
+    written = []
     for version in VERSIONS:
         table = build_table(version, source / f"v{version}.0-local")
         text = json.dumps(table, sort_keys=True, separators=(",", ":"))
@@ -260,8 +280,19 @@ def main(argv: list[str] | None = None) -> int:
             f"{target.name}: {len(table['types'])} types, "
             f"{len(text)} bytes of JSON, {target.stat().st_size} gzipped"
         )
+        written.append(target)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the tables into the directory given (by default :data:`DATA_DIR`)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1:
+        print("usage: python .ci/schema_build.py [OUT_DIR]", file=sys.stderr)
+        return 2
+    write_tables(Path(args[0]) if args else DATA_DIR)
     return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
