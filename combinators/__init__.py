@@ -20,9 +20,9 @@ True
 # ``import combinators`` loads of the standard library only __future__, itertools and
 # reprlib: typing, re, enum, functools and collections each cost more than this whole
 # package (tests/test_startup.py holds it to that). So annotations are strings, the names
-# they use are imported under ``TYPE_CHECKING = False`` (type checkers take any constant of
-# that name as true), and what needs one of those modules at run time imports it where it
-# is used: the path grammar's regexes compile when the first path is parsed or printed.
+# they use are imported under the one flag ``combinators._typing.TYPE_CHECKING`` (false at
+# run time, true to type checkers), and what needs one of those modules at run time imports
+# it where it is used: the path grammar's regexes compile when the first path is parsed or printed.
 from combinators.control import expect, for_each, when
 from combinators.data import MISSING
 from combinators.errors import (

@@ -24,11 +24,11 @@ methods, and does what :meth:`~combinators.owned.Owned.writable_map` does.
 
 from __future__ import annotations
 
+from combinators._typing import TYPE_CHECKING
 from combinators.data import MISSING, REMOVE
 from combinators.owned import Owned
 from combinators.paths import All, End, Index, Key, Match, Part, Path
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from combinators._typing import TYPE_CHECKING
 from combinators.data import Owned, freeze_value, is_map, is_seq, kind_name
 from combinators.editing import SKIP, PathEdit
 from combinators.errors import (
@@ -30,7 +31,6 @@ from combinators.transform import (
     identity,
 )
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Union

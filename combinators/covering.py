@@ -19,10 +19,10 @@ True
 
 from __future__ import annotations
 
+from combinators._typing import TYPE_CHECKING
 from combinators.data import MISSING, is_map, is_seq
 from combinators.paths import All, Index, Key, Match, Part, Path
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 

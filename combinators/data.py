@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import sys
 
+from combinators._typing import TYPE_CHECKING
 from combinators.errors import NestingError
 from combinators.limits import MAX_DEPTH, short_repr
 from combinators.owned import Owned
 from combinators.paths import Index, Key, Path
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any

@@ -14,6 +14,7 @@ a list), ``SKIP`` leaves the document as it is, ``ERROR`` raises a
 
 from __future__ import annotations
 
+from combinators._typing import TYPE_CHECKING
 from combinators.compiled import FALLBACK, compile_path
 from combinators.data import (
     MISSING,
@@ -42,7 +43,6 @@ from combinators.limits import MAX_DEPTH, short_repr
 from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
 from combinators.transform import Transform
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

@@ -35,9 +35,9 @@ trainer-9 and 9,990 more
 
 from __future__ import annotations
 
+from combinators._typing import TYPE_CHECKING
 from combinators.limits import MAX_LINE, MAX_NAME, MAX_REPR, short_line, short_names, short_repr
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any

@@ -57,12 +57,12 @@ from __future__ import annotations
 
 from itertools import repeat
 
+from combinators._typing import TYPE_CHECKING
 from combinators.compiled import FALLBACK
 from combinators.data import MISSING, REMOVE, copy_plain, strict_equal
 from combinators.owned import Owned
 from combinators.paths import End, Index, Key, Match, Part, Path
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any

@@ -40,7 +40,8 @@ from __future__ import annotations
 import itertools
 import reprlib
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+from combinators._typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any

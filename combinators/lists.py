@@ -7,6 +7,7 @@ list raises a :class:`~combinators.errors.TypeClashError` (also a ``TypeError``)
 
 from __future__ import annotations
 
+from combinators._typing import TYPE_CHECKING
 from combinators.data import (
     MISSING,
     Owned,
@@ -28,7 +29,6 @@ from combinators.paths import Index, Match, Part, Path, PathLike
 from combinators.shape import check_flag, check_value
 from combinators.transform import Transform
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, Union

@@ -28,7 +28,8 @@ one object:
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
+from combinators._typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

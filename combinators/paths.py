@@ -34,10 +34,10 @@ combinators.errors.PathSyntaxError: expected ']' to close the selector at charac
 
 from __future__ import annotations
 
+from combinators._typing import TYPE_CHECKING
 from combinators.errors import ArgumentError, ArgumentTypeError, PathSyntaxError
 from combinators.limits import MAX_DEPTH, short_repr
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any

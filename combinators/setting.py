@@ -6,6 +6,7 @@ returns a :class:`~combinators.transform.Transform`.
 
 from __future__ import annotations
 
+from combinators._typing import TYPE_CHECKING
 from combinators.data import (
     MISSING,
     REMOVE,
@@ -23,7 +24,6 @@ from combinators.paths import Key, PathLike
 from combinators.shape import check_flag, check_value, guarded_copy
 from combinators.transform import Transform, call_foreign, settled
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

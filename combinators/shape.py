@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from itertools import islice
 
+from combinators._typing import TYPE_CHECKING
 from combinators.data import MISSING, is_map, is_persistent, is_seq, strict_equal
 from combinators.errors import ArgumentError, ArgumentTypeError, NestingError
 from combinators.limits import MAX_DEPTH, short_repr
 from combinators.paths import Index, Key, Part, Path
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 

@@ -12,14 +12,9 @@ YAML files, JSON Patch, merge patches, strategic merge patches) becomes a
 {'spec': {'nodeSelector': {'gpu': 'a100'}, 'restartPolicy': 'Never'}}
 """
 
-import sys
+from transforms._lazy import TYPE_CHECKING, lazy_exports
 
-# not typing's: importing typing (and re, enum, ... with it) would cost ``import transforms``
-# more than all the rest; type checkers treat any TYPE_CHECKING as true
-TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on first use
-    from typing import Any
-
     from transforms.analysis.explanation import (
         Change,
         Explanation,
@@ -46,50 +41,35 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each loads on fir
 
 # name -> the module that defines it: ``import transforms`` loads none of them
 _WHERE = {
-    "as_transform": "io.normalize",
-    "load_overlay": "io.loading",
-    "loads_overlay": "io.loading",
-    "dump_overlay": "io.dumping",
-    "overlay": "forms.partial",
-    "Overlay": "forms.partial",
-    "PUT": "forms.partial",
-    "JOIN": "forms.partial",
-    "DEL": "forms.partial",
-    "Append": "forms.markers",
-    "AppendUnique": "forms.markers",
-    "Default": "forms.markers",
-    "MergeBy": "forms.markers",
-    "Prepend": "forms.markers",
-    "Remove": "forms.markers",
-    "Replace": "forms.markers",
-    "build_pipeline": "forms.pipeline",
-    "build_step": "forms.pipeline",
-    "json_patch": "forms.patches",
-    "merge_patch": "forms.patches",
-    "strategic_merge": "forms.patches",
-    "explain": "analysis.explanation",
-    "describe": "analysis.explanation",
-    "changes_between": "analysis.explanation",
-    "Explanation": "analysis.explanation",
-    "Change": "analysis.explanation",
-    "OverlayError": "errors",
-    "UnknownNameError": "errors",
+    "as_transform": "transforms.io.normalize",
+    "load_overlay": "transforms.io.loading",
+    "loads_overlay": "transforms.io.loading",
+    "dump_overlay": "transforms.io.dumping",
+    "overlay": "transforms.forms.partial",
+    "Overlay": "transforms.forms.partial",
+    "PUT": "transforms.forms.partial",
+    "JOIN": "transforms.forms.partial",
+    "DEL": "transforms.forms.partial",
+    "Append": "transforms.forms.markers",
+    "AppendUnique": "transforms.forms.markers",
+    "Default": "transforms.forms.markers",
+    "MergeBy": "transforms.forms.markers",
+    "Prepend": "transforms.forms.markers",
+    "Remove": "transforms.forms.markers",
+    "Replace": "transforms.forms.markers",
+    "build_pipeline": "transforms.forms.pipeline",
+    "build_step": "transforms.forms.pipeline",
+    "json_patch": "transforms.forms.patches",
+    "merge_patch": "transforms.forms.patches",
+    "strategic_merge": "transforms.forms.patches",
+    "explain": "transforms.analysis.explanation",
+    "describe": "transforms.analysis.explanation",
+    "changes_between": "transforms.analysis.explanation",
+    "Explanation": "transforms.analysis.explanation",
+    "Change": "transforms.analysis.explanation",
+    "OverlayError": "transforms.errors",
+    "UnknownNameError": "transforms.errors",
 }
-
-
-def __getattr__(name: str) -> "Any":
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'transforms' has no attribute {name!r}")
-    qualified = f"transforms.{module}"
-    __import__(qualified)  # importlib.import_module, without importing importlib
-    value = getattr(sys.modules[qualified], name)
-    globals()[name] = value  # later look-ups find it directly
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
 
 
 __all__ = (
@@ -122,3 +102,5 @@ __all__ = (
     "OverlayError",
     "UnknownNameError",
 )
+
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

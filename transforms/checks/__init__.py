@@ -11,10 +11,8 @@ that only loads overlays (``podfold apply``, whose loader checks field names)
 imports neither the validation nor the policies.
 """
 
-from transforms._lazy import lazy_exports
+from transforms._lazy import TYPE_CHECKING, lazy_exports
 
-# not typing's: type checkers treat any TYPE_CHECKING as true
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from transforms.checks.fields import (
         UnknownFieldError,
@@ -30,7 +28,7 @@ if TYPE_CHECKING:
 # The package's name "problems" is the function (transforms.checks.validation.problems), as
 # it was when this module imported every name. Importing the module of that name binds the
 # name to it, on the first import only: so the module is imported here, and the binding dropped.
-from transforms.checks import problems as _problems_module  # noqa: E402
+from transforms.checks import problems as _problems_module
 
 del globals()["problems"], _problems_module
 

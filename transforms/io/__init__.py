@@ -5,11 +5,7 @@ Each name is imported from its module when first asked for, so that a
 program that only loads overlays (``podfold apply``) does not import the writer.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from transforms._lazy import lazy_exports
+from transforms._lazy import TYPE_CHECKING, lazy_exports
 
 if TYPE_CHECKING:
     from transforms.io.dumping import dump_overlay
