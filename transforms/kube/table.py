@@ -1,11 +1,13 @@
-"""The kind table: where each workload kind keeps its pods, and its metadata.
+"""The kind table: the registry of workload kind records, and a document's kind in it.
 
 A Deployment's pods are in ``spec.template``, a PyTorchJob's in
 ``spec.pytorchReplicaSpecs.<type>.template``, an AppWrapper holds whole
-workloads that hold templates. :data:`KINDS` says so, one entry per kind
-(a :class:`WorkloadKind`); :func:`workload_kind` finds a document's.
-:mod:`transforms.kube.workloads` finds and overlays the templates, and
-re-exports these names.
+workloads that hold templates. Each kind says so in a record
+(:mod:`transforms.kube.records`); the built-in kinds are records too
+(:mod:`transforms.kube.builtin_kinds`), read into :data:`BUILTIN_KINDS`, a
+:class:`KindRegistry` that is read-only once built. :func:`workload_kind`
+finds a document's record there; :mod:`transforms.kube.workloads` finds and
+overlays the templates, and re-exports these names.
 
 >>> entry = workload_kind("CronJob", "batch/v1")
 >>> [str(location.path) for location in entry.locations], str(entry.metadata)
@@ -16,21 +18,36 @@ re-exports these names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
-from combinators.data import is_map, is_seq
+from combinators.data import is_map
 from combinators.limits import MAX_NAME, short_repr
-from combinators.paths import All, Index, Key, Part, Path, path
+from transforms.kube.builtin_kinds import RECORDS
+from transforms.kube.records import (
+    BY_KEY,
+    DOCUMENT,
+    POD,
+    SPEC,
+    TEMPLATE,
+    Location,
+    WorkloadKind,
+    kind_from_record,
+    reach,
+)
 
 __all__ = (
     "TEMPLATE",
     "POD",
+    "SPEC",
     "DOCUMENT",
     "BY_KEY",
     "Location",
     "WorkloadKind",
+    "KindRegistry",
+    "BUILTIN_KINDS",
+    "WORKLOAD_KINDS",
     "KINDS",
     "KIND_NAMES",
     "workload_kind",
@@ -41,167 +58,125 @@ __all__ = (
 )
 
 
-#: What a location holds: a ``PodTemplateSpec``, a whole ``Pod``, or a whole
-#: object of any kind (a workload wrapped in an AppWrapper, an item of a List).
-TEMPLATE, POD, DOCUMENT = "PodTemplateSpec", "Pod", "document"
-
-#: ``role_field`` of a location whose ``[*]`` runs over a map: the key is the role.
-BY_KEY = "<key>"
+def _specificity(entry: WorkloadKind) -> int:
+    return (entry.group is not None) + (entry.version is not None)
 
 
-@dataclass(frozen=True)
-class Location:
-    """Where a kind keeps templates: a path with at most one ``[*]``, and how to read the role.
+class KindRegistry:
+    """Workload kind records by kind name: an immutable value, built once from records.
 
-    ``[*]`` runs over a list or over a map's values. The role is ``role``
-    (fixed), or the ``[*]`` element's field ``role_field`` (a list of
-    tasks: ``name``), or its key (``role_field=BY_KEY``: a map of replica
-    types). ``holds`` is :data:`TEMPLATE`, :data:`POD` or :data:`DOCUMENT`.
+    :meth:`lookup` finds a document's record: the one of its ``apiVersion``'s
+    group and version, else of its group (any version), else the record
+    without a group, unless its group has records of that kind (none of its
+    version). :meth:`with_kinds` gives a new registry with more records (a
+    record of a kind and group already there replaces it).
+
+    >>> registry = KindRegistry.of([{"kind": "Widget", "pods": [{"path": "spec.template"}]}])
+    >>> registry.lookup("Widget", "example.com/v1").locations[0].path, len(registry)
+    (path('spec.template'), 1)
+    >>> registry.lookup("Service", "v1") is None
+    True
     """
 
-    path: Path
-    holds: str = TEMPLATE
-    role: str | None = None
-    role_field: str | None = None
+    __slots__ = ("kinds", "_by_kind", "_names")
+
+    kinds: tuple[WorkloadKind, ...]
+    _by_kind: Mapping[str, tuple[WorkloadKind, ...]]
+    _names: Mapping[str, str]
+
+    def __init__(self, kinds: Iterable[WorkloadKind]) -> None:
+        # a later record of the same kind, group and version replaces an earlier one
+        unique = {(entry.kind, entry.group, entry.version): entry for entry in kinds}
+        ordered = tuple(unique.values())
+        by_kind: dict[str, list[WorkloadKind]] = {}
+        for entry in ordered:
+            by_kind.setdefault(entry.kind, []).append(entry)
+        object.__setattr__(self, "kinds", ordered)
+        object.__setattr__(
+            self,
+            "_by_kind",
+            MappingProxyType(
+                {
+                    name: tuple(sorted(entries, key=_specificity, reverse=True))
+                    for name, entries in by_kind.items()
+                }
+            ),
+        )
+        object.__setattr__(
+            self,
+            "_names",
+            MappingProxyType(
+                {entry.kind.lower(): entry.kind for entry in ordered if not entry.is_list}
+            ),
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a KindRegistry is read-only: cannot set {name}")
+
+    @classmethod
+    def of(cls, records: Iterable[Mapping[str, Any]]) -> KindRegistry:
+        """A registry of the kinds ``records`` declare (see
+        :func:`~transforms.kube.records.kind_from_record`)."""
+        return cls(kind_from_record(record) for record in records)
+
+    def with_kinds(self, kinds: Iterable[WorkloadKind]) -> KindRegistry:
+        """This registry with ``kinds`` added; the registry itself is left as it is."""
+        return KindRegistry((*self.kinds, *kinds))
+
+    def lookup(self, kind: Any, api_version: Any = None) -> WorkloadKind | None:
+        """The record of a document's ``kind`` and ``apiVersion``, or ``None``."""
+        entries = self._by_kind.get(kind) if isinstance(kind, str) else None
+        if entries is None:
+            return None
+        group = api_group(api_version)
+        grouped = False
+        for entry in entries:
+            if entry.group is None:
+                return None if grouped else entry
+            if entry.group == group:
+                grouped = True
+                if entry.version is None or entry.version == _version(api_version):
+                    return entry
+        return None
+
+    @property
+    def names(self) -> Mapping[str, str]:
+        """The kinds with pods (a List is none), by their lower-case names."""
+        return self._names
+
+    def __iter__(self) -> Iterator[WorkloadKind]:
+        return iter(self.kinds)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KindRegistry) and other.kinds == self.kinds
+
+    def __hash__(self) -> int:
+        return hash(self.kinds)
+
+    def __repr__(self) -> str:
+        return f"KindRegistry(<{len(self.kinds)} kinds>)"
 
 
-_METADATA = path("metadata")
+def _version(api_version: Any) -> str | None:
+    if not isinstance(api_version, str):
+        return None
+    return api_version.rpartition("/")[2]
 
 
-@dataclass(frozen=True)
-class WorkloadKind:
-    """One entry of the table: a kind, where its templates are, and its API group.
+#: The built-in kinds, read from their records (:mod:`transforms.kube.builtin_kinds`).
+BUILTIN_KINDS: KindRegistry = KindRegistry.of(RECORDS)
 
-    ``group`` is set where two projects use one kind name (``Job``:
-    ``batch`` and Volcano's ``batch.volcano.sh``); the entry without a group
-    serves every other group. ``added_volumes`` are the volumes the kind's
-    controller adds to its pods: paths (``[*]`` allowed) in the workload to
-    the names of its volume claim templates (a StatefulSet's
-    ``volumeClaimTemplates``, a LeaderWorkerSet's
-    ``leaderWorkerTemplate.volumeClaimTemplates``, a JobSet's
-    ``volumeClaimPolicies``), each of which becomes a volume of that name, so
-    a mount may name it. A Volcano Job's ``volumes`` are none: Volcano mounts
-    each in every container itself, under a volume name it makes up.
+#: Every built-in kind's record, in order. Adding a kind is one record.
+WORKLOAD_KINDS: tuple[WorkloadKind, ...] = BUILTIN_KINDS.kinds
 
-    ``metadata`` is where the workload keeps the metadata that those who read
-    a workload's labels read (Kueue's queue name): where workload-level steps
-    act (:mod:`transforms.kube.scopes`). It is the object's own ``metadata``
-    by default; a CronJob's ``spec.jobTemplate.metadata``, which its Jobs
-    are made with; inside the template for a Pod and a PodTemplate, whose pods
-    are the workloads. An AppWrapper is the workload of what it wraps (Kueue
-    queues the AppWrapper). ``None``: the kind keeps none, either as a List
-    (each item is a workload of its own) or as a RayCronJob (KubeRay gives the
-    RayJobs it makes none of its labels, and its ``jobTemplate`` holds no
-    metadata): a workload-level step there is refused.
-    """
+KINDS = WORKLOAD_KINDS
+"""The old name of :data:`WORKLOAD_KINDS`, kept for existing callers (the step kinds'
+``KINDS`` is :data:`transforms.forms.kinds.KINDS`, another thing)."""
 
-    kind: str
-    locations: tuple[Location, ...]
-    group: str | None = None
-    added_volumes: tuple[Path, ...] = ()
-    metadata: Path | None = _METADATA
-
-
-def _at(text: str, role: str | None = None, holds: str = TEMPLATE) -> Location:
-    return Location(path(text), holds, role)
-
-
-def _each(text: str, role_field: str | None, holds: str = TEMPLATE) -> Location:
-    return Location(path(text), holds, None, role_field)
-
-
-def _ray(prefix: str) -> tuple[Location, ...]:
-    """A RayCluster spec's templates, wherever the spec is."""
-    return (
-        _at(f"{prefix}.headGroupSpec.template", "head"),
-        _each(f"{prefix}.workerGroupSpecs[*].template", "groupName"),
-    )
-
-
-def _kubeflow(kind: str, field_name: str) -> WorkloadKind:
-    return WorkloadKind(kind, (_each(f"spec.{field_name}[*].template", BY_KEY),))
-
-
-#: Every kind podfold knows, and where its pods are. Adding a kind is one entry.
-KINDS: tuple[WorkloadKind, ...] = (
-    WorkloadKind("Pod", (_at("", holds=POD),)),
-    WorkloadKind("PodTemplate", (_at("template"),), metadata=path("template.metadata")),
-    WorkloadKind("Deployment", (_at("spec.template"),)),
-    WorkloadKind(
-        "StatefulSet",
-        (_at("spec.template"),),
-        added_volumes=(path("spec.volumeClaimTemplates[*].metadata.name"),),
-    ),
-    WorkloadKind("DaemonSet", (_at("spec.template"),)),
-    WorkloadKind("ReplicaSet", (_at("spec.template"),)),
-    WorkloadKind("ReplicationController", (_at("spec.template"),)),
-    WorkloadKind("Job", (_at("spec.template"),)),
-    # Kueue reads a CronJob's Jobs' labels, which the CronJob copies from its jobTemplate
-    WorkloadKind(
-        "CronJob",
-        (_at("spec.jobTemplate.spec.template"),),
-        metadata=path("spec.jobTemplate.metadata"),
-    ),
-    WorkloadKind("Job", (_each("spec.tasks[*].template", "name"),), group="batch.volcano.sh"),
-    WorkloadKind(
-        "CronJob",
-        (_each("spec.jobTemplate.spec.tasks[*].template", "name"),),
-        group="batch.volcano.sh",
-        metadata=path("spec.jobTemplate.metadata"),
-    ),
-    WorkloadKind(
-        "JobTemplate", (_each("spec.tasks[*].template", "name"),), group="flow.volcano.sh"
-    ),
-    WorkloadKind(
-        "AppWrapper",
-        (
-            _each("spec.resources.GenericItems[*].generictemplate", None, holds=DOCUMENT),
-            _each("spec.components[*].template", None, holds=DOCUMENT),
-        ),
-    ),
-    # JobSet adds a claim's volume to each pod that mounts it (jobset's addVolumes)
-    WorkloadKind(
-        "JobSet",
-        (_each("spec.replicatedJobs[*].template.spec.template", "name"),),
-        added_volumes=(path("spec.volumeClaimPolicies[*].templates[*].metadata.name"),),
-    ),
-    _kubeflow("PyTorchJob", "pytorchReplicaSpecs"),
-    _kubeflow("TFJob", "tfReplicaSpecs"),
-    _kubeflow("MPIJob", "mpiReplicaSpecs"),
-    _kubeflow("XGBoostJob", "xgbReplicaSpecs"),
-    _kubeflow("PaddleJob", "paddleReplicaSpecs"),
-    _kubeflow("JAXJob", "jaxReplicaSpecs"),
-    WorkloadKind("RayCluster", _ray("spec")),
-    WorkloadKind(
-        "RayJob", (*_ray("spec.rayClusterSpec"), _at("spec.submitterPodTemplate", "submitter"))
-    ),
-    WorkloadKind("RayService", _ray("spec.rayClusterConfig")),
-    WorkloadKind(
-        "RayCronJob",
-        (
-            *_ray("spec.jobTemplate.rayClusterSpec"),
-            _at("spec.jobTemplate.submitterPodTemplate", "submitter"),
-        ),
-        metadata=None,
-    ),
-    # the leader's and the workers' StatefulSets both get the claim templates (as lws makes them)
-    WorkloadKind(
-        "LeaderWorkerSet",
-        (
-            _at("spec.leaderWorkerTemplate.leaderTemplate", "leader"),
-            _at("spec.leaderWorkerTemplate.workerTemplate", "worker"),
-        ),
-        added_volumes=(path("spec.leaderWorkerTemplate.volumeClaimTemplates[*].metadata.name"),),
-    ),
-    WorkloadKind("List", (_each("items[*]", None, holds=DOCUMENT),), metadata=None),
-)
-
-_BY_KIND: dict[tuple[str | None, str], WorkloadKind] = {
-    (entry.group, entry.kind): entry for entry in KINDS
-}
-KIND_NAMES: dict[str, str] = {
-    entry.kind.lower(): entry.kind for entry in KINDS if entry.kind != "List"
-}
+KIND_NAMES: Mapping[str, str] = BUILTIN_KINDS.names
 """The kinds with pods, by their lower-case names (a List is none)."""
 
 
@@ -218,7 +193,7 @@ def api_group(api_version: Any) -> str:
 
 
 def workload_kind(kind: Any, api_version: Any = None) -> WorkloadKind | None:
-    """The table's entry for a kind (and ``apiVersion``, where kinds clash), or ``None``.
+    """The built-in record of a kind (and ``apiVersion``, where kinds clash), or ``None``.
 
     >>> workload_kind("Job", "batch.volcano.sh/v1alpha1").locations[0].path
     path('spec.tasks[*].template')
@@ -227,9 +202,7 @@ def workload_kind(kind: Any, api_version: Any = None) -> WorkloadKind | None:
     >>> workload_kind("Service", "v1") is None
     True
     """
-    if not isinstance(kind, str):
-        return None
-    return _BY_KIND.get((api_group(api_version), kind)) or _BY_KIND.get((None, kind))
+    return BUILTIN_KINDS.lookup(kind, api_version)
 
 
 # initialisms read letter by letter whose first letter's name starts with a vowel sound
@@ -261,31 +234,3 @@ def document_name(document: Any) -> str | None:
     if name is None and is_map(metadata):
         name = metadata.get("generateName")
     return name if isinstance(name, str) else None
-
-
-def reach(
-    node: Any, parts: tuple[Part, ...], location: Location
-) -> Iterable[tuple[tuple[Part, ...], Any, str | None]]:
-    """(concrete parts, value, role) for every value ``parts`` reaches from ``node``."""
-    for index, part in enumerate(parts):
-        if type(part) is All:
-            walked, rest = parts[:index], parts[index + 1 :]
-            if is_map(node):
-                for key, element in node.items():
-                    role = key if location.role_field == BY_KEY else location.role
-                    for found, value, _ in reach(element, rest, location):
-                        yield (*walked, Key(str(key)), *found), value, role
-            elif is_seq(node):
-                for position, element in enumerate(node):
-                    role = location.role
-                    if location.role_field is not None and is_map(element):
-                        named = element.get(location.role_field)
-                        role = named if isinstance(named, str) else None
-                    for found, value, _ in reach(element, rest, location):
-                        yield (*walked, Index(position), *found), value, role
-            return
-        assert type(part) is Key
-        if not is_map(node) or part.name not in node:
-            return
-        node = node[part.name]
-    yield parts, node, location.role

@@ -14,7 +14,8 @@ from typing import Any
 from combinators.data import is_map, is_seq, kind_name
 from combinators.limits import MAX_NAME, short_repr
 from combinators.paths import All, Index, Key, Part, Path
-from transforms.kube.table import DOCUMENT, TEMPLATE, a_kind, document_name, reach, workload_kind
+from transforms.kube.records import DOCUMENT, TEMPLATE, reach
+from transforms.kube.table import a_kind, document_name, workload_kind
 
 __all__ = ("Unreached", "unreached_pods", "likely_templates")
 
@@ -226,7 +227,6 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
     if (
         reached
         or len(out) > before
-        or entry.kind == "List"
         or any(location.holds == DOCUMENT for location in entry.locations)
     ):
         return

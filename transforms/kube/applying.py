@@ -1,0 +1,535 @@
+"""Applying overlays to workloads: pod-level steps at each selected pod template,
+workload-level steps once at each workload's metadata, whole-document steps on the
+documents they are for, in the order written.
+
+:func:`apply_to_workload` applies an overlay to one document (a client
+object comes back as its own type), :func:`apply_to_documents` to a stream,
+:func:`on_workloads` makes the overlay of whole documents that both are.
+Only the paths that change are copied; an unchanged document comes back as
+the very same object.
+
+>>> import combinators
+>>> pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {}}
+>>> apply_to_workload(combinators.upsert("spec.hostIPC", False), pod)["spec"]
+{'hostIPC': False}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from combinators.control import for_each
+from combinators.data import (
+    MISSING,
+    Owned,
+    delete_key,
+    empty_map,
+    freeze_value,
+    is_map,
+    is_persistent,
+    is_seq,
+    kind_name,
+    rebuild_seq,
+    set_key,
+)
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
+from combinators.limits import short_names, short_repr
+from combinators.paths import Index, Key, Part, Path
+from combinators.transform import (
+    Transform,
+    TransformLike,
+    apply_step,
+    chain,
+    describe_step,
+    identity,
+)
+from transforms.kube.discovery import (
+    PodTemplate,
+    WorkloadMetadata,
+    _labels,
+    _name,
+    pod_templates,
+)
+from transforms.kube.kinds import ClientDictError
+from transforms.kube.scopes import (
+    NoWorkloadMetadataError,
+    WorkloadCheck,
+    WorkloadMetadataError,
+    is_document_level,
+    split_at_documents,
+    split_levels,
+    workload_checks,
+)
+from transforms.kube.selection import Selector, check_selection, workloads_of
+from transforms.kube.table import document_name, workload_kind
+
+__all__ = ("on_workloads", "apply_to_workload", "apply_to_documents")
+
+
+_CLIENT_CLASS = re.compile(r"V\d+(?:(?:alpha|beta)\d+)?([A-Z]\w*)$")
+
+
+def _client_kind(value: Any) -> str | None:
+    """The kind a kubernetes client object is of (``V1Deployment`` -> ``Deployment``), or ``None``."""
+    cls = type(value)
+    if not hasattr(cls, "attribute_map") or not hasattr(cls, "openapi_types"):
+        return None
+    found = _CLIENT_CLASS.match(cls.__name__)
+    return found.group(1) if found else None
+
+
+def _check_still_a_template(doc: Any, template: PodTemplate) -> None:
+    """Refuse an overlay that left no pod where ``template`` was: a step that
+    replaced the whole pod (an empty path, ``merge_patch: null``) with a value
+    that is no map.
+
+    >>> from combinators import path
+    >>> _check_still_a_template({"spec": {"template": 1}},
+    ...                         PodTemplate(path("spec.template"), "Job", "a", None, "PodTemplateSpec"))
+    Traceback (most recent call last):
+      ...
+    combinators.errors.TypeClashError: the overlay left a number (1) at spec.template, where a pod template (a map) was
+    """
+    value = doc
+    for part in template.path.parts:
+        value = value[part.name] if type(part) is Key else value[part.index]  # type: ignore[attr-defined]
+    if not is_map(value):
+        what = "a pod (a map)" if template.root == "Pod" else "a pod template (a map)"
+        where = str(template.path) or "the top level"
+        raise TypeClashError(
+            f"the overlay left {kind_name(value)} at {where}, where {what} was",
+            expected="a map",
+            found=kind_name(value),
+        )
+
+
+def _get(doc: Any, parts: tuple[Part, ...]) -> Any:
+    """The value at ``parts`` (keys and indexes), or ``MISSING``."""
+    node = doc
+    for part in parts:
+        if type(part) is Key and is_map(node) and part.name in node:
+            node = node[part.name]
+        elif type(part) is Index and is_seq(node) and 0 <= part.index < len(node):
+            node = node[part.index]
+        else:
+            return MISSING
+    return node
+
+
+def _put(doc: Any, parts: tuple[Part, ...], value: Any, owned: Owned) -> Any:
+    """``doc`` with ``value`` at ``parts`` (removed there where it is ``MISSING``), copied
+    along the path only; a missing map on the way is made, anything else there is refused."""
+    part, rest = parts[0], parts[1:]
+    if type(part) is Index:
+        if not is_seq(doc):
+            raise TypeClashError(
+                f"{kind_name(doc)} where a list was", expected="a list", found=kind_name(doc)
+            )
+        if not rest:  # an item of a List, replaced whole
+            item = freeze_value(value) if is_persistent(doc) else value
+            return rebuild_seq(doc, {part.index: item}, (), owned)
+        return rebuild_seq(doc, {part.index: _put(doc[part.index], rest, value, owned)}, (), owned)
+    assert type(part) is Key
+    if not is_map(doc):
+        raise TypeClashError(
+            f"{kind_name(doc)} where a map was", expected="a map", found=kind_name(doc)
+        )
+    if not rest:
+        if value is MISSING:
+            return delete_key(doc, part.name, owned) if part.name in doc else doc
+        if is_persistent(doc):
+            value = freeze_value(value)
+        return set_key(doc, part.name, value, owned)
+    child = doc.get(part.name)
+    if child is None:
+        if value is MISSING:
+            return doc
+        child = empty_map(is_persistent(doc))
+    return set_key(doc, part.name, _put(child, rest, value, owned), owned)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """The steps of an overlay between two whole-document steps: ``steps`` as written
+    (a Pod, its own workload, gets them so), its workload-level steps (``None`` without),
+    what they require of the workload (:func:`~transforms.kube.scopes.workload_checks`)
+    and the pod-level rest (:func:`~transforms.kube.scopes.split_levels`)."""
+
+    steps: TransformLike
+    workload_steps: TransformLike | None
+    pod_steps: TransformLike
+    workload_checks: tuple[WorkloadCheck, ...] = ()
+
+    @classmethod
+    def of(cls, steps: TransformLike) -> _Run:
+        found, rest = split_levels(steps)
+        if not found:
+            return cls(steps, None, rest)
+        workload_steps = chain(*found)
+        return cls(steps, workload_steps, rest, workload_checks(workload_steps))
+
+
+class _Picked:
+    """Which templates of one document the selector picks: decided on the document as
+    given, so a patch that relabels a template does not change what the steps after it
+    reach; a template a patch adds is picked as it is found."""
+
+    __slots__ = ("select", "given", "_chosen")
+
+    def __init__(self, select: Selector | None, given: tuple[PodTemplate, ...]) -> None:
+        self.select = select
+        self.given = given
+        self._chosen: dict[Path, bool] | None = None
+
+    def __call__(self, template: PodTemplate, moved: bool) -> bool:
+        """Whether ``template`` is picked; ``moved``: a whole-document step changed the
+        document since it was given."""
+        if self.select is None:
+            return True
+        if not moved:
+            return self.select.matches(template)
+        if self._chosen is None:
+            self._chosen = {each.path: self.select.matches(each) for each in self.given}
+        chosen = self._chosen.get(template.path)
+        return self.select.matches(template) if chosen is None else chosen
+
+
+class _OnWorkloads(Transform):
+    __slots__ = ("transform", "select", "_pieces")
+    name = "on_workloads"
+
+    def __init__(self, transform: TransformLike, select: Selector | None) -> None:
+        if not callable(transform):
+            raise ArgumentTypeError(
+                f"transform must be a transform or a callable doc -> doc, "
+                f"got {short_repr(transform)}",
+                argument="transform",
+                factory="on_workloads",
+                value=transform,
+            )
+        if select is not None and not isinstance(select, Selector):
+            raise ArgumentTypeError(
+                f"select must be a Selector (Selector.parse('role=Worker')), "
+                f"got {short_repr(select)}",
+                argument="select",
+                factory="on_workloads",
+                value=select,
+            )
+        self.transform = transform
+        self.select = select if select else None
+        # in the order written: each whole-document step alone, the runs of steps between
+        self._pieces: tuple[TransformLike | _Run, ...] = tuple(
+            piece if is_document_level(piece) else _Run.of(piece)
+            for piece in split_at_documents(transform)
+        )
+        if self.select is None:
+            self._init_params(transform)
+        else:
+            self._init_params(transform, select=self.select)
+
+    def __call__(self, doc: Any) -> Any:
+        # a client workload object is converted here, knowing its kind by its class
+        if type(doc) is not dict:
+            kind = _client_kind(doc)
+            if kind is not None:
+                return self._apply_client(doc, kind)
+        return super().__call__(doc)
+
+    def _apply(
+        self, doc: Any, owned: Owned, templates: tuple[PodTemplate, ...] | None = None
+    ) -> Any:
+        if type(doc) is not dict:
+            kind = _client_kind(doc)
+            if kind is not None:
+                return self._apply_client(doc, kind)
+            if not is_map(doc):
+                raise TypeClashError(
+                    f"on_workloads: a document is a map, got {kind_name(doc)}",
+                    expected="a map",
+                    found=kind_name(doc),
+                )
+        if "api_version" in doc:
+            raise ClientDictError(
+                "on_workloads: given a kubernetes client object's to_dict() output (snake_case "
+                "key 'api_version'); pass the client object itself, or its API form "
+                "(transforms.kube.to_data(obj))",
+                key="api_version",
+                overlay="on_workloads",
+            )
+        found = pod_templates(doc) if templates is None else templates
+        pieces = self._pieces
+        if len(pieces) == 1 and type(pieces[0]) is _Run:  # no whole-document step
+            select = self.select
+            return self._apply_run(
+                pieces[0],
+                doc,
+                owned,
+                found
+                if select is None
+                else [template for template in found if select.matches(template)],
+            )
+        picked = _Picked(self.select, found)
+        moved = False
+        for piece in pieces:
+            if isinstance(piece, _Run):
+                doc = self._apply_run(
+                    piece, doc, owned, [template for template in found if picked(template, moved)]
+                )
+                continue
+            new = self._apply_to_documents(piece, doc, owned, found, picked, moved)
+            if new is not doc:  # it may have added a template, or taken one away
+                doc, found, moved = new, pod_templates(new), True
+        return doc
+
+    def _apply_run(self, run: _Run, doc: Any, owned: Owned, selected: Sequence[PodTemplate]) -> Any:
+        if run.workload_steps is None:
+            for template in selected:
+                doc = self._apply_at(template, doc, owned, run.steps)
+            return doc
+        # the pod-level steps on each selected template, then the workload-level ones once
+        # on the metadata of each workload that holds one (a Pod is its own: all in order)
+        for template in selected:
+            if template.workload_metadata is None:
+                doc = self._apply_at(template, doc, owned, run.steps)
+            elif run.pod_steps is not identity:
+                doc = self._apply_at(template, doc, owned, run.pod_steps)
+        for metadata in workloads_of(selected):
+            doc = self._apply_to_metadata(
+                metadata, doc, owned, run.workload_steps, run.workload_checks
+            )
+        return doc
+
+    def _apply_to_metadata(
+        self,
+        metadata: WorkloadMetadata,
+        doc: Any,
+        owned: Owned,
+        steps: TransformLike,
+        checks: tuple[WorkloadCheck, ...] = (),
+    ) -> Any:
+        if metadata.path is None:
+            raise NoWorkloadMetadataError(
+                f"{_name(metadata.kind)}/{_name(metadata.name) if metadata.name else '(unnamed)'}"
+                f": a {_name(metadata.kind)} keeps no "
+                f"metadata for the workloads it makes, so the workload-level steps "
+                f"({describe_step(steps)}) have nowhere to act; leave its templates out "
+                f"(--select, Selector) or set them on what it makes",
+                kind=metadata.kind,
+                name=metadata.name,
+            )
+        value = _get(doc, metadata.path.parts)
+        view = {} if value is MISSING else {"metadata": value}
+        try:
+            for check in checks:
+                check.check_workload(metadata.kind, metadata.api_version)
+            result = apply_step(steps, view, Owned())
+            if result is view:
+                return doc
+            if not is_map(result):
+                raise WorkloadMetadataError(
+                    f"a workload-level step returned {kind_name(result)} where it was given "
+                    f"the workload's metadata, as {{metadata: ...}}",
+                    keys=(),
+                )
+            extra = tuple(str(key) for key in result if key != "metadata")
+            if extra:
+                raise WorkloadMetadataError(
+                    f"a workload-level step may change the workload's metadata only (it is "
+                    f"given {{metadata: ...}}); it wrote {short_names(extra)} too",
+                    keys=extra,
+                )
+            new = result.get("metadata", MISSING)
+            if new is value:
+                return doc
+            return _put(doc, metadata.path.parts, new, owned)
+        except TransformError as err:
+            err.with_step(metadata.describe())
+            raise
+
+    def _apply_to_documents(
+        self,
+        step: Any,
+        doc: Any,
+        owned: Owned,
+        found: tuple[PodTemplate, ...],
+        picked: _Picked,
+        moved: bool,
+    ) -> Any:
+        """A whole-document step on ``doc`` where it is for it, or on each item of a List it
+        is for (kubectl and kustomize read a List as its items), where the selector picks
+        one of its templates; any other document as it is."""
+        if step.matches_document(doc):
+            if self.select is None or any(picked(template, moved) for template in found):
+                return self._apply_to_document(step, doc, owned)
+            return doc
+        entry = workload_kind(doc.get("kind"), doc.get("apiVersion"))
+        items = doc.get("items")
+        if entry is None or entry.kind != "List" or not is_seq(items):
+            return doc
+        for index, item in enumerate(items):
+            if not is_map(item) or not step.matches_document(item):
+                continue
+            where = (Key("items"), Index(index))
+            if self.select is not None and not any(
+                picked(template, moved) for template in found if template.path.parts[:2] == where
+            ):
+                continue
+            new = self._apply_to_document(step, item, owned)
+            if new is not item:
+                doc = _put(doc, where, new, owned)
+        return doc
+
+    def _apply_to_document(self, step: Any, doc: Any, owned: Owned) -> Any:
+        try:
+            return apply_step(step, doc, owned)
+        except TransformError as err:
+            err.with_step(f"{doc.get('kind')}/{document_name(doc) or '(unnamed)'}")
+            raise
+
+    def _apply_at(
+        self, template: PodTemplate, doc: Any, owned: Owned, transform: TransformLike
+    ) -> Any:
+        try:
+            if not template.path.parts:
+                new = apply_step(transform, doc, owned)
+            else:
+                new = apply_step(for_each(template.path, transform), doc, owned)
+            if new is not doc:
+                _check_still_a_template(new, template)
+            return new
+        except TransformError as err:
+            err.with_step(template.describe())
+            raise
+
+    def _apply_client(self, obj: Any, kind: str) -> Any:
+        # here, not at the top: the conversions (and the schema) are for client objects only
+        from transforms.kube.convert import to_client, to_data
+
+        if kind in ("PodSpec", "PodTemplateSpec"):
+            # a pod fragment: its own (only) template
+            data = to_data(obj)
+            template = PodTemplate(Path(), "Pod", document_name(data), None, kind, _labels(data))
+            if self.select is not None and not self.select.matches(template):
+                return obj
+            pieces = self._pieces
+            if len(pieces) == 1 and type(pieces[0]) is _Run:
+                return self.transform(obj)
+            # no whole document: what is for documents passes it by
+            return chain(*(piece.steps for piece in pieces if isinstance(piece, _Run)))(obj)
+        data = to_data(obj)
+        if "kind" not in data:  # built without kind (as client objects often are): its class's
+            data = {"kind": kind, **data}
+            new = self._apply(data, Owned())
+            if new is data:
+                return obj
+            new = {key: value for key, value in new.items() if key != "kind"}
+        else:
+            new = self._apply(data, Owned())
+            if new is data:
+                return obj
+        return to_client(new, type(obj))
+
+
+def on_workloads(transform: TransformLike, select: Selector | None = None) -> Transform:
+    """A pod-level overlay as an overlay of whole documents: applied to every selected template.
+
+    The result is a transform like any other: it composes, compares equal
+    to the same call, and prints as it. See :func:`apply_to_workload`.
+
+    >>> import combinators
+    >>> on_workloads(combinators.upsert("spec.nodeSelector", {"gpu": "a100"}),
+    ...              select=Selector.parse("role=Worker"))
+    on_workloads(upsert('spec.nodeSelector', {'gpu': 'a100'}), select=Selector(roles=('Worker',)))
+    """
+    return _OnWorkloads(transform, select)
+
+
+def apply_to_workload(
+    transform: TransformLike, document: Any, *, select: Selector | None = None
+) -> Any:
+    """Apply a pod-level ``transform`` to every selected pod template of ``document``.
+
+    A Pod is its own template. A transform of whole workload documents (a
+    strategic patch with ``kind: Deployment``, whose ``matches_document(doc)``
+    says which documents it is for) applies to the documents it targets (and
+    to the items of a ``List`` it targets, as kubectl reads a List), where
+    ``select`` selects one of their templates, and leaves the others as they
+    are. An overlay may chain such steps with pod-level ones (``chain(patch,
+    gpu)``, ``podfold apply -f patch.yaml -f gpu.yaml``): every step applies
+    in the order written, each where it acts (see
+    :mod:`transforms.kube.scopes`), so a step after a patch sees what the
+    patch made (a container, a template it added) and the step written last
+    wins a field both set. ``select`` picks templates on ``document`` as
+    given; a template a patch adds is picked as the patch leaves it.
+
+    Only the paths that change are copied, the input is never changed, and
+    where nothing changes the very same object comes back. A kubernetes client object (``V1Deployment``, ``V1Job``,
+    ``V1Pod``) comes back as the same type. A ``TransformError`` from a
+    template names the workload, the role and the path.
+
+    >>> import combinators
+    >>> cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"},
+    ...         "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}}}
+    >>> apply_to_workload(combinators.upsert("spec.priorityClassName", "low"),
+    ...                   cron)["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    {'containers': [], 'priorityClassName': 'low'}
+    >>> apply_to_workload(combinators.remove_at("spec.containers[name=trainr]", missing_ok=False),
+    ...                   cron)
+    Traceback (most recent call last):
+      ...
+    combinators.errors.PathError: no element [name=trainr] in spec.containers (part 7 of spec.jobTemplate.spec.template.spec.containers[name=trainr]) [in CronJob/nightly template (spec.jobTemplate.spec.template)]
+    """
+    return _OnWorkloads(transform, select)(document)
+
+
+def apply_to_documents(
+    transform: TransformLike,
+    documents: Iterable[Any],
+    *,
+    select: Selector | None = None,
+    require_match: bool = False,
+    templates: Sequence[tuple[PodTemplate, ...]] | None = None,
+) -> list[Any]:
+    """:func:`apply_to_workload` on each document of a stream; order kept.
+
+    With ``require_match``, a selector that picks no template of the whole
+    stream is a :class:`SelectionError` (see :func:`check_selection`), not a
+    silent pass-through. ``templates``, where given, are each document's
+    :func:`pod_templates`, found once by a caller that needs them too.
+
+    A ``kind: List`` stays one document, its items overlaid in place (each
+    item is searched like a document). Errors also name the document's
+    place in the stream (from 1).
+
+    >>> import combinators
+    >>> docs = [{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}},
+    ...         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {}}]
+    >>> out = apply_to_documents(combinators.upsert("spec.hostIPC", False), docs)
+    >>> out[0] is docs[0], out[1]["spec"]
+    (True, {'hostIPC': False})
+    """
+    documents = list(documents)
+    if templates is not None and len(templates) != len(documents):
+        raise ArgumentError(
+            f"templates: {len(templates)} given for {len(documents)} documents",
+            argument="templates",
+            factory="apply_to_documents",
+            value=len(templates),
+        )
+    if require_match and select:
+        check_selection(select, documents, templates)
+    overlay = _OnWorkloads(transform, select)
+    out = []
+    for number, document in enumerate(documents, 1):
+        try:
+            if templates is not None and type(document) is dict:
+                out.append(overlay._apply(document, Owned(), templates[number - 1]))
+            else:
+                out.append(overlay(document))
+        except TransformError as err:
+            err.with_step(f"document {number}")
+            raise
+    return out

@@ -1,0 +1,272 @@
+"""Template discovery: the pod templates of a document, found by its kind's record.
+
+A document's kind record (:mod:`transforms.kube.table`) says where its pods
+are; :func:`pod_templates` reads the record and lists them, each a
+:class:`PodTemplate` saying where it is, whose it is and its role there,
+with the :class:`WorkloadMetadata` of the workload around it (where
+workload-level steps act). Workloads nested in an AppWrapper or a List are
+searched too. :func:`with_added_volumes` gives a template's pod as its
+controller makes it.
+
+>>> job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "mnist"},
+...        "spec": {"pytorchReplicaSpecs": {
+...            "Worker": {"template": {"spec": {"containers": [{"name": "pytorch"}]}}}}}}
+>>> [(str(t.path), t.role, t.main) for t in pod_templates(job)]
+[('spec.pytorchReplicaSpecs.Worker.template', 'Worker', MainContainer.named('pytorch'))]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyrsistent import pmap
+
+from combinators.data import is_map, is_seq
+from combinators.limits import MAX_NAME, short_repr
+from combinators.paths import Part, Path
+from combinators.reading import select
+from transforms.kube.containers import MainContainer
+from transforms.kube.records import DOCUMENT, WorkloadKind, reach
+from transforms.kube.table import BUILTIN_KINDS, KindRegistry, document_name
+
+__all__ = (
+    "WorkloadMetadata",
+    "PodTemplate",
+    "pod_templates",
+    "templates_of",
+    "with_added_volumes",
+)
+
+
+@dataclass(frozen=True)
+class WorkloadMetadata:
+    """The metadata of the workload around some pod templates: where its workload-level
+    steps act (:mod:`transforms.kube.scopes`).
+
+    ``path`` is where it is in the document (``metadata``,
+    ``spec.jobTemplate.metadata``, ``items[2].metadata``), ``None`` where the
+    kind keeps none (:attr:`WorkloadKind.metadata`); ``kind`` and ``name``
+    name the workload, and ``api_version`` is its ``apiVersion`` (``None``
+    where it has none): what a workload-level step's checks are asked about
+    (:func:`~transforms.kube.scopes.workload_checks`).
+    """
+
+    path: Path | None
+    kind: str
+    name: str | None
+    api_version: str | None = None
+
+    def describe(self) -> str:
+        """Where it is, for messages.
+
+        >>> from combinators import path
+        >>> WorkloadMetadata(path("spec.jobTemplate.metadata"), "CronJob", "nightly").describe()
+        'CronJob/nightly metadata (spec.jobTemplate.metadata)'
+        """
+        where = f" ({self.path})" if self.path is not None else ""
+        return f"{self.kind}/{self.name or '(unnamed)'} metadata{where}"
+
+
+@dataclass(frozen=True)
+class PodTemplate:
+    """One pod template of a document: where it is, whose it is, and its role there.
+
+    ``kind`` and ``name`` are the workload that holds it (the innermost one
+    where an AppWrapper wraps workloads); ``workloads`` lists every workload
+    around it, outermost first, as ``(kind, name)``. ``root`` is ``"Pod"`` or
+    ``"PodTemplateSpec"`` (``"PodSpec"`` only for a client ``V1PodSpec``).
+    ``added_volumes`` names the volumes the workload's controller adds to
+    the pod (:attr:`WorkloadKind.added_volumes`; see :func:`with_added_volumes`).
+    ``workload_metadata`` is the metadata of the outermost workload around it,
+    where workload-level steps act, or ``None`` where the pod is the workload
+    (a Pod, a PodTemplate): there they act on the template, with the others.
+    ``main`` is its main container where the kind says which it is
+    (:attr:`Location.main <transforms.kube.records.Location.main>`), else ``None``.
+    """
+
+    path: Path
+    kind: str
+    name: str | None
+    role: str | None
+    root: str
+    labels: Mapping[str, str] = field(default_factory=pmap)
+    workloads: tuple[tuple[str, str | None], ...] = ()
+    added_volumes: tuple[str, ...] = ()
+    workload_metadata: WorkloadMetadata | None = None
+    main: MainContainer | None = None
+
+    def describe(self) -> str:
+        """Where the template is, for messages: workloads, role and path.
+
+        >>> from combinators import path
+        >>> PodTemplate(path("spec.tasks[1].template"), "Job", "mnist", "worker",
+        ...             "PodTemplateSpec", workloads=(("Job", "mnist"),)).describe()
+        'Job/mnist template worker (spec.tasks[1].template)'
+        """
+        # kinds, names and roles are the document's own: written at most MAX_NAME long
+        owners = " > ".join(
+            f"{_name(kind)}/{_name(name) if name else '(unnamed)'}"
+            for kind, name in self.workloads or ((self.kind, self.name),)
+        )
+        role = f" {_name(self.role)}" if self.role is not None else ""
+        where = short_repr(self.path, quoted=False) if self.path.parts else "the document itself"
+        return f"{owners} template{role} ({where})"
+
+
+def _name(text: Any) -> str:
+    """A kind, a name or a role of a document, for a message: at most MAX_NAME long."""
+    return short_repr(text, MAX_NAME, quoted=False)
+
+
+def _labels(template: Any) -> Mapping[str, str]:
+    metadata: Any = template.get("metadata") if is_map(template) else None
+    labels: Any = metadata.get("labels") if is_map(metadata) else None
+    if not is_map(labels):
+        return pmap()
+    return pmap({str(key): value for key, value in labels.items() if isinstance(value, str)})
+
+
+def _added_volumes(document: Any, entry: WorkloadKind) -> tuple[str, ...]:
+    if not entry.added_volumes:
+        return ()
+    names = [name for where in entry.added_volumes for name in select(document, where)]
+    return tuple(dict.fromkeys(name for name in names if isinstance(name, str)))
+
+
+def _workload_metadata(
+    entry: WorkloadKind, document: Any, name: str | None, prefix: tuple[Part, ...]
+) -> WorkloadMetadata:
+    where = entry.metadata
+    if where is not None and prefix:
+        where = Path((*prefix, *where.parts))
+    api_version = document.get("apiVersion")
+    return WorkloadMetadata(
+        where, entry.kind, name, api_version if isinstance(api_version, str) else None
+    )
+
+
+def _collect(
+    document: Any,
+    entry: WorkloadKind,
+    prefix: tuple[Part, ...],
+    owners: tuple[tuple[str, str | None], ...],
+    out: list[PodTemplate],
+    registry: KindRegistry,
+    outer: WorkloadMetadata | None = None,
+) -> None:
+    name = document_name(document)
+    here = owners if entry.is_list else (*owners, (entry.kind, name))
+    added = _added_volumes(document, entry)
+    # the outermost workload's (an AppWrapper's, not that of what it wraps); a kind that only
+    # holds documents and keeps no metadata (a List) leaves each of them its own
+    metadata = outer
+    if metadata is None and not entry.is_list:
+        metadata = _workload_metadata(entry, document, name, prefix)
+    for location in entry.locations:
+        for parts, value, role in reach(document, location.path.parts, location):
+            if not is_map(value):
+                continue
+            if location.holds == DOCUMENT:
+                inner = registry.lookup(value.get("kind"), value.get("apiVersion"))
+                if inner is not None:
+                    _collect(value, inner, (*prefix, *parts), here, out, registry, metadata)
+                continue
+            where = Path((*prefix, *parts))
+            own = metadata
+            if (
+                own is not None
+                and own.path is not None
+                and len(own.path.parts) > len(where.parts)
+                and own.path.parts[: len(where.parts)] == where.parts
+            ):
+                own = None  # the metadata is the template's: the pod is the workload
+            out.append(
+                PodTemplate(
+                    where,
+                    entry.kind,
+                    name,
+                    role,
+                    location.holds,
+                    _labels(value),
+                    here,
+                    added,
+                    own,
+                    location.main,
+                )
+            )
+
+
+def pod_templates(document: Any) -> tuple[PodTemplate, ...]:
+    """Every pod template of one document (API form), in document order.
+
+    A Pod is its own template (path ``''``); workloads nested in an
+    AppWrapper or a List are searched too. A document with no pod gives ``()``.
+
+    >>> deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+    ...     "spec": {"template": {"metadata": {"labels": {"app": "web"}}, "spec": {}}}}
+    >>> [template] = pod_templates(deployment)
+    >>> str(template.path), template.kind, template.name, template.role, dict(template.labels)
+    ('spec.template', 'Deployment', 'web', None, {'app': 'web'})
+    >>> pod_templates({"apiVersion": "v1", "kind": "Service"})
+    ()
+    """
+    return templates_of(document, BUILTIN_KINDS)
+
+
+def templates_of(document: Any, registry: KindRegistry) -> tuple[PodTemplate, ...]:
+    """:func:`pod_templates` with the kinds of ``registry``: where each record says.
+
+    >>> from transforms.kube.table import KindRegistry
+    >>> widgets = KindRegistry.of([{"apiVersion": "example.com/*", "kind": "Widget",
+    ...     "pods": [{"path": "spec.parts[*].template", "roleField": "part"}]}])
+    >>> widget = {"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"parts": [
+    ...     {"part": "engine", "template": {"spec": {"containers": []}}}]}}
+    >>> [(str(t.path), t.role) for t in templates_of(widget, widgets)]
+    [('spec.parts[0].template', 'engine')]
+    >>> pod_templates(widget)
+    ()
+    """
+    if not is_map(document):
+        return ()
+    entry = registry.lookup(document.get("kind"), document.get("apiVersion"))
+    if entry is None:
+        return ()
+    out: list[PodTemplate] = []
+    _collect(document, entry, (), (), out, registry)
+    return tuple(out)
+
+
+def with_added_volumes(pod: Any, template: PodTemplate) -> Any:
+    """``pod`` (the template's value) as its workload's controller makes it: a
+    volume for each of ``template.added_volumes`` that the pod does not have,
+    so that a mount naming a volume claim template is not flagged. Without
+    any, ``pod`` itself comes back; it is never changed.
+
+    >>> statefulset = {"kind": "StatefulSet", "spec": {
+    ...     "volumeClaimTemplates": [{"metadata": {"name": "www"}}],
+    ...     "template": {"spec": {"containers": [{"name": "nginx"}]}}}}
+    >>> [template] = pod_templates(statefulset)
+    >>> template.added_volumes
+    ('www',)
+    >>> with_added_volumes(statefulset["spec"]["template"], template)["spec"]["volumes"]
+    [{'name': 'www', 'persistentVolumeClaim': {'claimName': 'www'}}]
+    """
+    if not template.added_volumes or not is_map(pod):
+        return pod
+    spec = pod.get("spec")
+    if spec is not None and not is_map(spec):
+        return pod
+    volumes = spec.get("volumes") if spec is not None else None
+    if volumes is not None and not is_seq(volumes):
+        return pod
+    present = {volume.get("name") for volume in volumes or () if is_map(volume)}
+    added = [
+        {"name": name, "persistentVolumeClaim": {"claimName": name}}
+        for name in template.added_volumes
+        if name not in present
+    ]
+    if not added:
+        return pod
+    return {**pod, "spec": {**(spec or {}), "volumes": [*(volumes or ()), *added]}}

@@ -1,0 +1,288 @@
+"""A workload kind as a record: its ``apiVersion``, its ``kind``, and where its pods are.
+
+A record is data in one shape wherever it comes from: the built-in kinds
+(:mod:`transforms.kube.builtin_kinds`) are such records, and so will be the
+kinds a user declares. :func:`kind_from_record` reads one (a mapping, as a
+YAML file would give it) into a :class:`WorkloadKind`, refusing unknown
+fields and naming where each mistake is; :mod:`transforms.kube.table` keeps
+the registry of them, read-only once built.
+
+>>> entry = kind_from_record({"apiVersion": "batch.volcano.sh/*", "kind": "Job",
+...     "pods": [{"path": "spec.tasks[*].template", "roleField": "name"}]})
+>>> entry.kind, entry.group, entry.version, str(entry.locations[0].path), entry.locations[0].role_field
+('Job', 'batch.volcano.sh', None, 'spec.tasks[*].template', 'name')
+>>> kind_from_record({"kind": "Job", "pod": []})
+Traceback (most recent call last):
+  ...
+transforms.kube.records.KindRecordError: kind record Job: unknown field 'pod'; did you mean pods?
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from combinators.data import is_map, is_seq
+from combinators.errors import TransformError
+from combinators.limits import short_repr
+from combinators.paths import All, Index, Key, Part, Path, path
+from transforms.kube.containers import FIRST, MainContainer
+
+__all__ = (
+    "TEMPLATE",
+    "POD",
+    "SPEC",
+    "DOCUMENT",
+    "BY_KEY",
+    "Location",
+    "WorkloadKind",
+    "KindRecordError",
+    "kind_from_record",
+    "reach",
+)
+
+
+#: What a location holds, as the schema names it: a ``PodTemplateSpec`` (metadata and
+#: spec), a whole ``Pod``, a bare ``PodSpec``, or a whole object of any kind (a
+#: workload wrapped in an AppWrapper, an item of a List).
+TEMPLATE, POD, SPEC, DOCUMENT = "PodTemplateSpec", "Pod", "PodSpec", "document"
+
+#: ``role_field`` of a location whose ``[*]`` runs over a map: the key is the role.
+BY_KEY = "<key>"
+
+_HOLDS = {"template": TEMPLATE, "pod": POD, "spec": SPEC, "document": DOCUMENT}
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a kind keeps pods: a path with at most one ``[*]``, what it holds, and how to
+    read the role.
+
+    ``[*]`` runs over a list or over a map's values. The role is ``role``
+    (fixed), or the ``[*]`` element's field ``role_field`` (a list of
+    tasks: ``name``), or its key (``role_field=BY_KEY``: a map of replica
+    types). ``holds`` is :data:`TEMPLATE`, :data:`POD`, :data:`SPEC` or
+    :data:`DOCUMENT`. ``main`` is the pod's main container where the kind
+    says which it is (a PyTorchJob's is named ``pytorch``), else ``None``.
+    """
+
+    path: Path
+    holds: str = TEMPLATE
+    role: str | None = None
+    role_field: str | None = None
+    main: MainContainer | None = None
+
+
+_METADATA = path("metadata")
+
+
+@dataclass(frozen=True)
+class WorkloadKind:
+    """One kind's record: its kind and API group, where its pods are, and its metadata.
+
+    ``group`` is set where two projects use one kind name (``Job``:
+    ``batch`` and Volcano's ``batch.volcano.sh``); a record without a group
+    serves every group that has no record of its own. ``version``, where set,
+    narrows the record to that version of its group. ``added_volumes`` are the
+    volumes the kind's controller adds to its pods: paths (``[*]`` allowed) in
+    the workload to the names of its volume claim templates (a StatefulSet's
+    ``volumeClaimTemplates``, a LeaderWorkerSet's
+    ``leaderWorkerTemplate.volumeClaimTemplates``, a JobSet's
+    ``volumeClaimPolicies``), each of which becomes a volume of that name, so
+    a mount may name it. A Volcano Job's ``volumes`` are none: Volcano mounts
+    each in every container itself, under a volume name it makes up.
+
+    ``metadata`` is where the workload keeps the metadata that those who read
+    a workload's labels read (Kueue's queue name): where workload-level steps
+    act (:mod:`transforms.kube.scopes`). It is the object's own ``metadata``
+    by default; a CronJob's ``spec.jobTemplate.metadata``, which its Jobs
+    are made with; inside the template for a Pod and a PodTemplate, whose pods
+    are the workloads. An AppWrapper is the workload of what it wraps (Kueue
+    queues the AppWrapper). ``None``: the kind keeps none, either as a List
+    (each item is a workload of its own) or as a RayCronJob (KubeRay gives the
+    RayJobs it makes none of its labels, and its ``jobTemplate`` holds no
+    metadata): a workload-level step there is refused.
+    """
+
+    kind: str
+    locations: tuple[Location, ...]
+    group: str | None = None
+    added_volumes: tuple[Path, ...] = ()
+    metadata: Path | None = _METADATA
+    version: str | None = None
+
+    #: Whether the kind only holds whole documents and keeps no metadata (a ``List``):
+    #: each of its items is a workload of its own, and it is none. Set from the others.
+    is_list: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        only_documents = all(location.holds == DOCUMENT for location in self.locations)
+        object.__setattr__(self, "is_list", self.metadata is None and only_documents)
+
+
+class KindRecordError(TransformError, ValueError):
+    """A kind record is malformed: ``field`` names the field, ``record`` the record."""
+
+    def __init__(self, message: str, *, record: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.record = record
+        self.field = field
+
+
+_RECORD_FIELDS = ("apiVersion", "kind", "pods", "addedVolumes", "metadata")
+_POD_FIELDS = ("path", "holds", "role", "roleField", "roleKey", "mainContainer")
+
+
+def _refuse(record: str, field: str | None, message: str) -> KindRecordError:
+    where = f"kind record {record}" + (f", {field}" if field else "")
+    return KindRecordError(f"{where}: {message}", record=record, field=field)
+
+
+def _check_fields(given: Mapping[str, Any], known: tuple[str, ...], record: str, at: str) -> None:
+    for name in given:
+        if name not in known:
+            close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]}?" if close else f"; fields are: {', '.join(known)}"
+            raise _refuse(record, at or None, f"unknown field {short_repr(name)}{hint}")
+
+
+def _text(value: Any, record: str, field: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _refuse(record, field, f"a non-empty string, got {short_repr(value)}")
+    return value
+
+
+def _path(value: Any, record: str, field: str) -> Path:
+    try:
+        return path(_text(value, record, field))
+    except TransformError as err:
+        raise _refuse(record, field, str(err)) from err
+
+
+def _api_version(value: Any, record: str) -> tuple[str | None, str | None]:
+    """``(group, version)`` of a record's ``apiVersion``: ``*`` or none is any group;
+    ``group/*`` any version of it; ``v1`` the core group's (``""``)."""
+    if value is None or value == "*":
+        return None, None
+    text = _text(value, record, "apiVersion")
+    group, _, version = text.rpartition("/")
+    if not version:
+        raise _refuse(record, "apiVersion", f"{short_repr(text)} names no version (use group/*)")
+    return group, None if version == "*" else version
+
+
+def _main(value: Any, record: str, field: str) -> MainContainer | None:
+    if value is None:
+        return None
+    if value == 0 and type(value) is int:
+        return FIRST
+    return MainContainer.named(_text(value, record, field))
+
+
+def _location(value: Any, record: str, at: str) -> Location:
+    if not is_map(value):
+        raise _refuse(record, at, f"a map (path, holds, role...), got {short_repr(value)}")
+    _check_fields(value, _POD_FIELDS, record, at)
+    holds = value.get("holds", "template")
+    if holds not in _HOLDS:
+        raise _refuse(
+            record, f"{at}.holds", f"{short_repr(holds)}; expected one of: {', '.join(_HOLDS)}"
+        )
+    where = value.get("path", "")
+    located = Path() if where == "" else _path(where, record, f"{at}.path")
+    if sum(type(part) is All for part in located.parts) > 1:
+        raise _refuse(record, f"{at}.path", "at most one [*] in a path")
+    if any(type(part) not in (Key, All) for part in located.parts):
+        raise _refuse(record, f"{at}.path", "a path of keys and [*] only")
+    roles = [name for name in ("role", "roleField", "roleKey") if value.get(name) is not None]
+    if len(roles) > 1:
+        raise _refuse(record, at, f"one of role, roleField and roleKey, got {', '.join(roles)}")
+    role = value.get("role")
+    role_field = value.get("roleField")
+    if value.get("roleKey") is not None:
+        if value["roleKey"] is not True:
+            raise _refuse(
+                record, f"{at}.roleKey", f"true or absent, got {short_repr(value['roleKey'])}"
+            )
+        role_field = BY_KEY
+    return Location(
+        located,
+        _HOLDS[holds],
+        None if role is None else _text(role, record, f"{at}.role"),
+        None if role_field is None else _text(role_field, record, f"{at}.roleField"),
+        _main(value.get("mainContainer"), record, f"{at}.mainContainer"),
+    )
+
+
+def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
+    """The :class:`WorkloadKind` a record declares, checked.
+
+    Fields: ``kind``; ``apiVersion`` (``group/version``, ``group/*`` for any
+    version, ``v1`` for the core group's, ``*`` or absent for any group);
+    ``pods``, a list of ``{path, holds, role | roleField | roleKey,
+    mainContainer}`` (``holds``: ``template`` (the default), ``pod``,
+    ``spec`` or ``document``; ``mainContainer``: a name, or ``0`` for the
+    first container); ``addedVolumes``, paths to the names of the volumes its
+    controller adds; ``metadata``, the path of its workload metadata
+    (``metadata`` by default, ``null`` for none).
+
+    >>> kind_from_record({"kind": "PyTorchJob", "pods": [{"path": "spec.pytorchReplicaSpecs[*].template",
+    ...     "roleKey": True, "mainContainer": "pytorch"}]}).locations[0].main
+    MainContainer.named('pytorch')
+    """
+    if not is_map(record):
+        raise _refuse("?", None, f"a map (kind, apiVersion, pods...), got {short_repr(record)}")
+    name = record.get("kind")
+    label = name if isinstance(name, str) and name else "?"
+    _check_fields(record, _RECORD_FIELDS, label, "")
+    kind = _text(name, label, "kind")
+    group, version = _api_version(record.get("apiVersion"), kind)
+    pods = record.get("pods")
+    if not is_seq(pods) or not pods:
+        raise _refuse(kind, "pods", f"a non-empty list of places, got {short_repr(pods)}")
+    locations = tuple(_location(pod, kind, f"pods[{index}]") for index, pod in enumerate(pods))
+    added = record.get("addedVolumes", ())
+    if not is_seq(added):
+        raise _refuse(kind, "addedVolumes", f"a list of paths, got {short_repr(added)}")
+    volumes = tuple(
+        _path(where, kind, f"addedVolumes[{index}]") for index, where in enumerate(added)
+    )
+    metadata = record.get("metadata", "metadata")
+    return WorkloadKind(
+        kind,
+        locations,
+        group,
+        volumes,
+        None if metadata is None else _path(metadata, kind, "metadata"),
+        version,
+    )
+
+
+def reach(
+    node: Any, parts: tuple[Part, ...], location: Location
+) -> Iterable[tuple[tuple[Part, ...], Any, str | None]]:
+    """(concrete parts, value, role) for every value ``parts`` reaches from ``node``."""
+    for index, part in enumerate(parts):
+        if type(part) is All:
+            walked, rest = parts[:index], parts[index + 1 :]
+            if is_map(node):
+                for key, element in node.items():
+                    role = key if location.role_field == BY_KEY else location.role
+                    for found, value, _ in reach(element, rest, location):
+                        yield (*walked, Key(str(key)), *found), value, role
+            elif is_seq(node):
+                for position, element in enumerate(node):
+                    role = location.role
+                    if location.role_field is not None and is_map(element):
+                        named = element.get(location.role_field)
+                        role = named if isinstance(named, str) else None
+                    for found, value, _ in reach(element, rest, location):
+                        yield (*walked, Index(position), *found), value, role
+            return
+        assert type(part) is Key
+        if not is_map(node) or part.name not in node:
+            return
+        node = node[part.name]
+    yield parts, node, location.role
