@@ -14,11 +14,26 @@ chain(gpu('a100-80gb', count=8), shm_size('64Gi'), add_env(NCCL_DEBUG='INFO'))
 {'cloud.google.com/gke-accelerator': 'nvidia-a100-80gb'}
 >>> overlay(pod) == pod
 True
+
+Write a recipe of your own with :func:`recipe`: it turns a function that builds
+a transform into a factory of :class:`Recipe` values, and a package publishes
+its recipes as a map from name to factory under the ``podfold.recipes`` entry
+point, as podfold publishes :data:`catalog`:
+
+>>> from combinators import Transform, upsert
+>>> @recipe
+... def team(name: str) -> Transform:
+...     "Label the pod with its team."
+...     return upsert("metadata.labels", {"team": name})
+>>> team("ml")
+team('ml')
+>>> team("ml")({"spec": {}})
+{'spec': {}, 'metadata': {'labels': {'team': 'ml'}}}
 """
 
 from recipes._catalog import catalog
 from recipes._clashes import NameClashError
-from recipes._recipe import Recipe
+from recipes._recipe import Recipe, recipe
 from recipes._table import markdown_table
 from recipes.accelerators import efa, gpu, mig, rdma, tpu
 from recipes.containers import (
@@ -72,6 +87,7 @@ from transforms.kube.quantity import parse_quantity
 __all__ = (
     "catalog",
     "markdown_table",
+    "recipe",
     "Recipe",
     "NameClashError",
     "parse_quantity",
@@ -79,6 +95,7 @@ __all__ = (
     "ConfigMapKey",
     "FieldRef",
     "ResourceFieldRef",
+    # every recipe of the catalog, in its order (tests/test_recipes.py checks it)
     # scheduling
     "node_selector",
     "add_toleration",

@@ -1,8 +1,10 @@
 """The catalog: every recipe by name, for YAML pipelines and generated docs.
 
-A read-only map from name to factory. YAML loaders find it through the
-``podfold.recipes`` entry point and check a step's arguments against the
-factory's signature.
+A read-only map from name to factory, built from the recipes themselves:
+each topic module defines its recipes with :func:`~recipes.recipe` and lists
+them in its ``__all__`` (:func:`~recipes._recipe.recipes_of`). YAML loaders
+find the catalog through the ``podfold.recipes`` entry point and check a step's
+arguments against the factory's signature.
 
 >>> catalog["add_toleration"]("nvidia.com/gpu")
 add_toleration('nvidia.com/gpu')
@@ -18,72 +20,21 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 from recipes import accelerators, containers, pod, scheduling, storage
-from recipes._recipe import Recipe
+from recipes._recipe import Recipe, recipes_of
 
-__all__ = ("catalog", "GROUPS")
+__all__ = ("catalog", "GROUPS", "TOPICS")
 
-GROUPS: tuple[tuple[str, tuple[Callable[..., Recipe], ...]], ...] = (
-    (
-        "Scheduling",
-        (
-            scheduling.node_selector,
-            scheduling.add_toleration,
-            scheduling.require_node_affinity,
-            scheduling.prefer_node_affinity,
-            scheduling.spread,
-            scheduling.anti_affinity,
-            scheduling.priority_class,
-            scheduling.scheduler_name,
-            scheduling.runtime_class,
-            scheduling.kueue_queue,
-        ),
-    ),
-    (
-        "Accelerators",
-        (accelerators.gpu, accelerators.mig, accelerators.tpu, accelerators.efa, accelerators.rdma),
-    ),
-    (
-        "Storage",
-        (
-            storage.shm_size,
-            storage.mount_pvc,
-            storage.mount_secret,
-            storage.mount_config_map,
-            storage.mount_empty_dir,
-            storage.mount_host_path,
-        ),
-    ),
-    (
-        "Containers",
-        (
-            containers.add_env,
-            containers.add_env_from_secret,
-            containers.add_env_from_config_map,
-            containers.add_env_from_field,
-            containers.resources,
-            containers.image_pull_policy,
-            containers.working_dir,
-            containers.security_context,
-            containers.add_capabilities,
-            containers.sidecar,
-            containers.init_container,
-        ),
-    ),
-    (
-        "Pod",
-        (
-            pod.add_labels,
-            pod.add_annotations,
-            pod.istio_sidecar,
-            pod.service_account,
-            pod.image_pull_secret,
-            pod.host_network,
-            pod.host_ipc,
-            pod.dns_policy,
-            pod.termination_grace_period,
-            pod.active_deadline,
-        ),
-    ),
+TOPICS = (
+    ("Scheduling", scheduling),
+    ("Accelerators", accelerators),
+    ("Storage", storage),
+    ("Containers", containers),
+    ("Pod", pod),
+)
+"""The modules of recipes, each with the title of its topic, in the order the docs list them."""
+
+GROUPS: tuple[tuple[str, tuple[Callable[..., Recipe], ...]], ...] = tuple(
+    (title, recipes_of(module)) for title, module in TOPICS
 )
 """The recipes by topic, in the order the docs list them."""
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
+from types import FunctionType, MappingProxyType, ModuleType
 from typing import Any, ParamSpec, overload
 
 from combinators import ArgumentError, ArgumentTypeError, Transform
@@ -53,7 +53,7 @@ from combinators.transform import TransformLike, apply_step
 from recipes._requires import PodCheck, Requiring
 from transforms.kube.kinds import check_pod_document
 
-__all__ = ("Recipe", "recipe", "summary", "call_error")
+__all__ = ("Recipe", "recipe", "is_recipe", "recipes_of", "summary", "call_error")
 
 P = ParamSpec("P")
 
@@ -240,7 +240,40 @@ def _factory(build: Callable[P, Built], synonyms: Mapping[str, str]) -> Callable
         return Recipe(name, body, canonical_args, canonical_kwargs)
 
     factory.__dict__["synonyms"] = synonyms  # for the YAML loader's near misses too
+    factory.__dict__[_MADE_BY_RECIPE] = name
     return factory
+
+
+_MADE_BY_RECIPE = "_recipe_name"
+
+
+def is_recipe(value: object) -> bool:
+    """Whether ``value`` is a factory made by :func:`recipe`.
+
+    >>> from combinators import upsert
+    >>> @recipe
+    ... def team(name: str) -> Transform:
+    ...     "Label the pod with its team."
+    ...     return upsert("metadata.labels", {"team": name})
+    >>> is_recipe(team), is_recipe(team("ml")), is_recipe(upsert)
+    (True, False, False)
+    """
+    return isinstance(value, FunctionType) and value.__dict__.get(_MADE_BY_RECIPE) == value.__name__
+
+
+def recipes_of(module: ModuleType) -> tuple[Callable[..., Recipe], ...]:
+    """The recipes ``module`` defines, in the order of its ``__all__``: the one list of them.
+
+    A name the module imports from elsewhere is left to the module it comes from.
+
+    >>> from recipes import pod
+    >>> [factory.__name__ for factory in recipes_of(pod)][:3]
+    ['add_labels', 'add_annotations', 'istio_sidecar']
+    """
+    found = (getattr(module, name) for name in module.__all__)
+    return tuple(
+        factory for factory in found if is_recipe(factory) and factory.__module__ == module.__name__
+    )
 
 
 def call_error(

@@ -248,6 +248,34 @@ def test_catalog_covers_the_public_recipes_and_is_read_only() -> None:
     assert all(name == factory.__name__ for name, factory in catalog.items())
 
 
+def test_the_recipes_themselves_are_the_one_list_of_the_catalog() -> None:
+    # every function decorated with recipe in podfold's recipe modules is in the catalog,
+    # and the package exports each under its name, in the catalog's order
+    import pkgutil
+
+    from recipes._recipe import is_recipe
+
+    decorated = set()
+    for info in pkgutil.iter_modules(recipes.__path__, "recipes."):
+        module = __import__(info.name, fromlist=["_"])
+        decorated |= {
+            name
+            for name, value in vars(module).items()
+            if is_recipe(value) and value.__module__ == module.__name__
+        }
+    assert decorated == set(catalog)
+    assert [name for name in recipes.__all__ if is_recipe(getattr(recipes, name))] == list(catalog)
+    assert all(getattr(recipes, name) is factory for name, factory in catalog.items())
+
+
+def test_the_recipe_decorator_is_public() -> None:
+    from recipes._recipe import recipe
+
+    assert recipes.recipe is recipe
+    assert "recipe" in recipes.__all__
+    assert recipes.recipe.__doc__ is not None and ">>> @recipe" in recipes.recipe.__doc__
+
+
 @pytest.mark.parametrize(("name", "args", "kwargs"), CASES)
 def test_output_on_torchx_pod_is_valid(
     name: str, args: tuple[Any, ...], kwargs: dict[str, Any]

@@ -28,7 +28,7 @@ from kubernetes.client import V1Job, V1JobSpec, V1ObjectMeta, V1PodSpec, V1PodTe
 
 import recipes
 from combinators import PathError, TransformError, chain, get_at, remove_at, replace_at, upsert
-from recipes._recipe import recipe
+from recipes import recipe
 from recipes._requires import Requiring
 from transforms.io.loading import loads_overlay
 from transforms.kube import Selector, apply_to_documents, apply_to_workload, pod_templates
