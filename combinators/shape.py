@@ -45,6 +45,7 @@ __all__ = (
     "guarded_copy",
     "settle",
     "JSON_ONLY",
+    "UnfitValue",
     "Problem",
 )
 
@@ -56,14 +57,20 @@ JSON_ONLY = (
 _OK = frozenset({str, int, bool, type(None)})
 
 
-class Problem(Exception):
-    """What :func:`_walk` found: where (``parts``), what, and of which sort."""
+class UnfitValue(Exception):
+    """A place in a value that JSON cannot carry, as :func:`_walk` finds it: where (``parts``),
+    what, and of which sort; raised and caught inside podfold, never reaching a caller."""
 
     def __init__(self, parts: tuple[Part, ...], what: str, sort: str) -> None:
         super().__init__(what)
         self.parts = parts
         self.what = what
         self.sort = sort  # "type", "depth" or "cycle"
+
+
+Problem = UnfitValue
+"""The former name of :class:`UnfitValue`, kept for code that imports it; a problem a check
+reports is a :class:`transforms.checks.Problem`, another thing."""
 
 
 def place_text(base: str, parts: tuple[Part, ...], limit: int = 160) -> str:
@@ -90,19 +97,19 @@ def _parts(trail: list[Any]) -> tuple[Part, ...]:
     return tuple(Index(step) if type(step) is int else Key(step) for step in trail)
 
 
-def _too_deep(root: Any, trail: list[Any], markers: tuple[type, ...] = ()) -> Problem:
+def _too_deep(root: Any, trail: list[Any], markers: tuple[type, ...] = ()) -> UnfitValue:
     """Too deep at ``trail``: a cycle if a container on the way is its own ancestor."""
     seen: dict[int, int] = {}
     node = root
     for level in range(len(trail) + 1):
         first = seen.setdefault(id(node), level)
         if first != level:
-            return Problem(_parts(trail[:first]), "", "cycle")
+            return UnfitValue(_parts(trail[:first]), "", "cycle")
         if level < len(trail):
             while markers and isinstance(node, markers):
                 node = getattr(node, "value")  # noqa: B009 - a marker's value
             node = node[trail[level]]
-    return Problem(_parts(trail), f"nests deeper than {MAX_DEPTH} levels", "depth")
+    return UnfitValue(_parts(trail), f"nests deeper than {MAX_DEPTH} levels", "depth")
 
 
 class _Deep(Exception):
@@ -114,7 +121,7 @@ class _Deep(Exception):
 
 
 def _walk(value: Any, trail: list[Any], depth: int, markers: tuple[type, ...]) -> None:
-    """Raise :class:`Problem` (or :class:`_Deep`) at the first place JSON cannot carry."""
+    """Raise :class:`UnfitValue` (or :class:`_Deep`) at the first place JSON cannot carry."""
     cls = type(value)
     if cls is dict or (cls is not list and is_map(value)):
         if depth >= MAX_DEPTH:
@@ -122,7 +129,7 @@ def _walk(value: Any, trail: list[Any], depth: int, markers: tuple[type, ...]) -
         depth += 1
         for key, item in value.items():
             if type(key) is not str and not isinstance(key, str):
-                raise Problem(
+                raise UnfitValue(
                     _parts(trail),
                     f"has a key that is not a string: {short_repr(key, 60)} ({type(key).__name__})",
                     "type",
@@ -163,7 +170,7 @@ def _walk(value: Any, trail: list[Any], depth: int, markers: tuple[type, ...]) -
         return
     if isinstance(value, float):
         if value - value != 0.0:  # nan and the infinities: nan - nan and inf - inf are nan
-            raise Problem(
+            raise UnfitValue(
                 _parts(trail),
                 f"is {value!r}, a number JSON cannot carry (JSON numbers are finite)",
                 "type",
@@ -171,7 +178,7 @@ def _walk(value: Any, trail: list[Any], depth: int, markers: tuple[type, ...]) -
         return
     if cls in _OK or isinstance(value, int):
         return
-    raise Problem(_parts(trail), f"is {_what(value)}", "type")
+    raise UnfitValue(_parts(trail), f"is {_what(value)}", "type")
 
 
 def _check_text(text: str, trail: list[Any], what: str) -> None:
@@ -179,7 +186,7 @@ def _check_text(text: str, trail: list[Any], what: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as err:
-        raise Problem(
+        raise UnfitValue(
             _parts(trail),
             f"{what} holds {text[err.start]!r} at character "
             f"{err.start + 1}, half of a UTF-16 pair, which is "
@@ -188,10 +195,10 @@ def _check_text(text: str, trail: list[Any], what: str) -> None:
         ) from None
 
 
-def _find(value: Any, markers: tuple[type, ...]) -> Problem | None:
+def _find(value: Any, markers: tuple[type, ...]) -> UnfitValue | None:
     try:
         _walk(value, [], 0, markers)
-    except Problem as problem:
+    except UnfitValue as problem:
         return problem
     except _Deep as deep:
         return _too_deep(value, deep.trail, markers)
@@ -204,7 +211,7 @@ def _what(value: Any) -> str:
     return f"{article} {name} ({short_repr(value, 60)})"
 
 
-def value_problem(value: Any, markers: tuple[type, ...] = ()) -> Problem | None:
+def value_problem(value: Any, markers: tuple[type, ...] = ()) -> UnfitValue | None:
     """The first place in ``value`` that JSON cannot carry, or ``None``.
 
     ``markers`` are wrapper types (a partial pod's markers) whose ``.value``
@@ -221,7 +228,7 @@ def value_problem(value: Any, markers: tuple[type, ...] = ()) -> Problem | None:
     return _find(value, markers)
 
 
-def _describe(problem: Problem, base: str) -> str:
+def _describe(problem: UnfitValue, base: str) -> str:
     where = place_text(base, problem.parts)
     return f"{where} {problem.what}" + (f"; {JSON_ONLY}" if problem.sort == "type" else "")
 
@@ -285,7 +292,7 @@ def _kind(value: Any) -> str:
 
 
 def problem_error(
-    problem: Problem, value: Any, *, argument: str, factory: str | None = None
+    problem: UnfitValue, value: Any, *, argument: str, factory: str | None = None
 ) -> ArgumentError:
     """The construction error for ``problem`` found in ``value`` (given as ``argument``)."""
     message = problem_text(problem, argument, value)
@@ -293,7 +300,7 @@ def problem_error(
     return kind(message, argument=argument, factory=factory, value=None)
 
 
-def problem_text(problem: Problem, base: str, value: Any) -> str:
+def problem_text(problem: UnfitValue, base: str, value: Any) -> str:
     """``problem`` in words, the place written after ``base``; ``value`` is where it was found."""
     if problem.sort == "cycle":
         where = place_text(base, problem.parts)
@@ -362,7 +369,7 @@ def guarded_copy(doc: Any, where: str = "") -> Any:
     )  # pragma: no cover - _walk finds it
 
 
-def _nesting_text(problem: Problem, doc: Any, where: str) -> str:
+def _nesting_text(problem: UnfitValue, doc: Any, where: str) -> str:
     text = problem_text(problem, "", doc)
     return f"{where}: {text}" if where else f"the document: {text}"
 
@@ -428,7 +435,7 @@ def settle(new: Any, old: Any) -> Any:
     Where a part of ``new`` equals the part of ``old`` at the same place, the
     part of ``old`` takes its place (so unchanged parts are shared, and an
     unchanged whole is ``old`` itself); only the parts that differ are
-    checked, and a part JSON cannot carry raises :class:`Problem` (its
+    checked, and a part JSON cannot carry raises :class:`UnfitValue` (its
     ``parts`` say where). ``new`` is left as it was, and what comes back holds
     none of its maps and lists: where it differs from ``old`` the maps and
     lists are new ones, so the function may keep what it returned, and change
@@ -476,7 +483,7 @@ def _settle(new: Any, old: Any, trail: list[Any]) -> Any:
                 if before is MISSING:
                     # a key of old's is the caller's, not the function's doing
                     if type(key) is not str and not isinstance(key, str):
-                        raise Problem(
+                        raise UnfitValue(
                             _parts(trail),
                             f"has a key that is not a string: "
                             f"{short_repr(key, 60)} "

@@ -23,7 +23,7 @@ from combinators.limits import MAX_NAME, short_names, short_repr
 
 __all__ = (
     "check_choice",
-    "check_text",
+    "check_nonempty_string",
     "check_int",
     "INT64_MAX",
     "check_bool",
@@ -82,7 +82,7 @@ def naming_factory(factory: str) -> Iterator[None]:
     """Within the block, an :class:`ArgumentError` names ``factory`` (unless it names one already).
 
     >>> with naming_factory("SecretKey"):
-    ...     check_text("name", "")
+    ...     check_nonempty_string("name", "")
     Traceback (most recent call last):
       ...
     combinators.errors.ArgumentError: SecretKey(): name must be a non-empty string, got ''
@@ -120,10 +120,10 @@ def check_choice(argument: str, value: Any, allowed: Iterable[T]) -> T:
     )
 
 
-def check_text(argument: str, value: Any) -> str:
+def check_nonempty_string(argument: str, value: Any) -> str:
     """``value`` if it is a non-empty string.
 
-    >>> check_text("image", "")
+    >>> check_nonempty_string("image", "")
     Traceback (most recent call last):
       ...
     combinators.errors.ArgumentError: image must be a non-empty string, got ''
@@ -186,7 +186,7 @@ def check_dns_label(argument: str, value: Any) -> str:
       ...
     combinators.errors.ArgumentError: volume must be a DNS-1123 label (lower case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters), got 'Data_1'
     """
-    check_text(argument, value)
+    check_nonempty_string(argument, value)
     if len(value) > 63 or not _DNS_LABEL.match(value):
         bad_value(
             argument,
@@ -201,7 +201,7 @@ def check_dns_label(argument: str, value: Any) -> str:
 
 def check_dns_subdomain(argument: str, value: Any) -> str:
     """``value`` if it is a DNS-1123 subdomain (labels joined by '.'; at most 253)."""
-    check_text(argument, value)
+    check_nonempty_string(argument, value)
     if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
         bad_value(
             argument,
@@ -222,7 +222,7 @@ def check_qualified_name(argument: str, value: Any) -> str:
       ...
     combinators.errors.ArgumentError: label must be a qualified name such as 'gpu' or 'example.com/gpu' (letters, digits, '-', '_', '.'; at most 63 after an optional DNS prefix and '/'), got 'gpu type'
     """
-    check_text(argument, value)
+    check_nonempty_string(argument, value)
     prefix, _, name = value.rpartition("/")
     if (
         ("/" in value and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)))

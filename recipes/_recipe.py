@@ -19,11 +19,11 @@ True
 
 A bad argument fails at once, and the error names the recipe:
 
->>> from recipes._check import check_text
+>>> from recipes._check import check_nonempty_string
 >>> @recipe
 ... def owner(name: str) -> Transform:
 ...     '''Annotate the pod with its owner.'''
-...     return upsert("metadata.annotations", {"owner": check_text("name", name)})
+...     return upsert("metadata.annotations", {"owner": check_nonempty_string("name", name)})
 >>> owner("")
 Traceback (most recent call last):
   ...

@@ -18,8 +18,8 @@ from recipes._check import (
     check_choice,
     check_int,
     check_label_value,
+    check_nonempty_string,
     check_qualified_name,
-    check_text,
 )
 from recipes._recipe import recipe
 from recipes._target import ContainerTarget, on_container
@@ -128,7 +128,7 @@ def gpu(
                 f"label= only goes with provider='custom'; provider "
                 f"{short_repr(provider)} uses {short_repr(GPU_LABELS[provider])}, got label={short_repr(label)}",
             )
-        values = lookup_gpu(check_text("type", type), provider)
+        values = lookup_gpu(check_nonempty_string("type", type), provider)
         if provider == "gfd":
             steer = require_expression(node_expression(GPU_LABELS[provider], values, "In"))
         else:

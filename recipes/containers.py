@@ -32,8 +32,8 @@ from recipes._check import (
     check_choice,
     check_dns_label,
     check_int,
+    check_nonempty_string,
     check_qualified_name,
-    check_text,
     merge_kwargs,
 )
 from recipes._clashes import CONTAINER_LISTS, ContainerNameFree
@@ -126,9 +126,9 @@ def add_env_from_secret(
     >>> add_env_from_secret("HF_TOKEN", "hf", "token")(pod)["spec"]["containers"][0]["env"]
     [{'name': 'HF_TOKEN', 'valueFrom': {'secretKeyRef': {'name': 'hf', 'key': 'token'}}}]
     """
-    check_text("name", name)
-    check_text("secret", secret)
-    check_text("key", key)
+    check_nonempty_string("name", name)
+    check_nonempty_string("secret", secret)
+    check_nonempty_string("key", key)
     check_bool("optional", optional)
     return on_container(container, set_env({name: SecretKey(secret, key, optional)}))
 
@@ -146,9 +146,9 @@ def add_env_from_config_map(
     >>> add_env_from_config_map("LEVEL", "settings", "level")(pod)["spec"]["containers"][0]["env"]
     [{'name': 'LEVEL', 'valueFrom': {'configMapKeyRef': {'name': 'settings', 'key': 'level'}}}]
     """
-    check_text("name", name)
-    check_text("config_map", config_map)
-    check_text("key", key)
+    check_nonempty_string("name", name)
+    check_nonempty_string("config_map", config_map)
+    check_nonempty_string("key", key)
     check_bool("optional", optional)
     return on_container(container, set_env({name: ConfigMapKey(config_map, key, optional)}))
 
@@ -164,8 +164,8 @@ def add_env_from_field(name: str, field_path: str, container: ContainerTarget = 
     >>> add_env_from_field("POD_IP", "status.podIP")(pod)["spec"]["containers"][0]["env"]
     [{'name': 'POD_IP', 'valueFrom': {'fieldRef': {'fieldPath': 'status.podIP'}}}]
     """
-    check_text("name", name)
-    check_text("field_path", field_path)
+    check_nonempty_string("name", name)
+    check_nonempty_string("field_path", field_path)
     return on_container(container, set_env({name: FieldRef(field_path)}))
 
 
@@ -255,7 +255,7 @@ def working_dir(path: str, container: ContainerTarget = None) -> Transform:
     >>> working_dir("/workspace")({"spec": {"containers": [{"name": "t"}]}})
     {'spec': {'containers': [{'name': 't', 'workingDir': '/workspace'}]}}
     """
-    check_text("path", path)
+    check_nonempty_string("path", path)
     return on_container(container, replace_at("workingDir", path))
 
 
@@ -328,7 +328,7 @@ def add_capabilities(
     if not listed:
         bad_value("capabilities", capabilities, "capabilities: needs at least one capability")
     for capability in listed:
-        check_text("capabilities", capability)
+        check_nonempty_string("capabilities", capability)
         if capability.upper().startswith("CAP_"):
             bad_value(
                 "capabilities",
@@ -359,7 +359,7 @@ def _container_spec(
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "name": check_dns_label("name", name),
-        "image": check_text("image", image),
+        "image": check_nonempty_string("image", image),
     }
     for argument, words in (("command", command), ("args", args)):
         if words is not None:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
-from recipes._check import bad_type, bad_value, check_bool, check_text, naming_factory
+from recipes._check import bad_type, bad_value, check_bool, check_nonempty_string, naming_factory
 
 __all__ = (
     "SecretKey",
@@ -44,8 +44,8 @@ class SecretKey:
 
     def __post_init__(self) -> None:
         with naming_factory("SecretKey"):
-            check_text("name", self.name)
-            check_text("key", self.key)
+            check_nonempty_string("name", self.name)
+            check_nonempty_string("key", self.key)
             check_bool("optional", self.optional)
 
     def value_from(self) -> dict[str, Any]:
@@ -70,8 +70,8 @@ class ConfigMapKey:
 
     def __post_init__(self) -> None:
         with naming_factory("ConfigMapKey"):
-            check_text("name", self.name)
-            check_text("key", self.key)
+            check_nonempty_string("name", self.name)
+            check_nonempty_string("key", self.key)
             check_bool("optional", self.optional)
 
     def value_from(self) -> dict[str, Any]:
@@ -94,7 +94,7 @@ class FieldRef:
 
     def __post_init__(self) -> None:
         with naming_factory("FieldRef"):
-            check_text("field_path", self.field_path)
+            check_nonempty_string("field_path", self.field_path)
 
     def value_from(self) -> dict[str, Any]:
         """The ``valueFrom`` map."""
@@ -115,9 +115,9 @@ class ResourceFieldRef:
 
     def __post_init__(self) -> None:
         with naming_factory("ResourceFieldRef"):
-            check_text("resource", self.resource)
+            check_nonempty_string("resource", self.resource)
             if self.container is not None:
-                check_text("container", self.container)
+                check_nonempty_string("container", self.container)
             if self.divisor is not None:
                 from transforms.kube.quantity import check_quantity
 
@@ -151,7 +151,7 @@ def env_var(name: str, value: EnvValue) -> dict[str, Any]:
       ...
     combinators.errors.ArgumentError: env var 'X': a map value is a valueFrom with exactly one of secretKeyRef, configMapKeyRef, fieldRef, resourceFieldRef, got {'secretRef': {'name': 'hf'}}
     """
-    check_text("env var name", name)
+    check_nonempty_string("env var name", name)
     if isinstance(value, (SecretKey, ConfigMapKey, FieldRef, ResourceFieldRef)):
         return {"name": name, "valueFrom": value.value_from()}
     if isinstance(value, Mapping):

@@ -31,8 +31,8 @@ from recipes._check import (
     check_choice,
     check_int,
     check_label_value,
+    check_nonempty_string,
     check_qualified_name,
-    check_text,
     merge_kwargs,
 )
 from recipes._recipe import recipe
@@ -401,7 +401,7 @@ def priority_class(name: str) -> Transform:
     >>> priority_class("high")({"spec": {}})
     {'spec': {'priorityClassName': 'high'}}
     """
-    check_text("name", name)
+    check_nonempty_string("name", name)
     return replace_at("spec.priorityClassName", name)
 
 
@@ -412,7 +412,7 @@ def scheduler_name(name: str) -> Transform:
     >>> scheduler_name("default-scheduler")({"spec": {"schedulerName": "volcano"}})
     {'spec': {'schedulerName': 'default-scheduler'}}
     """
-    check_text("name", name)
+    check_nonempty_string("name", name)
     return replace_at("spec.schedulerName", name)
 
 
@@ -423,7 +423,7 @@ def runtime_class(name: str) -> Transform:
     >>> runtime_class("nvidia")({"spec": {}})
     {'spec': {'runtimeClassName': 'nvidia'}}
     """
-    check_text("name", name)
+    check_nonempty_string("name", name)
     return replace_at("spec.runtimeClassName", name)
 
 
@@ -537,10 +537,10 @@ def kueue_queue(name: str, priority_class: str | None = None) -> Transform | Req
       ...
     transforms.kube.scopes.UnsupportedWorkloadError: kueue_queue: Kueue does not manage a DaemonSet; ... [in DaemonSet/pi metadata (metadata)]
     """
-    labels = {KUEUE_QUEUE: check_label_value("name", check_text("name", name))}
+    labels = {KUEUE_QUEUE: check_label_value("name", check_nonempty_string("name", name))}
     if priority_class is not None:
         labels[KUEUE_PRIORITY_CLASS] = check_label_value(
-            "priority_class", check_text("priority_class", priority_class)
+            "priority_class", check_nonempty_string("priority_class", priority_class)
         )
     edits = [
         replace_at(Path([Key("metadata"), Key("labels"), Key(key)]), value)

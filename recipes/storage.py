@@ -39,7 +39,7 @@ from recipes._check import (
     check_choice,
     check_dns_label,
     check_int,
-    check_text,
+    check_nonempty_string,
 )
 from recipes._clashes import IDENTITY, MountPathFree, ReleasingVolumes, VolumeFits
 from recipes._recipe import recipe
@@ -96,7 +96,7 @@ def volume_name_for(text: str, prefix: str = "") -> str:
 
 
 def _mount_path(mount_path: Any) -> str:
-    check_text("mount_path", mount_path)
+    check_nonempty_string("mount_path", mount_path)
     if not mount_path.startswith("/"):
         bad_value(
             "mount_path",
@@ -159,7 +159,7 @@ def _mount(
     if check_bool("read_only", read_only):
         mount["readOnly"] = True
     if sub_path is not None:
-        check_text("sub_path", sub_path)
+        check_nonempty_string("sub_path", sub_path)
         if sub_path.startswith("/") or ".." in sub_path.split("/"):
             bad_value(
                 "sub_path",
@@ -245,7 +245,7 @@ def mount_pvc(
     >>> pod["spec"]["volumes"], pod["spec"]["containers"][0]["volumeMounts"]
     ([{'name': 'datasets', 'persistentVolumeClaim': {'claimName': 'datasets', 'readOnly': True}}], [{'mountPath': '/data', 'name': 'datasets', 'readOnly': True}])
     """
-    check_text("claim", claim)
+    check_nonempty_string("claim", claim)
     name = _volume_name(volume, claim)
     source: dict[str, Any] = {"claimName": claim}
     if check_bool("read_only", read_only):
@@ -342,7 +342,7 @@ def _mount_keys(
     replace: bool,
 ) -> Transform | Requiring:
     """A Secret's or ConfigMap's keys as read-only files: the volume and its mount."""
-    check_text("secret" if kind == "secret" else "config_map", source_name)
+    check_nonempty_string("secret" if kind == "secret" else "config_map", source_name)
     name = _volume_name(volume, source_name)
     source: dict[str, Any] = {name_field: source_name, **_mode(default_mode)}
     if check_bool("optional", optional):
@@ -416,7 +416,7 @@ def mount_host_path(
     >>> pod["spec"]["volumes"]
     [{'name': 'host-mnt-data', 'hostPath': {'path': '/mnt/data', 'type': 'Directory'}}]
     """
-    check_text("path", path)
+    check_nonempty_string("path", path)
     if not path.startswith("/"):
         bad_value(
             "path", path, f"path must be an absolute path on the node, got {short_repr(path)}"

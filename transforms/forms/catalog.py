@@ -41,7 +41,8 @@ __all__ = (
 GROUP = "podfold.recipes"
 
 Catalog = Mapping[str, Callable[..., Any]]
-"""Recipe name -> factory."""
+"""Recipe name -> factory, as the ``podfold.recipes`` entry point publishes (the one definition:
+:mod:`transforms.forms.kinds` imports it)."""
 
 
 @lru_cache(maxsize=1)

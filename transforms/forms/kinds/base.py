@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,6 +25,7 @@ from combinators import ArgumentTypeError, Path, Transform
 from combinators.data import copy_plain, is_map, is_seq
 from combinators.paths import Match
 from combinators.transform import TransformLike, describe_step
+from transforms.forms.catalog import Catalog
 from transforms.forms.markers import Marker
 
 __all__ = (
@@ -40,9 +41,6 @@ __all__ = (
     "items_text",
     "no_yaml_form",
 )
-
-Catalog = Mapping[str, Callable[..., Any]]
-"""Recipe name -> factory, as the ``podfold.recipes`` entry point publishes."""
 
 Written = frozenset[str] | None
 """The strings a step may write into a pod; ``None`` (:data:`ANYTHING`) where it
