@@ -9,9 +9,8 @@ for whatever it does not compile.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Union
 
 from pyrsistent import freeze, pvector
 
@@ -28,11 +27,9 @@ from combinators.data import (
     strict_key,
 )
 from combinators.limits import short_repr
-from combinators.paths import All
-from combinators.paths import Key as KeyPart
 from transforms.forms.patches._errors import InvalidPatchError
 from transforms.forms.patches._listkeys import NO_META, FieldMeta, field_meta
-from transforms.kube.workloads import DOCUMENT, WorkloadKind
+from transforms.forms.patches._places import PlaceMeta, TypeName, WorkloadPlace, workload_root
 
 __all__ = (
     "PATCH",
@@ -40,7 +37,8 @@ __all__ = (
     "SET_ORDER",
     "DELETE_FROM",
     "Ctx",
-    "WorkloadType",
+    "Meta",
+    "TypeName",
     "check_patch",
     "clean",
     "dropped",
@@ -117,50 +115,15 @@ def _at(where: str) -> str:
     return short_repr(where, quoted=False)
 
 
-class WorkloadType(str):
-    """A place in a workload above its pod templates, as a type name: its fields lead on.
-
-    ``fields`` maps a field (``"*"``: any key) to the type below it: another
-    place, or the schema's ``PodTemplateSpec``, ``Pod`` or ``ObjectMeta``.
-    """
-
-    fields: dict[str, str]
+Meta = Union[FieldMeta, PlaceMeta]
 
 
-def _place(name: str) -> WorkloadType:
-    place = WorkloadType(name)
-    place.fields = {}
-    return place
-
-
-@functools.cache
-def workload_root(entry: WorkloadKind) -> WorkloadType:
-    """The type of a whole ``entry`` document: metadata, and the way to each template."""
-    root = _place(entry.kind)
-    root.fields["metadata"] = "ObjectMeta"
-    for location in entry.locations:
-        if location.holds == DOCUMENT:
-            continue
-        node = root
-        parts = location.path.parts
-        for index, part in enumerate(parts):
-            key = part.name if type(part) is KeyPart else "*"
-            assert type(part) in (KeyPart, All)
-            if index == len(parts) - 1:
-                node.fields[key] = location.holds
-                break
-            below = node.fields.get(key)
-            if not isinstance(below, WorkloadType):
-                below = node.fields[key] = _place(f"{node}.{key}")
-            node = below
-    return root
-
-
-def field_meta_of(type_name: str | None, key: str) -> FieldMeta:
-    """The patch metadata of ``key`` in ``type_name``: a workload place's, or the schema's."""
-    if type(type_name) is WorkloadType:
-        below = type_name.fields.get(key) or type_name.fields.get("*")
-        return NO_META if below is None else FieldMeta(below, False, False, (), ())
+def field_meta_of(type_name: TypeName, key: str) -> Meta:
+    """The patch metadata of ``key`` in ``type_name``: a workload place's (from its kind's
+    record, :mod:`._places`), or the schema's."""
+    if isinstance(type_name, WorkloadPlace):
+        below = type_name.below(key)
+        return NO_META if below is None else PlaceMeta(below)
     return field_meta(type_name, key)
 
 
@@ -205,7 +168,7 @@ def dropped(value: Any) -> bool:
     return is_map(value) and value.get(PATCH, "merge") != "merge"
 
 
-def merge_map(original: Any, patch: Any, type_name: str | None, where: str, ctx: Ctx) -> Any:
+def merge_map(original: Any, patch: Any, type_name: TypeName, where: str, ctx: Ctx) -> Any:
     """``patch`` merged into the map ``original``; ``original`` itself when nothing changes."""
     directive = patch.get(PATCH, MISSING)
     if directive == "replace":
@@ -247,7 +210,7 @@ def merge_map(original: Any, patch: Any, type_name: str | None, where: str, ctx:
 
 
 def merge_field(
-    result: Any, key: str, value: Any, type_name: str | None, where: str, ctx: Ctx
+    result: Any, key: str, value: Any, type_name: TypeName, where: str, ctx: Ctx
 ) -> Any:
     current = result.get(key, MISSING)
     if value is None:
@@ -296,7 +259,7 @@ def _retain_keys(result: Any, patch: Any, retain: Any, where: str, ctx: Ctx) -> 
     return result
 
 
-def key_function(meta: FieldMeta, where: str) -> Callable[[Any, bool], Key]:
+def key_function(meta: Meta, where: str) -> Callable[[Any, bool], Key]:
     """Identity of a list element: its merge key's values (maps) or itself (scalars).
 
     With ``strict``, an element without the (first) key field is an error, as
@@ -354,7 +317,7 @@ def _element_kind(where: str, *lists: Sequence[Any]) -> str | None:
     return kind
 
 
-def merge_list(original: Any, patch: Any, meta: FieldMeta, where: str, ctx: Ctx) -> Any:
+def merge_list(original: Any, patch: Any, meta: Meta, where: str, ctx: Ctx) -> Any:
     """A list merged as Kubernetes does (``mergeSlice``); ``original`` when unchanged."""
     if not original and not patch:
         return original
@@ -406,7 +369,7 @@ def _merge_elements(
     base: list[Any],
     patch_items: list[Any],
     key_of: Callable[[Any, bool], Key],
-    meta: FieldMeta,
+    meta: Meta,
     where: str,
     ctx: Ctx,
 ) -> list[Any]:
@@ -427,7 +390,7 @@ def _merge_elements(
     return merged
 
 
-def element_label(item: Any, meta: FieldMeta) -> str:
+def element_label(item: Any, meta: Meta) -> str:
     return ",".join(f"{field}={item.get(field)}" for field in meta.keys if field in item)
 
 
@@ -497,7 +460,7 @@ def _first_positions(items: Sequence[Any], key_of: Callable[[Any, bool], Key]) -
 
 
 def _set_element_order(
-    result: Any, patch: Any, field: str, order: Any, type_name: str | None, where: str, ctx: Ctx
+    result: Any, patch: Any, field: str, order: Any, type_name: TypeName, where: str, ctx: Ctx
 ) -> Any:
     """Merge ``field`` and then order it as ``$setElementOrder/<field>`` says."""
     if not is_seq(order):
@@ -556,7 +519,7 @@ def _check_order(
         position += 1
 
 
-def check_patch(patch: Any, type_name: str | None, where: str) -> None:
+def check_patch(patch: Any, type_name: TypeName, where: str) -> None:
     """Reject malformed directives, and merge-list elements without their key, when built."""
     if not is_map(patch):
         return
@@ -587,7 +550,7 @@ def check_patch(patch: Any, type_name: str | None, where: str) -> None:
             _check_elements(value, meta, f"{where}.{key}")
 
 
-def _check_order_items(order: Any, meta: FieldMeta, where: str) -> None:
+def _check_order_items(order: Any, meta: Meta, where: str) -> None:
     """The items of ``$setElementOrder/<field>`` name elements by the list's merge key, as
     kubectl requires: a map without it (or with a map as its value) is refused."""
     if not (meta.merge and meta.keys):
@@ -598,7 +561,7 @@ def _check_order_items(order: Any, meta: FieldMeta, where: str) -> None:
             key_of(item, True)
 
 
-def _check_elements(items: Any, meta: FieldMeta, where: str) -> None:
+def _check_elements(items: Any, meta: Meta, where: str) -> None:
     key_of = key_function(meta, where) if meta.merge and meta.keys else None
     for item in items:
         if not is_map(item):

@@ -43,6 +43,7 @@ from combinators.fusion import MERGE, Op
 from combinators.limits import MAX_DEPTH
 from combinators.paths import Key, Path
 from combinators.transform import Transform, chain
+from transforms.forms.patches._places import TypeName
 from transforms.forms.patches._smp import (
     Ctx,
     clean,
@@ -73,7 +74,7 @@ class _Field:
 
     __slots__ = ("key", "value", "type_name", "where")
 
-    def __init__(self, key: str, value: Any, type_name: str | None, where: str) -> None:
+    def __init__(self, key: str, value: Any, type_name: TypeName, where: str) -> None:
         self.key = key
         self.value = value
         self.type_name = type_name
@@ -127,7 +128,7 @@ class _Replace(_Field):
 
     __slots__ = ("template",)
 
-    def __init__(self, key: str, value: Any, type_name: str | None, where: str) -> None:
+    def __init__(self, key: str, value: Any, type_name: TypeName, where: str) -> None:
         super().__init__(key, value, type_name, where)
         self.template = _Fresh(value)
 
@@ -146,7 +147,7 @@ class _Map(_Field):
 
     __slots__ = ("fields", "template")
 
-    def __init__(self, key: str, value: Any, type_name: str | None, where: str) -> None:
+    def __init__(self, key: str, value: Any, type_name: TypeName, where: str) -> None:
         super().__init__(key, value, type_name, where)
         self.fields = _fields(value, field_meta_of(type_name, key).type, where)
         self.template = _Fresh(value)
@@ -172,7 +173,7 @@ class _ScalarMap(_Map):
 
     __slots__ = ("items",)
 
-    def __init__(self, key: str, value: Any, type_name: str | None, where: str) -> None:
+    def __init__(self, key: str, value: Any, type_name: TypeName, where: str) -> None:
         super().__init__(key, value, type_name, where)
         self.items = tuple(value.items())
 
@@ -205,10 +206,10 @@ class _MergeList(_Field):
         self,
         key: str,
         value: Any,
-        type_name: str | None,
+        type_name: TypeName,
         where: str,
         field: str,
-        element_type: str | None,
+        element_type: TypeName,
         labels: list[str],
     ) -> None:
         super().__init__(key, value, type_name, where)
@@ -383,7 +384,7 @@ class _Fresh:
         return self._frozen
 
 
-def _merge_list_field(key: str, value: Any, type_name: str | None, where: str) -> _Field:
+def _merge_list_field(key: str, value: Any, type_name: TypeName, where: str) -> _Field:
     """A merge list's field compiled, where it can be (see :class:`_MergeList`)."""
     meta = field_meta_of(type_name, key)
     if len(meta.keys) != 1 or meta.defaults or not value:
@@ -403,7 +404,7 @@ def _merge_list_field(key: str, value: Any, type_name: str | None, where: str) -
     return _MergeList(key, value, type_name, where, field, meta.type, labels)
 
 
-def _field(key: str, value: Any, type_name: str | None, where: str) -> _Field:
+def _field(key: str, value: Any, type_name: TypeName, where: str) -> _Field:
     """The field ``key: value`` of a patch map of ``type_name``, compiled."""
     if type(value) is dict and not _directives(value):
         if value and all(item is None or type(item) in _SCALAR_TYPES for item in value.values()):
@@ -431,7 +432,7 @@ class _Sequence:
         return result
 
 
-def _fields(patch: dict[str, Any], type_name: str | None, where: str) -> Merge:
+def _fields(patch: dict[str, Any], type_name: TypeName, where: str) -> Merge:
     """What merges the fields of a patch map without directives into a plain map, in the
     patch's order: each run of scalars and nulls in one loop, each other field compiled."""
     merges: list[Merge] = []
@@ -462,9 +463,9 @@ class _Step(PathEdit):
         self,
         parts: tuple[Key, ...],
         here: dict[str, Any],
-        type_name: str | None,
+        type_name: TypeName,
         where: str,
-        root: str,
+        root: TypeName,
     ) -> None:
         self.fields = _fields(here, type_name, where)
         self.here = here
@@ -521,10 +522,10 @@ def _descends(value: Any) -> bool:
 
 def _steps(
     patch: dict[str, Any],
-    type_name: str | None,
+    type_name: TypeName,
     where: str,
     parts: tuple[Key, ...],
-    root: str,
+    root: TypeName,
     steps: list[Transform],
 ) -> None:
     run: dict[str, Any] = {}
@@ -547,7 +548,7 @@ def _steps(
         steps.append(_Step(parts, run, type_name, where, root))
 
 
-def compile_plan(patch: dict[str, Any], root: str) -> Transform | None:
+def compile_plan(patch: dict[str, Any], root: TypeName) -> Transform | None:
     """The plan of a checked patch for a document of type ``root``; ``None`` where the
     patch has directives at its top (the general merge does it all).
 

@@ -62,10 +62,12 @@ from combinators.shape import check_value
 from combinators.transform import Transform
 from transforms.forms.patches._cache import Keyed, keyed
 from transforms.forms.patches._listkeys import ROOTS
-from transforms.forms.patches._smp import Ctx, check_patch, invalid, merge_map, workload_root
+from transforms.forms.patches._places import TypeName, workload_root
+from transforms.forms.patches._smp import Ctx, check_patch, invalid, merge_map
 from transforms.forms.patches._smp_plan import compile_plan
 from transforms.kube.kinds import WorkloadKindError, check_pod_document
-from transforms.kube.workloads import WorkloadKind, workload_kind
+from transforms.kube.records import WorkloadKind
+from transforms.kube.table import workload_kind
 
 __all__ = ("strategic_merge",)
 
@@ -105,7 +107,7 @@ class _StrategicMerge(Transform):
         check_value(patch, argument="patch", factory="strategic_merge")
         self.patch = copy_plain(patch)
         self.workload = _workload_of(self.patch, kind)
-        self.root: str = ROOTS[kind] if self.workload is None else workload_root(self.workload)
+        self.root: TypeName = ROOTS[kind] if self.workload is None else workload_root(self.workload)
         check_patch(self.patch, self.root, str(self.root))
         if kind == "Pod":
             self._init_params(self.patch)
