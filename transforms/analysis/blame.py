@@ -44,13 +44,22 @@ from transforms.analysis.provenance import Blame, Origin, Writers
 from transforms.forms import kinds
 from transforms.forms.catalog import Catalog
 from transforms.forms.kinds.named import composed_steps
-from transforms.forms.partial import field_of, overlay
-from transforms.forms.pipeline import build_step
-from transforms.io.loading import OverlayLoader, loads_overlay, overlay_loader, read_source
+from transforms.forms.partial import field_of
+from transforms.io.loading import StepNode, loads_overlay_steps, read_source
 from transforms.io.normalize import as_transform
 from transforms.io.safe_yaml import decode
 
-__all__ = ("Origin", "Step", "Blame", "blame", "writers", "steps_of", "yaml_steps", "load_steps")
+__all__ = (
+    "Origin",
+    "Step",
+    "Blame",
+    "blame",
+    "writers",
+    "steps_of",
+    "yaml_steps",
+    "node_steps",
+    "load_steps",
+)
 
 
 @dataclass(frozen=True)
@@ -165,41 +174,34 @@ def yaml_steps(
 ) -> list[Step]:
     """The finest steps of a YAML overlay text, each with its line in ``source``.
 
-    The text is first loaded as :func:`~transforms.loads_overlay` loads it, so
-    a bad one raises the same :class:`~transforms.errors.OverlayError`.
+    The text is loaded as :func:`~transforms.loads_overlay` loads it, in the same
+    parse, so a bad one raises the same :class:`~transforms.errors.OverlayError`.
     """
-    loads_overlay(text, source=source, kind=kind, catalog=catalog)
-    loader = overlay_loader()(text)  # libyaml where PyYAML has it: the same nodes and lines
-    found: list[Step] = []
-    try:
-        documents = 0
-        while loader.check_node():
-            node = loader.get_node()
-            documents += 1
-            found += _document_steps(loader, node, source, documents, catalog)
-    finally:
-        loader.dispose()
-    return found
+    return node_steps(loads_overlay_steps(text, source, kind, catalog)[1], source, catalog)
 
 
-def _document_steps(
-    loader: OverlayLoader, node: Any, source: str, document: int, catalog: Catalog | None
+def node_steps(
+    nodes: Iterable[StepNode], source: str, catalog: Catalog | None = None
 ) -> list[Step]:
-    prefix = f"document {document}, " if document > 1 else ""
-    if isinstance(node, yaml.SequenceNode):
-        found: list[Step] = []
-        for number, item in enumerate(node.value, 1):
-            step = build_step(loader.construct_object(item, deep=True), catalog)
-            origin = Origin(
-                source, item.start_mark.line + 1, f"{prefix}step {number}: {_words(step, catalog)}"
-            )
-            found += _expand(step, origin, catalog)
-        return found
-    if isinstance(node, yaml.MappingNode):
-        partial = overlay(loader.construct_object(node, deep=True))
-        origin = Origin(source, node.start_mark.line + 1, f"{prefix}partial pod".strip())
-        return [Step(partial, origin, node)]
-    return []  # an empty document: no step
+    """The finest steps of the steps a YAML overlay was built of, as
+    :func:`~transforms.io.loading.loads_overlay_steps` gives them with their nodes,
+    each with its line in ``source``: no second parse.
+
+    >>> from transforms.io.loading import loads_overlay_steps
+    >>> _, nodes = loads_overlay_steps("spec: {hostIPC: true}", "ipc.yaml")
+    >>> [str(step.origin) for step in node_steps(nodes, "ipc.yaml")]
+    ['ipc.yaml:1: partial pod']
+    """
+    found: list[Step] = []
+    for item in nodes:
+        prefix = f"document {item.document}, " if item.document > 1 else ""
+        line = item.node.start_mark.line + 1
+        if item.number is None:
+            found.append(Step(item.step, Origin(source, line, f"{prefix}partial pod"), item.node))
+            continue
+        words = f"{prefix}step {item.number}: {_words(item.step, catalog)}"
+        found += _expand(item.step, Origin(source, line, words), catalog)
+    return found
 
 
 def load_steps(

@@ -9,7 +9,7 @@ import click
 from transforms.cli.checks import TemplateChecks, check_options
 from transforms.cli.options import (
     debug_option,
-    load_each,
+    load_files,
     output_option,
     overlay_option,
     parse_selector,
@@ -108,7 +108,8 @@ def apply_command(
 
     selector = parse_selector(select)
     texts: dict[str, str] = {}  # each overlay file read once: its lines are named from it
-    steps = load_each(overlays, texts)
+    loaded = load_files(overlays, texts)  # and parsed once: its steps keep their lines
+    steps = [overlay.transform for overlay in loaded]
     checks = TemplateChecks.build(
         policy,
         allow,
@@ -118,7 +119,7 @@ def apply_command(
         steps,
         validate=not no_validate,
         k8s_version=k8s_version,
-        texts=texts,
+        loaded=loaded,
     )
     warn_empty_overlays(overlays, steps)
     text, source = read_input(manifests)

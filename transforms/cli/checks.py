@@ -31,13 +31,16 @@ and prints no documents.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import click
+
+# what --conflicts takes, as fold() and the run (transforms.run.settings) take it: defined
+# once, in combinators, whose module ``podfold --help`` imports already
+from combinators.transform import CONFLICT_MODES
 
 __all__ = (
     "PROFILES",
@@ -58,8 +61,6 @@ PROFILES = ("baseline", "restricted")
 """The Pod Security Standards profiles (``transforms.checks.policies.PROFILES``, named
 here so that ``podfold --help`` imports no checks)."""
 
-CONFLICT_MODES = ("last-wins", "warn", "error")
-"""What ``--conflicts`` takes (the TorchX run option ``conflicts`` takes the same)."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -183,23 +184,6 @@ def _text(label: Label) -> str:
     return label if isinstance(label, str) else label()
 
 
-def _label(origin: Any) -> str:
-    """``FILE:LINE`` of an overlay step's origin (the file alone where no line is known)."""
-    if origin is None or origin.source is None:
-        return str(origin) if origin is not None else "(unknown)"
-    return origin.source if origin.line is None else f"{origin.source}:{origin.line}"
-
-
-def _same(problem: Any) -> tuple[str, ...]:
-    """What makes two problems one: a reference rule's by its path, rule and the value
-    found there (its message may name what else the pod holds, which an overlay changes:
-    "no volume named 'data'; volumes are: dshm" is the problem the pod had with none);
-    a schema problem by its path and message."""
-    if problem.rule is not None:
-        return (problem.path, problem.rule, repr(problem.found))
-    return (problem.path, problem.message)
-
-
 def _joined(prefix: str, path: str) -> str:
     from combinators.limits import short_repr
 
@@ -212,82 +196,19 @@ def _joined(prefix: str, path: str) -> str:
 
 @dataclass
 class TemplateChecks:
-    """The checks the flags ask for, with the overlays' files (``uris``) and the
-    transforms loaded from them (``steps``), for :meth:`template`; ``validate``
-    against the schema of ``k8s_version``."""
+    """The checks the flags ask for (``checks``, :class:`transforms.run.Checks`) and the
+    overlays loaded from their files (``overlays``), made of each pod template by the run
+    (:func:`transforms.run.run`); this class only writes what it finds as lines."""
 
-    policy: str | None
-    allow: tuple[str, ...]
-    deny: tuple[str, ...]
-    conflicts: str
-    uris: tuple[str, ...]
-    steps: tuple[Any, ...]
-    validate: bool = False
-    k8s_version: str | None = None
-    path_policy: Any = None
+    checks: Any
+    overlays: Any
     findings: Findings = field(default_factory=Findings)
     macros: dict[str, str] = field(default_factory=dict)
-    file_steps: dict[str, Any] = field(default_factory=dict)  # each file's finest steps, read once
-    texts: Mapping[str, str] = field(default_factory=dict)  # each file's text, as read
-    # the provenance walks and the pods the files before each made, of the template being
-    # checked: its findings ask about the same pod, each conflict about two files of it
-    walks: dict[tuple[int, int, int], tuple[Any, Any]] = field(default_factory=dict)
-    prefixes: dict[tuple[int, int], tuple[Any, Any]] = field(default_factory=dict)
+    _last: Any = field(default=None, repr=False)  # the run :meth:`_located` asks about
 
-    def _file_steps(self, index: int) -> list[Any]:
-        """The finest steps of the ``index``-th overlay file, each file read once a run (one
-        whole step where its steps cannot be told: the transform loaded from it)."""
-        from combinators import TransformError
-        from transforms.analysis.blame import Origin, Step, load_steps
-
-        uri = self.uris[index]
-        if uri not in self.file_steps:
-            try:
-                self.file_steps[uri] = load_steps(uri, text=self.texts.get(uri))
-            except TransformError:
-                self.file_steps[uri] = None
-        found = self.file_steps[uri]
-        return found if found is not None else [Step(self.steps[index], Origin(uri))]
-
-    def _writers(self, pod: Any, files: range | None = None) -> Any:
-        """The provenance walk of the overlay files' steps (``files``: which, by index;
-        all by default) over ``pod``, or ``None`` where a step fails on it; each made once
-        a template."""
-        from combinators import TransformError
-        from transforms.analysis.blame import writers
-
-        files = range(len(self.uris)) if files is None else files
-        key = (id(pod), files.start, files.stop)
-        found = self.walks.get(key)
-        if found is not None and found[0] is pod:
-            return found[1]
-        try:
-            walk = writers(pod, [step for index in files for step in self._file_steps(index)])
-        except TransformError:
-            walk = None
-        self.walks[key] = (pod, walk)
-        return walk
-
-    def _before(self, pod: Any, index: int) -> Any:
-        """What the overlay files before the ``index``-th make of ``pod`` (``None`` where
-        one fails on it), made once a template."""
-        from combinators import TransformError, chain
-
-        key = (id(pod), index)
-        found = self.prefixes.get(key)
-        if found is not None and found[0] is pod:
-            return found[1]
-        try:
-            before = chain(*self.steps[:index])(pod)
-        except TransformError:
-            before = None
-        self.prefixes[key] = (pod, before)
-        return before
-
-    def _forget(self) -> None:
-        """Let the walks of the last template go: the next asks about another pod."""
-        self.walks.clear()
-        self.prefixes.clear()
+    @property
+    def policy(self) -> str | None:
+        return self.checks.policy  # type: ignore[no-any-return]
 
     @classmethod
     def build(
@@ -302,74 +223,59 @@ class TemplateChecks:
         validate: bool = False,
         k8s_version: str | None = None,
         texts: Mapping[str, str] | None = None,
+        loaded: Sequence[Any] | None = None,
     ) -> TemplateChecks:
         """The checks; a path that does not parse, or an unknown ``k8s_version`` where
-        ``validate``, is a usage error (exit code 2). ``texts`` are the overlay files'
-        texts as they were read (the files are not read again)."""
+        ``validate``, is a usage error (exit code 2). ``loaded`` are the overlays as
+        loaded from ``uris`` (:class:`transforms.run.Loaded`), else ``steps`` are their
+        transforms and ``texts`` the files' texts as they were read (not read again)."""
+        from combinators import TransformError
+        from transforms.run import Checks, Overlays, given
+
         if validate:
             check_k8s_version(k8s_version)
-        checks = cls(
-            policy,
-            split_paths(allow),
-            split_paths(deny),
-            conflicts,
-            tuple(uris),
-            tuple(steps),
-            validate,
-            k8s_version,
-            texts=dict(texts or {}),
+        checks = Checks(
+            validate=validate,
+            k8s_version=k8s_version,
+            policy=policy,
+            allow=split_paths(allow),
+            deny=split_paths(deny),
+            conflicts=conflicts,
         )
         if checks.allow or checks.deny:
-            from combinators import TransformError, path
+            from combinators import path
             from transforms.checks.fields import check_path_fields
-            from transforms.checks.paths import PathPolicy
 
             try:
-                checks.path_policy = PathPolicy(allow=checks.allow, deny=checks.deny)
+                checks.path_policy  # noqa: B018 - built now: a bad path is a usage error
             except TransformError as err:
                 flag = "'--allow'" if getattr(err, "argument", "") == "allow" else "'--deny'"
                 raise click.BadParameter(str(err), param_hint=flag) from None
             # a path no pod has (a typo, a workload's field) would never match: refused
-            for flag, given in (("'--allow'", checks.allow), ("'--deny'", checks.deny)):
-                for text in given:
+            for flag, given_paths in (("'--allow'", checks.allow), ("'--deny'", checks.deny)):
+                for text in given_paths:
                     try:
                         check_path_fields(path(text), "Pod")
                     except TransformError as err:
                         raise click.BadParameter(str(err), param_hint=flag) from None
-        return checks
+        known = dict(texts or {})
+        if loaded is None:
+            loaded = [
+                given(step, uri, source=uri, text=known.get(uri))
+                for uri, step in zip(uris, steps, strict=True)
+            ]
+        return cls(checks, Overlays(loaded))
 
-    def _invalid(self, label: Label, template: Any, before: Any, after: Any) -> list[str]:
-        """The errors validation finds in ``after`` that ``before`` did not have (see
-        :func:`_same`); the new warnings go to the findings' warnings."""
-        from transforms.checks.validation import problems
-        from transforms.kube.workloads import with_added_volumes
+    def _located(self, pod: Any, labels: Sequence[str], label: str, where: Any) -> str:
+        """``FILE:LINE`` of the step of the overlay file ``label`` names that last wrote
+        ``where`` in ``pod`` (:meth:`transforms.run.Run.located`; ``labels`` are the files'
+        labels, as the run's are), the run of one pod kept for the questions about it."""
+        from transforms.run import run
 
-        found = problems(
-            with_added_volumes(after, template), kind=template.root, k8s_version=self.k8s_version
-        )
-        if not found:  # the usual case: "before" is not validated at all
-            return []
-        had = {
-            _same(problem)
-            for problem in problems(
-                with_added_volumes(before, template),
-                kind=template.root,
-                k8s_version=self.k8s_version,
-            )
-        }
-        where = str(template.path)
-        errors = []
-        for problem in found:
-            if _same(problem) in had:
-                continue
-            line = (
-                f"{_joined(where, problem.path)}: {problem.message}{self._by(before, problem.path)}"
-            )
-            if problem.severity == "error":
-                errors.append(line)
-            else:
-                self.findings.warnings.append(f"{_text(label)}: {line}")
-        return errors
+        last = self._last
+        if last is None or last.before is not pod:
+            last = self._last = run(pod, self.overlays, after=pod)
+        return last.located(label, where)[0]  # type: ignore[no-any-return]
 
     def _macros(self, label: Label, before: Any, after: Any) -> None:
         from transforms.cli.notices import macros_written
@@ -381,60 +287,52 @@ class TemplateChecks:
     def changed(self, label: Label, template: Any, before: Any, after: Any) -> None:
         """Validate a template the selector did not pick but the overlays changed
         (a patch of whole workloads): the other checks are for the selected ones."""
-        self._forget()
-        if after is not before:
-            self._macros(label, before, after)
-        if self.validate and after is not before:
-            errors = self._invalid(label, template, before, after)
-            if errors:
-                self.findings.templates += 1
-                self.findings.problems += [f"{_text(label)}: {line}" for line in errors]
+        if after is before:
+            return
+        self._macros(label, before, after)
+        if self.checks.validate:
+            self._written(label, template, before, after, self.checks.validation_only)
 
     def template(self, label: Label, template: Any, before: Any, after: Any) -> None:
         """Check one template: ``before`` and ``after`` the overlays; ``label`` says where
         (or makes the text that does, called only for a finding)."""
-        self._forget()
         if after is not before:
             self._macros(label, before, after)
-        invalid = (
-            self._invalid(label, template, before, after)
-            if self.validate and after is not before
-            else []
-        )
-        found: list[str] = []
-        where = (
-            str(template.path)
-            if self.policy is not None
-            or (
-                after is not before
-                and (self.path_policy is not None or self.conflicts != "last-wins")
-            )
-            else ""
-        )
-        if self.policy is not None:
-            from transforms.checks.policies import policy_problems
+        self._written(label, template, before, after, self.checks)
 
-            found += [
-                f"{_joined(where, problem.path)}: {problem.message}"
-                f"{self._by(before, problem.path) if after is not before else ''}"
-                for problem in policy_problems(after, self.policy, kind=template.root)
-            ]
-        if self.path_policy is not None and after is not before:
-            found += [
-                f"{_joined(where, problem.path)}: {problem.message}{self._by(before, problem.path)}"
-                for problem in self.path_policy.problems(before, after)
-            ]
-        if self.conflicts != "last-wins" and after is not before:
-            for conflict in self._conflicts(before):
-                line = f"conflict at {_joined(where, str(conflict))}"
-                if self.conflicts == "error":
-                    found.append(line)
-                else:
-                    self.findings.warnings.append(f"{_text(label)}: {line}")
-        if found or invalid:
+    def _written(self, label: Label, template: Any, before: Any, after: Any, checks: Any) -> None:
+        """Run ``checks`` on the template, and write each finding as a line: an error of
+        validation is a problem, any other error a violation, a warning a warning."""
+        from transforms.run import run, written_by
+
+        if not checks.any:
+            return
+        done = run(
+            before, self.overlays, checks, kind=template.root, template=template, after=after
+        )
+        if not done.findings:
+            return
+        where = str(template.path)
+        problems: list[str] = []
+        violations: list[str] = []
+        for finding in done.findings:
+            if finding.kind == "conflict":
+                line = f"conflict at {_joined(where, str(finding.found))}"
+            else:
+                line = (
+                    f"{_joined(where, finding.path)}: {finding.message}"
+                    f"{written_by(finding.writers)}"
+                )
+            if finding.severity != "error":
+                self.findings.warnings.append(f"{_text(label)}: {line}")
+            elif finding.kind == "validation":
+                problems.append(line)
+            else:
+                violations.append(line)
+        if problems or violations:
             self.findings.templates += 1
-            self.findings.problems += [f"{_text(label)}: {line}" for line in invalid]
-            self.findings.violations += [f"{_text(label)}: {line}" for line in found]
+            self.findings.problems += [f"{_text(label)}: {line}" for line in problems]
+            self.findings.violations += [f"{_text(label)}: {line}" for line in violations]
 
     def documents(
         self,
@@ -465,61 +363,6 @@ class TemplateChecks:
                     self.template(label, template, before, after)
                 else:
                     self.changed(label, template, before, after)
-
-    def _by(self, pod: Any, where: str) -> str:
-        """`` (written by FILE:LINE)``: the overlay steps that wrote what is at ``where``
-        (a path of the pod, as a problem names it) when applied to ``pod``, each with
-        the part it wrote where they are several (``FILE:LINE at PATH, ...``); ``''``
-        where none can be told. Asked only for a finding."""
-        from combinators import TransformError, path
-
-        try:
-            at = path(where)
-        except TransformError:
-            return ""
-        walk = self._writers(pod)
-        found = [] if walk is None else walk.at(at)
-        parts: dict[str, list[str]] = {}
-        for item in found:
-            parts.setdefault(_label(item.origin), []).append(str(item.change.path))
-        if len(parts) <= 1:
-            return "".join(f" (written by {label})" for label in parts)
-        named = []
-        for label, paths in parts.items():
-            more = f" and {len(paths) - 1} more" if len(paths) > 1 else ""
-            named.append(f"{label} at {paths[0]}{more}")
-        return f" (written by {', '.join(named)})"
-
-    def _conflicts(self, pod: Any) -> list[Any]:
-        from combinators.conflicts import ConflictError, checked_fold
-        from transforms.torchx.origins import unique_labels
-
-        labels = unique_labels(list(self.uris))
-        try:
-            checked_fold(pod, self.steps, mode="error", labels=labels)
-        except ConflictError as err:
-            return [
-                dataclasses.replace(
-                    conflict,
-                    first=self._located(pod, labels, conflict.first, conflict.path),
-                    second=self._located(pod, labels, conflict.second, conflict.path),
-                )
-                for conflict in err.conflicts
-            ]
-        return []
-
-    def _located(self, pod: Any, labels: list[str], label: str, where: Any) -> str:
-        """``FILE:LINE`` of the step of the file ``label`` names that last wrote ``where``
-        (a conflict's path), applied after the files before it; ``label`` where none can be told."""
-        index = labels.index(label)
-        before = self._before(pod, index)
-        if before is None:
-            return label
-        walk = self._writers(before, range(index, index + 1))
-        found = None if walk is None else walk.last(where)
-        if found is None or found.origin is None or found.origin.line is None:
-            return label
-        return _label(found.origin)
 
     def report(self, source: str) -> None:
         """Print the warnings, then the problems and violations, and exit 1 if there

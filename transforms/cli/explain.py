@@ -10,7 +10,7 @@ import click
 from transforms.cli.checks import TemplateChecks, check_options
 from transforms.cli.options import (
     debug_option,
-    load_each,
+    load_files,
     overlay_option,
     parse_selector,
     read_input,
@@ -102,7 +102,6 @@ def explain_command(
     """
     from combinators import chain, exists, get_at
     from transforms.analysis.blame import blame as blame_of
-    from transforms.analysis.blame import load_steps
     from transforms.analysis.explanation import changes_between, unified_diff
     from transforms.cli.documents import read_documents, template_label
     from transforms.cli.located import apply_located
@@ -113,7 +112,8 @@ def explain_command(
 
     selector = parse_selector(select)
     texts: dict[str, str] = {}  # each overlay file read once: blame names lines from it
-    each = load_each(overlays, texts)
+    loaded = load_files(overlays, texts)  # and parsed once: its steps keep their lines
+    each = [overlay.transform for overlay in loaded]
     transform = chain(*each)
     checks = TemplateChecks.build(
         policy,
@@ -124,10 +124,10 @@ def explain_command(
         each,
         validate=not no_validate,
         k8s_version=k8s_version,
-        texts=texts,
+        loaded=loaded,
     )
     warn_empty_overlays(overlays, each)
-    steps = [step for uri in overlays for step in load_steps(uri, text=texts[uri])] if blame else []
+    steps = [step for overlay in loaded for step in overlay.steps] if blame else []
     text, source = read_input(manifests)
     documents = read_documents(text, source)
     warn_unreached(documents, source)

@@ -18,6 +18,7 @@ __all__ = (
     "read_input",
     "load_overlays",
     "load_each",
+    "load_files",
     "parse_selector",
     "NoDocumentsError",
     "require_documents",
@@ -106,14 +107,25 @@ def load_each(overlays: Sequence[str], texts: dict[str, str] | None = None) -> l
     its text kept in ``texts`` (where given) for what names its lines later (blame,
     ``(written by FILE:LINE)``), which must not read it again: a pipe or process
     substitution (``-f <(...)``) gives its text once."""
-    from transforms.io.loading import loads_overlay, read_overlay_text
+    return [loaded.transform for loaded in load_files(overlays, texts)]
+
+
+def load_files(overlays: Sequence[str], texts: dict[str, str] | None = None) -> list[Any]:
+    """The overlay files, in order, each read once and parsed once into a
+    :class:`transforms.run.Loaded` (its transform, and its steps with their lines); each
+    file's text is kept in ``texts`` where given (see :func:`load_each`)."""
+    from transforms.io.loading import read_overlay_text
+    from transforms.run.loaded import loads
 
     kept: dict[str, str] = {} if texts is None else texts
+    found: dict[str, Any] = {}  # a file given twice is one overlay, applied twice
     loaded = []
     for uri in overlays:
-        if uri not in kept:
-            kept[uri] = read_overlay_text(uri)
-        loaded.append(loads_overlay(kept[uri], source=uri))
+        if uri not in found:
+            if uri not in kept:
+                kept[uri] = read_overlay_text(uri)
+            found[uri] = loads(kept[uri], uri)
+        loaded.append(found[uri])
     return loaded
 
 

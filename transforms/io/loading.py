@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -92,6 +93,8 @@ from transforms.kube.workloads import workload_kind
 __all__ = (
     "load_overlay",
     "loads_overlay",
+    "loads_overlay_steps",
+    "StepNode",
     "read_source",
     "read_overlay_text",
     "OverlayLoader",
@@ -319,6 +322,37 @@ def loads_overlay(
       ...
     combinators.errors.ArgumentTypeError: loads_overlay(): text must be YAML text (a str), got bytes: b'spec: {}'; decode it first, or give load_overlay its file
     """
+    return loads_overlay_steps(text, source, kind, catalog, factory="loads_overlay")[0]
+
+
+@dataclass(frozen=True)
+class StepNode:
+    """One step of a YAML overlay as it was built, with the YAML node it was built from:
+    ``document`` counts from 1, ``number`` is its place in that document's pipeline (from
+    1), ``None`` for a partial pod. What names the step's line later needs no second parse.
+    """
+
+    step: Any
+    node: yaml.Node
+    document: int
+    number: int | None
+
+
+def loads_overlay_steps(
+    text: str,
+    source: str = "<string>",
+    kind: str | None = "Pod",
+    catalog: Catalog | None = None,
+    *,
+    factory: str = "loads_overlay_steps",
+) -> tuple[Transform, tuple[StepNode, ...]]:
+    """The transform of :func:`loads_overlay` and, from the same parse, each of its steps
+    with its node (:class:`StepNode`), for what names an overlay's lines (one parse).
+
+    >>> transform, steps = loads_overlay_steps("- {op: upsert, path: spec.hostIPC, value: true}")
+    >>> transform({}), [(step.document, step.number, step.node.start_mark.line) for step in steps]
+    ({'spec': {'hostIPC': True}}, [(1, 1, 0)])
+    """
     if not isinstance(text, str):
         hint = (
             "; decode it first, or give load_overlay its file"
@@ -328,25 +362,26 @@ def loads_overlay(
         raise ArgumentTypeError(
             f"text must be YAML text (a str), got {_kind_of(text)}{hint}",
             argument="text",
-            factory="loads_overlay",
+            factory=factory,
             value=text,
         )
     if not isinstance(source, str):
         raise ArgumentTypeError(
             f"source must be a str naming the text, got {_kind_of(source)}",
             argument="source",
-            factory="loads_overlay",
+            factory=factory,
             value=source,
         )
     check_text(text, source)
+    nodes: list[StepNode] = []
 
-    def read(loader: Any, nodes: Iterator[yaml.Node]) -> list[Any]:
+    def read(loader: Any, documents: Iterator[yaml.Node]) -> list[Any]:
         steps: list[Any] = []
         document = expanded = 0
         try:
-            for node in nodes:  # the bound is the file's: all its documents together
+            for node in documents:  # the bound is the file's: all its documents together
                 expanded += check_graph(node, MAX_NODES, before=expanded)
-                steps.extend(_document(loader, node, source, document, kind, catalog, text))
+                steps.extend(_document(loader, node, source, document, kind, catalog, text, nodes))
                 document += 1
         except yaml.MarkedYAMLError as err:  # in the document being read
             raise yaml_error(err, source, document, text) from None
@@ -354,7 +389,7 @@ def loads_overlay(
             raise OverlayError(str(err), source=source) from None
         return steps
 
-    return chain(*read_stream(text, read, overlay_loader(), OverlayLoader))
+    return chain(*read_stream(text, read, overlay_loader(), OverlayLoader)), tuple(nodes)
 
 
 _PATCHES = ("strategic_merge", "merge_patch", "json_patch")
@@ -394,6 +429,7 @@ def _document(
     kind: str | None,
     catalog: Catalog | None,
     text: str,
+    nodes: list[StepNode],
 ) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
         if node.tag != _SEQ:  # a tag on the pipeline's own list is read, not dropped
@@ -414,6 +450,7 @@ def _document(
                 built_step = build_step(step, catalog)
                 _check(built_step, kind)
                 built.append(built_step)
+                nodes.append(StepNode(built_step, step_node, index + 1, number + 1))
             except OverlayError:
                 raise
             except TransformError as err:
@@ -442,6 +479,7 @@ def _document(
         try:
             built_overlay = overlay(data)
             _check(built_overlay, kind)
+            nodes.append(StepNode(built_overlay, node, index + 1, None))
             return [built_overlay]
         except TransformError as err:
             keys = list(err.location) if isinstance(err, UnknownFieldError) else _keys_of(err)

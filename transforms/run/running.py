@@ -1,0 +1,262 @@
+"""One run: overlays over one pod, and the checks asked for on what they made.
+
+:func:`run` folds the overlays (:class:`~transforms.run.loaded.Overlays`)
+over a pod, or takes what a door folded already (``after``), and returns a
+:class:`Run`: the pod before and after, the changes (one diff,
+:func:`~transforms.analysis.explanation.changes_between`), who wrote each part
+(one provenance walk, :class:`~transforms.analysis.provenance.Writers`) and the
+findings of every check :class:`~transforms.run.settings.Checks` asks for, each
+with its writers. The changes and the walk are made when first asked for: a run
+that finds nothing walks nothing.
+
+>>> from combinators import upsert
+>>> from transforms.run import Checks, Overlays, given
+>>> overlays = Overlays([given(upsert("spec.hostNetwork", True), "net.yaml")])
+>>> done = run({"spec": {}}, overlays, Checks(deny=("spec.hostNetwork",)))
+>>> done.after, [str(finding) for finding in done.findings]
+({'spec': {'hostNetwork': True}}, ['spec.hostNetwork: a denied path was changed (denied: spec.hostNetwork)'])
+>>> [str(found.origin) for found in done.findings[0].writers]
+['net.yaml']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from combinators import MISSING, TransformError, chain
+from transforms.run.findings import Finding
+from transforms.run.loaded import Overlays
+from transforms.run.settings import Checks
+
+__all__ = ("Run", "run")
+
+_NO_CHECKS = Checks()
+
+
+def _same(problem: Any) -> tuple[str, ...]:
+    """What makes two problems one: a reference rule's by its path, rule and the value
+    found there (its message may name what else the pod holds, which an overlay changes:
+    "no volume named 'data'; volumes are: dshm" is the problem the pod had with none);
+    a schema problem by its path and message."""
+    if problem.rule is not None:
+        return (problem.path, problem.rule, repr(problem.found))
+    return (problem.path, problem.message)
+
+
+class Run:
+    """What :func:`run` made of one pod: ``before`` and ``after`` the overlays, the
+    ``findings`` of the checks (:class:`~transforms.run.findings.Finding`), and, when
+    asked for, the ``changes`` and the ``walk`` of who wrote what."""
+
+    __slots__ = ("before", "after", "overlays", "findings", "_prefixes", "_walks", "__dict__")
+
+    def __init__(self, before: Any, after: Any, overlays: Overlays) -> None:
+        self.before = before
+        self.after = after
+        self.overlays = overlays
+        self.findings: tuple[Finding, ...] = ()
+        self._prefixes: dict[int, Any] = {}
+        self._walks: dict[int, Any] = {}  # each overlay's walk over what those before made
+
+    @property
+    def changed(self) -> bool:
+        """Whether the overlays changed the pod (a transform that changes nothing gives
+        back the very object)."""
+        return self.after is not self.before
+
+    @functools.cached_property
+    def changes(self) -> list[Any]:
+        """Every change from ``before`` to ``after``
+        (:class:`~transforms.analysis.explanation.Change`), in document order."""
+        from transforms.analysis.explanation import changes_between
+
+        return changes_between(self.before, self.after) if self.changed else []
+
+    @functools.cached_property
+    def walk(self) -> Any:
+        """The provenance walk of every overlay's finest steps over ``before``
+        (:class:`~transforms.analysis.provenance.Writers`); ``None`` where a step fails
+        on it alone (a door that changed what the overlays made, as TorchX substitutes
+        its macros, is asked about what the overlays wrote)."""
+        from transforms.analysis.blame import writers
+
+        try:
+            return writers(self.before, self.overlays.steps)
+        except TransformError:
+            return None
+
+    def writers_at(self, where: str) -> tuple[Any, ...]:
+        """The steps that wrote what is at ``where`` (a path, as a check names it); ``()``
+        where the overlays changed nothing, or none can be told."""
+        from combinators import path
+
+        if not self.changed:
+            return ()
+        try:
+            at = path(where)
+        except TransformError:
+            return ()
+        walk = self.walk
+        return () if walk is None else tuple(walk.at(at))
+
+    def _before(self, index: int) -> Any:
+        """What the overlays before the ``index``-th make of ``before`` (``None`` where
+        one fails on it), made once a run."""
+        if index not in self._prefixes:
+            try:
+                self._prefixes[index] = chain(*self.overlays.transforms[:index])(self.before)
+            except TransformError:
+                self._prefixes[index] = None
+        return self._prefixes[index]
+
+    def located(self, label: str, where: Any) -> tuple[str, Any]:
+        """``FILE:LINE`` of the step of the overlay ``label`` names (one of the
+        overlays' labels) that last wrote ``where``, applied after the overlays before
+        it, with that step's :class:`~transforms.analysis.provenance.Blame`; ``label``
+        and ``None`` where none can be told."""
+        from transforms.analysis.blame import writers
+        from transforms.run.findings import label_of
+
+        labels = self.overlays.labels
+        if label not in labels:
+            return label, None
+        index = labels.index(label)
+        overlay = self.overlays.items[index]
+        if overlay.source is None:
+            return label, None
+        if index not in self._walks:
+            before = self._before(index)
+            try:
+                self._walks[index] = None if before is None else writers(before, overlay.steps)
+            except TransformError:
+                self._walks[index] = None
+        walk = self._walks[index]
+        found = None if walk is None else walk.last(where)
+        if found is None or found.origin is None or found.origin.line is None:
+            return label, None
+        return label_of(found.origin), found
+
+    def _finding(self, kind: str, problem: Any, severity: str | None = None) -> Finding:
+        return Finding(
+            kind,
+            severity or problem.severity,
+            problem.path,
+            problem.message,
+            problem,
+            functools.partial(self.writers_at, problem.path),
+        )
+
+    def _conflict(self, conflict: Any, severity: str) -> Finding:
+        first, first_by = self.located(conflict.first, conflict.path)
+        second, second_by = self.located(conflict.second, conflict.path)
+        named = dataclasses.replace(conflict, first=first, second=second)
+        text = str(named)
+        head = f"{named.path or '(the document)'}: "
+        known = tuple(found for found in (first_by, second_by) if found is not None)
+        return Finding(
+            "conflict",
+            severity,
+            str(named.path),
+            text[len(head) :] if text.startswith(head) else text,
+            named,
+            lambda: known,
+        )
+
+
+def _conflicts(pod: Any, overlays: Overlays) -> tuple[Any, list[Any]]:
+    """The fold of ``overlays`` over ``pod`` and the conflicts between them: the result is
+    the plain fold's, the last overlay having the last word."""
+    from combinators.conflicts import ConflictError, checked_fold
+
+    try:
+        return checked_fold(pod, overlays.transforms, mode="error", labels=overlays.labels), []
+    except ConflictError as err:
+        return overlays.transform(pod), list(err.conflicts)
+
+
+def run(
+    pod: Any,
+    overlays: Overlays,
+    checks: Checks = _NO_CHECKS,
+    *,
+    kind: str = "Pod",
+    template: Any = None,
+    after: Any = MISSING,
+    then: Callable[[Any], Any] | None = None,
+) -> Run:
+    """Fold ``overlays`` over ``pod`` (API-form data of ``kind``: ``Pod``,
+    ``PodTemplateSpec``, ``PodSpec``) and make the ``checks``.
+
+    ``after`` is what the overlays made of ``pod`` where the door folded them itself
+    (over whole documents, say); ``then`` is what the door makes of the result before
+    it is checked, where the overlays changed it (TorchX substitutes its macros).
+    ``template`` is the :class:`~transforms.kube.workloads.PodTemplate` the pod is,
+    where it is one: the volumes its controller adds count as the pod's own for
+    validation. An overlay that fails raises its
+    :class:`~combinators.TransformError`; what the checks find is in ``findings``.
+
+    >>> from combinators import upsert
+    >>> from transforms.run import given
+    >>> pod = {"spec": {"containers": [{"name": "c", "image": "i"}]}}
+    >>> bad = Overlays([given(upsert("spec.containers[0].ports", "80"), "ports.yaml")])
+    >>> found = run(pod, bad, Checks(validate=True)).findings
+    >>> [(finding.kind, finding.severity, finding.path) for finding in found]
+    [('validation', 'error', 'spec.containers[name=c].ports')]
+    >>> run(pod, Overlays([])).after is pod
+    True
+    """
+    conflicts: list[Any] = []
+    if after is MISSING:
+        if checks.conflicts != "last-wins":
+            after, conflicts = _conflicts(pod, overlays)
+        else:
+            after = overlays.transform(pod)
+        if then is not None and after is not pod:
+            after = then(after)
+    elif checks.conflicts != "last-wins" and after is not pod:
+        conflicts = _conflicts(pod, overlays)[1]
+    done = Run(pod, after, overlays)
+    if not checks.any:
+        return done
+    found: list[Finding] = []
+    changed = after is not pod
+    if checks.validate and (changed or not checks.only_new):
+        found += _invalid(done, checks, kind, template)
+    if checks.policy is not None:
+        from transforms.checks.policies import policy_problems
+
+        found += [
+            done._finding("policy", problem, "error")
+            for problem in policy_problems(after, checks.policy, kind=kind)
+        ]
+    if checks.path_policy is not None and changed:
+        found += [
+            done._finding("paths", problem, "error")
+            for problem in checks.path_policy.problems(pod, after)
+        ]
+    severity = "error" if checks.conflicts == "error" else "warning"
+    found += [done._conflict(conflict, severity) for conflict in conflicts]
+    done.findings = tuple(found)
+    return done
+
+
+def _invalid(done: Run, checks: Checks, kind: str, template: Any) -> list[Finding]:
+    """Validation's findings: every problem of ``after``, or only those ``before`` did not
+    have (see :func:`_same`)."""
+    from transforms.checks.validation import problems
+
+    def checked(pod: Any) -> list[Any]:
+        if template is not None:
+            from transforms.kube.workloads import with_added_volumes
+
+            pod = with_added_volumes(pod, template)
+        return problems(pod, kind=kind, k8s_version=checks.k8s_version)
+
+    found = checked(done.after)
+    if found and checks.only_new:  # the usual case, nothing found: "before" is not validated
+        had = {_same(problem) for problem in checked(done.before)}
+        found = [problem for problem in found if _same(problem) not in had]
+    return [done._finding("validation", problem) for problem in found]
