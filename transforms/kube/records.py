@@ -150,7 +150,7 @@ def _check_fields(given: Mapping[str, Any], known: tuple[str, ...], record: str,
 
 def _text(value: Any, record: str, field: str) -> str:
     if not isinstance(value, str) or not value:
-        raise _refuse(record, field, f"a non-empty string, got {short_repr(value)}")
+        raise _refuse(record, field, f"must be a non-empty string, got {short_repr(value)}")
     return value
 
 
@@ -183,7 +183,7 @@ def _main(value: Any, record: str, field: str) -> MainContainer | None:
 
 def _location(value: Any, record: str, at: str) -> Location:
     if not is_map(value):
-        raise _refuse(record, at, f"a map (path, holds, role...), got {short_repr(value)}")
+        raise _refuse(record, at, f"must be a map (path, holds, role...), got {short_repr(value)}")
     _check_fields(value, _POD_FIELDS, record, at)
     holds = value.get("holds", "template")
     if holds not in _HOLDS:
@@ -193,18 +193,22 @@ def _location(value: Any, record: str, at: str) -> Location:
     where = value.get("path", "")
     located = Path() if where == "" else _path(where, record, f"{at}.path")
     if sum(type(part) is All for part in located.parts) > 1:
-        raise _refuse(record, f"{at}.path", "at most one [*] in a path")
+        raise _refuse(record, f"{at}.path", "at most one [*] in a path (one list or map of pods)")
     if any(type(part) not in (Key, All) for part in located.parts):
-        raise _refuse(record, f"{at}.path", "a path of keys and [*] only")
+        raise _refuse(record, f"{at}.path", "a path of keys and [*] only (no index or match)")
     roles = [name for name in ("role", "roleField", "roleKey") if value.get(name) is not None]
     if len(roles) > 1:
-        raise _refuse(record, at, f"one of role, roleField and roleKey, got {', '.join(roles)}")
+        raise _refuse(
+            record, at, f"at most one of role, roleField and roleKey, got {', '.join(roles)}"
+        )
     role = value.get("role")
     role_field = value.get("roleField")
     if value.get("roleKey") is not None:
         if value["roleKey"] is not True:
             raise _refuse(
-                record, f"{at}.roleKey", f"true or absent, got {short_repr(value['roleKey'])}"
+                record,
+                f"{at}.roleKey",
+                f"must be true or absent, got {short_repr(value['roleKey'])}",
             )
         role_field = BY_KEY
     return Location(
@@ -233,7 +237,9 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     MainContainer.named('pytorch')
     """
     if not is_map(record):
-        raise _refuse("?", None, f"a map (kind, apiVersion, pods...), got {short_repr(record)}")
+        raise _refuse(
+            "?", None, f"must be a map (kind, apiVersion, pods...), got {short_repr(record)}"
+        )
     name = record.get("kind")
     label = name if isinstance(name, str) and name else "?"
     _check_fields(record, _RECORD_FIELDS, label, "")
@@ -241,11 +247,11 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     group, version = _api_version(record.get("apiVersion"), kind)
     pods = record.get("pods")
     if not is_seq(pods) or not pods:
-        raise _refuse(kind, "pods", f"a non-empty list of places, got {short_repr(pods)}")
+        raise _refuse(kind, "pods", f"must be a non-empty list of places, got {short_repr(pods)}")
     locations = tuple(_location(pod, kind, f"pods[{index}]") for index, pod in enumerate(pods))
     added = record.get("addedVolumes", ())
     if not is_seq(added):
-        raise _refuse(kind, "addedVolumes", f"a list of paths, got {short_repr(added)}")
+        raise _refuse(kind, "addedVolumes", f"must be a list of paths, got {short_repr(added)}")
     volumes = tuple(
         _path(where, kind, f"addedVolumes[{index}]") for index, where in enumerate(added)
     )
