@@ -54,7 +54,11 @@ NOT_BUILDABLE = [(kind, step) for kind, step in EXAMPLES if kind.build is None]
 
 
 def ids(case: tuple[Any, Any]) -> str:
-    return f"{case[0].name}:{case[1]!r}"[:60]
+    """The kind and its example, the same in every process: a plain function's repr holds its
+    address, which differs between pytest-xdist's workers and fails their collection."""
+    kind, step = case
+    shown = step.__qualname__ if inspect.isfunction(step) else repr(step)
+    return f"{kind.name}:{shown}"[:60]
 
 
 class Team(Transform):

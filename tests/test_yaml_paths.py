@@ -118,8 +118,9 @@ PIECES = [
     "1_",
     "0b+1",
 ]
-# where libyaml reads what PyYAML's parser refuses (see test_where_libyaml_reads_more)
-KNOWN = re.compile(r"\t|[|>][-+0-9]*#|![^\s!]*!")
+# where libyaml reads what PyYAML's parser refuses (see test_where_libyaml_reads_more); the
+# last: a "?" after the start of a plain scalar, in a flow collection (roughly)
+KNOWN = re.compile(r"\t|[|>][-+0-9]*#|![^\s!]*!|[\[{].*[^\s\[\]{},?]\s*\?", re.DOTALL)
 
 
 @needs_libyaml
@@ -152,6 +153,9 @@ def test_libyaml_and_pure_python_read_alike(monkeypatch: pytest.MonkeyPatch, tex
             (1, 3, "could not determine a constructor for the tag '!*!'"),
             (1, 4, "expected '!', but found '*'"),
         ),
+        # a "?" inside a plain scalar in a flow collection (YAML 1.2 allows it)
+        ("[a?b]\n", [["a?b"]], (1, 3, "expected ',' or ']', but got '?'")),
+        ("[a\n ? b]\n", [["a ? b"]], (2, 2, "expected ',' or ']', but got '?'")),
     ],
 )
 def test_where_libyaml_reads_more(
@@ -165,6 +169,68 @@ def test_where_libyaml_reads_more(
         except OverlayError as err:
             found = (err.line, err.column, err.message)
         assert found == wanted, flag
+
+
+@needs_libyaml
+@pytest.mark.parametrize("read", [_read_manifest, _read_overlay, _read_as_kubectl])
+@pytest.mark.parametrize(
+    ("text", "line", "column", "message"),
+    [
+        # nothing to merge: the empty value placed at the "]" or "}" after it, as libyaml
+        # places it (PyYAML's parser placed it a column before, after the ":")
+        ("[<<: ]", 1, 6, "expected a mapping or list of mappings for merging, but found scalar"),
+        ("{<<: }", 1, 6, "expected a mapping or list of mappings for merging, but found scalar"),
+        ("[ <<: ]\n", 1, 7, "expected a mapping or list of mappings for merging, but found scalar"),
+        (
+            "{a: 1, <<: }",
+            1,
+            12,
+            "expected a mapping or list of mappings for merging, but found scalar",
+        ),
+        (
+            "{<<: # c\n}",
+            2,
+            1,
+            "expected a mapping or list of mappings for merging, but found scalar",
+        ),
+    ],
+)
+def test_an_empty_node_in_a_flow_collection_is_placed_alike(
+    monkeypatch: pytest.MonkeyPatch, read: Any, text: str, line: int, column: int, message: str
+) -> None:
+    # the same refusal at the same line and column on libyaml and on PyYAML's parser
+    monkeypatch.setattr(safe_yaml, "LIBYAML", True)
+    for libyaml in (True, False):
+        assert _outcome(read, text, libyaml) == ("refused", line, column, message), libyaml
+
+
+@needs_libyaml
+@pytest.mark.parametrize(
+    "text", ["[a: ]", "{a: , b: }", "[? ]", "{? }", "[? : ]", "{? : }", "[ ? x : ]", "{a: # c\n }"]
+)
+def test_empty_nodes_in_flow_collections_are_composed_at_libyaml_s_places(text: str) -> None:
+    # every node, the empty keys and values too, starts where libyaml starts it
+    def starts(loader: Any) -> list[tuple[str, int, int]]:
+        found, stack = [], [yaml.compose(text, Loader=loader)]
+        while stack:
+            node = stack.pop()
+            found.append((node.tag, node.start_mark.line, node.start_mark.column))
+            if isinstance(node, yaml.SequenceNode):
+                stack.extend(node.value)
+            elif isinstance(node, yaml.MappingNode):
+                stack.extend(part for pair in node.value for part in pair)
+        return found
+
+    assert starts(StrictLoader) == starts(CStrictLoader)
+
+
+@needs_libyaml
+def test_an_empty_key_is_refused_where_libyaml_places_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an empty key ("?" and nothing) at the token after it, on both paths
+    monkeypatch.setattr(safe_yaml, "LIBYAML", True)
+    for libyaml in (True, False):
+        assert _outcome(_read_overlay, "{? }", libyaml)[1:3] == (1, 4), libyaml
+        assert _outcome(_read_as_kubectl, "[? : ]", libyaml)[1:3] == (1, 5), libyaml
 
 
 @needs_libyaml

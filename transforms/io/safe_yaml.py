@@ -218,6 +218,48 @@ class StrictLoader(yaml.SafeLoader):
         _check_merged(node)
         super().flatten_mapping(node)
 
+    # An empty key or value in a flow collection ("[a: ]", "{? }") is placed by libyaml at
+    # the token after it, by PyYAML's parser at the end of the ":" or "?" before it, so a
+    # refusal of that node ("[<<: ]": nothing to merge) fell a column apart on the two
+    # paths: here it is placed as libyaml places it. The block forms are placed alike.
+    def parse_flow_sequence_entry_mapping_key(self) -> Any:
+        event = super().parse_flow_sequence_entry_mapping_key()  # type: ignore[no-untyped-call]
+        if _empty(event):
+            # libyaml takes the end of a "," or ":" right after "?", the start of a "]"; it
+            # skips that "," too, and so places the empty value of "[? ,]" one column on
+            after = self.peek_token()  # type: ignore[no-untyped-call]
+            end = isinstance(after, yaml.ValueToken | yaml.FlowEntryToken)
+            event.start_mark = event.end_mark = after.end_mark if end else after.start_mark
+        return event
+
+    def parse_flow_sequence_entry_mapping_value(self) -> Any:
+        event = super().parse_flow_sequence_entry_mapping_value()  # type: ignore[no-untyped-call]
+        return self._at_next_token(event)
+
+    def parse_flow_mapping_key(self, first: bool = False) -> Any:
+        return self._at_next_token(super().parse_flow_mapping_key(first))
+
+    def parse_flow_mapping_value(self) -> Any:
+        return self._at_next_token(super().parse_flow_mapping_value())  # type: ignore[no-untyped-call]
+
+    def _at_next_token(self, event: Any) -> Any:
+        if _empty(event):
+            mark = self.peek_token().start_mark  # type: ignore[no-untyped-call]
+            event.start_mark = event.end_mark = mark
+        return event
+
+
+def _empty(event: Any) -> bool:
+    """Whether ``event`` is the empty scalar the parser makes where a node is left out (no
+    text, tag or anchor: a node written with none of them has a token of its own)."""
+    return (
+        isinstance(event, yaml.ScalarEvent)
+        and event.value == ""
+        and event.tag is None
+        and event.anchor is None
+        and event.start_mark is event.end_mark
+    )
+
 
 def _not_json(loader: Any, node: yaml.Node) -> Any:
     """Refuse a standard tag whose value JSON (and so a pod) cannot carry, in place."""
@@ -677,8 +719,9 @@ def read_stream(
     a comma in a tag) is read on both. libyaml's grammar is the wider in a few
     places, read where libyaml is used and refused by PyYAML's parser: a tab as
     the space between a key and its value (as YAML 1.2 and kubectl allow), a
-    block scalar's header with a comment right after it (``|#``); and a tag
-    handle of punctuation (``!*!``) is refused by both, in their own words.
+    block scalar's header with a comment right after it (``|#``), a ``?`` inside a
+    plain scalar in a flow collection (``[a?b]``); and a tag handle of punctuation
+    (``!*!``) is refused by both, in their own words.
 
     >>> read_stream("a: !x,y 1\\n", lambda loader, nodes: [node.tag for node in nodes],
     ...             CStrictLoader, StrictLoader)
