@@ -13,10 +13,12 @@ not read, so the cost follows what changed). What counts:
   no step wrote (the document's own values: overriding them is what overlays
   are for).
 
-Paths name list elements by ``[name=...]`` where the elements of a list
+Each step's changes are :func:`~combinators.diff.diff`'s, the one diff podfold
+has: paths name list elements by ``[name=...]`` where the elements of a list
 have distinct names, by index otherwise; elements inserted or removed before
 others shift the indices of the others, and the record of who wrote what
-follows them.
+follows them. A step that only reorders named elements wrote no value: it
+conflicts only with a step that wrote the whole list before.
 
 >>> from combinators import append_at, replace_at, upsert
 >>> doc = {"spec": {}}
@@ -33,11 +35,12 @@ combinators.conflicts.ConflictError: 1 conflict between steps:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from combinators.data import MISSING, copy_plain, is_map, is_seq, strict_equal
+from combinators.diff import Change, Keys, Move, diff
 from combinators.documents import adapter_for
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, close_matches
 from combinators.paths import Index, Key, Match, Part, Path
@@ -117,29 +120,22 @@ class ConflictWarning(UserWarning):
         self.conflict = conflict
 
 
-@dataclass(frozen=True)
-class Write:
-    """One thing a step did at ``path``: ``before`` -> ``after`` (``MISSING`` where absent)."""
-
-    path: Path
-    before: Any
-    after: Any
+Write = Change
+"""One thing a step did at a path: a :class:`~combinators.diff.Change` of :mod:`combinators.diff`."""
 
 
-_Parts = tuple[Part, ...]
-#: Where a list's elements moved: ``(list path, first index that moved, by how much)``.
-_Shift = tuple[_Parts, int, int]
-
-
-def writes(before: Any, after: Any) -> list[Write]:
-    """What changed from ``before`` to ``after``, finely: key by key, element by element.
+def writes(before: Any, after: Any, *, keys: Mapping[str, Keys] | None = None) -> list[Write]:
+    """What changed from ``before`` to ``after``, finely: key by key, element by element,
+    as :func:`~combinators.diff.diff` finds it, following the elements that moved.
 
     Keys and elements added or removed are one write each; elements of a list
-    whose elements all have distinct names are matched by name, others by
-    position, with the elements both lists share at their start and end kept
-    in place. Subtrees the two share (the very same objects) are not read.
-    Removals and changes are at their place in ``before``, additions at theirs
-    in ``after``.
+    whose elements all have distinct names (``keys`` gives other key fields by
+    the list's field name) are matched by name, others by position, with the
+    elements both lists share at their start and end kept in place. A list whose
+    named elements only moved writes no value: its reorder is left out (the
+    changes inside its elements are not). Subtrees the two share (the very same
+    objects) are not read. Removals and changes are at their place in
+    ``before``, additions at theirs in ``after``.
 
     >>> before = {"spec": {"tolerations": [{"key": "a"}], "hostIPC": True}}
     >>> after = {"spec": {"tolerations": [{"key": "z"}, {"key": "a"}]}}
@@ -148,81 +144,8 @@ def writes(before: Any, after: Any) -> list[Write]:
     spec.tolerations[0] MISSING -> {'key': 'z'}
     spec.hostIPC True -> MISSING
     """
-    out: list[Write] = []
-    _walk(before, after, (), out, [])
-    return out
-
-
-def _walk(before: Any, after: Any, where: _Parts, out: list[Write], shifts: list[_Shift]) -> None:
-    # paths are tuples of parts while walking: a Path renders its text when built
-    if before is after:
-        return
-    if is_map(before) and is_map(after):
-        for key, old in before.items():
-            new = after.get(key, MISSING)
-            if new is MISSING:
-                out.append(Write(Path((*where, Key(str(key)))), old, MISSING))
-            else:
-                _walk(old, new, (*where, Key(str(key))), out, shifts)
-        for key, new in after.items():
-            if key not in before:
-                out.append(Write(Path((*where, Key(str(key)))), MISSING, new))
-        return
-    if is_seq(before) and is_seq(after):
-        _walk_lists(before, after, where, out, shifts)
-        return
-    if not strict_equal(before, after):
-        out.append(Write(Path(where), before, after))
-
-
-def _names(seq: Any) -> list[Any] | None:
-    names = [element.get("name", MISSING) if is_map(element) else MISSING for element in seq]
-    if not all(type(name) in (str, int) for name in names):
-        return None
-    return names if len(set(names)) == len(names) else None
-
-
-def _same(a: Any, b: Any) -> bool:
-    return a is b or strict_equal(a, b)
-
-
-def _walk_lists(
-    before: Any, after: Any, where: _Parts, out: list[Write], shifts: list[_Shift]
-) -> None:
-    old_names, new_names = _names(before), _names(after)
-    if old_names and new_names:
-        new_by_name = dict(zip(new_names, after, strict=True))
-        for name, old in zip(old_names, before, strict=True):
-            new = new_by_name.get(name, MISSING)
-            if new is old:
-                continue  # shared, so untouched
-            selector = (*where, Match((("name", name),)))
-            if new is MISSING:
-                out.append(Write(Path(selector), old, MISSING))
-            else:
-                _walk(old, new, selector, out, shifts)
-        known = set(old_names)
-        for name, new in zip(new_names, after, strict=True):
-            if name not in known:
-                out.append(Write(Path((*where, Match((("name", name),)))), MISSING, new))
-        return
-    if len(before) == len(after):
-        for index, (old, new) in enumerate(zip(before, after, strict=True)):
-            _walk(old, new, (*where, Index(index)), out, shifts)
-        return
-    start = 0
-    shortest = min(len(before), len(after))
-    while start < shortest and _same(before[start], after[start]):
-        start += 1
-    tail = 0
-    while tail < shortest - start and _same(before[-1 - tail], after[-1 - tail]):
-        tail += 1
-    for index in range(start, len(before) - tail):
-        out.append(Write(Path((*where, Index(index))), before[index], MISSING))
-    for index in range(start, len(after) - tail):
-        out.append(Write(Path((*where, Index(index))), MISSING, after[index]))
-    if tail:
-        shifts.append((where, len(before) - tail, len(after) - len(before)))
+    found = diff(before, after, keys=keys, moves=[])
+    return [write for write in found if not write.reordered]
 
 
 def _get(value: Any, parts: tuple[Part, ...]) -> Any:
@@ -241,58 +164,148 @@ def _get(value: Any, parts: tuple[Part, ...]) -> Any:
     return value
 
 
-class _Record:
-    """Who last wrote what: a map from path parts to ``(step number, value written)``."""
+_Parts = tuple[Part, ...]
 
-    __slots__ = ("written",)
+#: A write recorded: ``(when it was recorded, step number, value written)``.
+_Entry = tuple[int, int, Any]
+
+
+class _Node:
+    """One path of the record: the write at it, if any, and the paths one part below."""
+
+    __slots__ = ("entry", "children")
 
     def __init__(self) -> None:
-        self.written: dict[tuple[Part, ...], tuple[int, Any]] = {}
+        self.entry: _Entry | None = None
+        self.children: dict[Part, _Node] = {}
 
-    def covering(self, parts: tuple[Part, ...]) -> tuple[tuple[Part, ...], int, Any] | None:
+
+class _Record:
+    """Who last wrote what: a tree of path parts, each write ``(step number, value written)``.
+
+    A tree, not a table of whole paths: finding the writes under a path, and dropping
+    them, costs what is under it, where scanning every write recorded for each write
+    made a fold of n writes n² work. The writes under a path come in the order they
+    were recorded (a write moved with its list's elements counts as recorded again)."""
+
+    __slots__ = ("root", "count")
+
+    def __init__(self) -> None:
+        self.root = _Node()
+        self.count = 0
+
+    def _node(self, parts: _Parts) -> _Node | None:
+        node = self.root
+        for part in parts:
+            child = node.children.get(part)
+            if child is None:
+                return None
+            node = child
+        return node
+
+    def get(self, parts: _Parts) -> tuple[int, Any] | None:
+        """The write at ``parts``, if any."""
+        node = self._node(parts)
+        entry = None if node is None else node.entry
+        return None if entry is None else (entry[1], entry[2])
+
+    def covering(self, parts: _Parts) -> tuple[_Parts, int, Any] | None:
         """The nearest write at ``parts`` or above it."""
-        for length in range(len(parts), -1, -1):
-            found = self.written.get(parts[:length])
-            if found is not None:
-                return parts[:length], found[0], found[1]
-        return None
+        node = self.root
+        found = None if node.entry is None else (0, node.entry)
+        for length, part in enumerate(parts, 1):
+            child = node.children.get(part)
+            if child is None:
+                break
+            node = child
+            if node.entry is not None:
+                found = (length, node.entry)
+        if found is None:
+            return None
+        return parts[: found[0]], found[1][1], found[1][2]
 
-    def under(self, parts: tuple[Part, ...]) -> list[tuple[tuple[Part, ...], int, Any]]:
+    def under(self, parts: _Parts) -> list[tuple[_Parts, int, Any]]:
         """The writes strictly under ``parts``."""
-        size = len(parts)
-        return [
-            (key, step, value)
-            for key, (step, value) in self.written.items()
-            if len(key) > size and key[:size] == parts
-        ]
+        node = self._node(parts)
+        if node is None:
+            return []
+        found = sorted(_entries(node, parts, include=False), key=lambda item: item[1][0])
+        return [(key, entry[1], entry[2]) for key, entry in found]
 
-    def forget(self, parts: tuple[Part, ...]) -> None:
+    def forget(self, parts: _Parts) -> None:
         """Drop the writes at and under ``parts``."""
-        size = len(parts)
-        for key in [key for key in self.written if key[:size] == parts]:
-            del self.written[key]
+        if not parts:
+            self.root = _Node()
+            return
+        parent = self._node(parts[:-1])
+        if parent is not None:
+            parent.children.pop(parts[-1], None)
+
+    def put(self, parts: _Parts, step: int, value: Any) -> None:
+        """Record that ``step`` wrote ``value`` at ``parts``."""
+        node = self.root
+        for part in parts:
+            child = node.children.get(part)
+            if child is None:
+                child = node.children[part] = _Node()
+            node = child
+        if node.entry is None:
+            self.count += 1
+            node.entry = (self.count, step, value)
+        else:  # written again: it keeps its place in the order
+            node.entry = (node.entry[0], step, value)
 
     def shift(self, where: _Parts, start: int, delta: int) -> None:
         """Move the writes under elements ``start`` and after of the list at ``where`` by ``delta``."""
-        size = len(where)
-        moved: dict[tuple[Part, ...], tuple[int, Any]] = {}
-        for key in list(self.written):
-            if len(key) > size and key[:size] == where:
-                part = key[size]
-                if isinstance(part, Index) and part.index >= start:
-                    parts = list(key)
-                    parts[size] = Index(part.index + delta)
-                    moved[tuple(parts)] = self.written.pop(key)
-        self.written.update(moved)
+        node = self._node(where)
+        if node is None:
+            return
+        kept: dict[Part, _Node] = {}
+        moved: dict[Part, _Node] = {}
+        for part, child in node.children.items():
+            if isinstance(part, Index) and part.index >= start:
+                moved[Index(part.index + delta)] = child
+            else:
+                kept[part] = child
+        if not moved:
+            return
+        node.children = {**kept, **moved}
+        nodes = [found for child in moved.values() for found in _nodes(child)]
+        nodes.sort(key=lambda found: found.entry[0] if found.entry is not None else 0)
+        for found in nodes:
+            if found.entry is not None:
+                self.count += 1
+                found.entry = (self.count, *found.entry[1:])
+
+
+def _entries(node: _Node, parts: _Parts, include: bool) -> list[tuple[_Parts, _Entry]]:
+    """The writes at (if ``include``) and under ``node``, which is at ``parts``."""
+    found: list[tuple[_Parts, _Entry]] = []
+    stack = [(node, parts, include)]
+    while stack:
+        current, at, counted = stack.pop()
+        if counted and current.entry is not None:
+            found.append((at, current.entry))
+        stack.extend((child, (*at, part), True) for part, child in current.children.items())
+    return found
+
+
+def _nodes(node: _Node) -> list[_Node]:
+    """``node`` and every node under it."""
+    found = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current.children.values())
+    return found
 
 
 #: A conflict found, its steps by number: ``(path, first, second, first value, second value)``.
 _Found = tuple[Path, int, int, Any, Any]
 
 
-def _conflicts(
-    step: int, found: list[Write], shifts: list[_Shift], record: _Record
-) -> list[_Found]:
+def _conflicts(step: int, found: list[Write], moves: list[Move], record: _Record) -> list[_Found]:
     conflicts: list[_Found] = []
     for write in found:
         if write.before is MISSING:
@@ -301,6 +314,10 @@ def _conflicts(
         nearest = record.covering(parts)
         if nearest is not None and nearest[1] != step:
             conflicts.append((write.path, nearest[1], step, write.before, write.after))
+        if write.reordered:
+            # the elements moved, no value was written: a conflict only with a step that
+            # wrote the list whole (above); what was written inside stays recorded
+            continue
         for key, earlier, value in record.under(parts):
             now = _get(write.after, key[len(parts) :]) if write.after is not MISSING else MISSING
             if earlier != step and not (
@@ -309,15 +326,17 @@ def _conflicts(
             ):
                 conflicts.append((Path(key), earlier, step, value, now))
         record.forget(parts)
-    for where, start, delta in shifts:
+    for where, start, delta in moves:
         record.shift(where, start, delta)
     for write in found:
+        if write.reordered:
+            continue
         parts = write.path.parts
         if write.before is MISSING and parts and not isinstance(parts[-1], Index):
-            again = record.written.get(parts)
+            again = record.get(parts)
             if again is not None and again[1] is MISSING and again[0] != step:
                 conflicts.append((write.path, again[0], step, MISSING, write.after))
-        record.written[parts] = (step, write.after)
+        record.put(parts, step, write.after)
     return conflicts
 
 
@@ -404,6 +423,7 @@ def checked_fold(
     mode: str,
     labels: Sequence[str] | None = None,
     stacklevel: int = 2,
+    keys: Mapping[str, Keys] | None = None,
 ) -> Any:
     """:func:`~combinators.fold`, step by step, finding the paths two steps wrote differently.
 
@@ -411,9 +431,11 @@ def checked_fold(
     conflict (after all steps applied); ``"warn"`` emits one
     :class:`ConflictWarning` per conflict and returns the result. ``labels``
     name the steps in messages (a file and line, a recipe and step), one per
-    step; by default ``step N (the step)``. The result equals the plain fold's,
-    and ``doc`` is left as it was. What counts as a conflict is said at the
-    top of :mod:`combinators.conflicts`.
+    step; by default ``step N (the step)``. ``keys`` names the elements of
+    lists by other fields than ``name``, by the list's field name, as
+    :func:`~combinators.diff.diff` takes them. The result equals the plain
+    fold's, and ``doc`` is left as it was. What counts as a conflict is said at
+    the top of :mod:`combinators.conflicts`.
 
     >>> from combinators import append_at, fold, upsert
     >>> doc = {"spec": {}}
@@ -449,10 +471,9 @@ def checked_fold(
             raise err.with_step(
                 f"step {number + 1} of {len(steps)}: {_label(steps, names, number)}"
             ) from None
-        shifts: list[_Shift] = []
-        changes: list[Write] = []
-        _walk(current, result, (), changes, shifts)
-        numbered += _conflicts(number, changes, shifts, record)
+        moves: list[Move] = []
+        changes = diff(current, result, keys=keys, moves=moves)
+        numbered += _conflicts(number, changes, moves, record)
         current = result
     found = [
         Conflict(where, _label(steps, names, first), _label(steps, names, second), old, new)

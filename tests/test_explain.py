@@ -146,12 +146,19 @@ def test_changes_of_unnamed_lists_use_indexes() -> None:
     assert paths_of(explanation) == ["spec.tolerations[0].key"]
 
 
-def test_reordered_named_elements_are_one_change() -> None:
+def test_reordered_named_elements_are_one_reorder_then_what_changed_inside() -> None:
+    # the move is one change of the list, marked reordered; the trainer lost its image
+    # and env, said by name (the sidecar only moved: nothing is said of it)
     explanation = explain(
         replace_at("spec.containers", [{"name": "sidecar", "image": "envoy"}, {"name": "trainer"}]),
         make_pod(),
     )
-    assert paths_of(explanation) == ["spec.containers"]
+    assert paths_of(explanation) == [
+        "spec.containers",
+        "spec.containers[name=trainer].image",
+        "spec.containers[name=trainer].env",
+    ]
+    assert [change.reordered for change in explanation.changes] == [True, False, False]
 
 
 def test_added_removed_and_scalar_changes() -> None:

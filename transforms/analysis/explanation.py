@@ -3,8 +3,10 @@
 :func:`explain` applies a transform and lists every change as a
 :class:`Change` whose path is written in podfold's path grammar, naming list
 elements by ``[name=...]`` where they have names; the unified diff of the
-pod's YAML comes with it. Subtrees the transform shares with the input (the
-very same object, as copy-on-write leaves them) are skipped unread.
+pod's YAML comes with it. The changes are the one diff's
+(:func:`combinators.diff.diff`), told a pod's lists' keys. Subtrees the
+transform shares with the input (the very same object, as copy-on-write leaves
+them) are skipped unread.
 
 >>> from combinators import append_at, chain, upsert
 >>> t = chain(upsert("spec.nodeSelector", {"gpu": "a100"}),
@@ -28,9 +30,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from combinators import MISSING, Path
-from combinators.data import copy_plain, is_map, is_seq, strict_equal
-from combinators.paths import Index, Key, Match, Part
+from combinators import Path
+from combinators.data import copy_plain
+from combinators.diff import Change, Keys, diff
+from combinators.diff import element_name as name_element
+from combinators.paths import Match
 from transforms.forms import kinds
 from transforms.forms.catalog import Catalog
 from transforms.forms.kinds.named import composed_steps
@@ -43,21 +47,9 @@ __all__ = (
     "changes_between",
     "describe",
     "element_name",
+    "merge_keys",
     "unified_diff",
 )
-
-
-@dataclass(frozen=True)
-class Change:
-    """One change: ``before`` and ``after`` are the values at ``path``;
-    ``MISSING`` where there was, or is, nothing."""
-
-    path: Path
-    before: Any
-    after: Any
-
-    def __str__(self) -> str:
-        return f"{self.path or '(the pod)'}: {_show(self.before)} -> {_show(self.after)}"
 
 
 @dataclass(frozen=True)
@@ -76,13 +68,6 @@ class Explanation:
         lines = [f"{count} change{'s' if count != 1 else ''}:"]
         lines += [f"  {change}" for change in self.changes]
         return "\n".join(lines) + "\n\n" + self.diff
-
-
-def _show(value: Any, width: int = 70) -> str:
-    if value is MISSING:
-        return "(absent)"
-    text = repr(copy_plain(value))
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def explain(transform: Any, pod: Any, catalog: Catalog | None = None) -> Explanation:
@@ -111,8 +96,11 @@ def changes_between(before: Any, after: Any, *, at: Path | None = None) -> list[
     two lie in a pod (their changes' paths start with it, and it names the lists
     in them: ``volumeMounts`` by ``mountPath``, see :func:`element_name`).
 
+    The one diff, :func:`combinators.diff.diff`, given the pod's lists' keys
+    (:func:`merge_keys`); a kubernetes client object is read as its API form.
     Subtrees the two share (the very same objects) are not read: copy-on-write
-    keeps them, so they did not change.
+    keeps them, so they did not change. Named elements that moved are one change
+    of their list, marked ``reordered``; what changed inside them follows, by name.
 
     >>> spec = {"containers": [{"name": "c"}]}
     >>> changes_between({"spec": spec}, {"spec": spec, "metadata": {}})
@@ -122,9 +110,7 @@ def changes_between(before: Any, after: Any, *, at: Path | None = None) -> list[
     ...     [], [{"name": "d", "mountPath": "/d"}], at=path("spec.containers[0].volumeMounts"))]
     ['spec.containers[0].volumeMounts[mountPath=/d]']
     """
-    changes: list[Change] = []
-    _compare(_api_form(before), _api_form(after), Path() if at is None else at, changes)
-    return changes
+    return diff(_api_form(before), _api_form(after), at=at, keys=merge_keys())
 
 
 def _api_form(doc: Any) -> Any:
@@ -314,46 +300,24 @@ def _longest_run(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _compare(before: Any, after: Any, where: Path, out: list[Change]) -> None:
-    _walk(before, after, where.parts, out)
-
-
-_Parts = tuple[Part, ...]
-"""A path as its parts: a ``Path`` is built (and rendered) only for a change found."""
-
-
-def _walk(before: Any, after: Any, where: _Parts, out: list[Change]) -> None:
-    if before is after:
-        return  # shared, so untouched: copy-on-write keeps what it does not change
-    if is_map(before) and is_map(after):
-        for key, old in before.items():
-            new = after.get(key, MISSING)
-            if new is MISSING:
-                out.append(Change(Path((*where, Key(str(key)))), old, MISSING))
-            elif new is not old:
-                _walk(old, new, (*where, Key(str(key))), out)
-        for key, new in after.items():
-            if key not in before:
-                out.append(Change(Path((*where, Key(str(key)))), MISSING, new))
-        return
-    if is_seq(before) and is_seq(after):
-        _compare_lists(before, after, where, out)
-        return
-    if not strict_equal(before, after):
-        out.append(Change(Path(where), before, after))
-
-
-_BY_NAME: tuple[tuple[str, bool], ...] = (("name", False),)
+    out += diff(before, after, at=where, keys=merge_keys())
 
 
 @functools.cache
-def _merge_keys() -> dict[str, tuple[tuple[str, bool], ...]]:
-    """The merge key of each list of a pod, by the list's field name, as the bundled
-    schema gives it: each key field, and whether an element may leave it out (the API
-    server defaults it: a port's ``protocol``). A name two lists give different keys is left out."""
+def merge_keys() -> dict[str, Keys]:
+    """The key fields of each list of a pod, by the list's field name, as the bundled
+    schema gives them (its strategic-merge keys, or its list-map keys): each key
+    field, and whether an element may leave it out (the API server defaults it: a
+    port's ``protocol``). A name two lists key differently is left out. The table
+    :func:`~combinators.diff.diff` is given to name a pod's list elements.
+
+    >>> merge_keys()["volumeMounts"], merge_keys()["ports"]
+    ((('mountPath', False),), (('containerPort', False), ('protocol', True)))
+    """
     from transforms.kube.schema import schema_for
 
     schema = schema_for()
-    found: dict[str, set[tuple[tuple[str, bool], ...]]] = {}
+    found: dict[str, set[Keys]] = {}
     for type_ in schema.types.values():
         for name, field_ in type_.fields.items():
             keys = field_.list_map_keys or ((field_.merge_key,) if field_.merge_key else ())
@@ -367,36 +331,13 @@ def _merge_keys() -> dict[str, tuple[tuple[str, bool], ...]]:
     return {name: next(iter(keys)) for name, keys in found.items() if len(keys) == 1}
 
 
-def _keys_of(where: _Parts | str | None) -> tuple[tuple[str, bool], ...]:
-    """The key fields of the list at ``where`` (its parts, or its field's name)."""
-    if not isinstance(where, str):
-        last = where[-1] if where else None
-        where = last.name if isinstance(last, Key) else None
-    return _BY_NAME if where is None else _merge_keys().get(where, _BY_NAME)
-
-
-def _identity(
-    element: Any, keys: tuple[tuple[str, bool], ...]
-) -> tuple[tuple[str, Any], ...] | None:
-    if not is_map(element):
-        return None
-    fields = []
-    for key, optional in keys:
-        value = element.get(key, MISSING)
-        if value is MISSING and optional:
-            continue
-        if type(value) not in (str, int):  # not bool: True would equal 1 as a key
-            return None
-        fields.append((key, value))
-    return tuple(fields) or None
-
-
 def element_name(where: Path | str | None, element: Any) -> Match | None:
     """The selector that names ``element`` of the list at ``where`` (its path, or its
     field's name) in a change's path: its Kubernetes merge key (``volumeMounts`` by
     ``mountPath``, ``ports`` by ``containerPort`` and ``protocol``, ``containers``,
     ``volumes`` and ``env`` by ``name``), ``name`` for a list the schema gives none;
-    ``None`` for an element that lacks the key, or is no map.
+    ``None`` for an element that lacks the key, holds one that is neither a string
+    nor an integer (YAML's unquoted ``name: true`` is a boolean), or is no map.
 
     >>> from combinators import path
     >>> element_name(path("spec.containers[name=c].volumeMounts"),
@@ -406,63 +347,10 @@ def element_name(where: Path | str | None, element: Any) -> Match | None:
     '[containerPort=80]'
     >>> element_name("tolerations", {"key": "gpu"}) is None
     True
+    >>> element_name("env", {"name": "true"}).text()
+    '[name="true"]'
     """
-    identity = _identity(element, _keys_of(where.parts if isinstance(where, Path) else where))
-    return None if identity is None else Match(identity)
-
-
-def _identities(seq: Any, keys: tuple[tuple[str, bool], ...]) -> list[Any] | None:
-    """The identity of every element, if every element has a distinct one."""
-    found = [_identity(element, keys) for element in seq]
-    if any(identity is None for identity in found):
-        return None
-    return found if len(set(found)) == len(found) else None
-
-
-def _compare_lists(before: Any, after: Any, where: _Parts, out: list[Change]) -> None:
-    keys = _keys_of(where)
-    old_ids, new_ids = _identities(before, keys), _identities(after, keys)
-    if old_ids is not None and new_ids is not None and (old_ids or new_ids):
-        old_set, new_set = set(old_ids), set(new_ids)
-        kept_old = [identity for identity in old_ids if identity in new_set]
-        kept_new = [identity for identity in new_ids if identity in old_set]
-        if kept_old != kept_new:  # reordered: one change of the whole list
-            out.append(Change(Path(where), before, after))
-            return
-        # the same order: element by element, by identity
-        new_by_id = dict(zip(new_ids, after, strict=True))
-        for identity, old in zip(old_ids, before, strict=True):
-            if identity not in new_set:
-                out.append(Change(Path((*where, Match(identity))), old, MISSING))
-            elif new_by_id[identity] is not old:
-                _walk(old, new_by_id[identity], (*where, Match(identity)), out)
-        for identity, new in zip(new_ids, after, strict=True):
-            if identity not in old_set:
-                out.append(Change(Path((*where, Match(identity))), MISSING, new))
-        return
-    shared = min(len(before), len(after))
-    common = _common_prefix(before, after)
-    if common == shared or len(before) == len(after):
-        # appended, dropped at the end, or changed in place: by index
-        for index in range(shared):
-            if before[index] is not after[index]:
-                _walk(before[index], after[index], (*where, Index(index)), out)
-        for index in range(shared, len(before)):
-            out.append(Change(Path((*where, Index(index))), before[index], MISSING))
-        for index in range(shared, len(after)):
-            out.append(Change(Path((*where, Index(index))), MISSING, after[index]))
-        return
-    out.append(Change(Path(where), before, after))
-
-
-def _common_prefix(before: Any, after: Any) -> int:
-    """How many leading elements the two lists share."""
-    count = 0
-    for old, new in zip(before, after, strict=False):
-        if old is not new and not strict_equal(old, new):
-            break
-        count += 1
-    return count
+    return name_element(where, element, merge_keys())
 
 
 # ---------------------------------------------------------------- describe

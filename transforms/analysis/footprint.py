@@ -1,7 +1,10 @@
 """Which paths a transform changes in a pod, and whether they lie under given prefixes.
 
-Paths are written in podfold's path grammar, list elements named by
-``[name=...]`` where they have distinct names, by index otherwise. Subtrees
+The changes are the one diff's (:func:`combinators.diff.diff`, read as
+:func:`~transforms.analysis.explanation.changes_between` reads a pod). Paths are
+written in podfold's path grammar, list elements named by ``[name=...]`` (or a
+list's Kubernetes merge key) where they have distinct names, by index
+otherwise. Subtrees
 the output shares with the input (the very same object) are skipped unread:
 copy-on-write leaves untouched subtrees shared.
 
@@ -39,7 +42,8 @@ def changes(transform: Any, pod: Any) -> list[Change]:
 
 
 def between(before: Any, after: Any) -> list[Change]:
-    """The changes from ``before`` to ``after``; subtrees they share are not read.
+    """The changes from ``before`` to ``after``; subtrees they share are not read: the one
+    diff, as :func:`~transforms.analysis.explanation.changes_between` reads a pod.
 
     >>> spec = {"containers": [{"name": "c"}]}
     >>> between({"spec": spec}, {"spec": spec, "metadata": {}})
@@ -75,7 +79,8 @@ def outside(
     ``[field=value]`` select list elements as they do in a transform, looked
     up in ``before`` and ``after``. A change above an allowed path (a map
     created to hold one new key) is looked at more closely: it is allowed if
-    everything it changes inside is.
+    everything it changes inside is. A reorder of a list's named elements is a
+    change of the list: outside unless the list is allowed.
 
     >>> from combinators import upsert
     >>> pod = {"spec": {"containers": [{"name": "trainer-0"}]}}
@@ -97,10 +102,10 @@ def _outside(change: Change, prefixes: list[Path], before: Any, after: Any) -> l
     parents = [prefix for prefix in prefixes if len(prefix) > len(change.path)]
     if any(covers(prefix, change.path, before, after) for prefix in prefixes):
         return []
-    if not any(
+    if change.reordered or not any(
         covers(prefix.prefix(len(change.path)), change.path, before, after) for prefix in parents
     ):
-        return [change]
+        return [change]  # a reorder is of the list itself: what moved inside comes apart
     old, new = change.before, change.after
     if old is MISSING and (is_map(new) or is_seq(new)):
         old = {} if is_map(new) else []
