@@ -283,3 +283,45 @@ def test_fold_takes_the_option() -> None:
     assert fold(POD, steps) == fold(POD, steps, conflicts="last-wins")
     with pytest.raises(ConflictError):
         fold(POD, steps, conflicts="error")
+
+
+def _calls(run: Any) -> int:
+    """How many Python functions and builtins ``run()`` calls: its work, counted."""
+    import sys
+
+    count = 0
+
+    def tally(frame: Any, event: str, arg: object) -> None:
+        nonlocal count
+        count += event in ("call", "c_call")
+
+    sys.setprofile(tally)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_finding_the_conflicts_of_every_container_grows_with_the_pod() -> None:
+    # each write of the second step looked through every write the first recorded: n²
+    from combinators import for_each
+
+    steps = [
+        for_each("spec.containers[*]", upsert("imagePullPolicy", "Always")),
+        for_each("spec.containers[*]", upsert("imagePullPolicy", "Never")),
+    ]
+
+    def case(n: int) -> Any:
+        pod = {"spec": {"containers": [{"name": f"c{i}", "image": "t:1"} for i in range(n)]}}
+
+        def run() -> None:
+            with pytest.raises(ConflictError) as caught:
+                checked_fold(pod, steps, mode="error")
+            assert len(caught.value.conflicts) == n
+
+        return run
+
+    case(5)()
+    small, large = _calls(case(300)), _calls(case(1200))
+    assert large <= 6 * small, f"{large / small:.1f}x the calls for 4x the containers"
