@@ -210,10 +210,12 @@ def test_the_flags_offer_what_the_library_has() -> None:
     from transforms.checks.policies import PROFILES
     from transforms.cli.checks import CONFLICT_MODES
     from transforms.cli.checks import PROFILES as CLI_PROFILES
+    from transforms.run import CONFLICT_MODES as RUN_MODES
     from transforms.torchx.folding import CONFLICT_MODES as TORCHX_MODES
 
     assert CLI_PROFILES == PROFILES
-    assert CONFLICT_MODES == TORCHX_MODES
+    # defined once: the command line, the TorchX fold and the run take fold()'s
+    assert CONFLICT_MODES is TORCHX_MODES is RUN_MODES
     assert set(CONFLICT_MODES) == {"last-wins", *MODES}
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from combinators import Transform
+from combinators.transform import TransformLike
 
 __all__ = ("Loaded", "load_file", "loads", "given", "unique_labels")
 
@@ -30,7 +31,7 @@ class Loaded:
     text read from it (``None`` for an overlay given in Python)."""
 
     label: str
-    transform: Transform
+    transform: TransformLike
     source: str | None = None
     text: str | None = field(default=None, repr=False)
     nodes: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
@@ -81,7 +82,7 @@ def load_file(
 
 
 def given(
-    transform: Transform, label: str, *, source: str | None = None, text: str | None = None
+    transform: TransformLike, label: str, *, source: str | None = None, text: str | None = None
 ) -> Loaded:
     """An overlay built elsewhere (``transform``): from the file ``source`` whose ``text``
     was read, where given, whose steps are parsed from it only when asked for; else one
@@ -132,7 +133,7 @@ class Overlays:
         return f"Overlays({list(self.items)!r})"
 
     @functools.cached_property
-    def transforms(self) -> tuple[Transform, ...]:
+    def transforms(self) -> tuple[TransformLike, ...]:
         """Each overlay's transform, in order."""
         return tuple(item.transform for item in self.items)
 

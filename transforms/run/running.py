@@ -46,65 +46,44 @@ def _same(problem: Any) -> tuple[str, ...]:
     return (problem.path, problem.message)
 
 
-class Run:
-    """What :func:`run` made of one pod: ``before`` and ``after`` the overlays, the
-    ``findings`` of the checks (:class:`~transforms.run.findings.Finding`), and, when
-    asked for, the ``changes`` and the ``walk`` of who wrote what."""
+class _Writers:
+    """Who wrote what in one run, found when first asked: held by the run and by each
+    of its findings, and holding neither (no reference cycle: a fold of 1,000 pods
+    leaves nothing for the collector)."""
 
-    __slots__ = ("before", "after", "overlays", "findings", "_prefixes", "_walks", "__dict__")
+    __slots__ = ("before", "after", "overlays", "_walk", "_prefixes", "_walks")
 
     def __init__(self, before: Any, after: Any, overlays: Overlays) -> None:
         self.before = before
         self.after = after
         self.overlays = overlays
-        self.findings: tuple[Finding, ...] = ()
+        self._walk: Any = MISSING
         self._prefixes: dict[int, Any] = {}
         self._walks: dict[int, Any] = {}  # each overlay's walk over what those before made
 
-    @property
-    def changed(self) -> bool:
-        """Whether the overlays changed the pod (a transform that changes nothing gives
-        back the very object)."""
-        return self.after is not self.before
-
-    @functools.cached_property
-    def changes(self) -> list[Any]:
-        """Every change from ``before`` to ``after``
-        (:class:`~transforms.analysis.explanation.Change`), in document order."""
-        from transforms.analysis.explanation import changes_between
-
-        return changes_between(self.before, self.after) if self.changed else []
-
-    @functools.cached_property
     def walk(self) -> Any:
-        """The provenance walk of every overlay's finest steps over ``before``
-        (:class:`~transforms.analysis.provenance.Writers`); ``None`` where a step fails
-        on it alone (a door that changed what the overlays made, as TorchX substitutes
-        its macros, is asked about what the overlays wrote)."""
-        from transforms.analysis.blame import writers
+        if self._walk is MISSING:
+            from transforms.analysis.blame import writers
 
-        try:
-            return writers(self.before, self.overlays.steps)
-        except TransformError:
-            return None
+            try:
+                self._walk = writers(self.before, self.overlays.steps)
+            except TransformError:
+                self._walk = None
+        return self._walk
 
-    def writers_at(self, where: str) -> tuple[Any, ...]:
-        """The steps that wrote what is at ``where`` (a path, as a check names it); ``()``
-        where the overlays changed nothing, or none can be told."""
+    def at(self, where: str) -> tuple[Any, ...]:
         from combinators import path
 
-        if not self.changed:
+        if self.after is self.before:
             return ()
         try:
             at = path(where)
         except TransformError:
             return ()
-        walk = self.walk
+        walk = self.walk()
         return () if walk is None else tuple(walk.at(at))
 
     def _before(self, index: int) -> Any:
-        """What the overlays before the ``index``-th make of ``before`` (``None`` where
-        one fails on it), made once a run."""
         if index not in self._prefixes:
             try:
                 self._prefixes[index] = chain(*self.overlays.transforms[:index])(self.before)
@@ -113,10 +92,6 @@ class Run:
         return self._prefixes[index]
 
     def located(self, label: str, where: Any) -> tuple[str, Any]:
-        """``FILE:LINE`` of the step of the overlay ``label`` names (one of the
-        overlays' labels) that last wrote ``where``, applied after the overlays before
-        it, with that step's :class:`~transforms.analysis.provenance.Blame`; ``label``
-        and ``None`` where none can be told."""
         from transforms.analysis.blame import writers
         from transforms.run.findings import label_of
 
@@ -139,6 +114,55 @@ class Run:
             return label, None
         return label_of(found.origin), found
 
+
+class Run:
+    """What :func:`run` made of one pod: ``before`` and ``after`` the overlays, the
+    ``findings`` of the checks (:class:`~transforms.run.findings.Finding`), and, when
+    asked for, the ``changes`` and the ``walk`` of who wrote what."""
+
+    __slots__ = ("before", "after", "overlays", "findings", "_writers", "__dict__")
+
+    def __init__(self, before: Any, after: Any, overlays: Overlays) -> None:
+        self.before = before
+        self.after = after
+        self.overlays = overlays
+        self.findings: tuple[Finding, ...] = ()
+        self._writers = _Writers(before, after, overlays)
+
+    @property
+    def changed(self) -> bool:
+        """Whether the overlays changed the pod (a transform that changes nothing gives
+        back the very object)."""
+        return self.after is not self.before
+
+    @functools.cached_property
+    def changes(self) -> list[Any]:
+        """Every change from ``before`` to ``after``
+        (:class:`~transforms.analysis.explanation.Change`), in document order."""
+        from transforms.analysis.explanation import changes_between
+
+        return changes_between(self.before, self.after) if self.changed else []
+
+    @property
+    def walk(self) -> Any:
+        """The provenance walk of every overlay's finest steps over ``before``
+        (:class:`~transforms.analysis.provenance.Writers`), made once; ``None`` where a
+        step fails on it alone (a door that changed what the overlays made, as TorchX
+        substitutes its macros, is asked about what the overlays wrote)."""
+        return self._writers.walk()
+
+    def writers_at(self, where: str) -> tuple[Any, ...]:
+        """The steps that wrote what is at ``where`` (a path, as a check names it); ``()``
+        where the overlays changed nothing, or none can be told."""
+        return self._writers.at(where)
+
+    def located(self, label: str, where: Any) -> tuple[str, Any]:
+        """``FILE:LINE`` of the step of the overlay ``label`` names (one of the
+        overlays' labels) that last wrote ``where``, applied after the overlays before
+        it, with that step's :class:`~transforms.analysis.provenance.Blame`; ``label``
+        and ``None`` where none can be told (an overlay given in Python)."""
+        return self._writers.located(label, where)
+
     def _finding(self, kind: str, problem: Any, severity: str | None = None) -> Finding:
         return Finding(
             kind,
@@ -146,7 +170,7 @@ class Run:
             problem.path,
             problem.message,
             problem,
-            functools.partial(self.writers_at, problem.path),
+            functools.partial(self._writers.at, problem.path),
         )
 
     def _conflict(self, conflict: Any, severity: str) -> Finding:
@@ -162,8 +186,12 @@ class Run:
             str(named.path),
             text[len(head) :] if text.startswith(head) else text,
             named,
-            lambda: known,
+            functools.partial(_given, known),
         )
+
+
+def _given(found: tuple[Any, ...]) -> tuple[Any, ...]:
+    return found
 
 
 def _conflicts(pod: Any, overlays: Overlays) -> tuple[Any, list[Any]]:

@@ -27,7 +27,6 @@ fold: garbage in proportion to the request, never more.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import gc
 import string
@@ -39,18 +38,16 @@ from typing import Any
 
 from torchx.specs import AppDef
 
-from combinators import ArgumentError, Transform, TransformError, chain
-from combinators.conflicts import Conflict, ConflictError, ConflictWarning, checked_fold
+from combinators import ArgumentError, TransformError
+from combinators.conflicts import Conflict, ConflictWarning
 from combinators.data import MISSING, is_map, is_seq
 from combinators.transform import TransformLike, describe_step
-from transforms.checks.paths import PathPolicy
-from transforms.checks.policies import PolicyError, policy_problems
-from transforms.checks.problems import Problem
-from transforms.checks.validation import PodValidationError, validate_pod
+from transforms.checks.policies import PolicyError
+from transforms.checks.problems import PodValidationError, Problem
 from transforms.forms.kinds import may_write_macros
 from transforms.kube.convert import pod_to_dict
+from transforms.run import CONFLICT_MODES, Checks, Overlays, conflict_mode, given, run
 from transforms.torchx.errors import LaunchError
-from transforms.torchx.origins import unique_labels, written_at
 from transforms.torchx.roles import METADATA_KEY, role_overlays
 
 __all__ = (
@@ -68,9 +65,6 @@ __all__ = (
 LABEL_ROLE_INDEX = "torchx.pytorch.org/role-index"
 LABEL_REPLICA_ID = "torchx.pytorch.org/replica-id"
 LABEL_INSTANCE = "app.kubernetes.io/instance"
-
-CONFLICT_MODES = ("last-wins", "warn", "error")
-"""What to do when two overlays write different values at one path of a pod."""
 
 
 class FoldError(LaunchError):
@@ -169,17 +163,24 @@ class FoldSettings:
     texts: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.conflicts not in CONFLICT_MODES:
-            from difflib import get_close_matches
+        conflict_mode(self.conflicts, "FoldSettings")
 
-            close = get_close_matches(str(self.conflicts), CONFLICT_MODES, n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise ArgumentError(
-                f"conflicts is one of {', '.join(CONFLICT_MODES)}, got {self.conflicts!r}{hint}",
-                argument="conflicts",
-                factory="FoldSettings",
-                value=self.conflicts,
-            )
+    @functools.cached_property
+    def checks(self) -> Checks:
+        """The checks the run makes of every pod (:class:`transforms.run.Checks`): every
+        problem validation finds, not only those the overlays brought, as TorchX's pod
+        is sent whole; a path of ``allow`` or ``deny`` that does not parse raises here."""
+        checks = Checks(
+            validate=self.validate,
+            k8s_version=self.k8s_version,
+            only_new=False,
+            policy=self.policy,
+            allow=self.allow,
+            deny=self.deny,
+            conflicts=self.conflicts,
+        )
+        checks.path_policy  # noqa: B018 - built now: a bad path fails before any pod
+        return checks
 
     def for_role(self, name: str) -> tuple[TransformLike, ...]:
         """The launch-time overlays of the role ``name``: every role's, then its own.
@@ -347,8 +348,9 @@ def _macro_values(app_id: str, replica_id: int, rank0_env: str) -> dict[str, str
 
 
 class _Folder:
-    """The fold of one request: each role's chain is built once; what the
-    checks find on every pod is gathered and reported by :meth:`finish`."""
+    """The fold of one request, a thin door over :func:`transforms.run.run`: each
+    role's overlays are loaded once; what the run finds on every pod is gathered and
+    reported by :meth:`finish`."""
 
     def __init__(
         self, app: AppDef, settings: FoldSettings, rank0_env: Callable[[int, int], str]
@@ -356,12 +358,8 @@ class _Folder:
         self.app = app
         self.settings = settings
         self.rank0_env = rank0_env
-        self.chains: list[Transform] = []
+        self.overlays: list[Overlays] = []
         self.macros: list[bool] = []
-        self.steps: list[list[TransformLike]] = []
-        self.labels: list[list[str]] = []
-        self.sources: list[list[str | None]] = []
-        self.file_steps: dict[str, Any] = {}  # a file's steps, parsed once a fold
         self.violations: list[Violation] = []
         # a conflict's text and role -> the conflict and the replicas it was found on
         self.warnings: dict[tuple[str, str], tuple[Conflict, list[int]]] = {}
@@ -373,6 +371,7 @@ class _Folder:
                     argument="role_overlays",
                     value=name,
                 )
+        texts = dict(settings.texts)
         for role in app.roles:
             try:
                 own = role_overlays(role)
@@ -380,28 +379,19 @@ class _Folder:
                 raise FoldError(
                     f"cannot read its overlays: {err}", role=role.name, replica=0
                 ) from err
-            launched = settings._named(role.name)
-            steps: list[TransformLike] = [*own, *(step for step, _, _ in launched)]
-            self.steps.append(steps)
-            self.labels.append(
-                unique_labels(
-                    [
-                        f'metadata["{METADATA_KEY}"][{index}] of role {role.name!r}'
-                        for index in range(len(own))
-                    ]
-                    + [label for _, label, _ in launched]
-                )
-            )
-            sources: list[str | None] = [None] * len(own)
-            self.sources.append(sources + [source for _, _, source in launched])
-            self.chains.append(chain(*steps))
+            loaded = [
+                given(step, f'metadata["{METADATA_KEY}"][{index}] of role {role.name!r}')
+                for index, step in enumerate(own)
+            ]
+            loaded += [
+                given(step, label, source=source, text=texts.get(source) if source else None)
+                for step, label, source in settings._named(role.name)
+            ]
+            overlays = Overlays(loaded)
+            self.overlays.append(overlays)
             # whether macros may need substituting: each step's kind says what it writes
-            self.macros.append(any(may_write_macros(step) for step in steps))
-        self.path_policy = (
-            PathPolicy(allow=settings.allow, deny=settings.deny)
-            if settings.allow or settings.deny
-            else None
-        )
+            self.macros.append(any(may_write_macros(step) for step in overlays.transforms))
+        self.checks = settings.checks
 
     def fold(self, pod: Any) -> dict[str, Any]:
         plain = pod_to_dict(pod)
@@ -409,98 +399,61 @@ class _Folder:
         role_index = int(labels.get(LABEL_ROLE_INDEX, 0))
         replica_id = int(labels.get(LABEL_REPLICA_ID, 0))
         role = self.app.roles[role_index]
-        try:
-            new = self._apply(role_index, replica_id, plain)
+
+        def then(new: Any) -> Any:
             if not is_map(new):  # only a pod may take a pod's place in the request
                 raise FoldError(
                     f"its overlays gave back {type(new).__name__} {new!r:.60} instead of a pod",
                     role=role.name,
                     replica=replica_id,
                 )
-            if new is not plain and self.macros[role_index]:
-                values = _macro_values(
-                    labels.get(LABEL_INSTANCE, ""),
-                    replica_id,
-                    self.rank0_env(role_index, replica_id),
-                )
-                new = substitute_macros(new, plain, values)
-            if self.settings.validate:
-                validate_pod(new, k8s_version=self.settings.k8s_version)
+            if not self.macros[role_index]:
+                return new
+            values = _macro_values(
+                labels.get(LABEL_INSTANCE, ""), replica_id, self.rank0_env(role_index, replica_id)
+            )
+            return substitute_macros(new, plain, values)
+
+        try:
+            done = run(plain, self.overlays[role_index], self.checks, then=then)
         except FoldError:
             raise
-        except PodValidationError as err:
-            raise FoldError(
-                f"the pod is not valid after its overlays:\n{err}",
-                role=role.name,
-                replica=replica_id,
-            ) from err
         except TransformError as err:
             raise FoldError(str(err), role=role.name, replica=replica_id) from err
-        self._check(role.name, replica_id, plain, new)
-        result: dict[str, Any] = new
+        if done.findings:
+            self._found(role.name, replica_id, done.findings)
+        result: dict[str, Any] = done.after
         return result
 
-    def _apply(self, role_index: int, replica: int, plain: Any) -> Any:
-        if self.settings.conflicts == "last-wins":
-            return self.chains[role_index](plain)
-        try:
-            return checked_fold(
-                plain, self.steps[role_index], mode="error", labels=self.labels[role_index]
-            )
-        except ConflictError as err:
-            self._conflicts(role_index, replica, plain, err.conflicts)
-        # the result is the plain fold's: the last overlay has the last word
-        return self.chains[role_index](plain)
-
-    def _located(self, role_index: int, label: str, plain: Any, where: Any) -> str:
-        """``label``, or ``FILE:LINE`` where the step is a file and one line of it wrote ``where``."""
-        labels = self.labels[role_index]
-        if label not in labels:
-            return label
-        index = labels.index(label)
-        source = self.sources[role_index][index]
-        if source is None:
-            return label
-        before = chain(*self.steps[role_index][:index])(plain)
-        return written_at(before, source, where, steps=self._file_steps(source)) or label
-
-    def _file_steps(self, source: str) -> Any:
-        """The finest steps of the overlay file ``source``, from the text the fold was
-        given (read once); ``None`` (read it) where it was given no text."""
-        if source not in self.file_steps:
-            from transforms.analysis.blame import yaml_steps
-
-            text = dict(self.settings.texts).get(source)
-            try:
-                self.file_steps[source] = None if text is None else yaml_steps(text, source)
-            except TransformError:
-                self.file_steps[source] = None
-        return self.file_steps[source]
-
-    def _conflicts(
-        self, role_index: int, replica: int, plain: Any, conflicts: Sequence[Conflict]
-    ) -> None:
-        role = self.app.roles[role_index].name
-        for conflict in conflicts:
-            named = dataclasses.replace(
-                conflict,
-                first=self._located(role_index, conflict.first, plain, conflict.path),
-                second=self._located(role_index, conflict.second, plain, conflict.path),
-            )
-            if self.settings.conflicts == "error":
+    def _found(self, role: str, replica: int, findings: Sequence[Any]) -> None:
+        """Say what the run found on one pod: an invalid pod stops the fold; a conflict
+        is a violation (``conflicts="error"``) or a warning, gathered by role; a policy
+        or path finding is a violation."""
+        errors = [
+            found.found
+            for found in findings
+            if found.kind == "validation" and found.severity == "error"
+        ]
+        if errors:
+            err = PodValidationError(errors)
+            raise FoldError(
+                f"the pod is not valid after its overlays:\n{err}", role=role, replica=replica
+            ) from err
+        for found in findings:
+            if found.kind != "conflict":
+                continue
+            named = found.found
+            if found.severity == "error":
                 self.violations.append(
                     Violation(role, replica, "conflict", f"conflict at {named}", named)
                 )
             else:
                 self.warnings.setdefault((role, str(named)), (named, []))[1].append(replica)
-
-    def _check(self, role: str, replica: int, before: Any, after: Any) -> None:
-        if self.settings.policy is not None:
-            for problem in policy_problems(after, self.settings.policy):
-                self.violations.append(Violation(role, replica, "policy", str(problem), problem))
-        if self.path_policy is not None and after is not before:
-            for problem in self.path_policy.problems(before, after):
-                self.violations.append(Violation(role, replica, "paths", str(problem), problem))
+        for found in findings:
+            if found.kind in ("policy", "paths"):
+                self.violations.append(
+                    Violation(role, replica, found.kind, str(found.found), found.found)
+                )
 
     def finish(self) -> None:
         """Warn of each conflict once (naming the replicas), then raise if any pod broke a check.

@@ -36,8 +36,9 @@ from transforms.checks.paths import PathPolicy
 from transforms.checks.policies import PROFILES
 from transforms.io.loading import loads_overlay, read_overlay_text
 from transforms.kube.schema import DEFAULT_VERSION, UnsupportedVersionError, check_version
+from transforms.run import CONFLICT_MODES
 from transforms.torchx.errors import EmptyOverlayWarning, RunOptionError, UnknownRunOptionError
-from transforms.torchx.folding import CONFLICT_MODES, FoldSettings
+from transforms.torchx.folding import FoldSettings
 
 __all__ = ("CheckedRunopts", "add_options", "fold_settings")
 
