@@ -45,7 +45,7 @@ from combinators import Transform, TransformError
 from combinators.data import copy_plain, is_map, is_seq
 from combinators.errors import ArgumentError, ArgumentTypeError
 from combinators.transform import describe_step
-from transforms.checks.validation import PodValidationError, problems
+from transforms.checks.validation import PodValidationError
 from transforms.forms.macros import macros_written
 from transforms.io.normalize import OverlayLike, as_transform
 from transforms.kube.containers import MainContainer
@@ -256,25 +256,39 @@ def _check_shape(pod: Any, primary: MainContainer, overlay: int | None) -> None:
 
 
 def _validate(
-    pods: list[Any], labels: list[str], primary: MainContainer, k8s_version: str | None
+    pods: list[Any],
+    steps: list[tuple[str, Transform]],
+    primary: MainContainer,
+    k8s_version: str | None,
 ) -> None:
-    """Validate the last of ``pods`` (the base, then the pod after each overlay); an
-    error names the overlays that wrote the values found wrong, where they can be told."""
+    """Validate the last of ``pods`` (the base, then the pod after each overlay) with the
+    run (:func:`transforms.run.run`); an error names the overlays that wrote the values
+    found wrong, where they can be told."""
+    from transforms.run import Checks, Overlays, given, run
+
+    # one step an overlay, named by its label: a writer's step is the overlay's number
+    overlays = Overlays([given(transform, label) for label, transform in steps])
+    checks = Checks(validate=True, k8s_version=k8s_version, only_new=False)
+    done = run(pods[0], overlays, checks, after=pods[-1])
     # Flyte fills the primary container's image: only that one may lack one
     exempt = f"{primary.path()}.image"
     errors = [
         found
-        for found in problems(pods[-1], k8s_version=k8s_version)
+        for found in done.findings
         if found.severity == "error"
-        and not (found.rule == "container-images" and found.path == exempt)
+        and not (found.found.rule == "container-images" and found.path == exempt)
     ]
     if not errors:
         return
-    from transforms.analysis.footprint import last_change
-
     writers = sorted(
-        {number for found in errors if (number := last_change(pods, found.path)) is not None}
+        {
+            number
+            for found in errors
+            if found.writers
+            and (number := max(found.writers, key=lambda blame: blame.step or 0).step) is not None
+        }
     )
+    labels = [label for label, _ in steps]
     if len(writers) == 1:
         (number,) = writers
         where = f"{_FACTORY}() overlay {number} of {len(labels)}: {labels[number - 1]}"
@@ -282,7 +296,7 @@ def _validate(
         where = f"{_FACTORY}() overlays {', '.join(map(str, writers))} of {len(labels)}"
     else:
         where = f"{_FACTORY}()"
-    raise PodValidationError(errors).with_step(where)
+    raise PodValidationError([found.found for found in errors]).with_step(where)
 
 
 def _flytekit_template() -> Any:
@@ -357,7 +371,7 @@ def pod_template(
         _check_shape(pod, primary, number)
         pods.append(pod)
     if validate:
-        _validate(pods, [label for label, _ in steps], primary, k8s_version)
+        _validate(pods, steps, primary, k8s_version)
     macros = macros_written(pod, pods[0])
     if macros:
         warnings.warn(
