@@ -1,13 +1,22 @@
 """The recipe catalog page, written from the installed catalog when the site is built.
 
 The page's source holds only the marker ``<!-- catalog -->``; this hook puts in
-its place, group by group, each recipe's name, its signature and the first
-line of its docstring, with a link to its entry in the API reference.
+its place, group by group, each recipe of the installed catalogs (as
+``podfold recipes`` lists them) with its signature, its YAML step and the first
+line of its docstring, and a link to its entry in the API reference.
 
->>> print(signature_of("shm_size", recipes.catalog["shm_size"]))
+>>> catalog = recipe_catalog()
+>>> print(signature_of("shm_size", catalog["shm_size"]))
 shm_size(size, container=None, replace=False)
->>> "### `shm_size`" in catalog_markdown(recipes.catalog)
-True
+>>> entry = catalog_markdown(catalog).split("### `shm_size`", 1)[1].split("###", 1)[0]
+>>> print(entry.strip())
+```python
+shm_size(size, container=None, replace=False)
+```
+<BLANKLINE>
+Size the shared memory at `/dev/shm` (the memory-backed `dshm` emptyDir volume). [Reference](api/recipes.md#recipes.shm_size)
+<BLANKLINE>
+In YAML: `- {recipe: shm_size, size: ..., container: ..., replace: ...}`
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import recipes
+from transforms.forms.catalog import recipe_catalog, yaml_call
 
 __all__ = ("MARKER", "PAGE", "catalog_markdown", "signature_of", "on_page_markdown")
 
@@ -50,6 +59,19 @@ def summary_of(factory: Callable[..., Any]) -> str:
     return lines[0].replace("``", "`") if lines else ""
 
 
+def reference(name: str, factory: Callable[..., Any]) -> str:
+    """A link to the recipe's entry in the API reference, where podfold's own catalog has it."""
+    if factory.__module__.split(".", 1)[0] != "recipes":
+        return ""  # a recipe of another package's catalog: its documentation is its own
+    return f"[Reference](api/recipes.md#recipes.{name})"
+
+
+def in_yaml(name: str, factory: Callable[..., Any]) -> tuple[str, ...]:
+    """The recipe as a step of a YAML pipeline, as ``podfold recipes NAME`` prints it."""
+    step = yaml_call(name, factory)
+    return () if step is None else (f"In YAML: `{step}`", "")
+
+
 def catalog_markdown(catalog: Mapping[str, Callable[..., Any]]) -> str:
     """Every recipe of ``catalog``, grouped by the module that defines it, in catalog order."""
     groups: dict[str, list[str]] = {}
@@ -65,8 +87,9 @@ def catalog_markdown(catalog: Mapping[str, Callable[..., Any]]) -> str:
                     signature_of(name, factory),
                     "```",
                     "",
-                    f"{summary_of(factory)} [Reference](api/recipes.md#recipes.{name})",
+                    f"{summary_of(factory)} {reference(name, factory)}".rstrip(),
                     "",
+                    *in_yaml(name, factory),
                 )
             )
         )
@@ -83,4 +106,4 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return markdown
     if MARKER not in markdown:
         raise ValueError(f"{PAGE} has no {MARKER} marker where the catalog goes")
-    return markdown.replace(MARKER, catalog_markdown(recipes.catalog))
+    return markdown.replace(MARKER, catalog_markdown(recipe_catalog()))
