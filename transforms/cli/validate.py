@@ -41,7 +41,6 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
     """
     from combinators import get_at
     from combinators.limits import short_repr
-    from transforms.checks.validation import problems
     from transforms.cli.documents import (
         document_path,
         read_manifest,
@@ -51,25 +50,28 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
     from transforms.cli.notices import warn_unreached
     from transforms.cli.output import echo
     from transforms.kube.workloads import pod_templates, with_added_volumes
+    from transforms.run import Checks, Overlays, run
 
     check_k8s_version(k8s_version)  # a usage error, found before any document is read
     text, source = read_input(manifests)
     documents, booleans = read_manifest(text, source)
     require_documents(documents, source, manifests, "validate")
     unreached = warn_unreached(documents, source)
+    checks = Checks(validate=True, k8s_version=k8s_version, only_new=False, policy=policy)
+    none = Overlays([])
     errors = templates = 0
     for number, document in enumerate(documents, 1):
         for template in pod_templates(document):
             templates += 1
             pod = get_at(document, template.path) if template.path.parts else document
-            pod = with_added_volumes(pod, template)
-            found = problems(pod, kind=template.root, k8s_version=k8s_version)
-            if policy is not None:
-                from transforms.checks.policies import policy_problems
-
-                found += policy_problems(pod, policy, kind=template.root)
-            located = template_booleans(number, template, pod, booleans) if booleans else {}
-            for problem in found:
+            # the run of no overlay: every problem the template has, and its policy's
+            found = run(pod, none, checks, kind=template.root, template=template).findings
+            if found and booleans:
+                pod = with_added_volumes(pod, template)
+                located = template_booleans(number, template, pod, booleans)
+            else:
+                located = {}
+            for problem in (finding.found for finding in found):
                 errors += problem.severity == "error"
                 prefix = "" if problem.severity == "error" else "warning: "
                 boolean = (

@@ -223,7 +223,7 @@ def run(
     it is checked, where the overlays changed it (TorchX substitutes its macros).
     ``template`` is the :class:`~transforms.kube.workloads.PodTemplate` the pod is,
     where it is one: the volumes its controller adds count as the pod's own for
-    validation. An overlay that fails raises its
+    validation and the policy. An overlay that fails raises its
     :class:`~combinators.TransformError`; what the checks find is in ``findings``.
 
     >>> from combinators import upsert
@@ -251,14 +251,17 @@ def run(
         return done
     found: list[Finding] = []
     changed = after is not pod
-    if checks.validate and (changed or not checks.only_new):
-        found += _invalid(done, checks, kind, template)
+    # the pod as it runs: with the volumes its controller adds (a StatefulSet's claims)
+    validating = checks.validate and (changed or not checks.only_new)
+    whole = _with_volumes(after, template) if validating or checks.policy is not None else after
+    if validating:
+        found += _invalid(done, checks, kind, template, whole)
     if checks.policy is not None:
         from transforms.checks.policies import policy_problems
 
         found += [
             done._finding("policy", problem, "error")
-            for problem in policy_problems(after, checks.policy, kind=kind)
+            for problem in policy_problems(whole, checks.policy, kind=kind)
         ]
     if checks.path_policy is not None and changed:
         found += [
@@ -271,20 +274,25 @@ def run(
     return done
 
 
-def _invalid(done: Run, checks: Checks, kind: str, template: Any) -> list[Finding]:
-    """Validation's findings: every problem of ``after``, or only those ``before`` did not
-    have (see :func:`_same`)."""
+def _with_volumes(pod: Any, template: Any) -> Any:
+    if template is None:
+        return pod
+    from transforms.kube.workloads import with_added_volumes
+
+    return with_added_volumes(pod, template)
+
+
+def _invalid(done: Run, checks: Checks, kind: str, template: Any, whole: Any) -> list[Finding]:
+    """Validation's findings: every problem of ``whole`` (the pod after, as it runs), or
+    only those the pod before did not have (see :func:`_same`)."""
     from transforms.checks.validation import problems
 
-    def checked(pod: Any) -> list[Any]:
-        if template is not None:
-            from transforms.kube.workloads import with_added_volumes
-
-            pod = with_added_volumes(pod, template)
-        return problems(pod, kind=kind, k8s_version=checks.k8s_version)
-
-    found = checked(done.after)
+    found = problems(whole, kind=kind, k8s_version=checks.k8s_version)
     if found and checks.only_new:  # the usual case, nothing found: "before" is not validated
-        had = {_same(problem) for problem in checked(done.before)}
+        before = _with_volumes(done.before, template)
+        had = {
+            _same(problem)
+            for problem in problems(before, kind=kind, k8s_version=checks.k8s_version)
+        }
         found = [problem for problem in found if _same(problem) not in had]
     return [done._finding("validation", problem) for problem in found]
