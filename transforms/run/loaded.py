@@ -34,21 +34,19 @@ class Loaded:
     transform: TransformLike
     source: str | None = None
     text: str | None = field(default=None, repr=False)
+    #: each step with its YAML node, as the one parse kept them (``StepNode``)
     nodes: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
-    whole: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
 
     @functools.cached_property
     def steps(self) -> tuple[Any, ...]:
         """The finest steps (:class:`~transforms.analysis.blame.Step`), each with its
-        origin (file, line, the recipe's step): made from the nodes the load kept, or from
-        the text (parsed again, once) where the transform was built elsewhere, or the file
-        read again where no text was kept; one step
-        named by ``label`` where neither is known, or the text no longer loads."""
+        origin (file, line, the recipe's step), made on first use: from the nodes the load
+        kept; from the text (parsed once more) where the transform was built elsewhere;
+        from the file, read again, where no text was kept. An overlay given in Python, or
+        a file that no longer loads, is one step named by its file or ``label``."""
         from combinators import TransformError
         from transforms.analysis.blame import Origin, Step, load_steps, node_steps, yaml_steps
 
-        if self.whole is not None:
-            return self.whole
         if self.source is not None:
             try:
                 if self.nodes is not None:
