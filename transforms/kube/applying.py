@@ -25,19 +25,13 @@ from combinators.control import for_each
 from combinators.data import (
     MISSING,
     Owned,
-    delete_key,
-    empty_map,
-    freeze_value,
     is_map,
-    is_persistent,
     is_seq,
     kind_name,
-    rebuild_seq,
-    set_key,
 )
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
 from combinators.limits import short_names, short_repr
-from combinators.paths import Index, Key, Part, Path
+from combinators.paths import Index, Key, Path
 from combinators.transform import (
     Transform,
     TransformLike,
@@ -49,11 +43,12 @@ from combinators.transform import (
 from transforms.kube.discovery import (
     PodTemplate,
     WorkloadMetadata,
-    _labels,
-    _name,
+    labels_of,
     pod_templates,
+    shown_name,
 )
 from transforms.kube.kinds import ClientDictError
+from transforms.kube.placing import value_at, with_value_at
 from transforms.kube.scopes import (
     NoWorkloadMetadataError,
     WorkloadCheck,
@@ -104,51 +99,6 @@ def _check_still_a_template(doc: Any, template: PodTemplate) -> None:
             expected="a map",
             found=kind_name(value),
         )
-
-
-def _get(doc: Any, parts: tuple[Part, ...]) -> Any:
-    """The value at ``parts`` (keys and indexes), or ``MISSING``."""
-    node = doc
-    for part in parts:
-        if type(part) is Key and is_map(node) and part.name in node:
-            node = node[part.name]
-        elif type(part) is Index and is_seq(node) and 0 <= part.index < len(node):
-            node = node[part.index]
-        else:
-            return MISSING
-    return node
-
-
-def _put(doc: Any, parts: tuple[Part, ...], value: Any, owned: Owned) -> Any:
-    """``doc`` with ``value`` at ``parts`` (removed there where it is ``MISSING``), copied
-    along the path only; a missing map on the way is made, anything else there is refused."""
-    part, rest = parts[0], parts[1:]
-    if type(part) is Index:
-        if not is_seq(doc):
-            raise TypeClashError(
-                f"{kind_name(doc)} where a list was", expected="a list", found=kind_name(doc)
-            )
-        if not rest:  # an item of a List, replaced whole
-            item = freeze_value(value) if is_persistent(doc) else value
-            return rebuild_seq(doc, {part.index: item}, (), owned)
-        return rebuild_seq(doc, {part.index: _put(doc[part.index], rest, value, owned)}, (), owned)
-    assert type(part) is Key
-    if not is_map(doc):
-        raise TypeClashError(
-            f"{kind_name(doc)} where a map was", expected="a map", found=kind_name(doc)
-        )
-    if not rest:
-        if value is MISSING:
-            return delete_key(doc, part.name, owned) if part.name in doc else doc
-        if is_persistent(doc):
-            value = freeze_value(value)
-        return set_key(doc, part.name, value, owned)
-    child = doc.get(part.name)
-    if child is None:
-        if value is MISSING:
-            return doc
-        child = empty_map(is_persistent(doc))
-    return set_key(doc, part.name, _put(child, rest, value, owned), owned)
 
 
 @dataclass(frozen=True)
@@ -312,15 +262,15 @@ class _OnWorkloads(Transform):
     ) -> Any:
         if metadata.path is None:
             raise NoWorkloadMetadataError(
-                f"{_name(metadata.kind)}/{_name(metadata.name) if metadata.name else '(unnamed)'}"
-                f": a {_name(metadata.kind)} keeps no "
+                f"{shown_name(metadata.kind)}/{shown_name(metadata.name) if metadata.name else '(unnamed)'}"
+                f": a {shown_name(metadata.kind)} keeps no "
                 f"metadata for the workloads it makes, so the workload-level steps "
                 f"({describe_step(steps)}) have nowhere to act; leave its templates out "
                 f"(--select, Selector) or set them on what it makes",
                 kind=metadata.kind,
                 name=metadata.name,
             )
-        value = _get(doc, metadata.path.parts)
+        value = value_at(doc, metadata.path.parts)
         view = {} if value is MISSING else {"metadata": value}
         try:
             for check in checks:
@@ -344,7 +294,7 @@ class _OnWorkloads(Transform):
             new = result.get("metadata", MISSING)
             if new is value:
                 return doc
-            return _put(doc, metadata.path.parts, new, owned)
+            return with_value_at(doc, metadata.path.parts, new, owned)
         except TransformError as err:
             err.with_step(metadata.describe())
             raise
@@ -379,7 +329,7 @@ class _OnWorkloads(Transform):
                 continue
             new = self._apply_to_document(step, item, owned)
             if new is not item:
-                doc = _put(doc, where, new, owned)
+                doc = with_value_at(doc, where, new, owned)
         return doc
 
     def _apply_to_document(self, step: Any, doc: Any, owned: Owned) -> Any:
@@ -411,7 +361,7 @@ class _OnWorkloads(Transform):
         if kind in ("PodSpec", "PodTemplateSpec"):
             # a pod fragment: its own (only) template
             data = to_data(obj)
-            template = PodTemplate(Path(), "Pod", document_name(data), None, kind, _labels(data))
+            template = PodTemplate(Path(), "Pod", document_name(data), None, kind, labels_of(data))
             if self.select is not None and not self.select.matches(template):
                 return obj
             pieces = self._pieces

@@ -107,20 +107,20 @@ class PodTemplate:
         """
         # kinds, names and roles are the document's own: written at most MAX_NAME long
         owners = " > ".join(
-            f"{_name(kind)}/{_name(name) if name else '(unnamed)'}"
+            f"{shown_name(kind)}/{shown_name(name) if name else '(unnamed)'}"
             for kind, name in self.workloads or ((self.kind, self.name),)
         )
-        role = f" {_name(self.role)}" if self.role is not None else ""
+        role = f" {shown_name(self.role)}" if self.role is not None else ""
         where = short_repr(self.path, quoted=False) if self.path.parts else "the document itself"
         return f"{owners} template{role} ({where})"
 
 
-def _name(text: Any) -> str:
+def shown_name(text: Any) -> str:
     """A kind, a name or a role of a document, for a message: at most MAX_NAME long."""
     return short_repr(text, MAX_NAME, quoted=False)
 
 
-def _labels(template: Any) -> Mapping[str, str]:
+def labels_of(template: Any) -> Mapping[str, str]:
     metadata: Any = template.get("metadata") if is_map(template) else None
     labels: Any = metadata.get("labels") if is_map(metadata) else None
     if not is_map(labels):
@@ -189,7 +189,7 @@ def _collect(
                     name,
                     role,
                     location.holds,
-                    _labels(value),
+                    labels_of(value),
                     here,
                     added,
                     own,

@@ -15,7 +15,7 @@ from typing import Any
 from combinators.data import is_map
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
 from combinators.limits import short_names, short_repr
-from transforms.kube.discovery import PodTemplate, WorkloadMetadata, _name, pod_templates
+from transforms.kube.discovery import PodTemplate, WorkloadMetadata, pod_templates, shown_name
 from transforms.kube.table import KIND_NAMES
 
 __all__ = ("Selector", "workloads_of", "SelectionError", "check_selection")
@@ -210,9 +210,11 @@ class SelectionError(TransformError, LookupError):
 
 def _describe_template(template: PodTemplate) -> str:
     where = (
-        f"{_name(template.kind)}/{_name(template.name)}" if template.name else _name(template.kind)
+        f"{shown_name(template.kind)}/{shown_name(template.name)}"
+        if template.name
+        else shown_name(template.kind)
     )
-    return f"{where} role={_name(template.role)}" if template.role else where
+    return f"{where} role={shown_name(template.role)}" if template.role else where
 
 
 def check_selection(
