@@ -13,6 +13,9 @@ docs extra) in the distribution's chromium; Playwright's own browsers are never
 used. Without the site, chromium or Playwright these tests skip, saying which
 is missing; with ``PODFOLD_REQUIRE_DOCS=1`` (as ``.ci/docs`` runs them) they
 fail instead.
+
+Output a page shows a command printing, where no doctest can show it, is
+compared with what the command prints (no browser needed).
 """
 
 from __future__ import annotations
@@ -207,3 +210,30 @@ def test_search_finds_a_recipe_and_links_to_its_entry(
     entry.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshots / "catalog.png"))
     assert not page.problems, page.problems
+
+
+# --- what the pages show a command printing -------------------------------------------------
+
+
+def test_the_command_line_tutorial_shows_what_explain_prints(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transforms.cli import main
+
+    page = (REPO / "examples/docs/pages/tutorials/command-line.md").read_text(encoding="utf-8")
+    command = "podfold explain --blame -f examples/a100.yaml job.yaml"
+    shown = page.split(f"```sh\n{command}\n```\n\n```text\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(REPO)
+    with pytest.raises(SystemExit) as exit:
+        main(
+            [
+                "explain",
+                "--blame",
+                "-f",
+                "examples/a100.yaml",
+                "tests/manifests/kubernetes/job.yaml",
+            ]
+        )
+    assert exit.value.code == 0
+    printed = capfd.readouterr()
+    assert printed.out + printed.err == shown, "the page shows another output: paste the new one"
