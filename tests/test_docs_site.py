@@ -24,6 +24,8 @@ import functools
 import http.server
 import importlib.util
 import os
+import re
+import shlex
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -237,3 +239,27 @@ def test_the_command_line_tutorial_shows_what_explain_prints(
     assert exit.value.code == 0
     printed = capfd.readouterr()
     assert printed.out + printed.err == shown, "the page shows another output: paste the new one"
+
+
+def test_the_policies_guide_shows_what_each_check_prints(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from transforms.cli import main
+
+    page = (REPO / "examples/docs/pages/how-to/policies-in-ci.md").read_text(encoding="utf-8")
+    for name, text in re.findall(r"`(\w+\.yaml)`:\n\n```yaml\n(.*?)```", page, re.DOTALL):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    job = REPO / "tests/manifests/kubernetes/job.yaml"
+    (tmp_path / "job.yaml").write_text(job.read_text(encoding="utf-8"), encoding="utf-8")
+    shown = re.findall(
+        r"```sh\n(podfold apply .*?) > /dev/null\n```\n\n```text\n(.*?)```", page, re.DOTALL
+    )
+    assert len(shown) == 3, f"the guide shows {len(shown)} apply commands with their output"
+    monkeypatch.chdir(tmp_path)
+    for command, output in shown:
+        with pytest.raises(SystemExit) as exit:
+            main(shlex.split(command)[1:])
+        assert exit.value.code == 1, command
+        printed = capfd.readouterr()
+        assert printed.out == "", command
+        assert printed.err == output, f"{command}: the guide shows another output"
