@@ -120,14 +120,17 @@ class Run:
     ``findings`` of the checks (:class:`~transforms.run.findings.Finding`), and, when
     asked for, the ``changes`` and the ``walk`` of who wrote what."""
 
-    __slots__ = ("before", "after", "overlays", "findings", "_writers", "__dict__")
+    __slots__ = ("before", "after", "overlays", "findings", "__dict__")
 
     def __init__(self, before: Any, after: Any, overlays: Overlays) -> None:
         self.before = before
         self.after = after
         self.overlays = overlays
         self.findings: tuple[Finding, ...] = ()
-        self._writers = _Writers(before, after, overlays)
+
+    @functools.cached_property
+    def _writers(self) -> _Writers:
+        return _Writers(self.before, self.after, self.overlays)  # only where a finding asks
 
     @property
     def changed(self) -> bool:

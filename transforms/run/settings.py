@@ -90,7 +90,7 @@ class Checks:
         changed but no one selected is checked for (a patch of a whole workload)."""
         return dataclasses.replace(self, policy=None, allow=(), deny=(), conflicts="last-wins")
 
-    @property
+    @functools.cached_property
     def any(self) -> bool:
         """Whether any check is asked for."""
         return (
