@@ -178,7 +178,20 @@ def _identity(element: Any, keys: Keys) -> tuple[tuple[str, Any], ...] | None:
 
 
 def _identities(seq: Any, keys: Keys) -> list[Any] | None:
-    """The identity of every element, if every element has a distinct one."""
+    """The identity of every element, if every element has a distinct one: for a list of
+    one key each element must hold (most lists), that key's value, else the fields'
+    ``(field, value)`` pairs (:func:`_selector` makes either a ``Match``)."""
+    if len(keys) == 1 and not keys[0][1]:
+        key = keys[0][0]
+        values = []
+        for element in seq:
+            if type(element) is not dict and not is_map(element):
+                return None
+            value = element.get(key, MISSING)
+            if type(value) is not str and type(value) is not int:  # a string is no integer
+                return None
+            values.append(value)
+        return values if len(set(values)) == len(values) else None
     found = []
     for element in seq:
         identity = _identity(element, keys)
@@ -186,6 +199,12 @@ def _identities(seq: Any, keys: Keys) -> list[Any] | None:
             return None
         found.append(identity)
     return found if len(set(found)) == len(found) else None
+
+
+def _selector(identity: Any, keys: Keys) -> Match:
+    if len(keys) == 1 and not keys[0][1]:
+        return Match(((keys[0][0], identity),))
+    return Match(identity)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -242,12 +261,12 @@ class _Differ:
         for identity, old in zip(old_ids, before, strict=True):
             new = new_by_id.get(identity, MISSING)
             if new is MISSING:
-                out.append(Change(Path((*where, Match(identity))), old, MISSING))
+                out.append(Change(Path((*where, _selector(identity, keys))), old, MISSING))
             elif new is not old:
-                self.walk(old, new, (*where, Match(identity)))
+                self.walk(old, new, (*where, _selector(identity, keys)))
         for identity, new in zip(new_ids, after, strict=True):
             if identity not in old_set:
-                out.append(Change(Path((*where, Match(identity))), MISSING, new))
+                out.append(Change(Path((*where, _selector(identity, keys))), MISSING, new))
         return True
 
     def positional(self, before: Any, after: Any, where: _Parts) -> None:
