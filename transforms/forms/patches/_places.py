@@ -31,45 +31,6 @@ from transforms.kube.records import DOCUMENT, WorkloadKind
 __all__ = ("WorkloadPlace", "TypeName", "PlaceMeta", "workload_root")
 
 
-class WorkloadPlace:
-    """A map of a workload above its pod templates: what each of its fields holds.
-
-    ``fields`` maps a field (``"*"``: any key, any list element) to the
-    type below it: another place, or a schema type name (``PodTemplateSpec``,
-    ``Pod``, ``PodSpec``, ``ObjectMeta``). Read-only; it prints as its
-    ``name``, the kind and the way to it (``JobSet.spec``), which messages
-    use as the place in the patch.
-    """
-
-    __slots__ = ("name", "fields")
-
-    name: str
-    fields: Mapping[str, TypeName]
-
-    def __init__(self, name: str, fields: Mapping[str, TypeName]) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "fields", MappingProxyType(dict(fields)))
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"a WorkloadPlace is read-only: cannot set {name}")
-
-    def below(self, key: str) -> TypeName:
-        """The type of field ``key`` here, ``None`` where no pod lies below it."""
-        fields = self.fields
-        below = fields.get(key)
-        return fields.get("*") if below is None else below
-
-    def __str__(self) -> str:
-        return self.name
-
-    def __repr__(self) -> str:
-        return f"WorkloadPlace({self.name!r})"
-
-
-TypeName = Union[str, WorkloadPlace, None]
-"""What the merge engine is told a map is: a schema type, a workload place, or unknown."""
-
-
 class PlaceMeta(NamedTuple):
     """A workload place's field, as the merge engine reads a field's patch metadata
     (:class:`~transforms.forms.patches._listkeys.FieldMeta`): its maps merge, its lists
@@ -80,6 +41,54 @@ class PlaceMeta(NamedTuple):
     retain_keys: bool = False
     keys: tuple[str, ...] = ()
     defaults: tuple[tuple[str, Any], ...] = ()
+
+
+class WorkloadPlace:
+    """A map of a workload above its pod templates: what each of its fields holds.
+
+    ``fields`` maps a field (``"*"``: any key, any list element) to the
+    type below it: another place, or a schema type name (``PodTemplateSpec``,
+    ``Pod``, ``PodSpec``, ``ObjectMeta``). Read-only; it prints as its
+    ``name``, the kind and the way to it (``JobSet.spec``), which messages
+    use as the place in the patch.
+    """
+
+    __slots__ = ("name", "fields", "_metas")
+
+    name: str
+    fields: Mapping[str, TypeName]
+    _metas: Mapping[str, PlaceMeta]
+
+    def __init__(self, name: str, fields: Mapping[str, TypeName]) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "fields", MappingProxyType(dict(fields)))
+        # made once: the merge engine asks for a field's metadata at every field it merges
+        metas = {key: PlaceMeta(below) for key, below in fields.items() if below is not None}
+        object.__setattr__(self, "_metas", MappingProxyType(metas))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a WorkloadPlace is read-only: cannot set {name}")
+
+    def below(self, key: str) -> TypeName:
+        """The type of field ``key`` here, ``None`` where no pod lies below it."""
+        meta = self.meta(key)
+        return None if meta is None else meta.type
+
+    def meta(self, key: str) -> PlaceMeta | None:
+        """The patch metadata of field ``key`` here, ``None`` where no pod lies below it."""
+        metas = self._metas
+        found = metas.get(key)
+        return metas.get("*") if found is None else found
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"WorkloadPlace({self.name!r})"
+
+
+TypeName = Union[str, WorkloadPlace, None]
+"""What the merge engine is told a map is: a schema type, a workload place, or unknown."""
 
 
 def _place(name: str, tree: Mapping[str, Any]) -> WorkloadPlace:

@@ -29,7 +29,7 @@ from combinators.data import (
 from combinators.limits import short_repr
 from transforms.forms.patches._errors import InvalidPatchError
 from transforms.forms.patches._listkeys import NO_META, FieldMeta, field_meta
-from transforms.forms.patches._places import PlaceMeta, TypeName, WorkloadPlace, workload_root
+from transforms.forms.patches._places import PlaceMeta, TypeName, WorkloadPlace
 
 __all__ = (
     "PATCH",
@@ -52,7 +52,6 @@ __all__ = (
     "merge_map",
     "normalize_order",
     "value_key",
-    "workload_root",
 )
 
 PATCH = "$patch"
@@ -116,14 +115,15 @@ def _at(where: str) -> str:
 
 
 Meta = Union[FieldMeta, PlaceMeta]
+"""What the merge engine reads of a field: the schema's patch metadata, or a workload place's."""
 
 
 def field_meta_of(type_name: TypeName, key: str) -> Meta:
     """The patch metadata of ``key`` in ``type_name``: a workload place's (from its kind's
     record, :mod:`._places`), or the schema's."""
     if isinstance(type_name, WorkloadPlace):
-        below = type_name.below(key)
-        return NO_META if below is None else PlaceMeta(below)
+        meta = type_name.meta(key)
+        return NO_META if meta is None else meta
     return field_meta(type_name, key)
 
 
