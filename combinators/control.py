@@ -16,10 +16,10 @@ from combinators.errors import (
     ArgumentTypeError,
     ExpectationError,
     TransformError,
-    close_matches,
 )
 from combinators.fusion import CHECK, Op
 from combinators.limits import short_repr
+from combinators.near import near_misses
 from combinators.paths import All, End, Match, Path, PathLike, as_path
 from combinators.reading import exists, select
 from combinators.shape import guarded_copy
@@ -294,7 +294,7 @@ class _Expect(Transform):
         present = self._present(doc)
         last = self.path.parts[-1] if self.path.parts else None
         near = (
-            tuple(close_matches(str(last.fields[0][1]), present))
+            near_misses(str(last.fields[0][1]), present)
             if not found and present and isinstance(last, Match)
             else ()
         )
@@ -357,6 +357,6 @@ def expect(target: PathLike, count: Count = 1) -> Transform:
     >>> expect("spec.containers[name=trainr]")(pod)
     Traceback (most recent call last):
       ...
-    combinators.errors.ExpectationError: expected 1 match for spec.containers[name=trainr], found 0; did you mean: trainer-0?; names present: trainer-0, sidecar
+    combinators.errors.ExpectationError: expected 1 match for spec.containers[name=trainr], found 0; did you mean trainer-0?; names present: trainer-0, sidecar
     """
     return _Expect(target, count)

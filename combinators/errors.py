@@ -10,7 +10,7 @@ message names the path, the part of it that failed and what was there instead.
 >>> err = PathError("no key 'nodeSelectr'", path=path("spec.nodeSelectr"), part_index=1,
 ...                 near_misses=("nodeSelector",))
 >>> print(err)
-no key 'nodeSelectr' (part 2 of spec.nodeSelectr); did you mean: nodeSelector?
+no key 'nodeSelectr' (part 2 of spec.nodeSelectr); did you mean nodeSelector?
 >>> isinstance(err, LookupError)
 True
 
@@ -37,9 +37,9 @@ from __future__ import annotations
 
 from combinators._typing import TYPE_CHECKING
 from combinators.limits import MAX_LINE, MAX_NAME, MAX_REPR, short_line, short_names, short_repr
+from combinators.near import close_matches, did_you_mean
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
     from typing import Any
 
     from combinators.paths import Path
@@ -54,7 +54,7 @@ __all__ = (
     "NestingError",
     "ArgumentError",
     "ArgumentTypeError",
-    "close_matches",
+    "close_matches",  # kept here for its callers; it lives in combinators.near
 )
 
 
@@ -238,11 +238,10 @@ class ExpectationError(TransformError, AssertionError):
         return _listed(self.near_misses, self.present, self.present_label)
 
 
-def _listed(near_misses: tuple[str, ...], present: tuple[str, ...], label: str) -> str:
-    """The near misses and what is present, each list as short as
-    :func:`~combinators.limits.short_names` keeps it."""
-    text = "; did you mean: " + short_names(near_misses) + "?" if near_misses else ""
-    return text + (f"; {label}: " + short_names(present) if present else "")
+def _listed(near: tuple[str, ...], present: tuple[str, ...], label: str) -> str:
+    """The near misses (:func:`~combinators.near.did_you_mean`) and what is present,
+    each list as short as :func:`~combinators.limits.short_names` keeps it."""
+    return did_you_mean(near) + (f"; {label}: " + short_names(present) if present else "")
 
 
 class StepError(TransformError):
@@ -318,36 +317,3 @@ class ArgumentError(TransformError, ValueError):
 
 class ArgumentTypeError(ArgumentError, TypeError):
     """An :class:`ArgumentError` where the argument has the wrong type (``chain(1)``)."""
-
-
-MAX_CLOSE = 256
-"""The longest word :func:`close_matches` compares, in characters."""
-
-
-def close_matches(
-    word: str, candidates: Sequence[str], n: int = 3, cutoff: float = 0.6
-) -> list[str]:
-    """The ``candidates`` closest to ``word``, best first: the near misses an error names.
-
-    :func:`difflib.get_close_matches`, imported by the first error that needs it
-    rather than by ``import combinators``.
-
-    A word or a candidate longer than :data:`MAX_CLOSE` characters is no typo
-    of a name (Kubernetes' longest are 253): it is not compared, so a hostile
-    name costs no quadratic matching.
-
-    >>> close_matches("nodeSelectr", ["nodeSelector", "tolerations"])
-    ['nodeSelector']
-    >>> close_matches("x" * 100_000, ["x" * 100_001])
-    []
-    """
-    if len(word) > MAX_CLOSE:
-        return []
-    import difflib
-
-    return difflib.get_close_matches(
-        word,
-        [candidate for candidate in candidates if len(candidate) <= MAX_CLOSE],
-        n=n,
-        cutoff=cutoff,
-    )

@@ -89,7 +89,7 @@ def get_at(doc: Any, target: PathLike, default: Any = MISSING) -> Any:
     >>> get_at({"spec": {"nodeSelector": {}}}, "spec.nodeSelectr")
     Traceback (most recent call last):
       ...
-    combinators.errors.PathError: no key 'nodeSelectr' in spec (part 2 of spec.nodeSelectr); did you mean: nodeSelector?; present: nodeSelector
+    combinators.errors.PathError: no key 'nodeSelectr' in spec (part 2 of spec.nodeSelectr); did you mean nodeSelector?; present: nodeSelector
     """
     where = _path(target, "get_at", doc)
     frontier = [doc]

@@ -272,6 +272,6 @@ def remove_at(target: PathLike, missing_ok: bool = True) -> Transform:
     >>> remove_at("spec.volumes[name=dshn]", missing_ok=False)(pod)
     Traceback (most recent call last):
       ...
-    combinators.errors.PathError: no element [name=dshn] in spec.volumes (part 3 of spec.volumes[name=dshn]); did you mean: dshm?; names present: dshm, data
+    combinators.errors.PathError: no element [name=dshn] in spec.volumes (part 3 of spec.volumes[name=dshn]); did you mean dshm?; names present: dshm, data
     """
     return _Remove(target, missing_ok)

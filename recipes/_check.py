@@ -8,7 +8,7 @@ type :class:`~combinators.ArgumentTypeError` (a ``ValueError`` and a
 >>> check_choice("operator", "Exist", ("Exists", "Equal"))
 Traceback (most recent call last):
   ...
-combinators.errors.ArgumentError: operator must be one of 'Exists', 'Equal', got 'Exist' (did you mean 'Exists'?)
+combinators.errors.ArgumentError: operator must be one of 'Exists', 'Equal', got 'Exist'; did you mean Exists?
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar
 
-from combinators.errors import ArgumentError, ArgumentTypeError, close_matches
+from combinators.errors import ArgumentError, ArgumentTypeError
 from combinators.limits import MAX_NAME, short_names, short_repr
+from combinators.near import did_you_mean, near_misses
 
 __all__ = (
     "check_choice",
@@ -111,8 +112,7 @@ def check_choice(argument: str, value: Any, allowed: Iterable[T]) -> T:
     listed = ", ".join(repr(option) for option in options)
     if not any(type(option) is type(value) for option in options):
         bad_type(argument, value, f"one of {listed}")
-    close = close_matches(str(value), [str(o) for o in options], n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    hint = did_you_mean(near_misses(str(value), [str(o) for o in options], n=1))
     bad_value(
         argument,
         value,

@@ -47,8 +47,8 @@ from typing import Any, ParamSpec, overload
 
 from combinators import ArgumentError, ArgumentTypeError, Transform
 from combinators.data import Owned
-from combinators.errors import close_matches
 from combinators.fusion import CHECK, Op
+from combinators.near import did_you_mean, near_misses
 from combinators.transform import TransformLike, apply_step
 from recipes._requires import PodCheck, Requiring
 from transforms.kube.kinds import check_pod_document
@@ -304,13 +304,8 @@ def call_error(
     if unknown:
         word = unknown[0]
         near = [synonyms[word]] if synonyms and word in synonyms else []
-        lowered = {p.lower(): p for p in named}
-        near += [
-            lowered[close]
-            for close in close_matches(word.lower(), list(lowered))
-            if lowered[close] not in near
-        ]
-        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        near += [close for close in near_misses(word, named) if close not in near]
+        hint = did_you_mean(near)
         return ArgumentTypeError(
             f"takes no argument {word!r}{hint} (it takes: {takes})",
             argument=word,

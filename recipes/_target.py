@@ -17,7 +17,7 @@ nothing here ever creates a container.
 >>> on_container("trainer", upsert("workingDir", "/app"))(pod)
 Traceback (most recent call last):
   ...
-combinators.errors.ExpectationError: expected 1 match for spec.containers[name=trainer], found 0; did you mean: trainer-0?; names present: trainer-0, proxy [in step 1 of 2: expect('spec.containers[name=trainer]')]
+combinators.errors.ExpectationError: expected 1 match for spec.containers[name=trainer], found 0; did you mean trainer-0?; names present: trainer-0, proxy [in step 1 of 2: expect('spec.containers[name=trainer]')]
 >>> flyte = MainContainer.named("primary")
 >>> on_container(None, upsert("workingDir", "/app"), main=flyte)(
 ...     {"spec": {"containers": [{"name": "sidecar"}, {"name": "primary"}]}})["spec"]["containers"]

@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from combinators.errors import close_matches
 from combinators.limits import short_repr
+from combinators.near import did_you_mean, near_misses
 from recipes._check import bad_value
 
 __all__ = (
@@ -188,19 +188,14 @@ def _offering(lowered: str) -> list[str]:
 
 def _hint(type: str, provider: str) -> str:
     """The near miss for an unknown GPU ``type``: the same name in another case, the
-    providers that offer it, or a close spelling (one that begins with it first).
+    providers that offer it, or a close spelling (:func:`~combinators.near.near_misses`).
 
     >>> _hint("A100", "gke"), _hint("nvidia-a100", "gke"), _hint("a10g", "gke")
-    (" (did you mean 'a100'?)", " (did you mean 'nvidia-a100-80gb'?)", ' (offered by: eks, gfd)')
+    ('; did you mean a100?', '; did you mean nvidia-a100-80gb?', ' (offered by: eks, gfd)')
     """
     lowered = type.lower()
     names = _names(provider)
-    if lowered in names:
-        return f" (did you mean {short_repr(names[lowered])}?)"
-    offering = _offering(lowered)
+    offering = [] if lowered in names else _offering(lowered)
     if offering:
         return f" (offered by: {', '.join(offering)})"
-    close = [name for name in names if name.startswith(lowered)][:1] or close_matches(
-        lowered, list(names), n=1
-    )
-    return f" (did you mean {short_repr(names[close[0]])}?)" if close else ""
+    return did_you_mean(near_misses(type, list(names.values()), n=1))

@@ -156,7 +156,7 @@ def add_toleration(
     >>> add_toleration("dedicated", operator="Equals", value="ml")
     Traceback (most recent call last):
       ...
-    combinators.errors.ArgumentError: add_toleration(): operator must be one of 'Exists', 'Equal', got 'Equals' (did you mean 'Equal'?)
+    combinators.errors.ArgumentError: add_toleration(): operator must be one of 'Exists', 'Equal', got 'Equals'; did you mean Equal?
     """
     return append_at(
         "spec.tolerations", toleration_value(key, operator, value, effect, seconds), unique=True

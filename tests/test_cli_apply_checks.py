@@ -355,7 +355,7 @@ def test_an_error_while_applying_names_the_overlay_file_and_line(tmp_path: Path)
         [line] = result.stderr.splitlines()
         assert line.startswith(
             f"podfold: error: {overlay}:3: expected 1 match for "
-            "spec.containers[name=inference], found 0; did you mean: "
+            "spec.containers[name=inference], found 0; did you mean "
             "inference-server?"
         ), line
         assert "document 1 > Deployment/nginx-deployment template (spec.template)" in line

@@ -63,7 +63,7 @@ def test_path_error_names_the_part_and_the_near_misses(make: Any) -> None:
     assert err.present == ("trainer-0", "sidecar")
     text = str(err)
     assert text.startswith("no element [name=trainr] in spec.containers")
-    assert "did you mean: trainer-0?" in text
+    assert "did you mean trainer-0?" in text
     assert text.endswith("names present: trainer-0, sidecar")
 
 
@@ -78,7 +78,7 @@ def test_path_error_for_a_missing_key() -> None:
     )
     assert str(err) == (
         "no key 'nodeSelectr' in spec (part 2 of spec.nodeSelectr.zone); "
-        "did you mean: nodeSelector?; present: containers, nodeSelector"
+        "did you mean nodeSelector?; present: containers, nodeSelector"
     )
 
 
@@ -169,7 +169,7 @@ def test_expectation_error_names_what_is_present() -> None:
     assert caught.value.near_misses == ("trainer-0",)
     assert str(caught.value) == (
         "expected 1 match for spec.containers[name=trainr], found 0; "
-        "did you mean: trainer-0?; names present: trainer-0, sidecar"
+        "did you mean trainer-0?; names present: trainer-0, sidecar"
     )
 
 

@@ -754,7 +754,7 @@ def test_pod_factory_replicas_catch_an_overlay_naming_replica_zero(pod_factory: 
     assert_changes(hard_coded, first, only="spec.containers[0].workingDir")
     with pytest.raises(
         PathError,
-        match=r"no element \[name=trainer-0\].*did you mean: "
+        match=r"no element \[name=trainer-0\].*did you mean "
         r"trainer-1",
     ):
         hard_coded(second)

@@ -23,6 +23,7 @@ from combinators import Path
 from combinators.data import is_map, is_seq
 from combinators.errors import PathError
 from combinators.limits import MAX_NAME, short_repr
+from combinators.near import did_you_mean
 from combinators.paths import End, Index, Key, Part
 from transforms.forms.markers import Marker, Remove
 from transforms.kube.schema import Field, Schema, Type, schema_for, suggest_field
@@ -62,7 +63,7 @@ class UnknownFieldError(PathError):
         context: str = "",
         location: Location | None = None,
     ) -> None:
-        hint = f"; did you mean {suggestion}?" if suggestion else _workload_hint(path)
+        hint = did_you_mean((suggestion,)) if suggestion else _workload_hint(path)
         where = short_repr(shown or path, quoted=False)
         super().__init__(
             f"{context}unknown field {where}{hint}",

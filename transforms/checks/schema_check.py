@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from combinators.limits import short_repr
+from combinators.near import did_you_mean
 from transforms.checks.problems import PathMessage, Raw, Trail
 from transforms.kube.quantity import QuantityRangeError, is_quantity, quantity_value
 from transforms.kube.schema import Field, Schema, Type, schema_for, suggest_field
@@ -166,7 +167,7 @@ class _Unknown(PathMessage):
 
     def text(self, where: str, key: str) -> str:
         suggestion = suggest_field(self.type_, key)
-        hint = f"; did you mean {suggestion}?" if suggestion is not None else ""
+        hint = did_you_mean((suggestion,)) if suggestion is not None else ""
         return f"unknown field {short_repr(where, quoted=False)}{hint}"
 
 

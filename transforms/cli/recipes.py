@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from combinators.limits import short_names, short_repr
+from combinators.limits import short_repr
+from combinators.near import did_you_mean, near_misses
 from transforms.cli.options import debug_option
 from transforms.cli.output import echo
 
@@ -68,7 +69,6 @@ def recipes_command(name: str | None) -> None:
     A recipe is used in an overlay's pipeline as one step, its arguments by
     name beside it: '- {recipe: add_toleration, key: nvidia.com/gpu}'.
     """
-    import difflib
     import inspect
 
     from transforms.forms.catalog import recipe_catalog, yaml_call
@@ -81,8 +81,7 @@ def recipes_command(name: str | None) -> None:
         return
     factory = catalog.get(name)
     if factory is None:
-        close = difflib.get_close_matches(name, list(catalog), n=3)
-        hint = f"; did you mean {short_names(close)}?" if close else ""
+        hint = did_you_mean(near_misses(name, list(catalog)))
         raise click.BadParameter(
             f"no recipe named {short_repr(name)}{hint} (podfold recipes lists them)",
             param_hint="'NAME'",

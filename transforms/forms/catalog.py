@@ -21,8 +21,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from combinators import ArgumentError, ArgumentTypeError, Transform, TransformError, chain
-from combinators.errors import close_matches
 from combinators.limits import short_repr
+from combinators.near import did_you_mean, near_misses
 from transforms.errors import CatalogError, UnknownNameError
 
 if TYPE_CHECKING:
@@ -172,16 +172,11 @@ def bind_arguments(
             continue
         if param is None and not accepts_any:
             known = [renamed.get(p, p) for p, v in params.items() if v.kind is not v.VAR_POSITIONAL]
-            # a recipe's words users reach for (gpus for count), then spellings in any case
+            # a recipe's words users reach for (gpus for count), then its near misses
             synonyms: Mapping[str, str] = getattr(factory, "synonyms", None) or {}
             close = [synonyms[name]] if name in synonyms else []
-            lowered = {known_name.lower(): known_name for known_name in known}
-            close += [
-                lowered[near]
-                for near in close_matches(name.lower(), list(lowered))
-                if lowered[near] not in close
-            ]
-            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            close += [near for near in near_misses(name, known) if near not in close]
+            hint = did_you_mean(close)
             raise ArgumentTypeError(
                 f"takes no argument {short_repr(name)}{hint} (it takes: {takes})",
                 argument=name,
@@ -271,14 +266,8 @@ def build_recipe(
     recipes = resolve_catalog(catalog)
     factory = recipes.get(name)
     if factory is None:
-        lowered = {known.lower(): known for known in recipes}  # GPU for gpu, too
-        same = lowered.get(name.lower())
-        close = (
-            (same,)
-            if same is not None
-            else tuple(lowered[near] for near in close_matches(name.lower(), list(lowered)))
-        )
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        close = near_misses(name, list(recipes))  # GPU for gpu, too
+        hint = did_you_mean(close)
         shown = short_repr(name)
         raise UnknownNameError(
             f"unknown recipe {shown}{hint}"

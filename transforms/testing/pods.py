@@ -19,7 +19,8 @@ from typing import Any
 
 from torchx import specs
 
-from combinators.errors import ArgumentTypeError, close_matches
+from combinators.errors import ArgumentTypeError
+from combinators.near import did_you_mean, near_misses
 from transforms.io.normalize import OverlayLike
 from transforms.kube.convert import to_data
 from transforms.torchx.roles import with_overlays
@@ -161,8 +162,7 @@ def _check_role_options(options: Mapping[str, Any]) -> None:
     known = [name for name in inspect.signature(sample_role).parameters if name != "name"]
     for key, value in options.items():
         if key not in known:
-            close = close_matches(key, known)
-            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            hint = did_you_mean(near_misses(key, known))
             raise ArgumentTypeError(
                 f"takes no role option {key!r}{hint} (it takes: {', '.join(known)})",
                 argument=key,

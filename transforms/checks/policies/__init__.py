@@ -21,13 +21,13 @@ spec.hostNetwork: sharing the host's namespaces is not allowed, found hostNetwor
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
 from combinators.errors import ArgumentError, ArgumentTypeError
 from combinators.limits import short_repr
+from combinators.near import did_you_mean, near_misses
 from transforms.checks.policies import (
     apparmor,
     capabilities_baseline,
@@ -101,16 +101,15 @@ def rule(rule_id: str) -> ModuleType:
     >>> rule("hostports")
     Traceback (most recent call last):
       ...
-    combinators.errors.ArgumentError: rule(): rule_id: no policy rule 'hostports'; did you mean: host-ports, host-probes, host-process?
+    combinators.errors.ArgumentError: rule(): rule_id: no policy rule 'hostports'; did you mean host-ports, host-probes or host-process?
     """
     for module in RULES:
         if rule_id == module.ID:
             return module
     ids = [module.ID for module in RULES]
-    near = difflib.get_close_matches(str(rule_id), ids, n=3)
-    hint = f"did you mean: {', '.join(near)}?" if near else f"rules are: {', '.join(ids)}"
+    hint = did_you_mean(near_misses(str(rule_id), ids)) or f"; rules are: {', '.join(ids)}"
     raise ArgumentError(
-        f"no policy rule {short_repr(rule_id)}; {hint}",
+        f"no policy rule {short_repr(rule_id)}{hint}",
         argument="rule_id",
         factory="rule",
         value=rule_id,
@@ -128,8 +127,7 @@ def _profile(profile: object, factory: str) -> str:
             factory=factory,
             value=profile,
         )
-    near = difflib.get_close_matches(profile.lower(), PROFILES, n=2, cutoff=0.5)
-    hint = f"; did you mean: {', '.join(near)}?" if near else ""
+    hint = did_you_mean(near_misses(profile, PROFILES, n=2))
     raise ArgumentError(
         f"unknown profile {short_repr(profile)}; profiles are: {', '.join(PROFILES)}{hint}",
         argument="profile",
@@ -180,7 +178,7 @@ def policy_problems(pod: Any, profile: str, *, kind: str = "Pod") -> list[Proble
     >>> policy_problems({}, "strict")
     Traceback (most recent call last):
       ...
-    combinators.errors.ArgumentError: policy_problems(): profile: unknown profile 'strict'; profiles are: baseline, restricted; did you mean: restricted?
+    combinators.errors.ArgumentError: policy_problems(): profile: unknown profile 'strict'; profiles are: baseline, restricted; did you mean restricted?
     """
     chosen = rules_for(_profile(profile, "policy_problems"))
     kind = check_kind(kind, factory="policy_problems")

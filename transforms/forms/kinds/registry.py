@@ -25,8 +25,8 @@ from types import MappingProxyType
 from typing import Any
 
 from combinators import ArgumentError, ArgumentTypeError, Transform
-from combinators.errors import close_matches
 from combinators.limits import short_names, short_repr
+from combinators.near import did_you_mean, near_misses
 from combinators.transform import TransformLike
 from transforms.errors import UnknownNameError
 from transforms.forms.catalog import resolve_catalog
@@ -113,10 +113,8 @@ def yaml_kind(step: Any) -> StepKind:
         )
     keys = [key for key in STEP_KEYS if key in step]
     if len(keys) != 1:
-        near = list(
-            dict.fromkeys(c for key in step for c in close_matches(str(key), STEP_KEYS, n=1))
-        )
-        hint = f"; did you mean {', '.join(near)}?" if near and not keys else ""
+        near = dict.fromkeys(c for key in step for c in near_misses(str(key), STEP_KEYS, n=1))
+        hint = "" if keys else did_you_mean(tuple(near))
         raise ArgumentError(
             f"a step has exactly one of {', '.join(STEP_KEYS)}; this one has "
             f"{', '.join(keys) or 'none'}{hint} "
@@ -139,8 +137,8 @@ def yaml_kind(step: Any) -> StepKind:
             value=name,
         )
     known = [op for op, kind in _OPS_BY_NAME.items() if kind.build is not None]
-    close = tuple(close_matches(str(name), known))
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    close = near_misses(str(name), known)
+    hint = did_you_mean(close)
     ops = ", ".join(kind.name for kind in OP_KINDS if kind.build is not None)
     raise UnknownNameError(
         f"unknown op {short_repr(name)}{hint} (ops: {ops})",
