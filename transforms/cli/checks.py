@@ -1,5 +1,7 @@
 """``--policy``, ``--allow``, ``--deny``, ``--conflicts``, and validation: the checks on
-every pod template ``podfold apply`` and ``podfold explain`` change.
+every pod template ``podfold apply`` and ``podfold explain`` change. The checks are the
+run's (:mod:`transforms.run`, shared with the TorchX fold and Flyte); this module holds
+the flags, and writes what the run finds as lines.
 
 * validation, on unless ``--no-validate``: every template the overlays
   changed is checked as ``podfold validate`` checks it (the official schema
@@ -34,13 +36,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 # what --conflicts takes, as fold() and the run (transforms.run.settings) take it: defined
 # once, in combinators, whose module ``podfold --help`` imports already
 from combinators.transform import CONFLICT_MODES
+
+if TYPE_CHECKING:
+    from transforms.run import Checks, Overlays
 
 __all__ = (
     "PROFILES",
@@ -200,15 +205,15 @@ class TemplateChecks:
     overlays loaded from their files (``overlays``), made of each pod template by the run
     (:func:`transforms.run.run`); this class only writes what it finds as lines."""
 
-    checks: Any
-    overlays: Any
+    checks: Checks
+    overlays: Overlays
     findings: Findings = field(default_factory=Findings)
     macros: dict[str, str] = field(default_factory=dict)
     _last: Any = field(default=None, repr=False)  # the run :meth:`_located` asks about
 
     @property
     def policy(self) -> str | None:
-        return self.checks.policy  # type: ignore[no-any-return]
+        return self.checks.policy
 
     @classmethod
     def build(
@@ -300,7 +305,9 @@ class TemplateChecks:
             self._macros(label, before, after)
         self._written(label, template, before, after, self.checks)
 
-    def _written(self, label: Label, template: Any, before: Any, after: Any, checks: Any) -> None:
+    def _written(
+        self, label: Label, template: Any, before: Any, after: Any, checks: Checks
+    ) -> None:
         """Run ``checks`` on the template, and write each finding as a line: an error of
         validation is a problem, any other error a violation, a warning a warning."""
         from transforms.run import run, written_by
