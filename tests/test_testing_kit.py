@@ -453,6 +453,7 @@ def test_assert_changes_takes_one_path_as_it_is() -> None:
     ("options", "said"),
     [
         ({"gpus": 8}, "make_pods(): gpus: takes no role option 'gpus'; did you mean gpu?"),
+        ({"GPU": 8}, "make_pods(): GPU: takes no role option 'GPU'; did you mean gpu?"),
         ({"replicas": "4"}, "make_pods(): replicas is a whole number, not '4'"),
     ],
 )
