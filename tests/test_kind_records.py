@@ -260,3 +260,51 @@ def test_the_merge_engine_reads_a_workload_patch_places_from_the_record() -> Non
         root.name = "other"  # type: ignore[misc]
     with pytest.raises(TypeError):
         root.fields["status"] = "ObjectMeta"  # type: ignore[index]
+
+
+DASK = {
+    "apiVersion": "kubernetes.dask.org/v1",
+    "kind": "DaskCluster",
+    "metadata": {"name": "simple"},
+    "spec": {
+        "worker": {"replicas": 2, "spec": {"containers": [{"name": "worker", "image": "dask"}]}},
+        "scheduler": {"spec": {"containers": [{"name": "scheduler", "image": "dask"}]}},
+    },
+}
+DASK_KINDS = KindRegistry.of(
+    [
+        {
+            "apiVersion": "kubernetes.dask.org/*",
+            "kind": "DaskCluster",
+            "pods": [
+                {"path": "spec.scheduler.spec", "holds": "spec", "role": "scheduler"},
+                {"path": "spec.worker.spec", "holds": "spec", "role": "worker"},
+            ],
+        }
+    ]
+)
+
+
+def test_a_pod_level_overlay_reaches_a_bare_pod_spec_as_a_pod() -> None:
+    import recipes
+    from transforms.kube.workloads import BareSpecError, Selector, apply_to_documents
+
+    templates = templates_of(DASK, DASK_KINDS)
+    assert [(str(t.path), t.root, t.role) for t in templates] == [
+        ("spec.scheduler.spec", SPEC, "scheduler"),
+        ("spec.worker.spec", SPEC, "worker"),
+    ]
+    # a recipe writes spec.nodeSelector of the pod it is given: here, the spec itself
+    [new] = apply_to_documents(
+        recipes.node_selector(pool="gpu"),
+        [DASK],
+        select=Selector(roles="worker"),
+        templates=[templates],
+    )
+    assert new["spec"]["worker"]["spec"]["nodeSelector"] == {"pool": "gpu"}
+    assert new["spec"]["scheduler"] is DASK["spec"]["scheduler"]
+    assert "nodeSelector" not in DASK["spec"]["worker"]["spec"]  # the input is left as it was
+    # what a bare spec has no place for is refused, naming it, not dropped
+    with pytest.raises(BareSpecError) as caught:
+        apply_to_documents(recipes.add_labels(team="ml"), [DASK], templates=[templates])
+    assert caught.value.keys == ("metadata",) and "spec.scheduler.spec" in str(caught.value)

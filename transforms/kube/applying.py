@@ -49,6 +49,7 @@ from transforms.kube.discovery import (
 )
 from transforms.kube.kinds import ClientDictError
 from transforms.kube.placing import value_at, with_value_at
+from transforms.kube.records import POD, SPEC
 from transforms.kube.scopes import (
     NoWorkloadMetadataError,
     WorkloadCheck,
@@ -61,7 +62,7 @@ from transforms.kube.scopes import (
 from transforms.kube.selection import Selector, check_selection, workloads_of
 from transforms.kube.table import document_name, workload_kind
 
-__all__ = ("on_workloads", "apply_to_workload", "apply_to_documents")
+__all__ = ("on_workloads", "apply_to_workload", "apply_to_documents", "BareSpecError")
 
 
 _CLIENT_CLASS = re.compile(r"V\d+(?:(?:alpha|beta)\d+)?([A-Z]\w*)$")
@@ -92,13 +93,65 @@ def _check_still_a_template(doc: Any, template: PodTemplate) -> None:
     for part in template.path.parts:
         value = value[part.name] if type(part) is Key else value[part.index]  # type: ignore[attr-defined]
     if not is_map(value):
-        what = "a pod (a map)" if template.root == "Pod" else "a pod template (a map)"
+        what = {POD: "a pod (a map)", SPEC: "a pod spec (a map)"}.get(
+            template.root, "a pod template (a map)"
+        )
         where = str(template.path) or "the top level"
         raise TypeClashError(
             f"the overlay left {kind_name(value)} at {where}, where {what} was",
             expected="a map",
             found=kind_name(value),
         )
+
+
+class BareSpecError(TransformError, ValueError):
+    """A step wrote beside the spec of a pod that a workload keeps as a bare pod spec
+    (no metadata): ``keys`` are what it wrote there (``metadata``)."""
+
+    def __init__(self, message: str, *, keys: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.keys = keys
+
+
+def _apply_at_spec(template: PodTemplate, doc: Any, owned: Owned, transform: TransformLike) -> Any:
+    """A pod-level ``transform`` at a bare pod spec: given as the pod ``{spec: ...}``, as
+    a pod-level step reads a pod; what it writes beside the spec has no place, and is
+    refused rather than dropped.
+
+    >>> import combinators
+    >>> from combinators import path
+    >>> from combinators.data import Owned
+    >>> doc = {"spec": {"worker": {"containers": []}}}
+    >>> at = PodTemplate(path("spec.worker"), "DaskCluster", "a", "worker", "PodSpec")
+    >>> _apply_at_spec(at, doc, Owned(), combinators.upsert("spec.hostIPC", True))
+    {'spec': {'worker': {'containers': [], 'hostIPC': True}}}
+    >>> _apply_at_spec(at, doc, Owned(), combinators.upsert("metadata.labels.team", "ml"))
+    Traceback (most recent call last):
+      ...
+    transforms.kube.applying.BareSpecError: spec.worker is a bare pod spec, with no metadata: the overlay wrote metadata beside it, which has no place there
+    """
+    parts = template.path.parts
+    spec = value_at(doc, parts)
+    view = {"spec": spec}
+    result = apply_step(transform, view, Owned())
+    if result is view:
+        return doc
+    if not is_map(result):
+        raise TypeClashError(
+            f"the overlay left {kind_name(result)} where it was given the pod of the pod spec "
+            f"at {template.path}, as {{spec: ...}}",
+            expected="a map",
+            found=kind_name(result),
+        )
+    extra = tuple(str(key) for key in result if key != "spec")
+    if extra:
+        raise BareSpecError(
+            f"{template.path} is a bare pod spec, with no metadata: the overlay wrote "
+            f"{short_names(extra)} beside it, which has no place there",
+            keys=extra,
+        )
+    new = result.get("spec", MISSING)
+    return doc if new is spec else with_value_at(doc, parts, new, owned)
 
 
 @dataclass(frozen=True)
@@ -343,7 +396,9 @@ class _OnWorkloads(Transform):
         self, template: PodTemplate, doc: Any, owned: Owned, transform: TransformLike
     ) -> Any:
         try:
-            if not template.path.parts:
+            if template.root == SPEC:
+                new = _apply_at_spec(template, doc, owned, transform)
+            elif not template.path.parts:
                 new = apply_step(transform, doc, owned)
             else:
                 new = apply_step(for_each(template.path, transform), doc, owned)

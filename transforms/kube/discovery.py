@@ -18,7 +18,7 @@ controller makes it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pyrsistent import pmap
@@ -28,7 +28,7 @@ from combinators.limits import MAX_NAME, short_repr
 from combinators.paths import Part, Path
 from combinators.reading import select
 from transforms.kube.containers import MainContainer
-from transforms.kube.records import DOCUMENT, WorkloadKind, reach
+from transforms.kube.records import DOCUMENT, SPEC, TEMPLATE, WorkloadKind, reach
 from transforms.kube.table import BUILTIN_KINDS, KindRegistry, document_name
 
 __all__ = (
@@ -255,6 +255,8 @@ def with_added_volumes(pod: Any, template: PodTemplate) -> Any:
     """
     if not template.added_volumes or not is_map(pod):
         return pod
+    if template.root == SPEC:  # the pod's spec itself
+        return with_added_volumes({"spec": pod}, replace(template, root=TEMPLATE))["spec"]
     spec = pod.get("spec")
     if spec is not None and not is_map(spec):
         return pod

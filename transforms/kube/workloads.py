@@ -38,7 +38,12 @@ True
 
 from __future__ import annotations
 
-from transforms.kube.applying import apply_to_documents, apply_to_workload, on_workloads
+from transforms.kube.applying import (
+    BareSpecError,
+    apply_to_documents,
+    apply_to_workload,
+    on_workloads,
+)
 from transforms.kube.discovery import (
     PodTemplate,
     WorkloadMetadata,
@@ -93,6 +98,7 @@ __all__ = (
     "apply_to_workload",
     "on_workloads",
     "apply_to_documents",
+    "BareSpecError",
     "with_added_volumes",
     "Unreached",
     "unreached_pods",
