@@ -308,3 +308,23 @@ def test_a_pod_level_overlay_reaches_a_bare_pod_spec_as_a_pod() -> None:
     with pytest.raises(BareSpecError) as caught:
         apply_to_documents(recipes.add_labels(team="ml"), [DASK], templates=[templates])
     assert caught.value.keys == ("metadata",) and "spec.scheduler.spec" in str(caught.value)
+
+
+def test_the_volumes_a_controller_adds_go_into_a_bare_pod_spec_itself() -> None:
+    from transforms.kube.workloads import with_added_volumes
+
+    registry = KindRegistry.of(
+        [
+            {
+                "kind": "Pool",
+                "pods": [{"path": "spec.pod", "holds": "spec"}],
+                "addedVolumes": ["spec.claims[*].name"],
+            }
+        ]
+    )
+    pool = {"kind": "Pool", "spec": {"claims": [{"name": "data"}], "pod": {"containers": []}}}
+    [template] = templates_of(pool, registry)
+    assert with_added_volumes(pool["spec"]["pod"], template) == {
+        "containers": [],
+        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}],
+    }
