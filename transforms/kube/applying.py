@@ -21,39 +21,32 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from combinators.control import for_each
 from combinators.data import (
-    MISSING,
     Owned,
     is_map,
     is_seq,
     kind_name,
 )
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, TypeClashError
-from combinators.limits import short_names, short_repr
+from combinators.limits import short_repr
 from combinators.paths import Index, Key, Path
 from combinators.transform import (
     Transform,
     TransformLike,
     apply_step,
     chain,
-    describe_step,
     identity,
 )
+from transforms.kube.acting import apply_at_template, apply_to_metadata
 from transforms.kube.discovery import (
     PodTemplate,
-    WorkloadMetadata,
     labels_of,
     pod_templates,
-    shown_name,
 )
 from transforms.kube.kinds import ClientDictError
-from transforms.kube.placing import value_at, with_value_at
-from transforms.kube.records import POD, SPEC
+from transforms.kube.placing import with_value_at
 from transforms.kube.scopes import (
-    NoWorkloadMetadataError,
     WorkloadCheck,
-    WorkloadMetadataError,
     is_document_level,
     split_at_documents,
     split_levels,
@@ -62,7 +55,7 @@ from transforms.kube.scopes import (
 from transforms.kube.selection import Selector, check_selection, workloads_of
 from transforms.kube.table import document_name, workload_kind
 
-__all__ = ("on_workloads", "apply_to_workload", "apply_to_documents", "BareSpecError")
+__all__ = ("on_workloads", "apply_to_workload", "apply_to_documents")
 
 
 _CLIENT_CLASS = re.compile(r"V\d+(?:(?:alpha|beta)\d+)?([A-Z]\w*)$")
@@ -75,83 +68,6 @@ def _client_kind(value: Any) -> str | None:
         return None
     found = _CLIENT_CLASS.match(cls.__name__)
     return found.group(1) if found else None
-
-
-def _check_still_a_template(doc: Any, template: PodTemplate) -> None:
-    """Refuse an overlay that left no pod where ``template`` was: a step that
-    replaced the whole pod (an empty path, ``merge_patch: null``) with a value
-    that is no map.
-
-    >>> from combinators import path
-    >>> _check_still_a_template({"spec": {"template": 1}},
-    ...                         PodTemplate(path("spec.template"), "Job", "a", None, "PodTemplateSpec"))
-    Traceback (most recent call last):
-      ...
-    combinators.errors.TypeClashError: the overlay left a number (1) at spec.template, where a pod template (a map) was
-    """
-    value = doc
-    for part in template.path.parts:
-        value = value[part.name] if type(part) is Key else value[part.index]  # type: ignore[attr-defined]
-    if not is_map(value):
-        what = {POD: "a pod (a map)", SPEC: "a pod spec (a map)"}.get(
-            template.root, "a pod template (a map)"
-        )
-        where = str(template.path) or "the top level"
-        raise TypeClashError(
-            f"the overlay left {kind_name(value)} at {where}, where {what} was",
-            expected="a map",
-            found=kind_name(value),
-        )
-
-
-class BareSpecError(TransformError, ValueError):
-    """A step wrote beside the spec of a pod that a workload keeps as a bare pod spec
-    (no metadata): ``keys`` are what it wrote there (``metadata``)."""
-
-    def __init__(self, message: str, *, keys: tuple[str, ...]) -> None:
-        super().__init__(message)
-        self.keys = keys
-
-
-def _apply_at_spec(template: PodTemplate, doc: Any, owned: Owned, transform: TransformLike) -> Any:
-    """A pod-level ``transform`` at a bare pod spec: given as the pod ``{spec: ...}``, as
-    a pod-level step reads a pod; what it writes beside the spec has no place, and is
-    refused rather than dropped.
-
-    >>> import combinators
-    >>> from combinators import path
-    >>> from combinators.data import Owned
-    >>> doc = {"spec": {"worker": {"containers": []}}}
-    >>> at = PodTemplate(path("spec.worker"), "DaskCluster", "a", "worker", "PodSpec")
-    >>> _apply_at_spec(at, doc, Owned(), combinators.upsert("spec.hostIPC", True))
-    {'spec': {'worker': {'containers': [], 'hostIPC': True}}}
-    >>> _apply_at_spec(at, doc, Owned(), combinators.upsert("metadata.labels.team", "ml"))
-    Traceback (most recent call last):
-      ...
-    transforms.kube.applying.BareSpecError: spec.worker is a bare pod spec, with no metadata: the overlay wrote metadata beside it, which has no place there
-    """
-    parts = template.path.parts
-    spec = value_at(doc, parts)
-    view = {"spec": spec}
-    result = apply_step(transform, view, Owned())
-    if result is view:
-        return doc
-    if not is_map(result):
-        raise TypeClashError(
-            f"the overlay left {kind_name(result)} where it was given the pod of the pod spec "
-            f"at {template.path}, as {{spec: ...}}",
-            expected="a map",
-            found=kind_name(result),
-        )
-    extra = tuple(str(key) for key in result if key != "spec")
-    if extra:
-        raise BareSpecError(
-            f"{template.path} is a bare pod spec, with no metadata: the overlay wrote "
-            f"{short_names(extra)} beside it, which has no place there",
-            keys=extra,
-        )
-    new = result.get("spec", MISSING)
-    return doc if new is spec else with_value_at(doc, parts, new, owned)
 
 
 @dataclass(frozen=True)
@@ -290,67 +206,18 @@ class _OnWorkloads(Transform):
     def _apply_run(self, run: _Run, doc: Any, owned: Owned, selected: Sequence[PodTemplate]) -> Any:
         if run.workload_steps is None:
             for template in selected:
-                doc = self._apply_at(template, doc, owned, run.steps)
+                doc = apply_at_template(template, doc, owned, run.steps)
             return doc
         # the pod-level steps on each selected template, then the workload-level ones once
         # on the metadata of each workload that holds one (a Pod is its own: all in order)
         for template in selected:
             if template.workload_metadata is None:
-                doc = self._apply_at(template, doc, owned, run.steps)
+                doc = apply_at_template(template, doc, owned, run.steps)
             elif run.pod_steps is not identity:
-                doc = self._apply_at(template, doc, owned, run.pod_steps)
+                doc = apply_at_template(template, doc, owned, run.pod_steps)
         for metadata in workloads_of(selected):
-            doc = self._apply_to_metadata(
-                metadata, doc, owned, run.workload_steps, run.workload_checks
-            )
+            doc = apply_to_metadata(metadata, doc, owned, run.workload_steps, run.workload_checks)
         return doc
-
-    def _apply_to_metadata(
-        self,
-        metadata: WorkloadMetadata,
-        doc: Any,
-        owned: Owned,
-        steps: TransformLike,
-        checks: tuple[WorkloadCheck, ...] = (),
-    ) -> Any:
-        if metadata.path is None:
-            raise NoWorkloadMetadataError(
-                f"{shown_name(metadata.kind)}/{shown_name(metadata.name) if metadata.name else '(unnamed)'}"
-                f": a {shown_name(metadata.kind)} keeps no "
-                f"metadata for the workloads it makes, so the workload-level steps "
-                f"({describe_step(steps)}) have nowhere to act; leave its templates out "
-                f"(--select, Selector) or set them on what it makes",
-                kind=metadata.kind,
-                name=metadata.name,
-            )
-        value = value_at(doc, metadata.path.parts)
-        view = {} if value is MISSING else {"metadata": value}
-        try:
-            for check in checks:
-                check.check_workload(metadata.kind, metadata.api_version)
-            result = apply_step(steps, view, Owned())
-            if result is view:
-                return doc
-            if not is_map(result):
-                raise WorkloadMetadataError(
-                    f"a workload-level step returned {kind_name(result)} where it was given "
-                    f"the workload's metadata, as {{metadata: ...}}",
-                    keys=(),
-                )
-            extra = tuple(str(key) for key in result if key != "metadata")
-            if extra:
-                raise WorkloadMetadataError(
-                    f"a workload-level step may change the workload's metadata only (it is "
-                    f"given {{metadata: ...}}); it wrote {short_names(extra)} too",
-                    keys=extra,
-                )
-            new = result.get("metadata", MISSING)
-            if new is value:
-                return doc
-            return with_value_at(doc, metadata.path.parts, new, owned)
-        except TransformError as err:
-            err.with_step(metadata.describe())
-            raise
 
     def _apply_to_documents(
         self,
@@ -390,23 +257,6 @@ class _OnWorkloads(Transform):
             return apply_step(step, doc, owned)
         except TransformError as err:
             err.with_step(f"{doc.get('kind')}/{document_name(doc) or '(unnamed)'}")
-            raise
-
-    def _apply_at(
-        self, template: PodTemplate, doc: Any, owned: Owned, transform: TransformLike
-    ) -> Any:
-        try:
-            if template.root == SPEC:
-                new = _apply_at_spec(template, doc, owned, transform)
-            elif not template.path.parts:
-                new = apply_step(transform, doc, owned)
-            else:
-                new = apply_step(for_each(template.path, transform), doc, owned)
-            if new is not doc:
-                _check_still_a_template(new, template)
-            return new
-        except TransformError as err:
-            err.with_step(template.describe())
             raise
 
     def _apply_client(self, obj: Any, kind: str) -> Any:

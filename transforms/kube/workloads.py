@@ -6,7 +6,9 @@ of its concept: the kind records (:mod:`transforms.kube.records`, the built-in
 ones :mod:`transforms.kube.builtin_kinds`) and their registry
 (:mod:`transforms.kube.table`), template discovery
 (:mod:`transforms.kube.discovery`), selection (:mod:`transforms.kube.selection`),
-applying (:mod:`transforms.kube.applying`) and the pods no overlay reaches
+applying (:mod:`transforms.kube.applying`; where each level of step acts:
+:mod:`transforms.kube.acting`, at a concrete path: :mod:`transforms.kube.placing`)
+and the pods no overlay reaches
 (:mod:`transforms.kube.unreached`).
 
 A Deployment's pods are in ``spec.template``, a PyTorchJob's in
@@ -38,12 +40,8 @@ True
 
 from __future__ import annotations
 
-from transforms.kube.applying import (
-    BareSpecError,
-    apply_to_documents,
-    apply_to_workload,
-    on_workloads,
-)
+from transforms.kube.acting import BareSpecError
+from transforms.kube.applying import apply_to_documents, apply_to_workload, on_workloads
 from transforms.kube.discovery import (
     PodTemplate,
     WorkloadMetadata,
