@@ -76,7 +76,7 @@ def test_a_run_that_finds_nothing_walks_nothing() -> None:
     done = run(POD, Overlays([loads(NET, "net.yaml")]), Checks(validate=True))
     assert done.findings == ()
     assert done.after["spec"]["hostNetwork"] is True
-    assert "_writers" not in done.__dict__ and "steps" not in done.overlays.items[0].__dict__
+    assert "_writers" not in done.__dict__ and done.overlays.items[0]._steps is None
 
 
 def test_a_run_of_no_overlay_gives_back_the_very_pod() -> None:

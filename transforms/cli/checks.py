@@ -310,7 +310,7 @@ class TemplateChecks:
     ) -> None:
         """Run ``checks`` on the template, and write each finding as a line: an error of
         validation is a problem, any other error a violation, a warning a warning."""
-        from transforms.run import run, written_by
+        from transforms.run import run
 
         if not checks.any:
             return
@@ -319,6 +319,8 @@ class TemplateChecks:
         )
         if not done.findings:
             return
+        from transforms.run import written_by  # only where there is something to say
+
         where = str(template.path)
         problems: list[str] = []
         violations: list[str] = []

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -325,17 +324,23 @@ def loads_overlay(
     return loads_overlay_steps(text, source, kind, catalog, factory="loads_overlay")[0]
 
 
-@dataclass(frozen=True)
 class StepNode:
     """One step of a YAML overlay as it was built, with the YAML node it was built from:
     ``document`` counts from 1, ``number`` is its place in that document's pipeline (from
     1), ``None`` for a partial pod. What names the step's line later needs no second parse.
+    (A plain class: a dataclass would cost every ``podfold apply`` its start-up.)
     """
 
-    step: Any
-    node: yaml.Node
-    document: int
-    number: int | None
+    __slots__ = ("step", "node", "document", "number")
+
+    def __init__(self, step: Any, node: yaml.Node, document: int, number: int | None) -> None:
+        self.step = step
+        self.node = node
+        self.document = document
+        self.number = number
+
+    def __repr__(self) -> str:
+        return f"StepNode({self.step!r}, document={self.document}, number={self.number})"
 
 
 def loads_overlay_steps(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from combinators import Transform
@@ -24,26 +23,56 @@ from combinators.transform import TransformLike
 __all__ = ("Loaded", "load_file", "loads", "given", "unique_labels")
 
 
-@dataclass(frozen=True)
 class Loaded:
     """One overlay: ``label`` names it in findings (its file, or what the door calls
     it), ``transform`` is what it does; ``source`` and ``text`` are its file and the
-    text read from it (``None`` for an overlay given in Python)."""
+    text read from it (``None`` for an overlay given in Python); ``nodes`` each step
+    with its YAML node, as the one parse kept them
+    (:class:`~transforms.io.loading.StepNode`). Equal overlays compare equal."""
 
-    label: str
-    transform: TransformLike
-    source: str | None = None
-    text: str | None = field(default=None, repr=False)
-    #: each step with its YAML node, as the one parse kept them (``StepNode``)
-    nodes: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
+    __slots__ = ("label", "transform", "source", "text", "nodes", "_steps")
 
-    @functools.cached_property
+    def __init__(
+        self,
+        label: str,
+        transform: TransformLike,
+        source: str | None = None,
+        text: str | None = None,
+        nodes: tuple[Any, ...] | None = None,
+    ) -> None:
+        self.label = label
+        self.transform = transform
+        self.source = source
+        self.text = text
+        self.nodes = nodes
+        self._steps: tuple[Any, ...] | None = None
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.label, self.transform, self.source, self.text)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Loaded):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((Loaded, *self._key()))
+
+    def __repr__(self) -> str:
+        return f"Loaded({self.label!r}, {self.transform!r}, source={self.source!r})"
+
+    @property
     def steps(self) -> tuple[Any, ...]:
         """The finest steps (:class:`~transforms.analysis.blame.Step`), each with its
         origin (file, line, the recipe's step), made on first use: from the nodes the load
         kept; from the text (parsed once more) where the transform was built elsewhere;
         from the file, read again, where no text was kept. An overlay given in Python, or
         a file that no longer loads, is one step named by its file or ``label``."""
+        if self._steps is None:
+            self._steps = self._made_steps()
+        return self._steps
+
+    def _made_steps(self) -> tuple[Any, ...]:
         from combinators import TransformError
         from transforms.analysis.blame import Origin, Step, load_steps, node_steps, yaml_steps
 

@@ -24,12 +24,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from combinators import MISSING, TransformError, chain
-from transforms.run.findings import Finding
 from transforms.run.loaded import Overlays
 from transforms.run.settings import Checks
+
+if TYPE_CHECKING:
+    from transforms.run.findings import Finding
 
 __all__ = ("Run", "run")
 
@@ -167,6 +169,8 @@ class Run:
         return self._writers.located(label, where)
 
     def _finding(self, kind: str, problem: Any, severity: str | None = None) -> Finding:
+        from transforms.run.findings import Finding  # imported by the first finding
+
         return Finding(
             kind,
             severity or problem.severity,
@@ -177,6 +181,8 @@ class Run:
         )
 
     def _conflict(self, conflict: Any, severity: str) -> Finding:
+        from transforms.run.findings import Finding
+
         first, first_by = self.located(conflict.first, conflict.path)
         second, second_by = self.located(conflict.second, conflict.path)
         named = dataclasses.replace(conflict, first=first, second=second)
