@@ -42,7 +42,8 @@ from typing import Any
 from combinators.data import MISSING, copy_plain, is_map, is_seq, strict_equal
 from combinators.diff import Change, Keys, Move, diff
 from combinators.documents import adapter_for
-from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, close_matches
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
+from combinators.near import did_you_mean, near_misses
 from combinators.paths import Index, Key, Match, Part, Path
 from combinators.transform import TransformLike, chain, describe_step
 
@@ -350,8 +351,7 @@ def _mode(mode: object) -> str:
             factory="checked_fold",
             value=mode,
         )
-    near = close_matches(mode, MODES, n=2, cutoff=0.5)
-    hint = f"; did you mean: {', '.join(near)}?" if near else ""
+    hint = did_you_mean(near_misses(mode, MODES, n=2))
     raise ArgumentError(
         f"unknown mode {mode!r}; modes are: {', '.join(MODES)}{hint}",
         argument="mode",

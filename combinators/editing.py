@@ -36,10 +36,10 @@ from combinators.errors import (
     PathError,
     TransformError,
     TypeClashError,
-    close_matches,
 )
 from combinators.fusion import APPEND, CALL, FALL_BACK, LEAF, LEAVE, Op
 from combinators.limits import MAX_DEPTH, short_repr
+from combinators.near import near_misses
 from combinators.paths import All, End, Index, Key, Match, Part, Path, as_path
 from combinators.transform import Transform
 
@@ -74,7 +74,7 @@ def _where(path: Path, index: int) -> str:
 def missing_key_error(path: Path, index: int, mapping: Any, key: str) -> PathError:
     """The error for a key that is not in ``mapping``, with its close matches."""
     keys = [str(k) for k in mapping]
-    close = tuple(close_matches(str(key), keys))
+    close = near_misses(str(key), keys)
     return PathError(
         f"no key {short_repr(key)} in {_where(path, index)}",
         path=path,
@@ -98,7 +98,7 @@ def no_match_error(path: Path, index: int, seq: Any, part: Part) -> PathError:
     if isinstance(part, Match):
         field, wanted = part.fields[0]
         values = _label_values(seq, field)
-        close = tuple(close_matches(str(wanted), values))
+        close = near_misses(str(wanted), values)
         return PathError(
             f"no element {short_repr(part.text(), quoted=False)} in {where}",
             path=path,

@@ -268,7 +268,7 @@ def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
 
 def test_near_misses_in_usage_errors() -> None:
     assert (
-        "did you mean: Deployment"
+        "did you mean Deployment"
         in podfold("apply", "-f", str(A100), "--select", "kind=Deploymnt", str(DEPLOYMENT)).stderr
     )
     assert "did you mean gpu?" in podfold("recipes", "gpx").stderr

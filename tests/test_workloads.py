@@ -245,7 +245,7 @@ def test_selector_by_label() -> None:
     [
         ("rol=Worker", "is not kind=..., name=..., role=... or label:KEY=VALUE"),
         ("role=", "is not kind="),
-        ("kind=PytorchJobs", "did you mean: PyTorchJob"),
+        ("kind=PytorchJobs", "did you mean PyTorchJob"),
     ],
 )
 def test_bad_selectors_are_argument_errors(text: str, message: str) -> None:

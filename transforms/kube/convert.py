@@ -28,8 +28,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from combinators.errors import ArgumentError, ArgumentTypeError, TransformError, close_matches
+from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
 from combinators.limits import short_repr
+from combinators.near import did_you_mean, near_misses
 from transforms.kube.kinds import check_kind
 from transforms.kube.schema import Field, Schema, Type, schema_for
 
@@ -419,8 +420,7 @@ def _build(cls: Any, value: Any, trail: _Trail, strict: bool = False) -> Any:
 def _unknown(
     cls: Any, key: str, item: Any, trail: _Trail, known: Mapping[str, Any]
 ) -> ConversionError:
-    close = close_matches(key, list(known))
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    hint = did_you_mean(near_misses(key, list(known)))
     return _fail(
         (trail, key),
         f"{cls.__name__} has no field {short_repr(key)}{hint} (this "

@@ -19,7 +19,6 @@ transforms.kube.records.KindRecordError: kind record Job: unknown field 'pod'; d
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from combinators.data import is_map, is_seq
 from combinators.errors import TransformError
 from combinators.limits import short_repr
+from combinators.near import did_you_mean, near_misses
 from combinators.paths import All, Index, Key, Part, Path, path
 from transforms.kube.containers import FIRST, MainContainer
 
@@ -143,8 +143,8 @@ def _refuse(record: str, field: str | None, message: str) -> KindRecordError:
 def _check_fields(given: Mapping[str, Any], known: tuple[str, ...], record: str, at: str) -> None:
     for name in given:
         if name not in known:
-            close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]}?" if close else f"; fields are: {', '.join(known)}"
+            close = near_misses(str(name), known, n=1)
+            hint = did_you_mean(close) if close else f"; fields are: {', '.join(known)}"
             raise _refuse(record, at or None, f"unknown field {short_repr(name)}{hint}")
 
 

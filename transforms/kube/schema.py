@@ -27,8 +27,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from combinators.errors import TransformError, close_matches
+from combinators.errors import TransformError
 from combinators.limits import short_repr
+from combinators.near import did_you_mean, near_misses
 from transforms.kube.kinds import ROOT_KINDS, check_kind
 
 __all__ = (
@@ -316,7 +317,7 @@ def _checked(version: str) -> str:
         if major_minor in SUPPORTED_VERSIONS:
             return major_minor
     near = _near_versions(version, found)
-    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    hint = did_you_mean(near)
     shown = short_repr(version, 60, quoted=found is None or not version.isprintable())
     return _refuse(
         f"no pod schema for Kubernetes {shown}{hint}; supported: {', '.join(SUPPORTED_VERSIONS)}"
@@ -324,12 +325,11 @@ def _checked(version: str) -> str:
 
 
 def _near_versions(version: str, found: re.Match[str] | None) -> list[str]:
-    import difflib
-
+    """The supported versions ``version`` most likely meant: by value where it is
+    a version (the spelling of ``1.12`` is no closer to ``1.29`` than to ``1.37``;
+    its number says which end it is past), else by spelling, as every near miss."""
     if found is None or len(found["minor"]) >= 12:  # not a version: what it looks like
-        return difflib.get_close_matches(
-            version[:40].strip().lstrip("v"), SUPPORTED_VERSIONS, n=2, cutoff=0.7
-        )
+        return list(near_misses(version[:40].strip().lstrip("v"), SUPPORTED_VERSIONS, n=2))
     major_minor = f"{int(found['major'])}.{int(found['minor'])}"
     started = [known for known in SUPPORTED_VERSIONS if known.startswith(major_minor)]
     if started:  # "1.3", cut short
@@ -412,8 +412,8 @@ def suggest_field(type_: Type, name: str) -> str | None:
     exact = type_.aliases.get(_normal(name))
     if exact is not None:
         return exact
-    close = close_matches(name, list(type_.fields), n=1, cutoff=0.75)
+    close = near_misses(name, list(type_.fields), n=1)
     if close:
         return close[0]
-    close = close_matches(_normal(name), list(type_.aliases), n=1, cutoff=0.75)
+    close = near_misses(_normal(name), list(type_.aliases), n=1)
     return type_.aliases[close[0]] if close else None

@@ -40,10 +40,9 @@ def _canonical_kind(kind: str) -> str:
     known = KIND_NAMES.get(kind.lower())
     if known is not None:
         return known
-    import difflib
+    from combinators.near import did_you_mean, near_misses
 
-    close = difflib.get_close_matches(kind, sorted(KIND_NAMES.values()), n=3, cutoff=0.6)
-    hint = f"; did you mean: {', '.join(close)}?" if close else ""
+    hint = did_you_mean(near_misses(kind, sorted(KIND_NAMES.values())))
     raise ArgumentError(
         f"unknown workload kind {short_repr(kind)}{hint}; kinds with pods are: "
         f"{', '.join(sorted(KIND_NAMES.values()))}",
