@@ -32,11 +32,10 @@ def conflict_mode(value: object, factory: str) -> str:
     if isinstance(value, str) and value in CONFLICT_MODES:
         return value
     from combinators import ArgumentError, ArgumentTypeError
-    from combinators.errors import close_matches
     from combinators.limits import short_repr
+    from combinators.near import did_you_mean, near_misses
 
-    close = close_matches(value, CONFLICT_MODES, n=1) if isinstance(value, str) else []
-    hint = f"; did you mean {close[0]}?" if close else ""
+    hint = did_you_mean(near_misses(value, CONFLICT_MODES, n=1)) if isinstance(value, str) else ""
     kind = ArgumentError if isinstance(value, str) else ArgumentTypeError
     raise kind(
         f"conflicts is one of {', '.join(CONFLICT_MODES)}, got {short_repr(value)}{hint}",
