@@ -9,13 +9,13 @@ that only applies overlays to manifests (``podfold apply``) loads neither the
 schema nor the quantities nor the client conversions.
 """
 
-from transforms._lazy import lazy_exports
+from transforms._lazy import TYPE_CHECKING, lazy_exports
 
-# not typing's: type checkers treat any TYPE_CHECKING as true
-TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from transforms.kube.acting import BareSpecError
     from transforms.kube.containers import FIRST, MainContainer
     from transforms.kube.convert import ConversionError, pod_to_dict, to_client, to_data
+    from transforms.kube.discovery import templates_of
     from transforms.kube.kinds import (
         ROOT_KINDS,
         ClientDictError,
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         is_quantity,
         quantity_value,
     )
+    from transforms.kube.records import SPEC, KindRecordError, kind_from_record
     from transforms.kube.schema import (
         DEFAULT_VERSION,
         SUPPORTED_VERSIONS,
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
         workload_checks,
         workload_level,
     )
-    from transforms.kube.table import api_group
+    from transforms.kube.table import BUILTIN_KINDS, WORKLOAD_KINDS, KindRegistry, api_group
     from transforms.kube.workloads import (
         KINDS,
         PodTemplate,
@@ -116,9 +117,25 @@ _HOMES = {
     "WorkloadCheck": "transforms.kube.scopes",
     "workload_checks": "transforms.kube.scopes",
     "api_group": "transforms.kube.table",
+    "BUILTIN_KINDS": "transforms.kube.table",
+    "WORKLOAD_KINDS": "transforms.kube.table",
+    "KindRegistry": "transforms.kube.table",
+    "kind_from_record": "transforms.kube.records",
+    "KindRecordError": "transforms.kube.records",
+    "SPEC": "transforms.kube.records",
+    "templates_of": "transforms.kube.discovery",
+    "BareSpecError": "transforms.kube.acting",
 }
 
 __all__ = (
+    "BUILTIN_KINDS",
+    "WORKLOAD_KINDS",
+    "KindRegistry",
+    "kind_from_record",
+    "KindRecordError",
+    "SPEC",
+    "templates_of",
+    "BareSpecError",
     "UnsupportedWorkloadError",
     "WorkloadCheck",
     "workload_checks",
