@@ -1,0 +1,49 @@
+"""The hypothesis profile of the run (tests/conftest.py) holds in every process that runs tests,
+pytest-xdist's workers too, and nothing but the conftest loads one."""
+
+from __future__ import annotations
+
+import ast
+import os
+import pathlib
+
+import pytest
+from hypothesis import settings
+
+TESTS = pathlib.Path(__file__).resolve().parent
+COMPARED = ("max_examples", "derandomize", "database", "deadline", "print_blob")
+
+
+def test_every_test_draws_under_the_profile_asked_for(request: pytest.FixtureRequest) -> None:
+    # the command line's --hypothesis-profile, else HYPOTHESIS_PROFILE, else "ci"
+    asked = request.config.getoption("hypothesis_profile", None) or os.environ.get(
+        "HYPOTHESIS_PROFILE", "ci"
+    )
+    profile = settings.get_profile(asked)
+    assert {name: getattr(settings.default, name) for name in COMPARED} == {
+        name: getattr(profile, name) for name in COMPARED
+    }
+
+
+def test_the_ci_profile_draws_the_same_examples_on_every_run() -> None:
+    # derandomized and with no example database: a run fails only where the code changed
+    ci = settings.get_profile("ci")
+    assert ci.derandomize is True
+    assert ci.database is None
+    fuzz = settings.get_profile("fuzz")
+    assert fuzz.derandomize is False
+    assert fuzz.max_examples > ci.max_examples
+
+
+def test_no_test_module_loads_a_profile() -> None:
+    # a module that loads one changes the defaults of every test collected after it
+    loading = [
+        f"{path.name}:{node.lineno}"
+        for path in sorted(TESTS.glob("*.py"))
+        if path.name != "conftest.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "load_profile"
+    ]
+    assert loading == []
