@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from combinators._typing import TYPE_CHECKING
 from combinators.limits import MAX_LINE, MAX_NAME, MAX_REPR, short_line, short_names, short_repr
-from combinators.near import close_matches, did_you_mean
+from combinators.near import did_you_mean
 
 if TYPE_CHECKING:
     from typing import Any
@@ -54,7 +54,6 @@ __all__ = (
     "NestingError",
     "ArgumentError",
     "ArgumentTypeError",
-    "close_matches",  # kept here for its callers; it lives in combinators.near
 )
 
 

@@ -19,7 +19,7 @@ from combinators.limits import MAX_LISTED, MAX_NAME, short_repr
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ("near_misses", "did_you_mean", "CUTOFF", "MAX_CLOSE", "close_matches")
+__all__ = ("near_misses", "did_you_mean", "CUTOFF", "MAX_CLOSE")
 
 CUTOFF = 0.6
 """How alike (:meth:`difflib.SequenceMatcher.ratio`, from 0 to 1) a candidate's
@@ -114,29 +114,3 @@ def did_you_mean(near: Sequence[str]) -> str:
     more = len(near) - len(names)
     last = f"one of {more:,} more" if more else names.pop()
     return "; did you mean " + ", ".join(names) + (" or " if names else "") + last + "?"
-
-
-def close_matches(
-    word: str, candidates: Sequence[str], n: int = 3, cutoff: float = 0.6
-) -> list[str]:
-    """The ``candidates`` closest to ``word`` with a ``cutoff`` of the caller's:
-    :func:`difflib.get_close_matches`, for the callers not yet moved to
-    :func:`near_misses` (which is the policy; this goes once they are).
-
-    Words and candidates longer than :data:`MAX_CLOSE` are not compared.
-
-    >>> close_matches("nodeSelectr", ["nodeSelector", "tolerations"])
-    ['nodeSelector']
-    >>> close_matches("x" * 100_000, ["x" * 100_001])
-    []
-    """
-    if len(word) > MAX_CLOSE:
-        return []
-    import difflib
-
-    return difflib.get_close_matches(
-        word,
-        [candidate for candidate in candidates if len(candidate) <= MAX_CLOSE],
-        n=n,
-        cutoff=cutoff,
-    )

@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+from combinators._typing import TYPE_CHECKING
 from combinators.compiled import FALLBACK
 from combinators.data import (
     Owned,
@@ -37,14 +38,13 @@ from combinators.errors import (
     StepError,
     TransformError,
     TypeClashError,
-    close_matches,
 )
 from combinators.fusion import Op, fuse
 from combinators.limits import MAX_LINE, short_repr
+from combinators.near import did_you_mean, near_misses
 from combinators.paths import Path
 from combinators.shape import Problem, guarded_copy, problem_text, settle
 
-TYPE_CHECKING = False  # not typing's: see combinators/__init__.py
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from typing import Any, TypeVar, Union
@@ -722,7 +722,7 @@ def fold(
     >>> fold(pod, [], conflicts="errors")
     Traceback (most recent call last):
       ...
-    combinators.errors.ArgumentError: fold(): conflicts must be one of last-wins, warn, error, got 'errors'; did you mean: error?
+    combinators.errors.ArgumentError: fold(): conflicts must be one of last-wins, warn, error, got 'errors'; did you mean error?
     """
     if (
         callable(transforms)
@@ -740,12 +740,11 @@ def fold(
         result: Doc = _composed(_flatten(transforms, "fold"))(doc)
         return result
     if not isinstance(conflicts, str) or conflicts not in CONFLICT_MODES:
-        close = (
-            close_matches(str(conflicts), CONFLICT_MODES, n=2, cutoff=0.5)
+        hint = (
+            did_you_mean(near_misses(conflicts, CONFLICT_MODES, n=2))
             if isinstance(conflicts, str)
-            else []
+            else ""
         )
-        hint = f"; did you mean: {', '.join(close)}?" if close else ""
         kind = ArgumentError if isinstance(conflicts, str) else ArgumentTypeError
         raise kind(
             f"conflicts must be one of {', '.join(CONFLICT_MODES)}, got "

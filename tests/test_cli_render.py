@@ -179,7 +179,10 @@ def test_an_app_torchx_cannot_render_is_a_failure_naming_it(tmp_path: Path) -> N
             "run option policy is one of baseline, restricted, got 'strict'; "
             "did you mean restricted?",
         ),
-        ("overlay=examples/a100.yaml", "no run option 'overlay'; did you mean overlays?"),
+        (
+            "overlay=examples/a100.yaml",
+            "no run option 'overlay'; did you mean overlays or role_overlays?",
+        ),
     ],
 )
 def test_a_malformed_cfg_is_a_usage_error_naming_the_option(cfg: str, words: str) -> None:

@@ -689,6 +689,6 @@ def test_fold_conflicts_option_is_glue_to_checked_fold() -> None:
         warnings.simplefilter("always")
         assert fold({}, steps, conflicts="warn") == {"spec": {"nodeSelector": {"pool": "b"}}}
     assert [type(w.message) for w in caught] == [ConflictWarning]
-    with pytest.raises(ArgumentError, match="did you mean: error") as err:
+    with pytest.raises(ArgumentError, match="did you mean error") as err:
         fold({}, steps, conflicts="eror")
     assert err.value.argument == "conflicts"

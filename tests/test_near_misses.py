@@ -161,21 +161,6 @@ def test_messages_built_on_it_find_a_wrong_case() -> None:
 
 # each still chooses its near misses itself or writes its own "did you mean"; when all are
 # moved to combinators.near, the two xfail tests below pass and lose their marks
-NOT_YET_MOVED = frozenset(
-    pathlib.Path(name)
-    for name in (
-        "combinators/conflicts.py",
-        "combinators/editing.py",
-        "combinators/transform.py",
-        "transforms/kube/convert.py",
-        "transforms/kube/records.py",
-        "transforms/kube/schema.py",
-        "transforms/kube/selection.py",
-        "transforms/run/settings.py",
-        "transforms/torchx/errors.py",
-        "transforms/torchx/options.py",
-    )
-)
 
 
 def _modules() -> list[tuple[pathlib.Path, ast.Module]]:
@@ -222,22 +207,9 @@ def _writing() -> set[pathlib.Path]:
     return found
 
 
-def test_no_new_module_chooses_or_writes_near_misses_itself() -> None:
-    assert _choosing() <= NOT_YET_MOVED
-    assert _writing() <= NOT_YET_MOVED
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="not yet moved to combinators.near: " + ", ".join(sorted(map(str, NOT_YET_MOVED))),
-)
 def test_only_the_room_chooses_near_misses() -> None:
     assert _choosing() == set()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not yet moved to combinators.near: " + ", ".join(sorted(map(str, NOT_YET_MOVED))),
-)
 def test_only_the_room_writes_did_you_mean() -> None:
     assert _writing() == set()

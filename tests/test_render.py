@@ -200,7 +200,9 @@ def test_usage_errors_exit_2() -> None:
     assert "expected ROLE=FILE" in bad_role_flag.stderr
     unknown_option = run("render", "--queue", "q", "-c", "overlay=examples/a100.yaml", COMPONENT)
     assert unknown_option.returncode == 2
-    assert "no run option 'overlay'; did you mean overlays?" in unknown_option.stderr
+    assert (
+        "no run option 'overlay'; did you mean overlays or role_overlays?" in unknown_option.stderr
+    )
 
 
 @pytest.mark.parametrize("flag", ["--debug"])

@@ -168,7 +168,10 @@ def test_the_error_keeps_podfold_s_own_as_its_cause(runner: Runner, tmp_path: Pa
 def test_an_unknown_cfg_key_is_refused_with_a_near_miss(scheduler: str) -> None:
     """``overlay=`` (its ``s`` missing) used to exit 0 having applied nothing."""
     message = failed_briefly(dry_run(scheduler, "overlay=examples/a100.yaml"))
-    assert f"{scheduler} has no run option 'overlay'; did you mean overlays?" in message
+    assert (
+        f"{scheduler} has no run option 'overlay'; did you mean overlays or role_overlays?"
+        in message
+    )
 
 
 def test_an_unknown_cfg_key_from_python(runner: Runner) -> None:

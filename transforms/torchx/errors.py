@@ -11,7 +11,7 @@ configuration keeps podfold's original error as its ``__cause__``.
 >>> err = UnknownRunOptionError("overlay", scheduler="kubernetes_overlay",
 ...                             options=("overlays", "role_overlays", "queue"))
 >>> print(err)
-kubernetes_overlay has no run option 'overlay'; did you mean overlays? (torchx runopts kubernetes_overlay lists them)
+kubernetes_overlay has no run option 'overlay'; did you mean overlays or role_overlays? (torchx runopts kubernetes_overlay lists them)
 >>> from torchx.specs import InvalidRunConfigException
 >>> isinstance(err, InvalidRunConfigException), err.cfg_key
 (True, 'overlay')
@@ -19,7 +19,6 @@ kubernetes_overlay has no run option 'overlay'; did you mean overlays? (torchx r
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
 from torchx.specs import InvalidRunConfigException
@@ -27,6 +26,7 @@ from torchx.specs.finder import ComponentValidationException
 
 from combinators import TransformError
 from combinators.limits import short_line, short_repr
+from combinators.near import did_you_mean, near_misses
 
 __all__ = ("LaunchError", "RunOptionError", "UnknownRunOptionError", "EmptyOverlayWarning")
 
@@ -72,16 +72,10 @@ class UnknownRunOptionError(RunOptionError):
         hint: str = "",
     ) -> None:
         self.scheduler = scheduler
-        self.near_misses = tuple(
-            difflib.get_close_matches(key, list(options), n=3, cutoff=0.75)
-            if len(key) <= 256
-            else ()
-        )
-        if self.near_misses:
-            hint = f"did you mean {', '.join(self.near_misses)}?"
+        self.near_misses = near_misses(key, list(options))
+        hint = did_you_mean(self.near_misses) or (f"; {short_line(hint)}" if hint else "")
         super().__init__(
-            f"{scheduler} has no run option {short_repr(key)}"
-            f"{'; ' + short_line(hint) if hint else ''} "
+            f"{scheduler} has no run option {short_repr(key)}{hint} "
             f"(torchx runopts {scheduler} lists them)",
             key=key,
             value=value,

@@ -278,7 +278,9 @@ def _holds_equals(key: str, value: str) -> RunOptionError:
 def _role_item_error(item: str) -> str:
     """What is wrong with a ``role_overlays`` item, with a guess where it has ``=``."""
     role, equals, uri = item.partition("=")
-    hint = f"; did you mean {role}:{uri}?" if equals and role and uri and ":" not in role else ""
+    from combinators.near import did_you_mean
+
+    hint = did_you_mean((f"{role}:{uri}",)) if equals and role and uri and ":" not in role else ""
     return f"an item is ROLE:URI (trainer:gpu.yaml), got {short_repr(item)}{hint}"
 
 
@@ -392,10 +394,9 @@ def _choice(
     if value is None or value == "":
         return default
     if value not in choices:
-        from difflib import get_close_matches
+        from combinators.near import did_you_mean, near_misses
 
-        close = get_close_matches(str(value), choices, n=1)
-        hint = f"; did you mean {close[0]}?" if close else ""
+        hint = did_you_mean(near_misses(str(value), choices, n=1))
         raise ArgumentError(
             f"{key} is one of {', '.join(choices)}, got {short_repr(value)}{hint}",
             argument=key,
