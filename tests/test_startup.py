@@ -174,15 +174,13 @@ def test_one_type_checking_flag_per_package_that_must_import_light() -> None:
 
     assert in_combinators is False and in_transforms is False
     homes = {"combinators/_typing.py", "transforms/_lazy.py"}
-    # modules that still define their own, owned by work in progress elsewhere
-    pending = {"combinators/transform.py"}
     flags = {
         str(module.relative_to(ROOT))
         for package in ("combinators", "transforms", "recipes")
         for module in (ROOT / package).rglob("*.py")
         if "\nTYPE_CHECKING = False" in module.read_text()
     }
-    assert homes <= flags <= homes | pending, sorted(flags - homes - pending)
+    assert flags == homes, sorted(flags ^ homes)
 
 
 def test_explain_does_not_load_the_entry_points() -> None:
