@@ -127,6 +127,16 @@ def test_a_conflict_names_both_overlays_by_file_and_line(mode: str, severity: st
     assert [str(writer.origin.source) for writer in found.writers] == ["a.yaml", "b.yaml"]
 
 
+def test_a_conflict_names_list_elements_by_their_merge_keys_as_explain_does() -> None:
+    # a mount is named by its mountPath, as explain and kubectl name it, not by its name
+    mount = "- op: append_at\n  path: spec.containers[name=main].volumeMounts\n  value: {name: data, mountPath: /data, readOnly: true}\n"
+    flip = "- {op: upsert, path: 'spec.containers[name=main].volumeMounts[mountPath=/data].readOnly', value: false}\n"
+    overlays = Overlays([loads(mount, "mount.yaml"), loads(flip, "flip.yaml")])
+    (found,) = run(POD, overlays, Checks(conflicts="warn")).findings
+    assert found.path == "spec.containers[name=main].volumeMounts[mountPath=/data].readOnly"
+    assert found.message == "mount.yaml:1 wrote True, then flip.yaml:1 wrote False"
+
+
 def test_a_conflict_between_overlays_given_in_python_names_their_labels() -> None:
     overlays = Overlays(
         [

@@ -207,9 +207,14 @@ def _conflicts(pod: Any, overlays: Overlays) -> tuple[Any, list[Any]]:
     """The fold of ``overlays`` over ``pod`` and the conflicts between them: the result is
     the plain fold's, the last overlay having the last word."""
     from combinators.conflicts import ConflictError, checked_fold
+    from transforms.analysis.explanation import merge_keys
 
     try:
-        return checked_fold(pod, overlays.transforms, mode="error", labels=overlays.labels), []
+        # list elements named by their merge keys, as explain and the findings name them
+        found = checked_fold(
+            pod, overlays.transforms, mode="error", labels=overlays.labels, keys=merge_keys()
+        )
+        return found, []
     except ConflictError as err:
         return overlays.transform(pod), list(err.conflicts)
 
