@@ -22,9 +22,9 @@ conflicts only with a step that wrote the whole list before.
 
 >>> from combinators import append_at, replace_at, upsert
 >>> doc = {"spec": {}}
->>> checked_fold(doc, [upsert("spec.nodeSelector", {"gpu": "a100"}),
-...                    append_at("spec.tolerations", {"key": "gpu"}),
-...                    upsert("spec.nodeSelector", {"gpu": "h100"})],
+>>> checked_fold([upsert("spec.nodeSelector", {"gpu": "a100"}),
+...               append_at("spec.tolerations", {"key": "gpu"}),
+...               upsert("spec.nodeSelector", {"gpu": "h100"})], doc,
 ...              mode="error", labels=["a100.yaml:3", "gpu.yaml:1", "h100.yaml:2"])
 Traceback (most recent call last):
   ...
@@ -417,8 +417,8 @@ def _labels(labels: Sequence[str] | None, steps: list[TransformLike]) -> list[st
 
 
 def checked_fold(
-    doc: Any,
     transforms: Iterable[TransformLike],
+    doc: Any,
     *,
     mode: str,
     labels: Sequence[str] | None = None,
@@ -443,16 +443,20 @@ def checked_fold(
     ...          append_at("spec.tolerations", {"key": "b"}),
     ...          upsert("spec.nodeSelector", {"gpu": "a100"}),
     ...          upsert("spec.nodeSelector", {"gpu": "a100"})]
-    >>> checked_fold(doc, steps, mode="error") == fold(doc, steps)
+    >>> checked_fold(steps, doc, mode="error") == fold(steps, doc)
     True
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     result = checked_fold(doc, [upsert("spec.hostIPC", True), upsert("spec.hostIPC", False)],
-    ...                           mode="warn")
+    ...     result = checked_fold([upsert("spec.hostIPC", True), upsert("spec.hostIPC", False)],
+    ...                           doc, mode="warn")
     >>> result, [str(w.message) for w in caught]
     ({'spec': {'hostIPC': False}}, ["spec.hostIPC: step 1 (upsert('spec.hostIPC', True)) wrote True, then step 2 (upsert('spec.hostIPC', False)) wrote False"])
     """
+    if type(transforms) not in (list, tuple):  # the order before 0.2: (doc, transforms)
+        from combinators.order import transforms_first
+
+        transforms, doc = transforms_first("checked_fold", transforms, doc)
     chosen = _mode(mode)
     steps = _steps(transforms)
     names = _labels(labels, steps)

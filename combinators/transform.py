@@ -14,7 +14,7 @@ compose(upsert('metadata.labels', {'team': 'ml'}), upsert('spec.nodeSelector', {
 True
 >>> compose() is identity, compose(f) is f
 (True, True)
->>> fold({}, [g, f])
+>>> fold([g, f], {})
 {'spec': {'nodeSelector': {'gpu': 'a100'}}, 'metadata': {'labels': {'team': 'ml'}}}
 """
 
@@ -42,6 +42,7 @@ from combinators.errors import (
 from combinators.fusion import Op, fuse
 from combinators.limits import MAX_LINE, short_repr
 from combinators.near import did_you_mean, near_misses
+from combinators.order import _is_mapping
 from combinators.paths import Path
 from combinators.shape import Problem, guarded_copy, problem_text, settle
 
@@ -695,8 +696,8 @@ CONFLICT_MODES = ("last-wins", "warn", "error")
 
 
 def fold(
-    doc: Doc,
     transforms: Iterable[TransformLike],
+    doc: Doc,
     *,
     conflicts: str = "last-wins",
     labels: Sequence[str] | None = None,
@@ -714,20 +715,27 @@ def fold(
 
     >>> from combinators import append_at
     >>> pod = {"spec": {}}
-    >>> fold(pod, [append_at("spec.tolerations", {"key": "a"}),
-    ...            append_at("spec.tolerations", {"key": "b"})])
+    >>> fold([append_at("spec.tolerations", {"key": "a"}),
+    ...       append_at("spec.tolerations", {"key": "b"})], pod)
     {'spec': {'tolerations': [{'key': 'a'}, {'key': 'b'}]}}
     >>> pod
     {'spec': {}}
-    >>> fold(pod, [], conflicts="errors")
+    >>> fold([], pod, conflicts="errors")
     Traceback (most recent call last):
       ...
     combinators.errors.ArgumentError: fold(): conflicts must be one of last-wins, warn, error, got 'errors'; did you mean error?
     """
+    if type(transforms) not in (list, tuple):  # the order before 0.2: (doc, transforms)
+        from combinators.order import transforms_first
+
+        transforms, doc = transforms_first("fold", transforms, doc)
     if (
         callable(transforms)
         or isinstance(transforms, (str, bytes))
-        or (type(transforms) not in (list, tuple) and not _iterable(transforms))
+        or (
+            type(transforms) not in (list, tuple)
+            and (not _iterable(transforms) or _is_mapping(transforms))
+        )
     ):
         raise ArgumentTypeError(
             f"transforms must be a list of transforms, got "
@@ -758,8 +766,8 @@ def fold(
     steps = _flatten(transforms, "fold")
     try:  # a warning is shown at the line that called fold
         checked: Doc = checked_fold(
-            doc,
             steps,
+            doc,
             mode="error" if conflicts == "error" else "warn",
             labels=labels,
             stacklevel=3,

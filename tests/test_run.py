@@ -73,23 +73,23 @@ def test_a_file_is_read_once(tmp_path: Path) -> None:
 
 
 def test_a_run_that_finds_nothing_walks_nothing() -> None:
-    done = run(POD, Overlays([loads(NET, "net.yaml")]), Checks(validate=True))
+    done = run(Overlays([loads(NET, "net.yaml")]), POD, Checks(validate=True))
     assert done.findings == ()
     assert done.after["spec"]["hostNetwork"] is True
     assert "_writers" not in done.__dict__ and done.overlays.items[0]._steps is None
 
 
 def test_a_run_of_no_overlay_gives_back_the_very_pod() -> None:
-    done = run(POD, Overlays([]), Checks(validate=True, policy="baseline"))
+    done = run(Overlays([]), POD, Checks(validate=True, policy="baseline"))
     assert done.after is POD and done.changes == [] and done.findings == ()
 
 
 def test_validation_finds_only_what_the_overlays_brought_unless_asked_for_all() -> None:
     pod = {"spec": {"containers": [{"name": "main"}]}}  # no image: the pod's own problem
     overlays = Overlays([loads("spec:\n  restartPolicy: Sometimes\n", "restart.yaml")])
-    new = run(pod, overlays, Checks(validate=True)).findings
+    new = run(overlays, pod, Checks(validate=True)).findings
     assert [(found.kind, found.path) for found in new] == [("validation", "spec.restartPolicy")]
-    every = run(pod, overlays, Checks(validate=True, only_new=False)).findings
+    every = run(overlays, pod, Checks(validate=True, only_new=False)).findings
     assert {found.path for found in every} == {
         "spec.restartPolicy",
         "spec.containers[name=main].image",
@@ -98,7 +98,7 @@ def test_validation_finds_only_what_the_overlays_brought_unless_asked_for_all() 
 
 def test_a_finding_names_the_line_that_wrote_it() -> None:
     overlays = Overlays([loads(IPC, "ipc.yaml"), loads(NET, "net.yaml")])
-    done = run(POD, overlays, Checks(policy="baseline", deny=("spec.hostNetwork",)))
+    done = run(overlays, POD, Checks(policy="baseline", deny=("spec.hostNetwork",)))
     by_path = {(found.kind, found.path): written_by(found.writers) for found in done.findings}
     assert by_path[("policy", "spec.hostIPC")] == " (written by ipc.yaml:1)"
     assert by_path[("policy", "spec.hostPID")] == " (written by ipc.yaml:2)"
@@ -107,7 +107,7 @@ def test_a_finding_names_the_line_that_wrote_it() -> None:
 
 def test_a_policy_finding_on_a_pod_no_overlay_changed_has_no_writer() -> None:
     pod = {"spec": {**POD["spec"], "hostIPC": True}}
-    (found,) = run(pod, Overlays([]), Checks(policy="baseline")).findings
+    (found,) = run(Overlays([]), pod, Checks(policy="baseline")).findings
     assert (found.kind, found.severity, found.path, found.writers) == (
         "policy",
         "error",
@@ -119,7 +119,7 @@ def test_a_policy_finding_on_a_pod_no_overlay_changed_has_no_writer() -> None:
 @pytest.mark.parametrize(("mode", "severity"), [("warn", "warning"), ("error", "error")])
 def test_a_conflict_names_both_overlays_by_file_and_line(mode: str, severity: str) -> None:
     overlays = Overlays([loads(NET, "a.yaml"), loads("spec: {hostNetwork: false}\n", "b.yaml")])
-    done = run(POD, overlays, Checks(conflicts=mode))
+    done = run(overlays, POD, Checks(conflicts=mode))
     assert done.after["spec"]["hostNetwork"] is False  # the last overlay has the last word
     (found,) = done.findings
     assert (found.kind, found.severity, found.path) == ("conflict", severity, "spec.hostNetwork")
@@ -132,7 +132,7 @@ def test_a_conflict_names_list_elements_by_their_merge_keys_as_explain_does() ->
     mount = "- op: append_at\n  path: spec.containers[name=main].volumeMounts\n  value: {name: data, mountPath: /data, readOnly: true}\n"
     flip = "- {op: upsert, path: 'spec.containers[name=main].volumeMounts[mountPath=/data].readOnly', value: false}\n"
     overlays = Overlays([loads(mount, "mount.yaml"), loads(flip, "flip.yaml")])
-    (found,) = run(POD, overlays, Checks(conflicts="warn")).findings
+    (found,) = run(overlays, POD, Checks(conflicts="warn")).findings
     assert found.path == "spec.containers[name=main].volumeMounts[mountPath=/data].readOnly"
     assert found.message == "mount.yaml:1 wrote True, then flip.yaml:1 wrote False"
 
@@ -144,14 +144,14 @@ def test_a_conflict_between_overlays_given_in_python_names_their_labels() -> Non
             given(upsert("spec.hostIPC", False), "first"),
         ]
     )
-    (found,) = run(POD, overlays, Checks(conflicts="error")).findings
+    (found,) = run(overlays, POD, Checks(conflicts="error")).findings
     assert found.message == "first wrote True, then first (2nd time) wrote False"
 
 
 def test_what_a_door_folded_itself_is_checked_as_given() -> None:
     overlays = Overlays([loads(NET, "net.yaml")])
     after = overlays.transform(POD)
-    done = run(POD, overlays, Checks(deny=("spec.hostNetwork",)), after=after)
+    done = run(overlays, POD, Checks(deny=("spec.hostNetwork",)), after=after)
     assert done.after is after and [found.kind for found in done.findings] == ["paths"]
 
 
@@ -162,13 +162,13 @@ def test_then_runs_on_what_the_overlays_changed_only() -> None:
         seen.append(pod)
         return pod
 
-    run(POD, Overlays([]), then=then)
-    run(POD, Overlays([loads(NET, "net.yaml")]), then=then)
+    run(Overlays([]), POD, then=then)
+    run(Overlays([loads(NET, "net.yaml")]), POD, then=then)
     assert len(seen) == 1
 
 
 def test_changes_and_writers_of_a_run() -> None:
-    done = run(POD, Overlays([loads(IPC, "ipc.yaml")]))
+    done = run(Overlays([loads(IPC, "ipc.yaml")]), POD)
     assert [str(change.path) for change in done.changes] == ["spec.hostIPC", "spec.hostPID"]
     assert [found.origin.line for found in done.writers_at("spec")] == [1, 2]
 

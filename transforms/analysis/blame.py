@@ -14,7 +14,7 @@ a field inside it, or a field it lies in).
 ... - {op: upsert, path: spec.nodeSelector.pool, value: b}
 ... - {op: set_default, path: spec.restartPolicy, value: Never}
 ... '''
->>> for found in blame({"spec": {}}, yaml_steps(text, "gpu.yaml")):
+>>> for found in blame(yaml_steps(text, "gpu.yaml"), {"spec": {}}):
 ...     print(found)
 spec.nodeSelector: (absent) -> {'pool': 'b'}  <- gpu.yaml:3: step 2: set spec.nodeSelector.pool to b
 spec.restartPolicy: (absent) -> 'Never'  <- gpu.yaml:4: step 3: set spec.restartPolicy to Never where absent
@@ -22,7 +22,7 @@ spec.restartPolicy: (absent) -> 'Never'  <- gpu.yaml:4: step 3: set spec.restart
 ... - {op: upsert, path: "spec.volumes[name=dshm]", value: {emptyDir: {}}}
 ... - {op: upsert, path: "spec.volumes[name=creds]", value: {secret: {secretName: c}}}
 ... '''
->>> for found in blame({"spec": {}}, yaml_steps(text, "volumes.yaml")):
+>>> for found in blame(yaml_steps(text, "volumes.yaml"), {"spec": {}}):
 ...     print(found.change.path, "<-", found.origin.source, found.origin.line)
 spec.volumes[name=dshm] <- volumes.yaml 2
 spec.volumes[name=creds] <- volumes.yaml 3
@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from combinators import Path, Transform, chain
+from combinators.order import transforms_first
 from combinators.paths import Key, Match
 from combinators.transform import TransformLike, describe_step
 from transforms.analysis.provenance import Blame, Origin, Writers
@@ -232,22 +233,24 @@ def _states(pod: Any, steps: Iterable[Step]) -> Iterator[Any]:
         yield current
 
 
-def writers(pod: Any, steps: Iterable[Step]) -> Writers:
+def writers(steps: Iterable[Step], pod: Any) -> Writers:
     """The walk of ``steps`` over ``pod``, applied in order, one by one: ask it which
     steps wrote a path (:meth:`~transforms.analysis.provenance.Writers.at`), or for
     every change with its writers (what :func:`blame` gives).
 
     >>> from combinators import upsert, chain
-    >>> walk = writers({"spec": {}}, steps_of(chain(upsert("spec.nodeSelector", {"pool": "a"}),
-    ...                                             upsert("spec.nodeSelector.zone", "z1"))))
+    >>> walk = writers(steps_of(chain(upsert("spec.nodeSelector", {"pool": "a"}),
+    ...                               upsert("spec.nodeSelector.zone", "z1"))), {"spec": {}})
     >>> [(str(found.change.path), found.step) for found in walk.at("spec.nodeSelector")]
     [('spec.nodeSelector.pool', 1), ('spec.nodeSelector.zone', 2)]
     """
+    if type(steps) not in (list, tuple):  # the order before 0.2: (pod, steps)
+        steps, pod = transforms_first("writers", steps, pod)
     applied = list(steps)
     return Writers(_states(pod, applied), applied)
 
 
-def blame(pod: Any, steps: Iterable[Step]) -> list[Blame]:
+def blame(steps: Iterable[Step], pod: Any) -> list[Blame]:
     """Every change ``steps`` make to ``pod``, each with the origin of the last
     step that changed it; a change several steps wrote parts of comes as those
     parts, each with its step. The steps are applied in order, one by one.
@@ -255,9 +258,11 @@ def blame(pod: Any, steps: Iterable[Step]) -> list[Blame]:
     >>> from combinators import upsert, chain
     >>> team = chain(upsert("metadata.labels.team", "ml"), upsert("spec.hostIPC", True),
     ...              upsert("metadata.labels.team", "ai"))
-    >>> for found in blame({"spec": {}}, steps_of(team)):
+    >>> for found in blame(steps_of(team), {"spec": {}}):
     ...     print(found.change.path, "<-", found.origin)
     spec.hostIPC <- step 2: set spec.hostIPC to true
     metadata <- step 3: set metadata.labels.team to ai
     """
-    return writers(pod, steps).changes()
+    if type(steps) not in (list, tuple):  # the order before 0.2: (pod, steps)
+        steps, pod = transforms_first("blame", steps, pod)
+    return writers(list(steps), pod).changes()

@@ -279,7 +279,7 @@ class TemplateChecks:
 
         last = self._last
         if last is None or last.before is not pod:
-            last = self._last = run(pod, self.overlays, after=pod)
+            last = self._last = run(self.overlays, pod, after=pod)
         return last.located(label, where)[0]  # type: ignore[no-any-return]
 
     def _macros(self, label: Label, before: Any, after: Any) -> None:
@@ -315,7 +315,7 @@ class TemplateChecks:
         if not checks.any:
             return
         done = run(
-            before, self.overlays, checks, kind=template.root, template=template, after=after
+            self.overlays, before, checks, kind=template.root, template=template, after=after
         )
         if not done.findings:
             return

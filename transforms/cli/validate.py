@@ -65,7 +65,7 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
             templates += 1
             pod = get_at(document, template.path) if template.path.parts else document
             # the run of no overlay: every problem the template has, and its policy's
-            found = run(pod, none, checks, kind=template.root, template=template).findings
+            found = run(none, pod, checks, kind=template.root, template=template).findings
             if found and booleans:
                 pod = with_added_volumes(pod, template)
                 located = template_booleans(number, template, pod, booleans)

@@ -269,7 +269,7 @@ def _validate(
     # one step an overlay, named by its label: a writer's step is the overlay's number
     overlays = Overlays([given(transform, label) for label, transform in steps])
     checks = Checks(validate=True, k8s_version=k8s_version, only_new=False)
-    done = run(pods[0], overlays, checks, after=pods[-1])
+    done = run(overlays, pods[0], checks, after=pods[-1])
     # Flyte fills the primary container's image: only that one may lack one
     exempt = f"{primary.path()}.image"
     errors = [

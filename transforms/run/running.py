@@ -12,7 +12,7 @@ that finds nothing walks nothing.
 >>> from combinators import upsert
 >>> from transforms.run import Checks, Overlays, given
 >>> overlays = Overlays([given(upsert("spec.hostNetwork", True), "net.yaml")])
->>> done = run({"spec": {}}, overlays, Checks(deny=("spec.hostNetwork",)))
+>>> done = run(overlays, {"spec": {}}, Checks(deny=("spec.hostNetwork",)))
 >>> done.after, [str(finding) for finding in done.findings]
 ({'spec': {'hostNetwork': True}}, ['spec.hostNetwork: a denied path was changed (denied: spec.hostNetwork)'])
 >>> [str(found.origin) for found in done.findings[0].writers]
@@ -68,7 +68,7 @@ class _Writers:
             from transforms.analysis.blame import writers
 
             try:
-                self._walk = writers(self.before, self.overlays.steps)
+                self._walk = writers(self.overlays.steps, self.before)
             except TransformError:
                 self._walk = None
         return self._walk
@@ -107,7 +107,7 @@ class _Writers:
         if index not in self._walks:
             before = self._before(index)
             try:
-                self._walks[index] = None if before is None else writers(before, overlay.steps)
+                self._walks[index] = None if before is None else writers(overlay.steps, before)
             except TransformError:
                 self._walks[index] = None
         walk = self._walks[index]
@@ -212,7 +212,7 @@ def _conflicts(pod: Any, overlays: Overlays) -> tuple[Any, list[Any]]:
     try:
         # list elements named by their merge keys, as explain and the findings name them
         found = checked_fold(
-            pod, overlays.transforms, mode="error", labels=overlays.labels, keys=merge_keys()
+            overlays.transforms, pod, mode="error", labels=overlays.labels, keys=merge_keys()
         )
         return found, []
     except ConflictError as err:
@@ -220,8 +220,8 @@ def _conflicts(pod: Any, overlays: Overlays) -> tuple[Any, list[Any]]:
 
 
 def run(
-    pod: Any,
     overlays: Overlays,
+    pod: Any,
     checks: Checks = _NO_CHECKS,
     *,
     kind: str = "Pod",
@@ -244,10 +244,10 @@ def run(
     >>> from transforms.run import given
     >>> pod = {"spec": {"containers": [{"name": "c", "image": "i"}]}}
     >>> bad = Overlays([given(upsert("spec.containers[0].ports", "80"), "ports.yaml")])
-    >>> found = run(pod, bad, Checks(validate=True)).findings
+    >>> found = run(bad, pod, Checks(validate=True)).findings
     >>> [(finding.kind, finding.severity, finding.path) for finding in found]
     [('validation', 'error', 'spec.containers[name=c].ports')]
-    >>> run(pod, Overlays([])).after is pod
+    >>> run(Overlays([]), pod).after is pod
     True
     """
     conflicts: list[Any] = []

@@ -415,7 +415,7 @@ class _Folder:
             return substitute_macros(new, plain, values)
 
         try:
-            done = run(plain, self.overlays[role_index], self.checks, then=then)
+            done = run(self.overlays[role_index], plain, self.checks, then=then)
         except FoldError:
             raise
         except TransformError as err:
