@@ -130,7 +130,8 @@ def api_server(
     state = ApiServer(host="", status=status, message=message, details=details)
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     state.host = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # shutdown() waits out a poll: a short one, not the default half second per server
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield state

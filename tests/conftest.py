@@ -14,18 +14,52 @@ example database (``.hypothesis/``), so the next run tries it first::
 Tests that set their own ``max_examples`` take it as a share of the profile's
 (``settings.default.max_examples``), so ``fuzz`` multiplies theirs too. Nothing else may
 load a profile: a test that needs other settings says so with ``@settings``.
+
+The markers ``spawn`` and ``slow`` are given from the lists of ``tests/marked.py``, so that
+``python -m pytest -m "not slow and not spawn"`` is the fast set a contributor runs often;
+a test that starts a process and is not marked ``spawn`` fails, naming the command.
+
+Where ``PYTHONDONTWRITEBYTECODE`` is set, every process of a run (each pytest-xdist worker,
+each ``podfold`` a test starts) compiled podfold and rewrote the tests again, a third of
+the run: the run writes their bytecode instead under one directory of its own in the
+system's temporary directory (``sys.pycache_prefix``), never into the checkout.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
+import tempfile
+from collections.abc import Generator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.marked import SLOW, SPAWN
+
+
+def _bytecode_outside_the_checkout() -> None:
+    if not sys.dont_write_bytecode or sys.pycache_prefix is not None:
+        return  # bytecode goes where Python puts it, or where the environment says
+    prefix = pathlib.Path(tempfile.gettempdir()) / f"podfold-tests-bytecode-{os.getuid()}"
+    prefix.mkdir(mode=0o700, exist_ok=True)
+    if prefix.stat().st_uid != os.getuid():
+        return  # another user's: none of its bytecode is read
+    sys.pycache_prefix = str(prefix)
+    sys.dont_write_bytecode = False
+    # the processes the tests start read it (and add what they compile)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+_bytecode_outside_the_checkout()
 
 CI_EXAMPLES = 100
 """Examples a test draws under the ``ci`` profile (hypothesis' own default)."""
@@ -52,6 +86,99 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PLUGIN_SOURCE = ROOT / "transforms" / "testing" / "_podfold_pytest_plugin"
+TESTS = ROOT / "tests"
+
+# modules that need a package an extra installs only on some Pythons: skipped, saying why
+NEEDS = {
+    "test_flyte.py": ("flytekit", "flytekit 1.16 (the flyte extra) installs on Python < 3.13 only"),
+}
+
+
+def pytest_collect_file(file_path: pathlib.Path, parent: pytest.Collector) -> Any:
+    needed = NEEDS.get(file_path.name) if _in_tests(file_path.parent) else None
+    if needed is not None and importlib.util.find_spec(needed[0]) is None:
+        return _Unavailable.from_parent(parent, path=file_path)
+    return None
+
+
+class _Unavailable(pytest.File):
+    """A test module whose package is not installed: skipped, with the reason."""
+
+    def collect(self) -> Any:
+        package, why = NEEDS[self.path.name]
+        pytest.skip(f"{package} is not installed: {why}", allow_module_level=True)
+
+
+def _marked(listed: dict[str, tuple[str, ...]], item: pytest.Item) -> bool:
+    names = listed.get(item.path.name) if _in_tests(item.path.parent) else None
+    if not names:
+        return False
+    test = item.nodeid.split("::", 1)[1]  # "test_x[case]", "TestX::runTest", "tests.budget"
+    function = test.split("[", 1)[0].split("::", 1)[0]
+    return any(
+        name in ("*", function) or ("[" in name and re.fullmatch(_case(name), test) is not None)
+        for name in names
+    )
+
+
+def _case(pattern: str) -> str:
+    return ".*".join(re.escape(part) for part in pattern.split("*"))
+
+
+@functools.cache
+def _in_tests(folder: pathlib.Path) -> bool:
+    return folder.resolve() == TESTS
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _marked(SPAWN, item):
+            item.add_marker(pytest.mark.spawn)
+        if _marked(SLOW, item):
+            item.add_marker(pytest.mark.slow)
+
+
+# the audit events of a new program: subprocess (asyncio's too), os.system, posix_spawn, exec
+# (a fork alone, as tests/budget.py forks, starts no new interpreter: it costs little)
+_SPAWNS = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec"})
+_STARTED: list[list[str]] = []  # what the running test started, while one runs
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _STARTED and event in _SPAWNS:
+        command = args[1] if event == "subprocess.Popen" else args[:2]
+        _STARTED[-1].append(f"{command!r}"[:200])
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    return (yield from _watched(item, "setup"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    return (yield from _watched(item, "call"))
+
+
+def _watched(item: pytest.Item, phase: str) -> Generator[None, None, None]:
+    """A phase of a test, failed if it started a program and the test is not marked spawn."""
+    if item.get_closest_marker("spawn") is not None:
+        return (yield)
+    _STARTED.append([])
+    try:
+        result = yield
+    finally:
+        started = _STARTED.pop()
+    if started:
+        pytest.fail(
+            f"{item.nodeid} started a program in its {phase} ({started[0]}) and is not marked "
+            "spawn: list it under SPAWN in tests/marked.py, so the fast set leaves it out",
+            pytrace=False,
+        )
+    return result
 
 
 def _sources(package: pathlib.Path) -> dict[str, bytes]:

@@ -39,9 +39,11 @@ def test_no_test_module_loads_a_profile() -> None:
     # a module that loads one changes the defaults of every test collected after it
     loading = [
         f"{path.name}:{node.lineno}"
-        for path in sorted(TESTS.glob("*.py"))
-        if path.name != "conftest.py"
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for path, text in sorted(
+            (path, path.read_text(encoding="utf-8")) for path in TESTS.glob("*.py")
+        )
+        if path.name != "conftest.py" and "load_profile" in text
+        for node in ast.walk(ast.parse(text))
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "load_profile"
