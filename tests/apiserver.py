@@ -109,7 +109,9 @@ def _handler(server: ApiServer) -> type[BaseHTTPRequestHandler]:
 
         def _answer(self, status: int, answer: Any) -> None:
             payload = json.dumps(answer).encode()
-            self.send_response(status)
+            # the reason as the API server (Go's net/http) words it, on every Python: 3.13's
+            # http.server says "Unprocessable Content" for 422, Go "Unprocessable Entity"
+            self.send_response(status, _GO_REASONS.get(status))
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
@@ -119,6 +121,9 @@ def _handler(server: ApiServer) -> type[BaseHTTPRequestHandler]:
             pass  # quiet: the test reads the requests instead
 
     return Handler
+
+
+_GO_REASONS = {422: "Unprocessable Entity"}
 
 
 @contextmanager

@@ -88,25 +88,44 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PLUGIN_SOURCE = ROOT / "transforms" / "testing" / "_podfold_pytest_plugin"
 TESTS = ROOT / "tests"
 
-# modules that need a package an extra installs only on some Pythons: skipped, saying why
+# what needs a package an extra installs only on some Pythons: skipped there, saying why
+_FLYTEKIT = ("flytekit", "flytekit 1.16 (the flyte extra) installs on Python < 3.13 only")
 NEEDS = {
-    "test_flyte.py": ("flytekit", "flytekit 1.16 (the flyte extra) installs on Python < 3.13 only"),
+    "tests/test_flyte.py": _FLYTEKIT,
+    "transforms/flyte/template.py": _FLYTEKIT,  # its doctests
+    "examples/docs/pages/tutorials/flyte.md": _FLYTEKIT,
 }
 
 
-def pytest_collect_file(file_path: pathlib.Path, parent: pytest.Collector) -> Any:
-    needed = NEEDS.get(file_path.name) if _in_tests(file_path.parent) else None
-    if needed is not None and importlib.util.find_spec(needed[0]) is None:
-        return _Unavailable.from_parent(parent, path=file_path)
-    return None
+_NEEDED_NAMES = frozenset(pathlib.PurePosixPath(path).name for path in NEEDS)
+
+
+def _missing(path: pathlib.Path) -> str | None:
+    """Why the tests of ``path`` cannot run here (a package they need is not installed)."""
+    try:
+        needed = NEEDS.get(path.resolve().relative_to(ROOT).as_posix())
+    except ValueError:
+        return None
+    if needed is None or importlib.util.find_spec(needed[0]) is not None:
+        return None
+    return f"{needed[0]} is not installed: {needed[1]}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(
+    file_path: pathlib.Path, parent: pytest.Collector
+) -> Generator[None, list[pytest.Collector], list[pytest.Collector]]:
+    collected = yield
+    if collected and _missing(file_path) is not None:  # not imported, for tests or doctests
+        return [_Unavailable.from_parent(parent, path=file_path)]
+    return collected
 
 
 class _Unavailable(pytest.File):
-    """A test module whose package is not installed: skipped, with the reason."""
+    """A test module that cannot be imported here: skipped, with the reason."""
 
     def collect(self) -> Any:
-        package, why = NEEDS[self.path.name]
-        pytest.skip(f"{package} is not installed: {why}", allow_module_level=True)
+        pytest.skip(_missing(self.path) or "", allow_module_level=True)
 
 
 def _marked(listed: dict[str, tuple[str, ...]], item: pytest.Item) -> bool:
@@ -132,6 +151,9 @@ def _in_tests(folder: pathlib.Path) -> bool:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
+        missing = _missing(item.path) if item.path.name in _NEEDED_NAMES else None
+        if missing is not None:
+            item.add_marker(pytest.mark.skip(reason=missing))
         if _marked(SPAWN, item):
             item.add_marker(pytest.mark.spawn)
         if _marked(SLOW, item):
