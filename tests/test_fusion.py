@@ -219,7 +219,7 @@ def warmed(transforms: list[Any]) -> Any:
 
 
 # more for a long run: PODFOLD_FUSION_EXAMPLES=20000 python -m pytest tests/test_fusion.py
-EXAMPLES = int(os.environ.get("PODFOLD_FUSION_EXAMPLES", "1500"))
+EXAMPLES = int(os.environ.get("PODFOLD_FUSION_EXAMPLES", settings.default.max_examples * 15))
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -186,7 +186,7 @@ def compare(doc: Any, steps: list[Recipe]) -> None:
         assert key_order(got[1]) == key_order(expected[1])
 
 
-EXAMPLES = int(os.environ.get("PODFOLD_FUSION_EXAMPLES", "1500"))
+EXAMPLES = int(os.environ.get("PODFOLD_FUSION_EXAMPLES", settings.default.max_examples * 15))
 
 
 @settings(

@@ -32,7 +32,7 @@ from transforms import as_transform, json_patch, loads_overlay, strategic_merge
 from transforms.checks.validation import validate_pod
 
 FUZZ = settings(
-    max_examples=80,
+    max_examples=settings.default.max_examples * 4 // 5,  # a share of the profile's
     deadline=timedelta(seconds=3),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

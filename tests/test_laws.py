@@ -55,7 +55,7 @@ from tests.doc_strategies import (
 )
 
 SETTINGS = settings(
-    max_examples=100,
+    max_examples=settings.default.max_examples,  # the profile's: ci's, or fuzz's forty times as many
     deadline=None,
     suppress_health_check=[
         HealthCheck.too_slow,

@@ -121,7 +121,8 @@ def test_plugin_loads_on_install_in_another_project(tmp_path: pathlib.Path) -> N
 
 @pytest.mark.usefixtures("installed_podfold")
 def test_example_module_passes(tmp_path: pathlib.Path) -> None:
-    result = run_pytest(tmp_path, str(EXAMPLE))
+    # in one process: the example is in this checkout, so its run takes podfold's -n auto
+    result = run_pytest(tmp_path, "-n0", str(EXAMPLE))
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{EXAMPLE_TESTS} passed" in result.stdout, result.stdout
 
