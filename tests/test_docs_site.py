@@ -163,8 +163,6 @@ def look_at(page: Any, url: str) -> list[str]:
     return wrong + list(page.problems)
 
 
-@pytest.mark.spawn  # Playwright's driver, then chromium
-@pytest.mark.slow
 def test_every_page_renders(site: str, page: Any, screenshots: Path) -> None:
     urls = page_urls(site)
     assert len(urls) >= 20, f"the site has {len(urls)} pages: {urls}"
@@ -176,8 +174,6 @@ def test_every_page_renders(site: str, page: Any, screenshots: Path) -> None:
     page.screenshot(path=str(screenshots / "home.png"), full_page=True)
 
 
-@pytest.mark.spawn  # Playwright's driver, then chromium
-@pytest.mark.slow
 def test_every_navigation_link_leads_to_a_page(site: str, page: Any) -> None:
     page.goto(site)
     hrefs = page.eval_on_selector_all(
@@ -192,8 +188,6 @@ def test_every_navigation_link_leads_to_a_page(site: str, page: Any) -> None:
         assert response.status == 200, f"{target}: status {response.status}"
 
 
-@pytest.mark.spawn  # Playwright's driver, then chromium
-@pytest.mark.slow
 def test_search_finds_a_recipe_and_links_to_its_entry(
     site: str, page: Any, screenshots: Path
 ) -> None:
