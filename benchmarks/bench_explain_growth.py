@@ -151,7 +151,7 @@ def _explain_files(n: int, folder: Path, blame: bool) -> Callable[[], Any]:
         assert styled_diff(unified_diff(before_lines, after_lines), True)
         if blame:
             steps = [step for uri in uris for step in load_steps(uri)]
-            assert len(blame_of(pod, steps)) >= n
+            assert len(blame_of(steps, pod)) >= n
 
     return run
 

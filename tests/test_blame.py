@@ -24,7 +24,7 @@ A100 = Path(__file__).resolve().parent.parent / "examples" / "a100.yaml"
 def test_every_change_is_blamed_once_and_the_steps_give_the_overlay_s_result() -> None:
     # blame's changes are exactly the changes of the whole overlay
     steps = load_steps(A100)
-    found = blame(POD, steps)
+    found = blame(steps, POD)
     after = load_overlay(A100)(POD)
     assert [item.change for item in found] == changes_between(POD, after)
     assert all(item.origin is not None for item in found)
@@ -36,7 +36,7 @@ def test_the_last_step_that_changed_a_field_wins() -> None:
         "- {op: upsert, path: spec.hostIPC, value: false}\n"
         "- {op: upsert, path: spec.priorityClassName, value: high}\n"
     )
-    found = {str(item.change.path): item.origin for item in blame(POD, yaml_steps(text, "o.yaml"))}
+    found = {str(item.change.path): item.origin for item in blame(yaml_steps(text, "o.yaml"), POD)}
     assert (found["spec.priorityClassName"].source, found["spec.priorityClassName"].line) == (
         "o.yaml",
         3,
@@ -46,7 +46,7 @@ def test_the_last_step_that_changed_a_field_wins() -> None:
 
 def test_a_partial_pod_names_the_line_of_the_key_that_wrote_the_field() -> None:
     text = "metadata:\n  labels:\n    team: ml\nspec:\n  hostIPC: true\n"
-    found = {str(item.change.path): item.origin for item in blame(POD, yaml_steps(text, "p.yaml"))}
+    found = {str(item.change.path): item.origin for item in blame(yaml_steps(text, "p.yaml"), POD)}
     assert found["metadata"].line == 1
     assert found["spec.hostIPC"].line == 5
     assert found["spec.hostIPC"].step == "partial pod"
@@ -54,7 +54,7 @@ def test_a_partial_pod_names_the_line_of_the_key_that_wrote_the_field() -> None:
 
 def test_a_recipe_is_cut_into_its_body_s_steps() -> None:
     text = "- {recipe: shm_size, size: 2Gi}\n"
-    found = blame(POD, yaml_steps(text, "r.yaml"))
+    found = blame(yaml_steps(text, "r.yaml"), POD)
     volumes = next(item for item in found if str(item.change.path) == "spec.volumes")
     assert volumes.origin is not None
     assert volumes.origin.step == "step 1: recipe shm_size('2Gi')"
@@ -68,13 +68,13 @@ def test_python_overlays_are_blamed_by_step() -> None:
         append_at("spec.tolerations", {"key": "g"}),
         remove_at("spec.hostIPC"),
     )
-    found = blame(POD, steps_of(overlay))
+    found = blame(steps_of(overlay), POD)
     assert [str(item.change.path) for item in found] == ["spec.tolerations"]
     assert str(found[0].origin).startswith("step 2: ")
 
 
 def test_no_change_no_blame() -> None:
-    assert blame(POD, yaml_steps("- {op: remove, path: spec.hostIPC}\n")) == []
+    assert blame(yaml_steps("- {op: remove, path: spec.hostIPC}\n"), POD) == []
 
 
 def test_a_bad_overlay_raises_what_loads_overlay_raises() -> None:
@@ -129,7 +129,7 @@ def where_of(found: list[Any]) -> dict[str, str]:
 def test_each_element_of_a_new_list_names_the_file_that_wrote_it(shm: str) -> None:
     # two files build spec.volumes (and the trainer's mounts) that the pod lacked: each
     # element is the change of the file that added it, not all of them the last file's
-    found = where_of(blame(POD, two_files(shm)))
+    found = where_of(blame(two_files(shm), POD))
     dshm_line = 1 if shm is SHM else 3
     mount_line = 1 if shm is SHM else 8
     assert found == {
@@ -141,7 +141,7 @@ def test_each_element_of_a_new_list_names_the_file_that_wrote_it(shm: str) -> No
 
 
 def test_the_split_changes_together_are_the_change_of_the_whole() -> None:
-    found = blame(POD, two_files())
+    found = blame(two_files(), POD)
     after = chain(*(step.transform for step in two_files()))(POD)
     (mounts,) = select(after, MOUNTS)
     by_path = {str(item.change.path): item.change for item in found}
@@ -159,7 +159,7 @@ def test_a_new_subtree_two_steps_build_names_both_where_they_differ() -> None:
         upsert("spec.nodeSelector.zone", "z1"),
         upsert("metadata.labels.team", "ml"),
     )
-    found = {str(item.change.path): str(item.origin) for item in blame(POD, steps_of(overlay))}
+    found = {str(item.change.path): str(item.origin) for item in blame(steps_of(overlay), POD)}
     assert found == {
         "spec.nodeSelector.pool": "step 1: merge {pool: a} into spec.nodeSelector",
         "spec.nodeSelector.zone": "step 2: set spec.nodeSelector.zone to z1",
@@ -171,13 +171,13 @@ def test_one_step_that_rewrote_all_a_former_step_built_is_the_only_writer() -> N
     overlay = chain(
         upsert("spec.nodeSelector", {"pool": "a"}), upsert("spec.nodeSelector.pool", "b")
     )
-    (found,) = blame(POD, steps_of(overlay))
+    (found,) = blame(steps_of(overlay), POD)
     assert str(found.change.path) == "spec.nodeSelector" and found.origin is not None
     assert found.origin.step.startswith("step 2: ")
 
 
 def test_writers_at_a_path_name_every_step_per_element() -> None:
-    walk = writers(POD, two_files())
+    walk = writers(two_files(), POD)
     assert where_of(walk.at("spec.volumes")) == {
         "spec.volumes[name=dshm]": "shm.yaml:1",
         "spec.volumes[name=creds]": "secret.yaml:3",
@@ -207,7 +207,7 @@ def test_writers_at_a_selector_name_every_element_it_selects() -> None:
         }
     }
     where = "spec.containers[name=a].ports[containerPort=80]"
-    walk = writers(pod, steps_of(upsert("spec.containers[name=a].ports[*].name", "web")))
+    walk = writers(steps_of(upsert("spec.containers[name=a].ports[*].name", "web")), pod)
     assert [found.change.after for found in walk.at(where)] == select(walk.after, where)
     assert [found.step for found in walk.at(where)] == [1, 1]
 
@@ -288,7 +288,7 @@ def test_a_removed_element_names_the_step_that_removed_it_and_unchanged_ones_non
         remove_at("spec.volumes[name=a]"),
         upsert("spec.volumes[name=c]", {"secret": {"secretName": "c"}}),
     )
-    found = writers(pod, steps_of(overlay)).at("spec.volumes")
+    found = writers(steps_of(overlay), pod).at("spec.volumes")
     assert [(str(item.change.path), item.step, item.change.after) for item in found] == [
         ("spec.volumes[name=c]", 2, {"name": "c", "secret": {"secretName": "c"}}),
         ("spec.volumes[name=a]", 1, MISSING),
@@ -300,7 +300,7 @@ def test_what_a_step_added_and_a_later_one_removed_has_no_writer() -> None:
     overlay = chain(
         upsert("spec.nodeSelector", {"pool": "a", "zone": "z"}), remove_at("spec.nodeSelector.zone")
     )
-    walk = writers(POD, steps_of(overlay))
+    walk = writers(steps_of(overlay), POD)
     assert walk.at("spec.nodeSelector.zone") == []
     assert [(str(item.change.path), item.step) for item in walk.at("spec.nodeSelector")] == [
         ("spec.nodeSelector", 1)
@@ -350,7 +350,7 @@ def test_each_part_is_the_last_step_that_wrote_at_or_above_it(overlay: list[Any]
         [change.path for change in changes_between(before, after)]
         for before, after in itertools.pairwise(states)
     ]
-    found = blame(pod, steps_of(chain(*overlay)) if overlay else [])
+    found = blame(steps_of(chain(*overlay)) if overlay else [], pod)
     for change in changes_between(pod, states[-1]):  # each change is named, or its parts are
         assert any(
             item.change.path.parts[: len(change.path)] == change.path.parts for item in found
@@ -383,7 +383,7 @@ def test_blame_on_8000_volumes_stays_within_budget() -> None:
         from transforms.analysis.blame import blame, steps_of
         overlay = chain(merge_by("spec.volumes", volumes),
                         upsert("spec.volumes[*].emptyDir.medium", "Memory"))
-        found = blame(pod, steps_of(overlay))
+        found = blame(steps_of(overlay), pod)
         print(len(found), len({item.step for item in found}))
     """,
         n=8_000,

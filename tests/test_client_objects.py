@@ -171,17 +171,17 @@ def test_fold_with_a_chain(model: str) -> None:
     for pod in PODS:
         obj = as_client(pod, model)
         before = snapshot(obj)
-        new = fold(obj, OVERLAY)
+        new = fold(OVERLAY, obj)
         assert type(new) is type(obj) and obj.to_dict() == before
-        assert as_seen(new) == fold(as_seen(obj), OVERLAY)
-        assert fold(obj, [chain(*OVERLAY)]) == new
+        assert as_seen(new) == fold(OVERLAY, as_seen(obj))
+        assert fold([chain(*OVERLAY)], obj) == new
         # a plain function in the chain is given the data, as on dicts
         labelled = fold(
-            obj, [*OVERLAY, lambda data: {**data, "spec": {**data["spec"], "hostIPC": True}}]
+            [*OVERLAY, lambda data: {**data, "spec": {**data["spec"], "hostIPC": True}}], obj
         )
         assert labelled.host_ipc if model == "V1PodSpec" else labelled.spec.host_ipc
-        assert fold(new, OVERLAY) is new  # applied again, nothing changes
-        assert fold(obj, []) is obj
+        assert fold(OVERLAY, new) is new  # applied again, nothing changes
+        assert fold([], obj) is obj
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -255,7 +255,7 @@ def test_a_document_of_an_unknown_type_is_refused(document: Any) -> None:
     assert "upsert('spec.nodeSelector', {'gpu': 'a100'})" in text  # the transform
     assert caught.value.found and caught.value.expected
     with pytest.raises(TypeClashError):
-        fold(document, [recipes.gpu("a100")])
+        fold([recipes.gpu("a100")], document)
     if isinstance(document, client.V1Deployment):
         assert "transforms.kube.apply_to_workload" in text
 

@@ -682,13 +682,13 @@ def test_fold_conflicts_option_is_glue_to_checked_fold() -> None:
     from combinators.conflicts import ConflictError, ConflictWarning
 
     steps = [upsert("spec.nodeSelector.pool", "a"), upsert("spec.nodeSelector.pool", "b")]
-    assert fold({}, steps) == {"spec": {"nodeSelector": {"pool": "b"}}}
+    assert fold(steps, {}) == {"spec": {"nodeSelector": {"pool": "b"}}}
     with pytest.raises(ConflictError, match=r"spec\.nodeSelector\.pool"):
-        fold({}, steps, conflicts="error", labels=["base", "team"])
+        fold(steps, {}, conflicts="error", labels=["base", "team"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert fold({}, steps, conflicts="warn") == {"spec": {"nodeSelector": {"pool": "b"}}}
+        assert fold(steps, {}, conflicts="warn") == {"spec": {"nodeSelector": {"pool": "b"}}}
     assert [type(w.message) for w in caught] == [ConflictWarning]
     with pytest.raises(ArgumentError, match="did you mean error") as err:
-        fold({}, steps, conflicts="eror")
+        fold(steps, {}, conflicts="eror")
     assert err.value.argument == "conflicts"

@@ -37,12 +37,12 @@ def _found(steps: list[Any], doc: Any = None) -> list[tuple[str, str, str, Any, 
     doc = POD if doc is None else doc
     labels = [f"s{number}" for number in range(1, len(steps) + 1)]
     try:
-        result = checked_fold(doc, steps, mode="error", labels=labels)
+        result = checked_fold(steps, doc, mode="error", labels=labels)
     except ConflictError as err:
         return [
             (str(c.path), c.first, c.second, c.first_value, c.second_value) for c in err.conflicts
         ]
-    assert result == fold(doc, steps)
+    assert result == fold(steps, doc)
     return []
 
 
@@ -179,13 +179,13 @@ def test_steps_writing_apart_are_no_conflict() -> None:
 def test_error_lists_every_conflict_with_labels() -> None:
     with pytest.raises(ConflictError) as caught:
         checked_fold(
-            POD,
             [
                 upsert("spec.hostIPC", True),
                 upsert("spec.priority", 1),
                 upsert("spec.hostIPC", False),
                 upsert("spec.priority", 2),
             ],
+            POD,
             mode="error",
             labels=["a100.yaml:3", "a100.yaml:4", "recipe gpu step 2", "debug.yaml:1"],
         )
@@ -207,8 +207,8 @@ def test_warn_emits_one_warning_per_conflict_and_returns_the_fold() -> None:
     ]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = checked_fold(POD, steps, mode="warn")
-    assert result == fold(POD, steps)
+        result = checked_fold(steps, POD, mode="warn")
+    assert result == fold(steps, POD)
     assert [w.category for w in caught] == [ConflictWarning, ConflictWarning]
     assert caught[0].message.conflict.path.parts[-1].name == "hostIPC"  # type: ignore[union-attr]
     assert "step 1 (upsert('spec.hostIPC', True))" in str(caught[0].message)
@@ -218,19 +218,19 @@ def test_fold_warns_at_the_line_that_called_it() -> None:
     # not inside podfold: the user's line is what Python prints with the warning
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fold(POD, [upsert("spec.hostIPC", True), upsert("spec.hostIPC", False)], conflicts="warn")
+        fold([upsert("spec.hostIPC", True), upsert("spec.hostIPC", False)], POD, conflicts="warn")
     [warning] = caught
     assert warning.filename == __file__
 
 
 def test_fold_names_itself_for_labels_that_do_not_fit() -> None:
     with pytest.raises(ArgumentError, match=r"^fold\(\): labels: 1 labels for 2 steps"):
-        fold(POD, [upsert("a", 1), upsert("a", 2)], conflicts="error", labels=["one"])
+        fold([upsert("a", 1), upsert("a", 2)], POD, conflicts="error", labels=["one"])
 
 
 def test_the_input_is_left_as_it_was() -> None:
     text = repr(POD)
-    checked_fold(POD, [upsert("spec.hostIPC", True), remove_at("spec.tolerations")], mode="error")
+    checked_fold([upsert("spec.hostIPC", True), remove_at("spec.tolerations")], POD, mode="error")
     assert repr(POD) == text
 
 
@@ -238,20 +238,20 @@ def test_client_objects_come_back_as_client_objects() -> None:
     pod = client.V1Pod(spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="x")]))
     with pytest.raises(ConflictError):
         checked_fold(
-            pod, [upsert("spec.hostPID", True), upsert("spec.hostPID", False)], mode="error"
+            [upsert("spec.hostPID", True), upsert("spec.hostPID", False)], pod, mode="error"
         )
-    result = checked_fold(pod, [upsert("spec.hostPID", True)], mode="error")
+    result = checked_fold([upsert("spec.hostPID", True)], pod, mode="error")
     assert isinstance(result, client.V1Pod) and result.spec.host_pid is True
 
 
 def test_a_failing_step_is_named_by_its_label() -> None:
     with pytest.raises(PathError) as caught:
         checked_fold(
-            POD,
             [
                 upsert("spec.hostIPC", True),
                 remove_at("spec.containers[name=nope]", missing_ok=False),
             ],
+            POD,
             mode="error",
             labels=["one.yaml:1", "two.yaml:7"],
         )
@@ -266,23 +266,23 @@ def test_a_composed_step_is_one_step() -> None:
 @pytest.mark.parametrize("mode", ["errors", "last-wins", "Warn"])
 def test_unknown_mode(mode: str) -> None:
     with pytest.raises(ArgumentError) as caught:
-        checked_fold(POD, [], mode=mode)
+        checked_fold([], POD, mode=mode)
     assert caught.value.argument == "mode"
 
 
 def test_labels_one_per_step() -> None:
     with pytest.raises(ArgumentError) as caught:
-        checked_fold(POD, [upsert("a", 1)], mode="error", labels=["x", "y"])
+        checked_fold([upsert("a", 1)], POD, mode="error", labels=["x", "y"])
     assert caught.value.argument == "labels"
     with pytest.raises(ArgumentTypeError):
-        checked_fold(POD, [upsert("a", 1)], mode="error", labels="x")
+        checked_fold([upsert("a", 1)], POD, mode="error", labels="x")
 
 
 def test_fold_takes_the_option() -> None:
     steps = [upsert("spec.hostIPC", True), upsert("spec.hostIPC", False)]
-    assert fold(POD, steps) == fold(POD, steps, conflicts="last-wins")
+    assert fold(steps, POD) == fold(steps, POD, conflicts="last-wins")
     with pytest.raises(ConflictError):
-        fold(POD, steps, conflicts="error")
+        fold(steps, POD, conflicts="error")
 
 
 def _calls(run: Any) -> int:
@@ -317,7 +317,7 @@ def test_finding_the_conflicts_of_every_container_grows_with_the_pod() -> None:
 
         def run() -> None:
             with pytest.raises(ConflictError) as caught:
-                checked_fold(pod, steps, mode="error")
+                checked_fold(steps, pod, mode="error")
             assert len(caught.value.conflicts) == n
 
         return run

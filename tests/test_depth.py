@@ -83,19 +83,19 @@ CASES = {
     """,
     "a function given a document that nests 10,000 levels deep": """
         pod = {"spec": {"nodeSelector": deep}}
-        refused(lambda: fold(pod, [lambda p: p]), NestingError,
+        refused(lambda: fold([lambda p: p], pod), NestingError,
                 "spec.nodeSelector.a.a", f"nests deeper than {MAX_DEPTH} levels")
     """,
     "a function given a document that contains itself": """
         pod = {"metadata": {"labels": loop}}
-        refused(lambda: fold(pod, [lambda p: p]), NestingError,
+        refused(lambda: fold([lambda p: p], pod), NestingError,
                 "metadata.labels is a cycle: metadata.labels.self is metadata.labels again")
     """,
     "a function that returns a cycle": """
         def loops(pod):
             pod["metadata"] = loop
             return pod
-        refused(lambda: fold({}, [loops]), StepError, "loops returned", "metadata is a cycle")
+        refused(lambda: fold([loops], {}), StepError, "loops returned", "metadata is a cycle")
     """,
     "transforms on a pod whose nodeSelector nests 10,000 levels deep": """
         pod = {"spec": {"nodeSelector": deep, "tolerations": [deep]}}
@@ -111,7 +111,7 @@ CASES = {
     "error messages about deep and cyclic arguments": """
         refused(lambda: chain(deep), ArgumentTypeError, "step 1 must be a transform")
         refused(lambda: for_each("spec", loop), ArgumentTypeError, "for_each()")
-        refused(lambda: fold({}, deep_list), ArgumentTypeError, "fold()")
+        refused(lambda: fold(deep_list, {}), ArgumentTypeError, "fold()")
     """,
 }
 

@@ -40,8 +40,8 @@ def test_a_step_changing_what_another_added_by_name_to_an_empty_list_conflicts()
     # step 1's write was recorded at l[0], step 2's at l[name="true"].v: they never met
     with pytest.raises(ConflictError) as caught:
         checked_fold(
-            {"l": []},
             [append_at("l", {"name": "true", "v": 1}), upsert('l[name="true"].v', 2)],
+            {"l": []},
             mode="error",
             labels=["a.yaml:1", "b.yaml:1"],
         )
@@ -96,8 +96,8 @@ def test_elements_added_and_removed_without_a_move_are_no_reorder() -> None:
 def test_a_step_reordering_a_list_another_wrote_whole_conflicts() -> None:
     with pytest.raises(ConflictError) as caught:
         checked_fold(
-            {},
             [replace_at("l", [A, B]), replace_at("l", [B, A])],
+            {},
             mode="error",
             labels=["s1", "s2"],
         )
@@ -108,7 +108,7 @@ def test_a_step_reordering_a_list_another_wrote_whole_conflicts() -> None:
 def test_a_reorder_then_a_change_inside_is_no_conflict_with_the_reorder() -> None:
     # moving the elements wrote no value: changing one afterwards overrides nobody's
     doc = {"l": [A, B]}
-    result = checked_fold(doc, [replace_at("l", [B, A]), upsert("l[name=a].v", 5)], mode="error")
+    result = checked_fold([replace_at("l", [B, A]), upsert("l[name=a].v", 5)], doc, mode="error")
     assert result == {"l": [B, {"name": "a", "v": 5}]}
 
 

@@ -127,8 +127,8 @@ STEPS: dict[str, Runner] = {
     "chain, after a step": lambda fn, pod: chain(_LABEL, fn)(pod),
     "chain, before a step": lambda fn, pod: chain(fn, _LABEL)(pod),
     "compose": lambda fn, pod: compose(_LABEL, fn, _SELECTOR)(pod),
-    "fold": lambda fn, pod: fold(pod, [fn]),
-    "fold, between steps": lambda fn, pod: fold(pod, [_SELECTOR, fn, _LABEL]),
+    "fold": lambda fn, pod: fold([fn], pod),
+    "fold, between steps": lambda fn, pod: fold([_SELECTOR, fn, _LABEL], pod),
     "when": lambda fn, pod: when(lambda _: True, fn)(pod),
     "when, otherwise": lambda fn, pod: when("spec.missing", identity, fn)(pod),
     "fused": _fused(_LABEL, _SELECTOR),
@@ -308,7 +308,7 @@ def test_a_function_that_changes_nothing_still_gives_back_the_very_same_document
     pod = _pod()
     for runner in STEPS.values():
         assert runner(lambda given: given, pod) == runner(identity, pod)
-    assert fold(pod, [lambda given: copy.deepcopy(given)]) is pod
+    assert fold([lambda given: copy.deepcopy(given)], pod) is pod
     assert chain(lambda given: given)(pod) is pod
     assert for_each("spec.containers[*]", lambda given: given)(pod) is pod
 

@@ -299,7 +299,7 @@ def test_blame_of_overlay_files_grows_with_the_pod(files: tuple[str, ...]) -> No
 
     def case(n: int) -> Callable[[], object]:
         pod = containers_pod(n)
-        return lambda: len(blame(pod, steps)) >= n // 2 or pytest.fail("too few changes")
+        return lambda: len(blame(steps, pod)) >= n // 2 or pytest.fail("too few changes")
 
     assert_grows_linearly(case)
 
@@ -322,7 +322,7 @@ def test_written_by_lookups_grow_with_the_pod(files: tuple[str, ...]) -> None:
         where = [f"spec.containers[name=c{i}]" for i in range(n)]
 
         def run() -> None:
-            walk = writers(pod, steps)
+            walk = writers(steps, pod)
             found = [walk.at(place) for place in where]
             assert sum(bool(item) for item in found) >= n // 2
 

@@ -76,7 +76,7 @@ def adds_a_set(pod: Any) -> Any:
 Runner = Callable[[Callable[[Any], Any], Any], Any]
 
 RUNNERS: dict[str, Runner] = {
-    "fold": lambda fn, pod: fold(pod, [fn]),
+    "fold": lambda fn, pod: fold([fn], pod),
     "chain alone": lambda fn, pod: chain(fn)(pod),
     "compose alone": lambda fn, pod: compose(fn)(pod),
     "in a chain": lambda fn, pod: chain(upsert("metadata.labels.a", "b"), fn)(pod),
@@ -120,7 +120,7 @@ def test_a_step_that_returns_what_json_cannot_hold_is_refused_naming_the_place(r
 def test_what_the_caller_gave_is_not_blamed_on_the_function() -> None:
     # a document that held something odd already (a tuple here is a list): passing it on is fine
     pod = {"spec": {"args": ("a", "b")}, "metadata": {"when": object()}}
-    assert fold(pod, [lambda p: {**p, "kind": "Pod"}])["metadata"] is pod["metadata"]
+    assert fold([lambda p: {**p, "kind": "Pod"}], pod)["metadata"] is pod["metadata"]
 
 
 @pytest.mark.parametrize("runner", sorted(set(RUNNERS) - {"explain"}))
@@ -169,14 +169,14 @@ def test_for_each_update_at_and_predicates_cannot_hurt_the_caller_either() -> No
 
 def test_a_function_that_changes_nothing_gives_back_the_very_same_document() -> None:
     pod = _pod()
-    assert fold(pod, [lambda p: p]) is pod
-    assert fold(pod, [lambda p: copy.deepcopy(p)]) is pod
+    assert fold([lambda p: p], pod) is pod
+    assert fold([lambda p: copy.deepcopy(p)], pod) is pod
     assert update_at("spec.containers[0].args", list)(pod) is pod
 
 
 def test_what_a_function_leaves_unchanged_is_shared_with_the_input() -> None:
     pod = _pod()
-    result = fold(pod, [lambda p: {**p, "metadata": {**p["metadata"], "name": "new"}}])
+    result = fold([lambda p: {**p, "metadata": {**p["metadata"], "name": "new"}}], pod)
     assert result["metadata"]["name"] == "new"
     assert result["spec"] is pod["spec"]
     assert result["metadata"]["labels"] is pod["metadata"]["labels"]
@@ -226,5 +226,5 @@ def test_a_function_error_message_is_bounded() -> None:
         raise ValueError("x" * 100_000)
 
     with pytest.raises(StepError) as caught:
-        fold(_pod(), [shouts])
+        fold([shouts], _pod())
     assert len(str(caught.value)) < 1_000

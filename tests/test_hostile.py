@@ -358,13 +358,13 @@ def _function(case: dict[str, Any], tmp: pathlib.Path) -> Any:
     if how == "explain":
         return [str(change) for change in explain(fn, case["pod"]).changes]
     if how == "fold":
-        return fold(case["pod"], [fn])
+        return fold([fn], case["pod"])
     raise AssertionError(f"unknown how: {how}")
 
 
 def _fold(case: dict[str, Any], tmp: pathlib.Path) -> Any:
     steps = [_resolve(step) for step in case["steps"]]
-    return fold(case["pod"], steps, **(case.get("kwargs") or {}))
+    return fold(steps, case["pod"], **(case.get("kwargs") or {}))
 
 
 def _write(tmp: pathlib.Path, name: str, text: str) -> str:

@@ -45,6 +45,7 @@ def test_the_declared_layers_are_the_architecture() -> None:
         "cli",
         "testing",
         "torchx | flyte",
+        "run",
         "analysis",
         "io",
         "checks",

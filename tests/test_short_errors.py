@@ -254,7 +254,7 @@ LIBRARY_CASES: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = [
     ),
     ("upsert-big-int-key", lambda: upsert("spec", {"x": {BIG: 1}}), ("value.x", "digits")),
     ("upsert-huge-key-value", lambda: upsert("spec", {HUGE: {1, 2}}), ("value", "set")),
-    ("fold-huge-conflicts", lambda: combinators.fold(pod(), [], conflicts=HUGE), ("conflicts",)),
+    ("fold-huge-conflicts", lambda: combinators.fold([], pod(), conflicts=HUGE), ("conflicts",)),
     # loading overlays
     ("yaml-long-key", _loads(_yaml({"spec": {LONG_KEY: 1}})), ("o.yaml",)),
     ("yaml-big-int", _loads(f"spec:\n  activeDeadlineSeconds: !!int {BIG_TEXT}x\n"), ("o.yaml:2",)),

@@ -212,7 +212,7 @@ def test_plain_documents_are_edited_and_compared_without_pyrsistent() -> None:
                         merge_by("spec.containers", [{"name": "main", "image": "x:2"}]),
                         remove_at("metadata.labels.old"))
         pod = {"metadata": {"labels": {"old": "1"}}, "spec": {"containers": [{"name": "main"}]}}
-        new = fold(pod, [overlay])
+        new = fold([overlay], pod)
         same = upsert("metadata.name", "a") == upsert("metadata.name", "a")
         hashed = hash(upsert("metadata.name", "a")) == hash(upsert("metadata.name", "a"))
         print(json.dumps({"new": new, "same": same and hashed,

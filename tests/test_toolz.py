@@ -29,7 +29,7 @@ def test_toolz_pipe_applies_overlays_in_order() -> None:
     given = pod()
     before = copy.deepcopy(given)
     assert toolz.pipe(given, GPU, TEAM, TOLERATE) == chain(GPU, TEAM, TOLERATE)(given)
-    assert toolz.pipe(given, GPU, TEAM, TOLERATE) == fold(given, [GPU, TEAM, TOLERATE])
+    assert toolz.pipe(given, GPU, TEAM, TOLERATE) == fold([GPU, TEAM, TOLERATE], given)
     assert given == before
 
 

@@ -151,7 +151,7 @@ def explain_command(
         echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
         if blame:
             echo("# blame:")
-            for found in blame_of(before, blamed):
+            for found in blame_of(blamed, before):
                 origin = found.origin if found.origin is not None else "(no one step)"
                 echo(f"#   {found.change.path or '(the pod)'}  <- {origin}")
         return True
