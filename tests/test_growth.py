@@ -474,11 +474,6 @@ def test_the_lines_of_conflicts_are_found_in_time_that_grows_with_the_pod(tmp_pa
     assert_grows_linearly(case)
 
 
-@pytest.mark.xfail(
-    raises=AssertionError,
-    reason="combinators.conflicts: _Record.under and forget scan every write "
-    "recorded, once for each write",
-)
 def test_apply_naming_the_lines_of_conflicts_grows_with_the_pod(tmp_path: Path) -> None:
     def case(n: int) -> Callable[[], object]:
         folder = _files(tmp_path, n, always=_pull("Always"), never=_pull("Never"))

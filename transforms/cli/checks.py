@@ -326,7 +326,9 @@ class TemplateChecks:
         violations: list[str] = []
         for finding in done.findings:
             if finding.kind == "conflict":
-                line = f"conflict at {_joined(where, str(finding.found))}"
+                # only the path is cut where long: the files that wrote it are named whole
+                at = _joined(where, finding.path) if finding.path else where or "(the document)"
+                line = f"conflict at {at}: {finding.message}"
             else:
                 line = (
                     f"{_joined(where, finding.path)}: {finding.message}"
