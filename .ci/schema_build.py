@@ -81,6 +81,10 @@ _SEMANTICS = (
 )
 
 
+_OS_UNIX = b"\x03"
+"""The OS byte of the tables' gzip header (RFC 1952: Unix), whatever Python writes."""
+
+
 def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
@@ -275,7 +279,10 @@ def write_tables(out_dir: Path) -> list[Path]:
         table = build_table(version, source / f"v{version}.0-local")
         text = json.dumps(table, sort_keys=True, separators=(",", ":"))
         target = out_dir / f"pod-schema-{version}.json.gz"
-        target.write_bytes(gzip.compress(text.encode(), compresslevel=9, mtime=0))
+        packed = gzip.compress(text.encode(), compresslevel=9, mtime=0)
+        # the header's OS byte is the one part of it Python versions write differently
+        # (3 on 3.11 and 3.12, 255 on 3.10 and 3.13): one, so every Python rebuilds the same
+        target.write_bytes(packed[:9] + _OS_UNIX + packed[10:])
         print(
             f"{target.name}: {len(table['types'])} types, "
             f"{len(text)} bytes of JSON, {target.stat().st_size} gzipped"
