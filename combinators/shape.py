@@ -46,7 +46,6 @@ __all__ = (
     "settle",
     "JSON_ONLY",
     "UnfitValue",
-    "Problem",
 )
 
 JSON_ONLY = (
@@ -66,11 +65,6 @@ class UnfitValue(Exception):
         self.parts = parts
         self.what = what
         self.sort = sort  # "type", "depth" or "cycle"
-
-
-Problem = UnfitValue
-"""The former name of :class:`UnfitValue`, kept for code that imports it; a problem a check
-reports is a :class:`transforms.checks.Problem`, another thing."""
 
 
 def place_text(base: str, parts: tuple[Part, ...], limit: int = 160) -> str:

@@ -44,7 +44,7 @@ from combinators.limits import MAX_LINE, short_repr
 from combinators.near import did_you_mean, near_misses
 from combinators.order import _is_mapping
 from combinators.paths import Path
-from combinators.shape import Problem, guarded_copy, problem_text, settle
+from combinators.shape import UnfitValue, guarded_copy, problem_text, settle
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -367,7 +367,7 @@ def settled(fn: Callable[..., Any], result: Any, given: Any, what: str = "a docu
     """
     try:
         return settle(result, given)
-    except Problem as problem:
+    except UnfitValue as problem:
         raise StepError(
             f"{describe_step(fn)} returned {what} where {problem_text(problem, '', result)}",
             cause=None,

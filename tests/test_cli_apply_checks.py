@@ -330,10 +330,10 @@ def test_a_known_kind_whose_template_is_null_or_missing_is_warned_about(tmp_path
 
 
 def test_apply_help_names_every_kind_podfold_knows() -> None:
-    from transforms.kube import KINDS
+    from transforms.kube import WORKLOAD_KINDS
 
     text = " ".join(podfold("apply", "--help").stdout.split())
-    assert all(entry.kind in text for entry in KINDS)
+    assert all(entry.kind in text for entry in WORKLOAD_KINDS)
 
 
 # ---------------------------------------------------------------- errors name the overlay line

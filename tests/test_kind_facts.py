@@ -44,7 +44,7 @@ from combinators import Key, TransformError, get_at
 from combinators.paths import Path as PodPath
 from transforms.checks.validation import problems
 from transforms.kube import (
-    KINDS,
+    WORKLOAD_KINDS,
     Selector,
     apply_to_documents,
     apply_to_workload,
@@ -153,7 +153,7 @@ def outcome(document: Any) -> str:
 
 def test_every_kind_of_the_table_is_queued_or_refused_as_kueue_does() -> None:
     # a kind added to the table is decided here too
-    kinds = {(entry.kind, entry.group) for entry in KINDS if entry.kind != "List"}
+    kinds = {(entry.kind, entry.group) for entry in WORKLOAD_KINDS if entry.kind != "List"}
     assert kinds == set(KUEUE_DECIDES)
     manifests = first_of_each_kind()
     assert set(manifests) == kinds

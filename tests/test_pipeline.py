@@ -37,7 +37,7 @@ from transforms import (
 )
 from transforms.errors import UnknownNameError
 from transforms.forms.catalog import bind_arguments, build_recipe, recipe_catalog
-from transforms.forms.pipeline import OPS, STEP_KINDS
+from transforms.forms.pipeline import OPS, STEP_KEYS
 
 
 def make_pod() -> dict[str, Any]:
@@ -178,7 +178,7 @@ def test_every_op_and_step_kind_is_covered() -> None:
         "when",
         "expect",
     }
-    assert STEP_KINDS == (
+    assert STEP_KEYS == (
         "op",
         "recipe",
         "overlay",

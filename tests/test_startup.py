@@ -397,11 +397,11 @@ def test_recipe_steps_skip_the_kind_registry_only_because_patch_steps_carry_thei
     # the loader asks kind_of only of steps named as a patch kind: sound while each patch
     # kind's steps carry its name, and no other kind's do
     from transforms.forms.kinds.patches import PATCH_KINDS
-    from transforms.forms.kinds.registry import KINDS
+    from transforms.forms.kinds.registry import STEP_KINDS
     from transforms.io.loading import _PATCHES
 
     assert {kind.name for kind in PATCH_KINDS} == set(_PATCHES)
-    for kind in KINDS:
+    for kind in STEP_KINDS:
         for example in kind.examples:
             step = example()
             assert (

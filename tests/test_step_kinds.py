@@ -42,13 +42,14 @@ from transforms import (
 from transforms.errors import OverlayError
 from transforms.forms import kinds
 from transforms.forms.catalog import recipe_catalog
-from transforms.forms.kinds import KINDS, STEP_KEYS, kind_of, may_write_macros, writes
+from transforms.forms.kinds import STEP_KEYS, STEP_KINDS, kind_of, may_write_macros, writes
 from transforms.forms.markers import AppendUnique
-from transforms.forms.pipeline import OPS, STEP_KINDS
+from transforms.forms.pipeline import OPS
+from transforms.forms.pipeline import STEP_KEYS as PIPELINE_STEP_KEYS
 from transforms.kube import apply_to_workload
 from transforms.kube.scopes import workload_level
 
-EXAMPLES = [(kind, example()) for kind in KINDS for example in kind.examples]
+EXAMPLES = [(kind, example()) for kind in STEP_KINDS for example in kind.examples]
 BUILDABLE = [(kind, step) for kind, step in EXAMPLES if kind.build is not None]
 NOT_BUILDABLE = [(kind, step) for kind, step in EXAMPLES if kind.build is None]
 
@@ -85,34 +86,34 @@ CATALOG = {"team": Team}
 
 
 def test_each_kind_is_registered_once() -> None:
-    names = [kind.name for kind in KINDS]
+    names = [kind.name for kind in STEP_KINDS]
     assert len(names) == len(set(names))
-    assert len({id(kind) for kind in KINDS}) == len(KINDS)
-    factories = [kind.factory for kind in KINDS if kind.factory is not None]
+    assert len({id(kind) for kind in STEP_KINDS}) == len(STEP_KINDS)
+    factories = [kind.factory for kind in STEP_KINDS if kind.factory is not None]
     assert len(factories) == len(set(map(id, factories)))
 
 
 def test_each_op_name_and_alias_leads_to_one_kind() -> None:
     seen: dict[str, str] = {}
-    for kind in KINDS:
+    for kind in STEP_KINDS:
         if kind.key != "op":
             assert not kind.aliases
             continue
         for name in (kind.name, *kind.aliases):
             assert name not in seen, f"{name} is claimed by {seen[name]} and {kind.name}"
             seen[name] = kind.name
-    assert set(OPS) == {kind.name for kind in KINDS if kind.key == "op"}
+    assert set(OPS) == {kind.name for kind in STEP_KINDS if kind.key == "op"}
 
 
 def test_the_step_keys_come_from_the_kinds() -> None:
     assert (
-        STEP_KINDS
+        PIPELINE_STEP_KEYS
         == STEP_KEYS
         == ("op", "recipe", "overlay", "json_patch", "merge_patch", "strategic", "workload_level")
     )
     for key in STEP_KEYS[1:]:
-        assert [kind.name for kind in KINDS if kind.key == key] != []
-        assert len([kind for kind in KINDS if kind.key == key]) == 1
+        assert [kind.name for kind in STEP_KINDS if kind.key == key] != []
+        assert len([kind for kind in STEP_KINDS if kind.key == key]) == 1
 
 
 def test_every_combinator_that_builds_a_step_is_a_kind() -> None:
@@ -140,11 +141,11 @@ def test_every_combinator_that_builds_a_step_is_a_kind() -> None:
 def test_each_example_is_recognised_as_its_own_kind(case: tuple[Any, Any]) -> None:
     kind, step = case
     assert kind_of(step, {}) is kind
-    assert [other for other in KINDS if step in [make() for make in other.examples]] == [kind]
+    assert [other for other in STEP_KINDS if step in [make() for make in other.examples]] == [kind]
 
 
 def test_every_kind_but_the_recipe_and_the_unknown_has_examples() -> None:
-    assert {kind.name for kind in KINDS if not kind.examples} == {"recipe", "transform"}
+    assert {kind.name for kind in STEP_KINDS if not kind.examples} == {"recipe", "transform"}
 
 
 def test_a_named_transform_is_a_recipe_only_where_the_catalog_names_it() -> None:

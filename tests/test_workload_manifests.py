@@ -29,7 +29,7 @@ import yaml
 import recipes
 from combinators import Index, Key, chain
 from transforms.checks.validation import problems
-from transforms.kube import KINDS, apply_to_documents, pod_templates, workload_kind
+from transforms.kube import WORKLOAD_KINDS, apply_to_documents, pod_templates, workload_kind
 from transforms.kube.workloads import unreached_pods, with_added_volumes
 
 MANIFESTS = Path(__file__).parent / "manifests"
@@ -121,7 +121,7 @@ def test_every_kind_in_the_table_has_a_real_manifest() -> None:
                     stack.extend(value.values())
                 elif isinstance(value, list):
                     stack.extend(value)
-    assert {(entry.kind, entry.group) for entry in KINDS} - seen == set()
+    assert {(entry.kind, entry.group) for entry in WORKLOAD_KINDS} - seen == set()
 
 
 @pytest.mark.parametrize(

@@ -36,13 +36,13 @@ from combinators.limits import short_repr
 from transforms.forms import kinds
 from transforms.forms.catalog import Catalog
 
-__all__ = ("build_step", "build_pipeline", "OPS", "STEP_KINDS")
+__all__ = ("build_step", "build_pipeline", "OPS", "STEP_KEYS")
 
 OPS = kinds.OPS
 """The combinators a step's ``op`` names (``update_at`` is not reachable from
 YAML, which holds no functions)."""
 
-STEP_KINDS = kinds.STEP_KEYS
+STEP_KEYS = kinds.STEP_KEYS
 """The keys that say a step's kind, one per step."""
 
 

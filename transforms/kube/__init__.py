@@ -54,7 +54,6 @@ if TYPE_CHECKING:
     )
     from transforms.kube.table import BUILTIN_KINDS, WORKLOAD_KINDS, KindRegistry, api_group
     from transforms.kube.workloads import (
-        KINDS,
         PodTemplate,
         SelectionError,
         Selector,
@@ -94,7 +93,6 @@ _HOMES = {
     "check_version": "transforms.kube.schema",
     "schema_for": "transforms.kube.schema",
     "suggest_field": "transforms.kube.schema",
-    "KINDS": "transforms.kube.workloads",
     "PodTemplate": "transforms.kube.workloads",
     "SelectionError": "transforms.kube.workloads",
     "Selector": "transforms.kube.workloads",
@@ -166,7 +164,6 @@ __all__ = (
     "pod_to_dict",
     "FIRST",
     "MainContainer",
-    "KINDS",
     "WorkloadKind",
     "workload_kind",
     "PodTemplate",

@@ -48,7 +48,6 @@ __all__ = (
     "KindRegistry",
     "BUILTIN_KINDS",
     "WORKLOAD_KINDS",
-    "KINDS",
     "KIND_NAMES",
     "workload_kind",
     "api_group",
@@ -171,10 +170,6 @@ BUILTIN_KINDS: KindRegistry = KindRegistry.of(RECORDS)
 
 #: Every built-in kind's record, in order. Adding a kind is one record.
 WORKLOAD_KINDS: tuple[WorkloadKind, ...] = BUILTIN_KINDS.kinds
-
-KINDS = WORKLOAD_KINDS
-"""The old name of :data:`WORKLOAD_KINDS`, kept for existing callers (the step kinds'
-``KINDS`` is :data:`transforms.forms.kinds.KINDS`, another thing)."""
 
 KIND_NAMES: Mapping[str, str] = BUILTIN_KINDS.names
 """The kinds with pods, by their lower-case names (a List is none)."""

@@ -63,7 +63,6 @@ from transforms.kube.records import (
 from transforms.kube.selection import SelectionError, Selector, check_selection, workloads_of
 from transforms.kube.table import (
     BUILTIN_KINDS,
-    KINDS,
     WORKLOAD_KINDS,
     KindRegistry,
     workload_kind,
@@ -87,7 +86,6 @@ __all__ = (
     "WORKLOAD_KINDS",
     "WorkloadMetadata",
     "workloads_of",
-    "KINDS",
     "workload_kind",
     "PodTemplate",
     "pod_templates",

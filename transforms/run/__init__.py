@@ -19,7 +19,7 @@ Each name is imported from its module when first asked for: the command line's
 from transforms._lazy import TYPE_CHECKING, lazy_exports
 
 if TYPE_CHECKING:
-    from transforms.run.findings import KINDS, Finding, label_of, written_by
+    from transforms.run.findings import FINDING_KINDS, Finding, label_of, written_by
     from transforms.run.loaded import Loaded, Overlays, given, load_file, loads, unique_labels
     from transforms.run.running import Run, run
     from transforms.run.settings import CONFLICT_MODES, Checks, conflict_mode
@@ -34,7 +34,7 @@ _HOMES = {
     "loads": "transforms.run.loaded",
     "given": "transforms.run.loaded",
     "unique_labels": "transforms.run.loaded",
-    "KINDS": "transforms.run.findings",
+    "FINDING_KINDS": "transforms.run.findings",
     "Finding": "transforms.run.findings",
     "written_by": "transforms.run.findings",
     "label_of": "transforms.run.findings",
@@ -52,7 +52,7 @@ __all__ = (
     "loads",
     "given",
     "unique_labels",
-    "KINDS",
+    "FINDING_KINDS",
     "Finding",
     "written_by",
     "label_of",

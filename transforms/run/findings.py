@@ -14,16 +14,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ("KINDS", "Finding", "written_by", "label_of")
+__all__ = ("FINDING_KINDS", "Finding", "written_by", "label_of")
 
-KINDS = ("validation", "policy", "paths", "conflict")
+FINDING_KINDS = ("validation", "policy", "paths", "conflict")
 """The checks a finding comes from: the schema and references, a Pod Security profile,
 the paths allowed and denied, two overlays writing one path."""
 
 
 @dataclass(frozen=True, eq=False)
 class Finding:
-    """One finding on one pod: ``kind`` (one of :data:`KINDS`), ``severity`` (``"error"``
+    """One finding on one pod: ``kind`` (one of :data:`FINDING_KINDS`), ``severity`` (``"error"``
     or ``"warning"``), ``path`` (in the pod, as the check names it; ``""`` for the pod),
     ``message``, and what the check found (``found``: its
     :class:`~transforms.checks.problems.Problem`, or the

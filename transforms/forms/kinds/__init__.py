@@ -10,9 +10,9 @@ fold asks it whether a step may write macros.
 
 from transforms.forms.kinds.base import ANYTHING, NOTHING, StepKind, Steps, Written
 from transforms.forms.kinds.registry import (
-    KINDS,
     OPS,
     STEP_KEYS,
+    STEP_KINDS,
     build,
     dump,
     kind_of,
@@ -28,7 +28,7 @@ __all__ = (
     "Written",
     "ANYTHING",
     "NOTHING",
-    "KINDS",
+    "STEP_KINDS",
     "STEP_KEYS",
     "OPS",
     "kind_of",

@@ -2,7 +2,7 @@
 (build, dump, phrase, writes) answered by that kind.
 
 Adding a kind is writing one :class:`~transforms.forms.kinds.base.StepKind`
-and listing it in :data:`KINDS`.
+and listing it in :data:`STEP_KINDS`.
 
 >>> from combinators import upsert
 >>> kind_of(upsert("spec.nodeSelector", {"gpu": "a100"}))
@@ -38,7 +38,7 @@ from transforms.forms.kinds.partials import OVERLAY_KIND
 from transforms.forms.kinds.patches import PATCH_KINDS
 
 __all__ = (
-    "KINDS",
+    "STEP_KINDS",
     "STEP_KEYS",
     "OPS",
     "kind_of",
@@ -50,7 +50,7 @@ __all__ = (
     "may_write_macros",
 )
 
-KINDS: tuple[StepKind, ...] = (
+STEP_KINDS: tuple[StepKind, ...] = (
     *OP_KINDS,
     RECIPE_KIND,
     OVERLAY_KIND,
@@ -62,18 +62,18 @@ KINDS: tuple[StepKind, ...] = (
 )
 """Every step kind, once."""
 
-STEP_KEYS: tuple[str, ...] = tuple(dict.fromkeys(kind.key for kind in KINDS if kind.key))
+STEP_KEYS: tuple[str, ...] = tuple(dict.fromkeys(kind.key for kind in STEP_KINDS if kind.key))
 """The keys that name a step's kind in a step map, in the order the docs list them."""
 
 _BY_KEY: Mapping[str, StepKind] = MappingProxyType(
-    {kind.key: kind for kind in KINDS if kind.key and kind.key != "op"}
+    {kind.key: kind for kind in STEP_KINDS if kind.key and kind.key != "op"}
 )
 _OPS_BY_NAME: Mapping[str, StepKind] = MappingProxyType(
-    {name: kind for kind in KINDS if kind.key == "op" for name in (kind.name, *kind.aliases)}
+    {name: kind for kind in STEP_KINDS if kind.key == "op" for name in (kind.name, *kind.aliases)}
 )
 
 OPS: Mapping[str, Any] = MappingProxyType(
-    {kind.name: kind.factory for kind in KINDS if kind.key == "op"}
+    {kind.name: kind.factory for kind in STEP_KINDS if kind.key == "op"}
 )
 """The combinators a step's ``op`` names, by name (``update_at`` is not
 reachable from YAML, which holds no functions)."""
@@ -84,7 +84,7 @@ def _by_class() -> Mapping[tuple[type, str], StepKind]:
     """Each kind's examples' class and name -> the kind (one class may serve
     several factories: ``append_at`` and ``prepend_at``)."""
     found: dict[tuple[type, str], StepKind] = {}
-    for kind in KINDS:
+    for kind in STEP_KINDS:
         for example in kind.examples:
             step = example()
             if isinstance(step, Transform):
