@@ -30,15 +30,29 @@ __all__ = ("covers",)
 
 
 def covers(prefix: Path, changed: Path, before: Any, after: Any) -> bool:
-    """Whether ``changed`` is ``prefix`` or lies under what it selects (in ``before`` or ``after``)."""
+    """Whether ``changed`` is ``prefix`` or lies under what it selects (in ``before`` or ``after``).
+
+    The documents are stepped into only where a part of ``prefix`` must look at what
+    ``changed`` reached (an index or a ``[name=x]`` against another part): a ``[*]`` or an
+    equal part needs no look, so a rule such as ``spec.containers[*].securityContext``
+    costs the length of the path, not a scan of the list for each change.
+    """
     if len(prefix) > len(changed):
         return False
     olds, news = before, after
-    for wanted, part in zip(prefix.parts, changed.parts, strict=False):
+    reached = 0  # how many parts of ``changed`` olds and news have stepped through
+    parts = changed.parts
+    for at, (wanted, part) in enumerate(zip(prefix.parts, parts, strict=False)):
+        if wanted == part or (isinstance(wanted, All) and not isinstance(part, Key)):
+            continue
+        if isinstance(wanted, Key) or isinstance(part, Key):
+            return False
+        for passed in parts[reached:at]:
+            olds, news = _step(olds, passed), _step(news, passed)
         old, new = _step(olds, part), _step(news, part)
         if not _selects(wanted, part, ((olds, old), (news, new))):
             return False
-        olds, news = old, new
+        olds, news, reached = old, new, at + 1
     return True
 
 

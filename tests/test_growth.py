@@ -396,10 +396,6 @@ def test_apply_naming_the_line_of_a_validation_problem_grows_with_the_pod(tmp_pa
     assert_grows_linearly(case)
 
 
-@pytest.mark.xfail(
-    raises=AssertionError,
-    reason="combinators.covering: covers() scans the list for each [name=...] of each changed path",
-)
 def test_apply_naming_the_line_of_each_denied_change_grows_with_the_pod(tmp_path: Path) -> None:
     def case(n: int) -> Callable[[], object]:
         folder = _files(tmp_path, n, defaults=DEFAULTS, secured=SECURED)
