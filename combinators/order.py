@@ -26,6 +26,7 @@ fold(doc, transforms) is the order before 0.2: write fold(transforms, doc), the 
 from __future__ import annotations
 
 from combinators._typing import TYPE_CHECKING
+from combinators.data import is_map
 
 if TYPE_CHECKING:
     from typing import Any
@@ -43,7 +44,7 @@ def transforms_first(
     """``(transforms, doc)`` as a function ``name`` was given them, swapped (with an
     :class:`ArgumentOrderWarning` at the caller's line) where the document came first:
     a mapping where the list of steps goes, and no mapping where the document goes."""
-    if type(transforms) in (list, tuple) or not _is_mapping(transforms) or _is_mapping(doc):
+    if type(transforms) in (list, tuple) or not is_map(transforms) or is_map(doc):
         return transforms, doc
     import warnings
 
@@ -54,9 +55,3 @@ def transforms_first(
         stacklevel=stacklevel,
     )
     return doc, transforms
-
-
-def _is_mapping(value: Any) -> bool:
-    from collections.abc import Mapping
-
-    return isinstance(value, Mapping)

@@ -42,7 +42,6 @@ from combinators.errors import (
 from combinators.fusion import Op, fuse
 from combinators.limits import MAX_LINE, short_repr
 from combinators.near import did_you_mean, near_misses
-from combinators.order import _is_mapping
 from combinators.paths import Path
 from combinators.shape import UnfitValue, guarded_copy, problem_text, settle
 
@@ -734,7 +733,7 @@ def fold(
         or isinstance(transforms, (str, bytes))
         or (
             type(transforms) not in (list, tuple)
-            and (not _iterable(transforms) or _is_mapping(transforms))
+            and (not _iterable(transforms) or is_map(transforms))
         )
     ):
         raise ArgumentTypeError(
