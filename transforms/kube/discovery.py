@@ -29,7 +29,8 @@ from combinators.paths import Part, Path
 from combinators.reading import select
 from transforms.kube.containers import MainContainer
 from transforms.kube.records import DOCUMENT, SPEC, TEMPLATE, WorkloadKind, reach
-from transforms.kube.table import BUILTIN_KINDS, KindRegistry, document_name
+from transforms.kube.registry import KindsLike, resolve_kinds
+from transforms.kube.table import KindRegistry, document_name
 
 __all__ = (
     "WorkloadMetadata",
@@ -198,11 +199,14 @@ def _collect(
             )
 
 
-def pod_templates(document: Any) -> tuple[PodTemplate, ...]:
+def pod_templates(document: Any, *, kinds: KindsLike | None = None) -> tuple[PodTemplate, ...]:
     """Every pod template of one document (API form), in document order.
 
     A Pod is its own template (path ``''``); workloads nested in an
     AppWrapper or a List are searched too. A document with no pod gives ``()``.
+    The kinds are the current registry's
+    (:func:`~transforms.kube.registry.current_kinds`), or ``kinds``'
+    (:func:`~transforms.kube.registry.resolve_kinds`).
 
     >>> deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
     ...     "spec": {"template": {"metadata": {"labels": {"app": "web"}}, "spec": {}}}}
@@ -212,7 +216,7 @@ def pod_templates(document: Any) -> tuple[PodTemplate, ...]:
     >>> pod_templates({"apiVersion": "v1", "kind": "Service"})
     ()
     """
-    return templates_of(document, BUILTIN_KINDS)
+    return templates_of(document, resolve_kinds(kinds))
 
 
 def templates_of(document: Any, registry: KindRegistry) -> tuple[PodTemplate, ...]:
