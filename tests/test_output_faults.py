@@ -10,6 +10,9 @@ larger than the pipe, before any byte of one the pipe would hold whole); each wi
 without ``PYTHONUNBUFFERED=1`` (an unbuffered stdout takes part of a write and says so only
 in the count it returns), for every command that writes output, YAML and JSON, outputs of
 megabytes (through many buffers) and of a few lines (in one buffer, written as podfold ends).
+Every command meets every fault; the two bufferings are taken in turn (a pairwise cover:
+every command, every fault and every size of output meets both), and
+``PODFOLD_FAULT_MATRIX=full`` runs the whole product, as CI does.
 
 What each ends in: a full disk, a file too large, a closed stdout: exit code 1 and one line
 on stderr naming stdout (and the file behind it) and the system's reason, what was written a
@@ -134,6 +137,23 @@ COMMANDS = (
     Command("recipes-name", lambda paths: ["recipes", "shm_size"], False),
 )
 BUFFERING = ("buffered", "unbuffered")
+FAULTS = ("full-device", "size-limit", "full-filesystem", "closed-stdout", "reader-stops")
+
+#: ``full``: every command with both bufferings against every fault (130 runs of podfold).
+#: By default, every command meets every fault, with one buffering each, taken in turn so
+#: that every command and every fault meet both, and so does every size of output with
+#: every fault: a pairwise cover, half the runs. CI runs the full product as well.
+FULL_MATRIX = os.environ.get("PODFOLD_FAULT_MATRIX", "") == "full"
+
+
+def matrix(fault: str) -> list[Any]:
+    """The (command, buffering) cases of ``fault``."""
+    turn = FAULTS.index(fault)
+    return [
+        command.param(buffering)
+        for number, command in enumerate(COMMANDS)
+        for buffering in (BUFFERING if FULL_MATRIX else (BUFFERING[(number + turn) % 2],))
+    ]
 
 
 def environment(buffering: str) -> dict[str, str]:
@@ -209,9 +229,22 @@ def ended_by_sigpipe(status: int, text: str) -> None:
 # ---------------------------------------------------------------- faults
 
 
-@pytest.mark.parametrize(
-    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
-)
+def test_the_matrix_meets_every_pair() -> None:
+    # command x fault whole; buffering with each command, each fault, each size and fault
+    cases = {
+        (fault, case.values[0].name, case.values[1]) for fault in FAULTS for case in matrix(fault)
+    }
+    large = {command.name: command.large for command in COMMANDS}
+    assert {(f, c) for f, c, _ in cases} == {(f, c.name) for f in FAULTS for c in COMMANDS}
+    assert {(c, b) for _, c, b in cases} == {(c.name, b) for c in COMMANDS for b in BUFFERING}
+    assert {(f, b) for f, _, b in cases} == {(f, b) for f in FAULTS for b in BUFFERING}
+    assert {(f, large[c], b) for f, c, b in cases} == {
+        (f, size, b) for f in FAULTS for size in (False, True) for b in BUFFERING
+    }
+    assert len(cases) == len(FAULTS) * len(COMMANDS) * (2 if FULL_MATRIX else 1)
+
+
+@pytest.mark.parametrize(("command", "buffering"), matrix("full-device"))
 def test_a_full_device_is_an_error(
     command: Command, buffering: str, inputs: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -225,9 +258,7 @@ def test_a_full_device_is_an_error(
     )
 
 
-@pytest.mark.parametrize(
-    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
-)
+@pytest.mark.parametrize(("command", "buffering"), matrix("size-limit"))
 def test_a_file_past_its_size_limit_is_an_error(
     command: Command,
     buffering: str,
@@ -277,9 +308,7 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", str(disk)], capture_output=True, timeout=60, check=True)
 
 
-@pytest.mark.parametrize(
-    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
-)
+@pytest.mark.parametrize(("command", "buffering"), matrix("full-filesystem"))
 def test_a_full_filesystem_is_an_error(
     command: Command,
     buffering: str,
@@ -310,9 +339,7 @@ def test_a_full_filesystem_is_an_error(
     assert is_prefix(out.read_bytes(), complete(command))
 
 
-@pytest.mark.parametrize(
-    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
-)
+@pytest.mark.parametrize(("command", "buffering"), matrix("closed-stdout"))
 def test_a_closed_stdout_is_an_error(
     command: Command, buffering: str, inputs: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -327,9 +354,7 @@ def test_a_closed_stdout_is_an_error(
     )
 
 
-@pytest.mark.parametrize(
-    ("command", "buffering"), [command.param(b) for command in COMMANDS for b in BUFFERING]
-)
+@pytest.mark.parametrize(("command", "buffering"), matrix("reader-stops"))
 def test_a_reader_that_stops_ends_podfold_by_sigpipe(
     command: Command, buffering: str, inputs: dict[str, Path], tmp_path: Path
 ) -> None:
