@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.torchx_versions import needs_mcad
+
 REPO = Path(__file__).resolve().parent.parent
 PODFOLD = Path(sys.executable).with_name("podfold")
 TORCHX = Path(sys.executable).with_name("torchx")
@@ -29,9 +31,14 @@ def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     )
 
 
+UUID = r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
+
+
 def same_ids(text: str) -> str:
-    """The job with TorchX's random app id (``trainer-<13 characters>``) made one name."""
-    return re.sub(r"\btrainer-[a-z0-9]{10,}\b", "trainer-APPID", text)
+    """The job with TorchX's random ids made one name each: the app id
+    (``trainer-<13 characters>``) and, in newer TorchX, the session id of each run
+    (``TORCHX_INTERNAL_SESSION_ID``, a UUID)."""
+    return re.sub(UUID, "SESSION-ID", re.sub(r"\btrainer-[a-z0-9]{10,}\b", "trainer-APPID", text))
 
 
 def torchx_request(*cfg: str, scheduler: str = "kubernetes_overlay") -> str:
@@ -70,6 +77,7 @@ def test_render_prints_what_torchx_prints_after_the_marker() -> None:
         assert spec["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"}
 
 
+@needs_mcad
 def test_render_mcad_prints_what_torchx_prints() -> None:
     ours = run(
         "render",

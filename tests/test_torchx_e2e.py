@@ -26,6 +26,7 @@ from torchx.runner import Runner, get_runner
 from torchx.schedulers import get_scheduler_factories
 
 from combinators import append_at, chain, merge_by, upsert
+from tests.torchx_versions import OVERLAY_SCHEDULERS, needs_mcad, offline
 from transforms.io.loading import load_overlay
 from transforms.torchx.folding import FoldError
 from transforms.torchx.roles import role_overlays, with_overlays
@@ -129,7 +130,7 @@ def rendered(
     return result
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_each_pod_gets_its_own_roles_overlays_in_order_then_the_launch_time_ones(
     runner: Runner, scheduler: str, tmp_path: Path
 ) -> None:
@@ -138,7 +139,7 @@ def test_each_pod_gets_its_own_roles_overlays_in_order_then_the_launch_time_ones
     app = make_app()
     cfg = {**CFG[scheduler], "overlays": [str(launch)]}
     ours = rendered(runner, app, scheduler, cfg)
-    theirs = rendered(runner, without_overlays(app), BUILTIN[scheduler], CFG[scheduler])
+    theirs = rendered(runner, without_overlays(app), BUILTIN[scheduler], offline(CFG[scheduler]))
 
     chains: dict[str, Callable[[Any], Any]] = {
         role.name: chain(*role_overlays(role), load_overlay(launch)) for role in app.roles
@@ -168,6 +169,7 @@ def test_each_pod_gets_its_own_roles_overlays_in_order_then_the_launch_time_ones
     }
 
 
+@needs_mcad
 def test_mcad_service_and_podgroups_are_kept(runner: Runner) -> None:
     """Besides the pods, the AppWrapper holds a PodGroup per role (with a
     co-scheduler) and a Service, passed on as TorchX made them."""
@@ -182,7 +184,7 @@ def test_mcad_service_and_podgroups_are_kept(runner: Runner) -> None:
     )
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_macros_are_substituted_per_replica_in_what_overlays_write(
     runner: Runner, scheduler: str
 ) -> None:
@@ -238,7 +240,7 @@ def test_macros_are_substituted_per_replica_in_what_overlays_write(
     assert all(isinstance(v, str) and "${" not in v for v in (app_id,))
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_the_main_container_is_containers_0_on_every_replica(
     runner: Runner, scheduler: str
 ) -> None:
@@ -306,7 +308,7 @@ def test_upstream_join_phantom_container_fails_validation(runner: Runner) -> Non
     assert "image" in str(caught.value)
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_an_overlay_wins_over_torchx_own_labels(runner: Runner, scheduler: str) -> None:
     app = make_app(
         trainer_overlays=(upsert('metadata.labels["app.kubernetes.io/name"]', "my-trainer"),)
@@ -332,7 +334,7 @@ def drop_torchx_env(app: specs.AppDef) -> specs.AppDef:
     return app
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_put_volumes_drops_dshm_and_the_dry_run_fails(runner: Runner, scheduler: str) -> None:
     app = make_app(ps_overlays=({"spec": {"__put__:volumes": []}},))
     before = copy.deepcopy(app)
@@ -406,7 +408,7 @@ def request_of(stdout: str) -> Any:
     return yaml.safe_load(stdout.split("=== SCHEDULER REQUEST ===", 1)[1])
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_cli_dry_run_of_the_example(scheduler: str) -> None:
     cfg = "overlays=examples/a100.yaml" + (
         ",queue=default" if scheduler == "kubernetes_overlay" else ""
@@ -472,7 +474,7 @@ def test_cli_failing_overlay_exits_non_zero_with_a_short_reason(tmp_path: Path) 
     assert "=== SCHEDULER REQUEST ===" not in done.stdout
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_both_schedulers_register_the_overlay_options(runner: Runner, scheduler: str) -> None:
     """The CLI keeps only registered options: an unregistered ``overlays`` is dropped."""
     options = runner.scheduler_run_opts(scheduler)

@@ -2,8 +2,8 @@
 request is folded and put back as found, no garbage piled up meanwhile, and
 macros substituted exactly where the overlays wrote them (against an oracle).
 
-The schedulers run TorchX's own ``_submit_dryrun`` (both of them: a Volcano
-Job and an AppWrapper); nothing is mocked.
+The schedulers run TorchX's own dry run (both of them: a Volcano Job and an
+AppWrapper, where TorchX still has MCAD); nothing is mocked.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from torchx.schedulers.kubernetes_scheduler import KubernetesScheduler
 
 from combinators import append_at, merge_by, upsert
 from combinators.data import MISSING
+from tests.torchx_versions import OVERLAY_SCHEDULERS, offline
 from transforms.torchx.folding import (
     FoldError,
     FoldSettings,
@@ -77,13 +78,15 @@ def pods_of(resource: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.fixture(params=sorted(SCHEDULERS))
+@pytest.fixture(params=OVERLAY_SCHEDULERS)
 def dry_run(request: pytest.FixtureRequest) -> Callable[..., Any]:
     make, cfg = SCHEDULERS[request.param]
     scheduler = make()
 
     def run(app: specs.AppDef, **options: Any) -> list[dict[str, Any]]:
-        resource = scheduler._submit_dryrun(app, {**cfg, **options}).request.resource
+        # TorchX's public dry run: the run configuration resolved as TorchX resolves it
+        # (newer TorchX hands _submit_dryrun its options as a dataclass)
+        resource = scheduler.submit_dryrun(app, {**cfg, **options}).request.resource
         return pods_of(resource)
 
     return run
@@ -170,7 +173,7 @@ def test_the_fold_leaves_no_garbage_for_the_collector(
     app = make_app(40, *STEPS, upsert("spec.hostIPC", True), upsert("spec.hostIPC", False))
     rendered = (
         KubernetesScheduler("test")
-        ._submit_dryrun(without_overlays(app), {"queue": "default"})
+        .submit_dryrun(without_overlays(app), offline({"queue": "default"}))
         .request.resource
     )
     fold = FoldSettings(**options)
@@ -349,7 +352,7 @@ def test_the_fold_leaves_the_rendered_request_alone_and_validation_changes_nothi
     app = make_app(3, *STEPS)
     rendered = (
         KubernetesScheduler("test")
-        ._submit_dryrun(without_overlays(app), {"queue": "default"})
+        .submit_dryrun(without_overlays(app), offline({"queue": "default"}))
         .request.resource
     )
     before = copy.deepcopy(rendered)

@@ -26,6 +26,7 @@ from torchx.specs.finder import ComponentValidationException
 
 from combinators import ArgumentError, StepError, TransformError, upsert
 from combinators.conflicts import Conflict, ConflictWarning
+from tests.torchx_versions import OVERLAY_SCHEDULERS
 from transforms.checks.policies import PolicyError
 from transforms.kube.schema import UnsupportedVersionError
 from transforms.torchx.errors import LaunchError, RunOptionError, UnknownRunOptionError
@@ -42,7 +43,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 REPO = Path(__file__).resolve().parent.parent
 TORCHX_CLI = Path(sys.executable).with_name("torchx")
 COMPONENT = "examples/trainer.py:trainer"
-SCHEDULERS = ("kubernetes_overlay", "kubernetes_mcad_overlay")
 BASE_CFG = {"kubernetes_overlay": "queue=default", "kubernetes_mcad_overlay": "namespace=ml"}
 PODS = [("trainer", 0), ("trainer", 1), ("ps", 0)]  # what the example renders
 
@@ -124,7 +124,7 @@ def written(tmp_path: Path, name: str, text: str) -> Path:
 # --- errors print as one short message ---------------------------------------------------
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_an_overlay_failure_is_a_short_message_naming_role_replica_and_path(
     scheduler: str, tmp_path: Path
 ) -> None:
@@ -164,7 +164,7 @@ def test_the_error_keeps_podfold_s_own_as_its_cause(runner: Runner, tmp_path: Pa
 # --- -cfg keys -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_an_unknown_cfg_key_is_refused_with_a_near_miss(scheduler: str) -> None:
     """``overlay=`` (its ``s`` missing) used to exit 0 having applied nothing."""
     message = failed_briefly(dry_run(scheduler, "overlay=examples/a100.yaml"))
@@ -236,7 +236,7 @@ def fails(pod: Any) -> Any:
     raise KeyError("no such thing")
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 @pytest.mark.parametrize(
     "overlays", [(fails,), (upsert("spec.hostIPC", False), fails)], ids=["alone", "after-another"]
 )
@@ -300,7 +300,7 @@ def test_policy_restricted_lists_every_violation_per_role_and_replica() -> None:
         )
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_an_overlay_that_meets_the_policy_passes(scheduler: str, tmp_path: Path) -> None:
     secure = written(tmp_path, "secure.yaml", RESTRICTED)
     done = dry_run(scheduler, f"policy=restricted,overlays={secure}")
@@ -491,7 +491,7 @@ def test_the_settings_refuse_an_unknown_conflicts_mode() -> None:
 # --- malformed run option values: one short message, never a traceback --------------------
 
 
-@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("scheduler", OVERLAY_SCHEDULERS)
 def test_role_overlays_written_role_equals_file_is_refused_with_a_guess(scheduler: str) -> None:
     """``podfold render --overlay`` takes ROLE=FILE and ``role_overlays`` ROLE:URI; TorchX
     cannot split ``role_overlays=trainer=...`` into pairs, and its CLI printed a traceback."""

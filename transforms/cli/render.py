@@ -13,6 +13,8 @@ cannot render is a :class:`~combinators.TransformError` (exit 1).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -116,7 +118,7 @@ def render_command(
     import json
 
     from torchx.runner import get_runner
-    from torchx.specs import AppDef, InvalidRunConfigException
+    from torchx.specs import InvalidRunConfigException
     from torchx.specs.builders import materialize_appdef
     from torchx.specs.finder import (
         ComponentNotFoundException,
@@ -172,7 +174,12 @@ def render_command(
                 param_hint="'COMPONENT'",
             ) from None
         try:
-            app = materialize_appdef(found.fn, list(component_args), None)
+            app = materialize_appdef(_apps_only(found.fn), list(component_args), None)
+        except _NotAnApp as err:
+            raise click.BadParameter(
+                f"{component} returned {type(err.value).__name__}, not a torchx.specs.AppDef",
+                param_hint="'COMPONENT'",
+            ) from None
         except TransformError:  # an overlay the component itself builds: exit 1
             raise
         except Exception as err:  # the component refused its arguments: the user's error
@@ -181,11 +188,6 @@ def render_command(
                 f"follow it: podfold render [OPTIONS] {component} [ARGS]...; "
                 f"'podfold render {component} --help' lists them)"
             ) from None
-        if not isinstance(app, AppDef):
-            raise click.BadParameter(
-                f"{component} returned {type(app).__name__}, not a torchx.specs.AppDef",
-                param_hint="'COMPONENT'",
-            )
         try:
             info = runner.dryrun(app, scheduler, cfg=cfg, workspace=None)
         except RunOptionError as err:  # a -c key no option has, a value it cannot take
@@ -203,6 +205,31 @@ def render_command(
         echo(json.dumps(resource, indent=2))
     else:
         echo(str(info), nl=False)
+
+
+class _NotAnApp(Exception):
+    """A component returned ``value``, which is no AppDef."""
+
+    def __init__(self, value: object) -> None:
+        super().__init__(value)
+        self.value = value
+
+
+def _apps_only(component: Callable[..., Any]) -> Callable[..., Any]:
+    """``component``, raising :class:`_NotAnApp` where it returns no AppDef: newer TorchX
+    checks what a component returns inside ``materialize_appdef``, with a ``TypeError``
+    indistinguishable from arguments the component refused. The signature and
+    docstring TorchX reads the arguments from are ``component``'s."""
+    from torchx.specs import AppDef
+
+    @functools.wraps(component)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        app = component(*args, **kwargs)
+        if not isinstance(app, AppDef):
+            raise _NotAnApp(app)
+        return app
+
+    return checked
 
 
 def _apply_torchxconfig(scheduler: str, cfg: dict[str, Any]) -> None:
