@@ -303,11 +303,13 @@ def test_an_unknown_kind_holding_containers_is_warned_about(
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if "warning" in line]
     name = document["metadata"].get("name") or document["metadata"]["generateName"]
+    group = document["apiVersion"].split("/")[0]
     assert warnings == [
-        f"podfold: warning: {manifest}: document 2: {kind}/{name} holds containers at "
-        f"{WHERE[kind]}, but {kind} is not one of the kinds podfold knows, so podfold does "
-        f"not know where its pods are: no overlay or check reaches them (the kinds podfold "
-        f"knows: `podfold apply --help`)"
+        f"podfold: warning: {manifest}: document 2: {kind}/{name} ({document['apiVersion']}) "
+        f"holds containers at {WHERE[kind]}, but podfold knows no kind {kind} of {group}, so "
+        f"podfold does not know where its pods are: no overlay or check reaches them; declare "
+        f"the kind with a record in a --kinds file (`podfold kinds` lists the kinds podfold "
+        f"knows)"
     ]
     if command == "apply":  # passed through as it was
         assert list(yaml.safe_load_all(result.stdout))[1] == document

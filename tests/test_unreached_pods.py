@@ -277,9 +277,9 @@ def test_an_llm_inference_service_s_template_is_found() -> None:
     [found] = unreached_pods(documents(LLM_SERVICE)[0])
     assert (found.kind, found.places) == ("LLMInferenceService", ("spec.template.containers",))
     assert str(found).startswith(
-        "LLMInferenceService/facebook-opt-125m-single holds "
+        "LLMInferenceService/facebook-opt-125m-single (serving.kserve.io/v1alpha1) holds "
         "containers at spec.template.containers, but "
-        "LLMInferenceService is not one of the kinds podfold knows"
+        "podfold knows no kind LLMInferenceService of serving.kserve.io"
     )
 
 
@@ -300,8 +300,14 @@ def test_validate_warns_of_pods_it_does_not_check(tmp_path: Path) -> None:
         line for line in result.stderr.splitlines() if line.startswith("podfold: warning: ")
     ]
     assert len(warnings) == 2
-    assert "document 1: SparkApplication/spark-pi-templates holds" in warnings[0]
-    assert "document 2: LLMInferenceService/facebook-opt-125m-single holds" in warnings[1]
+    assert (
+        "document 1: SparkApplication/spark-pi-templates (sparkoperator.k8s.io/v1beta2) holds"
+        in warnings[0]
+    )
+    assert (
+        "document 2: LLMInferenceService/facebook-opt-125m-single (serving.kserve.io/v1alpha1) "
+        "holds" in warnings[1]
+    )
     assert result.stderr.splitlines()[-1] == (
         "podfold: 0 pod templates in 2 documents: valid; 2 documents hold pods podfold does "
         "not reach, not checked (named above)"
@@ -316,12 +322,16 @@ def test_apply_warns_of_each_document_whose_pods_it_does_not_reach(tmp_path: Pat
     result = podfold("apply", "-f", str(overlay), str(manifest))
     assert result.returncode == 0, result.stderr
     assert documents(result.stdout) == documents(manifest.read_text())
-    lines = result.stderr.splitlines()
+    *lines, last = result.stderr.splitlines()
     assert [line.split(": ")[4].split()[0] for line in lines] == [
         "SparkApplication/spark-pi",
         "LLMInferenceService/facebook-opt-125m-single",
     ]
     assert all("does not know where its pods are" in line for line in lines)
+    assert last == (  # and what it comes to
+        f"podfold: warning: {manifest}: the overlays reach no pod template: the 2 documents "
+        f"that hold pods are of kinds podfold does not reach (named above), so nothing changed"
+    )
 
 
 def test_apply_to_documents_with_no_pod_says_the_overlays_reached_none(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import click
 from transforms.cli.checks import TemplateChecks, check_options
 from transforms.cli.options import (
     debug_option,
+    kinds_option,
     load_files,
     output_option,
     overlay_option,
@@ -27,10 +28,12 @@ __all__ = ("apply_command",)
 @select_option
 @output_option
 @check_options
+@kinds_option
 @click.argument(
     "manifests", metavar="[FILE|-]", type=click.File("r", encoding="utf-8"), default="-"
 )
 def apply_command(
+    declared_kinds: tuple[object, ...],
     overlays: tuple[str, ...],
     select: tuple[str, ...],
     output: str,
@@ -60,10 +63,20 @@ def apply_command(
     Job, CronJob, Volcano Job, CronJob and JobTemplate, AppWrapper (both
     APIs, and the workloads they wrap), JobSet, Kubeflow PyTorchJob, TFJob,
     MPIJob, XGBoostJob, PaddleJob and JAXJob, RayCluster, RayJob, RayService,
-    RayCronJob, LeaderWorkerSet, and List. A document of another kind that
-    holds what looks like containers (image or not) is printed unchanged,
-    with a warning naming where they are; overlays that reach no pod
-    template in the whole stream are warned about too.
+    RayCronJob, LeaderWorkerSet, and List ('podfold kinds' lists them all,
+    with where their pods are). A document of another kind that holds what
+    looks like containers (image or not) is printed unchanged, with a
+    warning naming its kind and apiVersion, where the containers are, and a
+    kind record that reaches them; overlays that reach no pod template in
+    the whole stream are warned about too.
+
+    --kinds FILE (repeatable) declares more kinds for the run: a YAML list
+    of kind records (apiVersion, kind, pods: path, holds, role...), checked
+    as an overlay file is (an unknown field is refused with its near miss,
+    each error names FILE:LINE). A record of a kind and group podfold has
+    replaces podfold's. A place of a record that no document of its kind in
+    the stream has is warned about. Packages declare kinds with a
+    'podfold.kinds' entry point.
 
     A step that acts on the workload object, not its pods (kueue_queue: Kueue
     reads the queue on the workload) is applied once to the workload's own
@@ -102,6 +115,7 @@ def apply_command(
         warn_reached_nothing,
         warn_unmatched_patches,
         warn_unreached,
+        warn_unused_places,
     )
     from transforms.cli.output import echo
     from transforms.kube.workloads import pod_templates
@@ -130,6 +144,7 @@ def apply_command(
     for line in boolean_warnings(documents, booleans, source, k8s_version) if booleans else ():
         warn(line)
     unreached = warn_unreached(documents, source)
+    warn_unused_places(documents, source)
     warn_unmatched_patches(overlays, steps, documents)
     templates = [pod_templates(document) for document in documents]  # found once, used twice
     result = apply_located(

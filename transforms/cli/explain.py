@@ -10,6 +10,7 @@ import click
 from transforms.cli.checks import TemplateChecks, check_options
 from transforms.cli.options import (
     debug_option,
+    kinds_option,
     load_files,
     overlay_option,
     parse_selector,
@@ -70,8 +71,10 @@ def _yaml_lines(value: Any) -> list[str]:
     help="Colour the diff (auto: when stdout is a terminal).",
 )
 @check_options
+@kinds_option
 @click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
 def explain_command(
+    declared_kinds: tuple[object, ...],
     overlays: tuple[str, ...],
     select: tuple[str, ...],
     blame: bool,
@@ -98,14 +101,19 @@ def explain_command(
     --no-validate), and with --policy, --allow, --deny or --conflicts each
     selected template is checked as for podfold apply: findings are listed on
     stderr after the diffs, and a problem or a violation makes the exit code 1.
-    Warnings are those of podfold apply.
+    Warnings are those of podfold apply, and so is --kinds FILE.
     """
     from combinators import chain, exists, get_at
     from transforms.analysis.blame import blame as blame_of
     from transforms.analysis.explanation import changes_between, unified_diff
     from transforms.cli.documents import read_documents, template_label
     from transforms.cli.located import apply_located
-    from transforms.cli.notices import warn_empty_overlays, warn_unmatched_patches, warn_unreached
+    from transforms.cli.notices import (
+        warn_empty_overlays,
+        warn_unmatched_patches,
+        warn_unreached,
+        warn_unused_places,
+    )
     from transforms.cli.output import echo
     from transforms.kube.scopes import is_workload_level
     from transforms.kube.workloads import pod_templates, workloads_of
@@ -131,6 +139,7 @@ def explain_command(
     text, source = read_input(manifests)
     documents = read_documents(text, source)
     warn_unreached(documents, source)
+    warn_unused_places(documents, source)
     warn_unmatched_patches(overlays, each, documents)
     result = apply_located(
         transform, documents, select=selector, require_match=True, overlays=overlays, texts=texts

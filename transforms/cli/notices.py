@@ -24,6 +24,7 @@ __all__ = (
     "warn_unmatched_patches",
     "warn_unreached",
     "warn_reached_nothing",
+    "warn_unused_places",
     "macros_written",
 )
 
@@ -97,17 +98,74 @@ def warn_unreached(documents: Sequence[Any], source: str) -> int:
     :func:`~transforms.kube.workloads.unreached_pods`; and for a stream with no document
     at all (an empty file, only comments or ``---``), as kubectl does. Returns how many
     documents were warned about."""
+    from textwrap import indent
+
+    from transforms.kube.table import api_group
     from transforms.kube.workloads import unreached_pods
 
     if not documents:
         warn(f"{source}: no documents (the input is empty, or only comments and '---')")
     warned = 0
+    recorded: set[tuple[str | None, str]] = set()  # each kind's record once
     for number, document in enumerate(documents, 1):
         found = unreached_pods(document)
         warned += bool(found)
         for unreached in found:
-            warn(f"{source}: document {number}: {unreached}")
+            said = f"{source}: document {number}: {unreached}"
+            key = (unreached.kind, api_group(unreached.api_version))
+            if unreached.record and key not in recorded:
+                recorded.add(key)
+                said += (
+                    "; a record that reaches its containers, to check and put in a "
+                    "--kinds file:\n" + indent(unreached.record, "    ").rstrip("\n")
+                )
+            warn(said)
     return warned
+
+
+def warn_unused_places(documents: Sequence[Any], source: str) -> None:
+    """Warn for each place (``pods[i]``) of a declared kind's record (a ``--kinds`` file's,
+    a package's, one registered in Python) that no document of that kind in the stream
+    has, as a ``--select`` that picks nothing is warned about: a path mistyped, or a
+    kind's other version. Kinds with no document in the stream are not about it."""
+    from combinators.data import is_map
+    from transforms.kube.records import reach
+    from transforms.kube.registry import BUILT_IN, current_kinds, kind_origin
+
+    registry = current_kinds()
+    seen: dict[Any, int] = {}  # each declared kind: how many of its documents
+    reached: set[tuple[Any, int]] = set()
+    searched = [
+        *documents,
+        *(
+            item
+            for document in documents
+            if is_map(document) and document.get("kind") == "List"
+            for item in (document.get("items") or [])
+        ),
+    ]
+    for document in searched:
+        if not is_map(document):
+            continue
+        entry = registry.lookup(document.get("kind"), document.get("apiVersion"))
+        if entry is None or kind_origin(entry) == BUILT_IN:
+            continue
+        seen[entry] = seen.get(entry, 0) + 1
+        for index, location in enumerate(entry.locations):
+            if (entry, index) not in reached and any(
+                True for _ in reach(document, location.path.parts, location)
+            ):
+                reached.add((entry, index))
+    for entry, count in seen.items():
+        for index, location in enumerate(entry.locations):
+            if (entry, index) in reached:
+                continue
+            documents_of = f"{count} {entry.kind} document{'s' if count != 1 else ''}"
+            warn(
+                f"{kind_origin(entry)}: kind record {entry.kind}, pods[{index}]: no document "
+                f"of {source} has {location.path or 'the top level'} (of its {documents_of}), "
+                f"so no pod is found there"
+            )
 
 
 def warn_reached_nothing(
@@ -121,16 +179,26 @@ def warn_reached_nothing(
     """Warn where overlays with steps in them met no pod template in the whole stream, and
     so changed nothing (as a ``--select`` that picks nothing is refused; kubectl has no
     such case, so it is no error). Where ``unreached`` documents were warned about
-    already (:func:`warn_unreached`: pods no overlay reaches), that said it."""
+    already (:func:`warn_unreached`: pods no overlay reaches), it says so."""
     from combinators import identity
 
     if (
-        unreached
-        or not documents
+        not documents
         or all(step is identity for step in steps)
         or any(templates)
         or any(after is not before for after, before in zip(result, documents, strict=True))
     ):
+        return
+    if unreached:  # each was named: say what it comes to
+        held = (
+            f"the {unreached} documents that hold pods are"
+            if unreached != 1
+            else "the document that holds pods is"
+        )
+        warn(
+            f"{source}: the overlays reach no pod template: {held} of kinds podfold does "
+            f"not reach (named above), so nothing changed"
+        )
         return
     count = len(documents)
     held = (

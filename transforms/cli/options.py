@@ -1,5 +1,5 @@
-"""What the commands share: ``--debug``, ``-f OVERLAY``, ``--select``, ``-o``, reading a stream,
-and refusing one with no document."""
+"""What the commands share: ``--debug``, ``-f OVERLAY``, ``--select``, ``-o``, ``--kinds``,
+reading a stream, and refusing one with no document."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ __all__ = (
     "overlay_option",
     "select_option",
     "output_option",
+    "kinds_option",
     "read_input",
     "load_overlays",
     "load_each",
@@ -83,6 +84,36 @@ def output_option(command: F) -> F:
         default="yaml",
         show_default=True,
         help="The output format.",
+    )(command)
+
+
+def _use_kinds(ctx: click.Context, _param: click.Parameter, value: Sequence[str]) -> Any:
+    """Read the ``--kinds`` files and run the command in the registry they make with the
+    current one (:func:`~transforms.kube.registry.using_kinds`), until it ends: what
+    the overlay files build (a strategic patch of a declared kind) is built in it too.
+    The declared kinds are the parameter's value."""
+    if not value:
+        return ()
+    from transforms.io.kind_files import load_kind_files
+    from transforms.kube.registry import using_kinds
+
+    found = load_kind_files(value)
+    ctx.with_resource(using_kinds(found))
+    return found
+
+
+def kinds_option(command: F) -> F:
+    """``--kinds FILE``, repeatable: kind records (where a kind keeps its pods) for this run."""
+    return click.option(
+        "--kinds",
+        "declared_kinds",
+        multiple=True,
+        metavar="FILE",
+        callback=_use_kinds,
+        help="A YAML file of kind records: where the pods of a kind podfold does "
+        "not know are (or of one it knows: a record of a kind and group "
+        "that podfold has replaces it). Repeat it for several; 'podfold "
+        "kinds' lists every kind known.",
     )(command)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from transforms.cli.checks import check_k8s_version, k8s_version_option, policy_option
-from transforms.cli.options import debug_option, read_input, require_documents
+from transforms.cli.options import debug_option, kinds_option, read_input, require_documents
 
 __all__ = ("validate_command",)
 
@@ -16,8 +16,11 @@ __all__ = ("validate_command",)
 @debug_option
 @k8s_version_option
 @policy_option
+@kinds_option
 @click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
-def validate_command(k8s_version: str | None, policy: str | None, manifests: Any) -> None:
+def validate_command(
+    declared_kinds: tuple[object, ...], k8s_version: str | None, policy: str | None, manifests: Any
+) -> None:
     """Check every pod template of FILE against the official schema and its references.
 
     The same checks the TorchX fold runs on every pod: unknown fields (with
@@ -31,7 +34,8 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
     JobSet's volumeClaimPolicies) count as the pod's own. A document of a
     kind podfold does not know that holds what looks like containers (image
     or not) is warned about on stderr, and the summary says it was not
-    checked (see podfold apply --help for the kinds podfold knows).
+    checked ('podfold kinds' lists the kinds podfold knows; --kinds FILE
+    declares more, as for podfold apply).
 
     FILE is read as kubectl reads it: y, yes, on, n, no, off (any case
     kubectl takes) written unquoted are booleans. Where one stands for a
@@ -47,7 +51,7 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
         template_booleans,
         template_label,
     )
-    from transforms.cli.notices import warn_unreached
+    from transforms.cli.notices import warn_unreached, warn_unused_places
     from transforms.cli.output import echo
     from transforms.kube.workloads import pod_templates, with_added_volumes
     from transforms.run import Checks, Overlays, run
@@ -57,6 +61,7 @@ def validate_command(k8s_version: str | None, policy: str | None, manifests: Any
     documents, booleans = read_manifest(text, source)
     require_documents(documents, source, manifests, "validate")
     unreached = warn_unreached(documents, source)
+    warn_unused_places(documents, source)
     checks = Checks(validate=True, k8s_version=k8s_version, only_new=False, policy=policy)
     none = Overlays([])
     errors = templates = 0

@@ -38,13 +38,10 @@ from combinators.transform import (
     identity,
 )
 from transforms.kube.acting import apply_at_template, apply_to_metadata
-from transforms.kube.discovery import (
-    PodTemplate,
-    labels_of,
-    pod_templates,
-)
+from transforms.kube.discovery import PodTemplate, labels_of, templates_of
 from transforms.kube.kinds import ClientDictError
 from transforms.kube.placing import with_value_at
+from transforms.kube.registry import KindsLike, current_kinds, resolve_kinds
 from transforms.kube.scopes import (
     WorkloadCheck,
     is_document_level,
@@ -53,7 +50,7 @@ from transforms.kube.scopes import (
     workload_checks,
 )
 from transforms.kube.selection import Selector, check_selection, workloads_of
-from transforms.kube.table import document_name, workload_kind
+from transforms.kube.table import KindRegistry, document_name
 
 __all__ = ("on_workloads", "apply_to_workload", "apply_to_documents")
 
@@ -117,10 +114,12 @@ class _Picked:
 
 
 class _OnWorkloads(Transform):
-    __slots__ = ("transform", "select", "_pieces")
+    __slots__ = ("transform", "select", "kinds", "_pieces")
     name = "on_workloads"
 
-    def __init__(self, transform: TransformLike, select: Selector | None) -> None:
+    def __init__(
+        self, transform: TransformLike, select: Selector | None, kinds: KindsLike | None = None
+    ) -> None:
         if not callable(transform):
             raise ArgumentTypeError(
                 f"transform must be a transform or a callable doc -> doc, "
@@ -139,15 +138,19 @@ class _OnWorkloads(Transform):
             )
         self.transform = transform
         self.select = select if select else None
+        # None: the current registry where it applies (a run's --kinds too)
+        self.kinds: KindRegistry | None = None if kinds is None else resolve_kinds(kinds)
         # in the order written: each whole-document step alone, the runs of steps between
         self._pieces: tuple[TransformLike | _Run, ...] = tuple(
             piece if is_document_level(piece) else _Run.of(piece)
             for piece in split_at_documents(transform)
         )
-        if self.select is None:
-            self._init_params(transform)
-        else:
-            self._init_params(transform, select=self.select)
+        given = {
+            name: value
+            for name, value in (("select", self.select), ("kinds", self.kinds))
+            if value is not None
+        }
+        self._init_params(transform, **given)
 
     def __call__(self, doc: Any) -> Any:
         # a client workload object is converted here, knowing its kind by its class
@@ -178,7 +181,8 @@ class _OnWorkloads(Transform):
                 key="api_version",
                 overlay="on_workloads",
             )
-        found = pod_templates(doc) if templates is None else templates
+        registry = self.kinds if self.kinds is not None else current_kinds()
+        found = templates_of(doc, registry) if templates is None else templates
         pieces = self._pieces
         if len(pieces) == 1 and type(pieces[0]) is _Run:  # no whole-document step
             select = self.select
@@ -198,9 +202,9 @@ class _OnWorkloads(Transform):
                     piece, doc, owned, [template for template in found if picked(template, moved)]
                 )
                 continue
-            new = self._apply_to_documents(piece, doc, owned, found, picked, moved)
+            new = self._apply_to_documents(piece, doc, owned, found, picked, moved, registry)
             if new is not doc:  # it may have added a template, or taken one away
-                doc, found, moved = new, pod_templates(new), True
+                doc, found, moved = new, templates_of(new, registry), True
         return doc
 
     def _apply_run(self, run: _Run, doc: Any, owned: Owned, selected: Sequence[PodTemplate]) -> Any:
@@ -227,6 +231,7 @@ class _OnWorkloads(Transform):
         found: tuple[PodTemplate, ...],
         picked: _Picked,
         moved: bool,
+        registry: KindRegistry,
     ) -> Any:
         """A whole-document step on ``doc`` where it is for it, or on each item of a List it
         is for (kubectl and kustomize read a List as its items), where the selector picks
@@ -235,7 +240,7 @@ class _OnWorkloads(Transform):
             if self.select is None or any(picked(template, moved) for template in found):
                 return self._apply_to_document(step, doc, owned)
             return doc
-        entry = workload_kind(doc.get("kind"), doc.get("apiVersion"))
+        entry = registry.lookup(doc.get("kind"), doc.get("apiVersion"))
         items = doc.get("items")
         if entry is None or entry.kind != "List" or not is_seq(items):
             return doc
@@ -288,22 +293,29 @@ class _OnWorkloads(Transform):
         return to_client(new, type(obj))
 
 
-def on_workloads(transform: TransformLike, select: Selector | None = None) -> Transform:
+def on_workloads(
+    transform: TransformLike, select: Selector | None = None, *, kinds: KindsLike | None = None
+) -> Transform:
     """A pod-level overlay as an overlay of whole documents: applied to every selected template.
 
     The result is a transform like any other: it composes, compares equal
-    to the same call, and prints as it. See :func:`apply_to_workload`.
+    to the same call, and prints as it. See :func:`apply_to_workload`;
+    ``kinds`` as there (without it, the current registry where it applies).
 
     >>> import combinators
     >>> on_workloads(combinators.upsert("spec.nodeSelector", {"gpu": "a100"}),
     ...              select=Selector.parse("role=Worker"))
     on_workloads(upsert('spec.nodeSelector', {'gpu': 'a100'}), select=Selector(roles=('Worker',)))
     """
-    return _OnWorkloads(transform, select)
+    return _OnWorkloads(transform, select, kinds)
 
 
 def apply_to_workload(
-    transform: TransformLike, document: Any, *, select: Selector | None = None
+    transform: TransformLike,
+    document: Any,
+    *,
+    select: Selector | None = None,
+    kinds: KindsLike | None = None,
 ) -> Any:
     """Apply a pod-level ``transform`` to every selected pod template of ``document``.
 
@@ -325,6 +337,12 @@ def apply_to_workload(
     ``V1Pod``) comes back as the same type. A ``TransformError`` from a
     template names the workload, the role and the path.
 
+    Where each kind keeps its pods is the current registry's
+    (:func:`~transforms.kube.registry.current_kinds`: the built-in kinds, those
+    packages and :func:`~transforms.kube.registry.register_kinds` declared), or
+    ``kinds``': a :class:`~transforms.kube.table.KindRegistry`, or records added to
+    the current one for this call.
+
     >>> import combinators
     >>> cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"},
     ...         "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}}}
@@ -337,7 +355,7 @@ def apply_to_workload(
       ...
     combinators.errors.PathError: no element [name=trainr] in spec.containers (part 7 of spec.jobTemplate.spec.template.spec.containers[name=trainr]) [in CronJob/nightly template (spec.jobTemplate.spec.template)]
     """
-    return _OnWorkloads(transform, select)(document)
+    return _OnWorkloads(transform, select, kinds)(document)
 
 
 def apply_to_documents(
@@ -347,13 +365,15 @@ def apply_to_documents(
     select: Selector | None = None,
     require_match: bool = False,
     templates: Sequence[tuple[PodTemplate, ...]] | None = None,
+    kinds: KindsLike | None = None,
 ) -> list[Any]:
     """:func:`apply_to_workload` on each document of a stream; order kept.
 
     With ``require_match``, a selector that picks no template of the whole
     stream is a :class:`SelectionError` (see :func:`check_selection`), not a
     silent pass-through. ``templates``, where given, are each document's
-    :func:`pod_templates`, found once by a caller that needs them too.
+    :func:`pod_templates`, found once by a caller that needs them too; ``kinds`` as
+    for :func:`apply_to_workload`.
 
     A ``kind: List`` stays one document, its items overlaid in place (each
     item is searched like a document). Errors also name the document's
@@ -374,9 +394,9 @@ def apply_to_documents(
             factory="apply_to_documents",
             value=len(templates),
         )
+    overlay = _OnWorkloads(transform, select, kinds)
     if require_match and select:
-        check_selection(select, documents, templates)
-    overlay = _OnWorkloads(transform, select)
+        check_selection(select, documents, templates, kinds=overlay.kinds)
     out = []
     for number, document in enumerate(documents, 1):
         try:

@@ -114,7 +114,7 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
     ...     overlay="gpu")
     Traceback (most recent call last):
       ...
-    transforms.kube.kinds.WorkloadKindError: gpu: a pod-level overlay was given a SparkApplication document, not a pod, and podfold does not know where a SparkApplication keeps its pods (the kinds it knows: `podfold apply --help`), so the workload API would leave it as it is: apply the overlay to a pod template in it, combinators.for_each('spec.driver.template', overlay)(document), or change the whole document with a merge patch, transforms.merge_patch({...})(document)
+    transforms.kube.kinds.WorkloadKindError: gpu: a pod-level overlay was given a SparkApplication document, not a pod, and podfold does not know where a SparkApplication keeps its pods (the kinds it knows: `podfold kinds`; declare one with register_kinds or --kinds), so the workload API would leave it as it is: apply the overlay to a pod template in it, combinators.for_each('spec.driver.template', overlay)(document), or change the whole document with a merge patch, transforms.merge_patch({...})(document)
     >>> check_pod_document({"api_version": "v1", "kind": "Pod", "spec": {"node_selector": None}},
     ...                    overlay="gpu")
     Traceback (most recent call last):
@@ -171,7 +171,8 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
 def _refusal(overlay: str, document: Mapping[str, Any], kind: str, name: Any) -> str:
     """What to say to a pod-level overlay given a workload: what works for its kind."""
     # here, not at the top: only a refusal needs the kind table
-    from transforms.kube.table import a_kind, workload_kind
+    from transforms.kube.registry import workload_kind
+    from transforms.kube.table import a_kind
     from transforms.kube.unreached import likely_templates
 
     named = f" ({short_repr(name)})" if isinstance(name, str) else ""
@@ -184,7 +185,8 @@ def _refusal(overlay: str, document: Mapping[str, Any], kind: str, name: Any) ->
     where = next(iter(likely_templates(document)), "<the path of its pod template>")
     return (
         f"{given}, and podfold does not know where {a_kind(kind)} keeps its pods (the "
-        f"kinds it knows: `podfold apply --help`), so the workload API would leave it as "
+        f"kinds it knows: `podfold kinds`; declare one with register_kinds or --kinds), so "
+        f"the workload API would leave it as "
         f"it is: apply the overlay to a pod template in it, "
         f"combinators.for_each({short_repr(where)}, overlay)(document), or change the whole "
         f"document with a merge patch, transforms.merge_patch({{...}})(document)"

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from typing import Any
 
 from combinators.data import is_map
 from combinators.errors import ArgumentError, ArgumentTypeError, TransformError
 from combinators.limits import short_names, short_repr
-from transforms.kube.discovery import PodTemplate, WorkloadMetadata, pod_templates, shown_name
-from transforms.kube.table import KIND_NAMES
+from transforms.kube.discovery import PodTemplate, WorkloadMetadata, shown_name, templates_of
+from transforms.kube.registry import KindsLike, resolve_kinds
+from transforms.kube.table import KindRegistry
 
 __all__ = ("Selector", "workloads_of", "SelectionError", "check_selection")
 
@@ -36,16 +37,18 @@ def _strings(value: Any, argument: str) -> tuple[str, ...]:
     return items
 
 
-def _canonical_kind(kind: str) -> str:
-    known = KIND_NAMES.get(kind.lower())
+def _canonical_kind(kind: str, registry: KindRegistry) -> str:
+    names = registry.names
+    known = names.get(kind.lower())
     if known is not None:
         return known
     from combinators.near import did_you_mean, near_misses
 
-    hint = did_you_mean(near_misses(kind, sorted(KIND_NAMES.values())))
+    hint = did_you_mean(near_misses(kind, sorted(names.values())))
     raise ArgumentError(
         f"unknown workload kind {short_repr(kind)}{hint}; kinds with pods are: "
-        f"{', '.join(sorted(KIND_NAMES.values()))}",
+        f"{', '.join(sorted(names.values()))} (podfold kinds lists them; --kinds FILE "
+        f"declares more)",
         argument="kinds",
         factory="Selector",
         value=kind,
@@ -62,8 +65,10 @@ class Selector:
     Each field holds alternatives (any may match); the fields must all
     match. ``kinds`` and ``names`` match the template's workload or any
     workload around it (``kind=AppWrapper`` selects everything it wraps);
-    kinds are checked against the table, case aside. ``labels`` are
-    ``(key, value)`` pairs, all required. An empty selector selects everything.
+    kinds are checked against the current registry (or ``registry``, not a
+    field: see :func:`~transforms.kube.registry.resolve_kinds`), case aside.
+    ``labels`` are ``(key, value)`` pairs, all required. An empty selector
+    selects everything.
 
     >>> Selector(kinds="pytorchjob", roles=("Worker",))
     Selector(kinds=('PyTorchJob',), roles=('Worker',))
@@ -73,9 +78,12 @@ class Selector:
     names: tuple[str, ...] = ()
     roles: tuple[str, ...] = ()
     labels: tuple[tuple[str, str], ...] = ()
+    registry: InitVar[KindsLike | None] = None
 
-    def __post_init__(self) -> None:
-        kinds = tuple(_canonical_kind(kind) for kind in _strings(self.kinds, "kinds"))
+    def __post_init__(self, registry: KindsLike | None) -> None:
+        given = _strings(self.kinds, "kinds")
+        known = resolve_kinds(registry) if given else None  # no look-up for no kind
+        kinds = tuple(_canonical_kind(kind, known) for kind in given) if known is not None else ()
         object.__setattr__(self, "kinds", kinds)
         object.__setattr__(self, "names", _strings(self.names, "names"))
         object.__setattr__(self, "roles", _strings(self.roles, "roles"))
@@ -92,10 +100,11 @@ class Selector:
         object.__setattr__(self, "labels", labels)
 
     @classmethod
-    def parse(cls, text: str) -> Selector:
+    def parse(cls, text: str, *, registry: KindsLike | None = None) -> Selector:
         """A selector from text: ``kind=PyTorchJob,role=Worker,label:team=ml``.
 
-        Parts are separated by commas; a field given twice means either value.
+        Parts are separated by commas; a field given twice means either value;
+        ``registry`` is where the kinds are checked (the current registry by default).
 
         >>> Selector.parse("kind=PyTorchJob,role=Worker,role=Master,label:team=ml")
         Selector(kinds=('PyTorchJob',), roles=('Worker', 'Master'), labels=(('team', 'ml'),))
@@ -133,6 +142,7 @@ class Selector:
                 tuple(fields["name"]),
                 tuple(fields["role"]),
                 tuple(fields["label"]),
+                registry,
             )
         except ArgumentError as err:
             err.factory = "Selector.parse"
@@ -181,6 +191,7 @@ def workloads_of(
     once, in document order: where workload-level steps act. A Pod, its own workload, has
     none.
 
+    >>> from transforms.kube.discovery import pod_templates
     >>> cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"},
     ...         "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}}}
     >>> [metadata.describe() for metadata in workloads_of(pod_templates(cron))]
@@ -220,8 +231,11 @@ def check_selection(
     select: Selector,
     documents: Iterable[Any],
     templates: Sequence[tuple[PodTemplate, ...]] | None = None,
+    *,
+    kinds: KindsLike | None = None,
 ) -> None:
-    """Raise a :class:`SelectionError` unless ``select`` picks a template of ``documents``.
+    """Raise a :class:`SelectionError` unless ``select`` picks a template of ``documents``
+    (``kinds``: where each kind keeps its pods, the current registry by default).
 
     The error lists every template present (kind/name and role), so a typo in
     a role or a name shows at once.
@@ -233,15 +247,16 @@ def check_selection(
       ...
     transforms.kube.selection.SelectionError: no pod template matches Selector(roles=('Wroker',)); templates present: PyTorchJob/mnist role=Worker
     """
+    registry = resolve_kinds(kinds) if templates is None else None
     found = (
         [
             template
             for document in documents
             if is_map(document)
-            for template in pod_templates(document)
+            for template in templates_of(document, registry)
         ]
-        if templates is None
-        else [template for each in templates for template in each]
+        if registry is not None
+        else [template for each in templates or () for template in each]
     )
     if any(select.matches(template) for template in found):
         return

@@ -6,8 +6,10 @@ workloads that hold templates. Each kind says so in a record
 (:mod:`transforms.kube.records`); the built-in kinds are records too
 (:mod:`transforms.kube.builtin_kinds`), read into :data:`BUILTIN_KINDS`, a
 :class:`KindRegistry` that is read-only once built. :func:`workload_kind`
-finds a document's record there; :mod:`transforms.kube.workloads` finds and
-overlays the templates, and re-exports these names.
+finds a document's record there; the kinds users declare join them in the
+current registry (:mod:`transforms.kube.registry`), which the workload API
+uses; :mod:`transforms.kube.workloads` finds and overlays the templates, and
+re-exports these names.
 
 >>> entry = workload_kind("CronJob", "batch/v1")
 >>> [str(location.path) for location in entry.locations], str(entry.metadata)
@@ -77,11 +79,12 @@ class KindRegistry:
     True
     """
 
-    __slots__ = ("kinds", "_by_kind", "_names")
+    __slots__ = ("kinds", "_by_kind", "_names", "_hash")
 
     kinds: tuple[WorkloadKind, ...]
     _by_kind: Mapping[str, tuple[WorkloadKind, ...]]
     _names: Mapping[str, str]
+    _hash: int
 
     def __init__(self, kinds: Iterable[WorkloadKind]) -> None:
         # a later record of the same kind, group and version replaces an earlier one
@@ -91,6 +94,7 @@ class KindRegistry:
         for entry in ordered:
             by_kind.setdefault(entry.kind, []).append(entry)
         object.__setattr__(self, "kinds", ordered)
+        object.__setattr__(self, "_hash", hash(ordered))  # a cache's key: hashed once
         object.__setattr__(
             self,
             "_by_kind",
@@ -150,10 +154,10 @@ class KindRegistry:
         return len(self.kinds)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, KindRegistry) and other.kinds == self.kinds
+        return other is self or (isinstance(other, KindRegistry) and other.kinds == self.kinds)
 
     def __hash__(self) -> int:
-        return hash(self.kinds)
+        return self._hash
 
     def __repr__(self) -> str:
         return f"KindRegistry(<{len(self.kinds)} kinds>)"
@@ -188,7 +192,10 @@ def api_group(api_version: Any) -> str:
 
 
 def workload_kind(kind: Any, api_version: Any = None) -> WorkloadKind | None:
-    """The built-in record of a kind (and ``apiVersion``, where kinds clash), or ``None``.
+    """The built-in record of a kind (and ``apiVersion``, where kinds clash), or ``None``:
+    :data:`BUILTIN_KINDS` only. What the workload API looks up is the current registry
+    (the built-in kinds and the declared ones):
+    :func:`transforms.kube.workloads.workload_kind`.
 
     >>> workload_kind("Job", "batch.volcano.sh/v1alpha1").locations[0].path
     path('spec.tasks[*].template')

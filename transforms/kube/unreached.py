@@ -8,6 +8,8 @@ Deployment/web has null at spec.template, where its pod template (a map) belongs
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,9 +17,10 @@ from combinators.data import is_map, is_seq, kind_name
 from combinators.limits import MAX_NAME, short_repr
 from combinators.paths import All, Index, Key, Part, Path
 from transforms.kube.records import DOCUMENT, TEMPLATE, reach
-from transforms.kube.table import a_kind, document_name, workload_kind
+from transforms.kube.registry import KindsLike, resolve_kinds
+from transforms.kube.table import KindRegistry, a_kind, api_group, document_name
 
-__all__ = ("Unreached", "unreached_pods", "likely_templates")
+__all__ = ("Unreached", "unreached_pods", "likely_templates", "suggested_record")
 
 _WALK_DEPTH = 24
 """How deep :func:`unreached_pods` looks for containers in a document it cannot place."""
@@ -30,12 +33,16 @@ _PLACES_SHOWN = 3
 class Unreached:
     """Pods of a document that no overlay (and no check) reaches, and why.
 
-    ``kind`` and ``name`` are the workload's; ``places`` where its containers
-    (or the value that should be a pod template) are; ``reason`` is
-    ``"unknown-kind"`` (a kind the table does not have), ``"not-a-map"``
-    (its template is ``found``, not a map), ``"missing"`` (it has no
-    template), or ``"elsewhere"`` (a known kind, whose containers are not
-    where the table looks); ``looked`` says where the table looks.
+    ``kind``, ``name`` and ``api_version`` are the workload's; ``places``
+    where its containers (or the value that should be a pod template) are;
+    ``reason`` is ``"unknown-kind"`` (a kind the registry does not have),
+    ``"not-a-map"`` (its template is ``found``, not a map), ``"missing"`` (it
+    has no template), ``"elsewhere"`` (a known kind, whose containers are not
+    where its record looks; ``looked`` says where it looks), or ``"trainjob"``
+    (a Kubeflow Trainer ``TrainJob``, whose pods are made from several places;
+    ``runtime`` names its runtime). ``record`` is, for an unknown kind, the kind
+    record that reaches the containers found, as YAML ready for a ``--kinds``
+    file (``""`` where no record can: a container outside any pod spec).
     """
 
     kind: str | None
@@ -45,12 +52,32 @@ class Unreached:
     found: str = ""
     looked: tuple[str, ...] = ()
     more: int = 0
+    api_version: str | None = None
+    record: str = ""
+    runtime: str | None = None
 
     def __str__(self) -> str:
         # the document's own kind, name and keys: each written short
         kind = short_repr(self.kind, MAX_NAME, quoted=False) if self.kind else ""
         name = short_repr(self.name, MAX_NAME, quoted=False) if self.name else "(unnamed)"
-        who = f"{kind or '(no kind)'}/{name}"
+        version = (
+            f" ({short_repr(self.api_version, MAX_NAME, quoted=False)})"
+            if self.api_version and self.reason in ("unknown-kind", "elsewhere", "trainjob")
+            else ""
+        )
+        who = f"{kind or '(no kind)'}/{name}{version}"
+        if self.reason == "trainjob":
+            runtime = (
+                f" ({short_repr(self.runtime, MAX_NAME)}, its spec.runtimeRef)"
+                if self.runtime
+                else ""
+            )
+            return (
+                f"{who}: a TrainJob's pods are made from several places (its trainer "
+                f"fields, its runtime's template, its runtimePatches), which podfold does not "
+                f"reach yet: no overlay or check reaches them; overlay its runtime's pods "
+                f"instead, in the TrainingRuntime or ClusterTrainingRuntime{runtime}"
+            )
         shown = ", ".join(short_repr(place, quoted=False) for place in self.places) + (
             f" (and {self.more} more)" if self.more else ""
         )
@@ -67,11 +94,19 @@ class Unreached:
                 f"looks for the pods of {a_kind(self.kind or '')} "
                 f"({', '.join(self.looked)}); no overlay or check reaches them"
             )
-        what = f"{kind} is not one of the kinds podfold knows" if self.kind else "it has no kind"
+        if not self.kind:
+            what = "it has no kind"
+        elif self.api_version:
+            group = api_group(self.api_version)
+            of = f"of {short_repr(group, MAX_NAME, quoted=False)}" if group else "of the core group"
+            what = f"podfold knows no kind {kind} {of}"
+        else:
+            what = f"podfold knows no kind {kind} (and it has no apiVersion)"
         return (
             f"{who} holds containers at {shown}, but {what}, so podfold "
-            f"does not know where its pods are: no overlay or check reaches them (the "
-            f"kinds podfold knows: `podfold apply --help`)"
+            f"does not know where its pods are: no overlay or check reaches them; declare "
+            f"the kind with a record in a --kinds file (`podfold kinds` lists the kinds "
+            f"podfold knows)"
         )
 
 
@@ -150,12 +185,17 @@ def _looks_like_a_container(node: Any) -> bool:
 
 
 def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
+    """Where ``value`` holds what looks like containers, as paths (see :func:`_container_parts`)."""
+    return [str(Path(parts)) for parts in _container_parts(value, prefix)]
+
+
+def _container_parts(value: Any, prefix: tuple[Part, ...]) -> list[tuple[Part, ...]]:
     """Where ``value`` holds what looks like containers: a ``containers`` list (or
     ``initContainers``, ``sidecars``, ...) of maps with a name or an image, one container
     (``container:`` or ``script:`` with an ``image``, as Argo's templates have), or a map
     with a container's fields (a Spark driver: ``cores``, ``memory``, ``env``). A walk
     bounded in depth and in the number of nodes visited."""
-    found: list[str] = []
+    found: list[tuple[Part, ...]] = []
     stack: list[tuple[Any, tuple[Part, ...]]] = [(value, prefix)]
     visited = 0
     while stack and visited < _WALK_NODES:
@@ -165,13 +205,13 @@ def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
             continue
         if is_map(node):
             if where != prefix and _looks_like_a_container(node):
-                found.append(str(Path(where)))
+                found.append(where)
             children: list[tuple[Any, tuple[Part, ...]]] = []
             for key, item in node.items():
                 if (key in _CONTAINER_LISTS and _container_list(item)) or (
                     key in _ONE_CONTAINER and is_map(item) and isinstance(item.get("image"), str)
                 ):
-                    found.append(str(Path((*where, Key(str(key))))))
+                    found.append((*where, Key(str(key))))
                 elif is_map(item) or is_seq(item):
                     children.append((item, (*where, Key(str(key)))))
             stack.extend(reversed(children))
@@ -184,8 +224,15 @@ def _containers_in(value: Any, prefix: tuple[Part, ...]) -> list[str]:
     return found
 
 
-def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) -> None:
-    entry = workload_kind(document.get("kind"), document.get("apiVersion"))
+_TRAINER = "trainer.kubeflow.org"
+
+
+def _unreached(
+    document: Any, prefix: tuple[Part, ...], out: list[Unreached], registry: KindRegistry
+) -> None:
+    api_version = document.get("apiVersion")
+    api_version = api_version if isinstance(api_version, str) else None
+    entry = registry.lookup(document.get("kind"), api_version)
     if entry is not None and len(entry.locations) == 1 and entry.locations[0].holds == TEMPLATE:
         value = document  # the usual case, a Deployment or a Job: its one template is a map
         for part in entry.locations[0].path.parts:
@@ -195,8 +242,22 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
     kind = document.get("kind")
     kind = kind if isinstance(kind, str) else None
     if entry is None:
-        places = _containers_in(document, prefix)
-        if places:
+        if kind == "TrainJob" and api_group(api_version) == _TRAINER:
+            runtime = _value_at(document, (Key("spec"), Key("runtimeRef"), Key("name")))
+            out.append(
+                Unreached(
+                    kind,
+                    document_name(document),
+                    (),
+                    "trainjob",
+                    api_version=api_version,
+                    runtime=runtime if isinstance(runtime, str) else None,
+                )
+            )
+            return
+        found = _container_parts(document, prefix)
+        if found:
+            places = [str(Path(parts)) for parts in found]
             out.append(
                 Unreached(
                     kind,
@@ -204,6 +265,8 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
                     tuple(places[:_PLACES_SHOWN]),
                     "unknown-kind",
                     more=len(places) - _PLACES_SHOWN if len(places) > _PLACES_SHOWN else 0,
+                    api_version=api_version,
+                    record=_record_for(document, prefix, kind, api_version, found),
                 )
             )
         return
@@ -214,7 +277,7 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
             where = str(Path((*prefix, *parts))) or "the top level"
             if location.holds == DOCUMENT:
                 if is_map(value):
-                    _unreached(value, (*prefix, *parts), out)
+                    _unreached(value, (*prefix, *parts), out, registry)
                 continue
             if is_map(value):
                 reached = True
@@ -241,6 +304,7 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
                 "elsewhere",
                 looked=looked,
                 more=max(0, len(places) - _PLACES_SHOWN),
+                api_version=api_version,
             )
         )
     elif len(entry.locations) == 1 and not any(
@@ -249,7 +313,7 @@ def _unreached(document: Any, prefix: tuple[Part, ...], out: list[Unreached]) ->
         out.append(Unreached(kind, document_name(document), looked, "missing"))
 
 
-def unreached_pods(document: Any) -> tuple[Unreached, ...]:
+def unreached_pods(document: Any, *, kinds: KindsLike | None = None) -> tuple[Unreached, ...]:
     """Pods of ``document`` that :func:`~transforms.kube.workloads.pod_templates` does not find, so that
     no overlay reaches them: a kind the table does not know that holds what
     looks like containers, image or not (a ``containers`` list of named
@@ -258,6 +322,8 @@ def unreached_pods(document: Any) -> tuple[Unreached, ...]:
     ``env``; found by a walk bounded in depth and size), a known kind whose
     template is missing or not a map, and the same for workloads an
     AppWrapper or a List holds. A document with no pod in it gives ``()``.
+    The kinds are the current registry's, or ``kinds``' (see
+    :func:`~transforms.kube.registry.resolve_kinds`).
 
     >>> workflow = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
     ...     "metadata": {"name": "hello"}, "spec": {"templates": [
@@ -265,7 +331,7 @@ def unreached_pods(document: Any) -> tuple[Unreached, ...]:
     ...         {"name": "pod", "podSpecPatch": "", "containerSet": {
     ...             "containers": [{"name": "a", "image": "busybox"}]}}]}}
     >>> print(*unreached_pods(workflow))
-    Workflow/hello holds containers at spec.templates[0].container, spec.templates[1].containerSet.containers, but Workflow is not one of the kinds podfold knows, so podfold does not know where its pods are: no overlay or check reaches them (the kinds podfold knows: `podfold apply --help`)
+    Workflow/hello (argoproj.io/v1alpha1) holds containers at spec.templates[0].container, spec.templates[1].containerSet.containers, but podfold knows no kind Workflow of argoproj.io, so podfold does not know where its pods are: no overlay or check reaches them; declare the kind with a record in a --kinds file (`podfold kinds` lists the kinds podfold knows)
     >>> print(*unreached_pods({"kind": "Deployment", "metadata": {"name": "web"},
     ...                        "spec": {"template": None}}))
     Deployment/web has null at spec.template, where its pod template (a map) belongs; no overlay or check reaches its pods
@@ -275,7 +341,7 @@ def unreached_pods(document: Any) -> tuple[Unreached, ...]:
     if not is_map(document):
         return ()
     out: list[Unreached] = []
-    _unreached(document, (), out)
+    _unreached(document, (), out, resolve_kinds(kinds))
     return tuple(out)
 
 
@@ -293,4 +359,121 @@ def likely_templates(document: Any) -> tuple[str, ...]:
     suffix = ".spec.containers"
     return tuple(
         place[: -len(suffix)] for place in _containers_in(document, ()) if place.endswith(suffix)
+    )
+
+
+# what a pod template holds besides its spec; a map with more beside its ``spec`` (a Dask
+# worker's replicas) keeps a bare pod spec there
+_TEMPLATE_KEYS = frozenset(("metadata", "spec"))
+_MAX_RECORD_PATH = 200
+_NOT_A_ROLE = frozenset(("spec", "template", "podTemplate", "pod", "podSpec"))
+_PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/*\[\]]*$")
+
+
+def _scalar(text: str) -> str:
+    return (
+        text if _PLAIN.match(text) and text not in ("null", "true", "false") else json.dumps(text)
+    )
+
+
+def _value_at(document: Any, parts: tuple[Part, ...]) -> Any:
+    node = document
+    for part in parts:
+        if type(part) is Key and is_map(node):
+            node = node.get(part.name)
+        elif type(part) is Index and is_seq(node) and part.index < len(node):
+            node = node[part.index]
+        else:
+            return None
+    return node
+
+
+def _place_of(document: Any, parts: tuple[Part, ...]) -> dict[str, Any] | None:
+    """The record's place (``pods`` item) for containers at ``parts``, or ``None`` where no
+    place reaches them: a list that is no pod spec's ``containers``, two lists on the way."""
+    # a pod spec's containers: under a spec (a template's, a bare one: workerSpec, podSpec),
+    # not a list of containers of another shape (Argo's containerSet, a KServe predictor's)
+    if len(parts) < 2 or parts[-1] != Key("containers") or type(parts[-2]) is not Key:
+        return None
+    holder = parts[-2].name
+    if holder != "spec" and not holder.endswith("Spec"):
+        return None
+    spec = parts[:-1]
+    holds, where = "spec", spec
+    if spec and spec[-1] == Key("spec"):
+        around = _value_at(document, spec[:-1])
+        if not spec[:-1]:
+            holds, where = "pod", ()
+        elif is_map(around) and set(around) <= _TEMPLATE_KEYS:
+            holds, where = "template", spec[:-1]
+    if sum(type(part) is Index for part in where) > 1:
+        return None
+    place: dict[str, Any] = {
+        "path": str(Path(tuple(All() if type(part) is Index else part for part in where)))
+    }
+    if holds != "template":
+        place["holds"] = holds
+    for number, part in enumerate(where):
+        if type(part) is Index:
+            element = _value_at(document, where[: number + 1])
+            if is_map(element) and isinstance(element.get("name"), str):
+                place["roleField"] = "name"
+    return place
+
+
+def _record_for(
+    document: Any,
+    prefix: tuple[Part, ...],
+    kind: str | None,
+    api_version: str | None,
+    found: list[tuple[Part, ...]],
+) -> str:
+    if not kind or len(kind) > MAX_NAME or len(api_version or "") > MAX_NAME:
+        return ""  # a record is to read and paste: none for names past a message's bound
+    places: list[dict[str, Any]] = []
+    for parts in found:
+        place = _place_of(document, parts[len(prefix) :])
+        if place is not None and len(place["path"]) <= _MAX_RECORD_PATH and place not in places:
+            places.append(place)
+    if not places:
+        return ""
+    if len(places) > 1:  # a role for each fixed place: the key that names it
+        for place in places:
+            if "roleField" not in place:
+                keys = [part for part in place["path"].split(".") if part and "[" not in part]
+                named = [key for key in keys if key not in _NOT_A_ROLE]
+                if named and named[-1] != "spec":
+                    place["role"] = named[-1]
+    lines = []
+    if api_version:
+        group = api_group(api_version)
+        lines.append(f"- apiVersion: {_scalar(f'{group}/*' if group else api_version)}")
+        lines.append(f"  kind: {_scalar(kind)}")
+    else:
+        lines.append(f"- kind: {_scalar(kind)}")
+    lines.append("  pods:")
+    for place in places:
+        first = True
+        for key, value in place.items():
+            lines.append(f"    {'- ' if first else '  '}{key}: {_scalar(value)}")
+            first = False
+    return "\n".join(lines) + "\n"
+
+
+def suggested_record(document: Any, *, kinds: KindsLike | None = None) -> str:
+    """The kind record, as YAML ready for a ``--kinds`` file, that reaches the containers
+    of a document of a kind the registry does not know; ``""`` for none.
+
+    >>> widget = {"apiVersion": "example.com/v1", "kind": "Widget",
+    ...     "metadata": {"name": "hello"}, "spec": {"parts": [{"name": "engine", "template": {
+    ...         "spec": {"containers": [{"name": "user", "image": "hello:1"}]}}}]}}
+    >>> print(suggested_record(widget), end="")
+    - apiVersion: example.com/*
+      kind: Widget
+      pods:
+        - path: spec.parts[*].template
+          roleField: name
+    """
+    return next(
+        (found.record for found in unreached_pods(document, kinds=kinds) if found.record), ""
     )

@@ -8,8 +8,11 @@ ones :mod:`transforms.kube.builtin_kinds`) and their registry
 (:mod:`transforms.kube.discovery`), selection (:mod:`transforms.kube.selection`),
 applying (:mod:`transforms.kube.applying`; where each level of step acts:
 :mod:`transforms.kube.acting`, at a concrete path: :mod:`transforms.kube.placing`)
-and the pods no overlay reaches
-(:mod:`transforms.kube.unreached`).
+the pods no overlay reaches
+(:mod:`transforms.kube.unreached`), and the current registry, with the kinds
+users declare (:mod:`transforms.kube.registry`: :func:`register_kinds`, a
+package's ``podfold.kinds`` entry point, :func:`using_kinds`, a ``kinds=``
+argument).
 
 A Deployment's pods are in ``spec.template``, a PyTorchJob's in
 ``spec.pytorchReplicaSpecs.<type>.template``, an AppWrapper holds whole
@@ -60,14 +63,23 @@ from transforms.kube.records import (
     WorkloadKind,
     kind_from_record,
 )
+from transforms.kube.registry import (
+    DeclaredKind,
+    KindSourceError,
+    current_kinds,
+    kind_origin,
+    register_kinds,
+    resolve_kinds,
+    using_kinds,
+    workload_kind,
+)
 from transforms.kube.selection import SelectionError, Selector, check_selection, workloads_of
 from transforms.kube.table import (
     BUILTIN_KINDS,
     WORKLOAD_KINDS,
     KindRegistry,
-    workload_kind,
 )
-from transforms.kube.unreached import Unreached, unreached_pods
+from transforms.kube.unreached import Unreached, suggested_record, unreached_pods
 
 __all__ = (
     "SelectionError",
@@ -98,4 +110,12 @@ __all__ = (
     "with_added_volumes",
     "Unreached",
     "unreached_pods",
+    "suggested_record",
+    "DeclaredKind",
+    "KindSourceError",
+    "current_kinds",
+    "register_kinds",
+    "using_kinds",
+    "resolve_kinds",
+    "kind_origin",
 )

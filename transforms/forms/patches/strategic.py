@@ -67,14 +67,15 @@ from transforms.forms.patches._smp import Ctx, check_patch, invalid, merge_map
 from transforms.forms.patches._smp_plan import compile_plan
 from transforms.kube.kinds import WorkloadKindError, check_pod_document
 from transforms.kube.records import WorkloadKind
-from transforms.kube.table import workload_kind
+from transforms.kube.registry import current_kinds
+from transforms.kube.table import KindRegistry
 
 __all__ = ("strategic_merge",)
 
 
-def _workload_of(patch: Any, kind: str) -> WorkloadKind | None:
+def _workload_of(patch: Any, kind: str, registry: KindRegistry) -> WorkloadKind | None:
     """The workload kind a patch is for, from its own ``kind`` (as kustomize writes
-    patches), or ``None`` for a pod-level patch."""
+    patches) in ``registry``, or ``None`` for a pod-level patch."""
     if kind not in ROOTS:
         raise invalid(
             f"unknown kind {short_repr(kind)}; kinds are: {', '.join(ROOTS)} (a workload "
@@ -84,7 +85,7 @@ def _workload_of(patch: Any, kind: str) -> WorkloadKind | None:
     named = patch.get("kind")
     if kind != "Pod" or named in (None, "Pod", "List") or not isinstance(named, str):
         return None
-    return workload_kind(named, patch.get("apiVersion"))
+    return registry.lookup(named, patch.get("apiVersion"))
 
 
 def _describe(document: Any) -> str:
@@ -96,17 +97,19 @@ def _describe(document: Any) -> str:
 
 
 class _StrategicMerge(Transform):
-    __slots__ = ("patch", "root", "workload", "_plan", "_applied")
+    __slots__ = ("patch", "root", "workload", "_registry", "_plan", "_applied")
     name = "strategic_merge"
 
-    def __init__(self, patch: Any, kind: str) -> None:
+    def __init__(self, patch: Any, kind: str, registry: KindRegistry | None = None) -> None:
         if not isinstance(kind, str):
             raise invalid(f"kind must be a string, got {kind_name(kind)}", argument="kind")
         if not is_map(patch):
             raise invalid(f"a patch is a map, got {kind_name(patch)}")
         check_value(patch, argument="patch", factory="strategic_merge")
         self.patch = copy_plain(patch)
-        self.workload = _workload_of(self.patch, kind)
+        # the registry it is built in (the current one): where its kind's templates are
+        self._registry = current_kinds() if registry is None else registry
+        self.workload = _workload_of(self.patch, kind, self._registry)
         self.root: TypeName = ROOTS[kind] if self.workload is None else workload_root(self.workload)
         check_patch(self.patch, self.root, str(self.root))
         if kind == "Pod":
@@ -191,7 +194,7 @@ class _StrategicMerge(Transform):
             return None
         if (
             not is_map(doc)
-            or workload_kind(doc.get("kind"), doc.get("apiVersion")) != self.workload
+            or self._registry.lookup(doc.get("kind"), doc.get("apiVersion")) != self.workload
         ):
             return False
         patched = self.patch.get("metadata")
@@ -256,11 +259,11 @@ def strategic_merge(patch: Any, kind: str = "Pod") -> Transform:
     if type(kind) is str:
         found = keyed(patch)
         if found is not None:
-            return _built(found, kind)
+            return _built(found, kind, current_kinds())
     return _StrategicMerge(patch, kind)
 
 
 @functools.lru_cache(maxsize=256)
-def _built(patch: Keyed, kind: str) -> _StrategicMerge:
-    """The patch, built once for each exact value (see :mod:`._cache`)."""
-    return _StrategicMerge(patch.take(), kind)
+def _built(patch: Keyed, kind: str, registry: KindRegistry) -> _StrategicMerge:
+    """The patch, built once for each exact value and registry (see :mod:`._cache`)."""
+    return _StrategicMerge(patch.take(), kind, registry)
