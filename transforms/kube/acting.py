@@ -14,6 +14,7 @@ from combinators.errors import TransformError, TypeClashError
 from combinators.limits import short_names
 from combinators.paths import Key
 from combinators.transform import TransformLike, apply_step, describe_step
+from transforms.kube.components import pod_of, put_back
 from transforms.kube.discovery import PodTemplate, WorkloadMetadata, shown_name
 from transforms.kube.placing import value_at, with_value_at
 from transforms.kube.records import POD, SPEC
@@ -105,6 +106,29 @@ def apply_at_spec(template: PodTemplate, doc: Any, owned: Owned, transform: Tran
     return doc if new is spec else with_value_at(doc, parts, new, owned)
 
 
+def _apply_at_component(
+    template: PodTemplate, doc: Any, owned: Owned, transform: TransformLike
+) -> Any:
+    """A pod-level ``transform`` at a pod spec kept among fields of the kind's own: given
+    the pod as the controller makes it, what it makes written back where the kind keeps it
+    (:mod:`transforms.kube.components`)."""
+    assert template.component is not None
+    parts = template.path.parts
+    value = value_at(doc, parts)
+    if not is_map(value):
+        return doc
+    pod = pod_of(value, template.component, template.root)
+    new = put_back(
+        value,
+        template.component,
+        pod,
+        apply_step(transform, pod, Owned()),
+        template.root,
+        str(template.path) or "the document",
+    )
+    return doc if new is value else with_value_at(doc, parts, new, owned)
+
+
 def apply_at_template(
     template: PodTemplate, doc: Any, owned: Owned, transform: TransformLike
 ) -> Any:
@@ -120,7 +144,9 @@ def apply_at_template(
     {'kind': 'Job', 'spec': {'template': {'spec': {'hostIPC': True}}}}
     """
     try:
-        if template.root == SPEC:
+        if template.component is not None:
+            new = _apply_at_component(template, doc, owned, transform)
+        elif template.root == SPEC:
             new = apply_at_spec(template, doc, owned, transform)
         elif not template.path.parts:
             new = apply_step(transform, doc, owned)

@@ -27,6 +27,7 @@ from combinators.data import is_map, is_seq
 from combinators.limits import MAX_NAME, short_repr
 from combinators.paths import Part, Path
 from combinators.reading import select
+from transforms.kube.components import Component, as_made
 from transforms.kube.containers import MainContainer
 from transforms.kube.records import DOCUMENT, SPEC, TEMPLATE, WorkloadKind, reach
 from transforms.kube.registry import KindsLike, resolve_kinds
@@ -84,7 +85,10 @@ class PodTemplate:
     where workload-level steps act, or ``None`` where the pod is the workload
     (a Pod, a PodTemplate): there they act on the template, with the others.
     ``main`` is its main container where the kind says which it is
-    (:attr:`Location.main <transforms.kube.records.Location.main>`), else ``None``.
+    (:attr:`Location.main <transforms.kube.records.Location.main>`), else ``None``;
+    ``component`` how the kind keeps the pod spec among fields of its own
+    (:attr:`Location.component <transforms.kube.records.Location.component>`),
+    else ``None``.
     """
 
     path: Path
@@ -97,6 +101,7 @@ class PodTemplate:
     added_volumes: tuple[str, ...] = ()
     workload_metadata: WorkloadMetadata | None = None
     main: MainContainer | None = None
+    component: Component | None = None
 
     def describe(self) -> str:
         """Where the template is, for messages: workloads, role and path.
@@ -195,6 +200,7 @@ def _collect(
                     added,
                     own,
                     location.main,
+                    location.component,
                 )
             )
 
@@ -245,8 +251,11 @@ def templates_of(document: Any, registry: KindRegistry) -> tuple[PodTemplate, ..
 def with_added_volumes(pod: Any, template: PodTemplate) -> Any:
     """``pod`` (the template's value) as its workload's controller makes it: a
     volume for each of ``template.added_volumes`` that the pod does not have,
-    so that a mount naming a volume claim template is not flagged. Without
-    any, ``pod`` itself comes back; it is never changed.
+    so that a mount naming a volume claim template is not flagged, and, where
+    the kind keeps the pod spec among fields of its own
+    (:attr:`PodTemplate.component`), the pod spec alone, its main container in
+    its ``containers`` (:func:`~transforms.kube.components.as_made`): what
+    validation reads. Without any, ``pod`` itself comes back; it is never changed.
 
     >>> statefulset = {"kind": "StatefulSet", "spec": {
     ...     "volumeClaimTemplates": [{"metadata": {"name": "www"}}],
@@ -257,10 +266,13 @@ def with_added_volumes(pod: Any, template: PodTemplate) -> Any:
     >>> with_added_volumes(statefulset["spec"]["template"], template)["spec"]["volumes"]
     [{'name': 'www', 'persistentVolumeClaim': {'claimName': 'www'}}]
     """
+    if template.component is not None:
+        pod = as_made(pod, template.component, template.root)
     if not template.added_volumes or not is_map(pod):
         return pod
     if template.root == SPEC:  # the pod's spec itself
-        return with_added_volumes({"spec": pod}, replace(template, root=TEMPLATE))["spec"]
+        made = replace(template, root=TEMPLATE, component=None)
+        return with_added_volumes({"spec": pod}, made)["spec"]
     spec = pod.get("spec")
     if spec is not None and not is_map(spec):
         return pod

@@ -28,6 +28,7 @@ from combinators.errors import TransformError
 from combinators.limits import short_repr
 from combinators.near import did_you_mean, near_misses
 from combinators.paths import All, Index, Key, Part, Path, path
+from transforms.kube.components import Component, ContainerPlace
 from transforms.kube.containers import FIRST, MainContainer
 
 __all__ = (
@@ -37,6 +38,8 @@ __all__ = (
     "DOCUMENT",
     "BY_KEY",
     "Location",
+    "Component",
+    "ContainerPlace",
     "WorkloadKind",
     "KindRecordError",
     "kind_from_record",
@@ -66,6 +69,9 @@ class Location:
     types). ``holds`` is :data:`TEMPLATE`, :data:`POD`, :data:`SPEC` or
     :data:`DOCUMENT`. ``main`` is the pod's main container where the kind
     says which it is (a PyTorchJob's is named ``pytorch``), else ``None``.
+    ``component``, where set, says how the kind keeps the pod spec among fields
+    of its own (a KServe predictor's, a Knative revision's:
+    :class:`~transforms.kube.components.Component`), else ``None``.
     """
 
     path: Path
@@ -73,6 +79,7 @@ class Location:
     role: str | None = None
     role_field: str | None = None
     main: MainContainer | None = None
+    component: Component | None = None
 
 
 _METADATA = path("metadata")
@@ -132,7 +139,21 @@ class KindRecordError(TransformError, ValueError):
 
 
 _RECORD_FIELDS = ("apiVersion", "kind", "pods", "addedVolumes", "metadata")
-_POD_FIELDS = ("path", "holds", "role", "roleField", "roleKey", "mainContainer")
+_POD_FIELDS = (
+    "path",
+    "holds",
+    "role",
+    "roleField",
+    "roleKey",
+    "mainContainer",
+    "ownFields",
+    "podFields",
+    "container",
+    "metadataFields",
+    "containerName",
+)
+_COMPONENT_FIELDS = ("ownFields", "podFields", "container", "metadataFields", "containerName")
+_CONTAINER_FIELDS = ("at", "name", "ownFields")
 
 
 def _refuse(record: str, field: str | None, message: str) -> KindRecordError:
@@ -181,6 +202,61 @@ def _main(value: Any, record: str, field: str) -> MainContainer | None:
     return MainContainer.named(_text(value, record, field))
 
 
+def _names(value: Any, record: str, field: str) -> tuple[str, ...]:
+    if not is_seq(value) or not value:
+        raise _refuse(
+            record, field, f"must be a non-empty list of field names, got {short_repr(value)}"
+        )
+    return tuple(_text(name, record, f"{field}[{index}]") for index, name in enumerate(value))
+
+
+def _container_place(value: Any, record: str, at: str) -> ContainerPlace:
+    if not is_map(value):
+        raise _refuse(record, at, f"must be a map (at, name, ownFields), got {short_repr(value)}")
+    _check_fields(value, _CONTAINER_FIELDS, record, at)
+    keys = value.get("at")
+    return ContainerPlace(
+        (_text(keys, record, f"{at}.at"),)
+        if isinstance(keys, str)
+        else _names(keys, record, f"{at}.at"),
+        None if value.get("name") is None else _text(value["name"], record, f"{at}.name"),
+        ()
+        if value.get("ownFields") is None
+        else _names(value["ownFields"], record, f"{at}.ownFields"),
+    )
+
+
+def _component(value: Mapping[str, Any], holds: str, record: str, at: str) -> Component | None:
+    given = [name for name in _COMPONENT_FIELDS if value.get(name) is not None]
+    if not given:
+        return None
+    if holds not in (SPEC, TEMPLATE):
+        raise _refuse(
+            record,
+            f"{at}.{given[0]}",
+            "only a place that holds a spec or a template has fields of its own",
+        )
+    if holds == TEMPLATE and value.get("metadataFields") is not None:
+        raise _refuse(
+            record,
+            f"{at}.metadataFields",
+            "a template has metadata of its own: for a spec (holds: spec) only",
+        )
+
+    def names(field: str) -> tuple[str, ...]:
+        return () if value.get(field) is None else _names(value[field], record, f"{at}.{field}")
+
+    place = value.get("container")
+    name = value.get("containerName")
+    return Component(
+        names("ownFields"),
+        None if value.get("podFields") is None else names("podFields"),
+        None if place is None else _container_place(place, record, f"{at}.container"),
+        names("metadataFields"),
+        None if name is None else _text(name, record, f"{at}.containerName"),
+    )
+
+
 def _location(value: Any, record: str, at: str) -> Location:
     if not is_map(value):
         raise _refuse(record, at, f"must be a map (path, holds, role...), got {short_repr(value)}")
@@ -217,6 +293,7 @@ def _location(value: Any, record: str, at: str) -> Location:
         None if role is None else _text(role, record, f"{at}.role"),
         None if role_field is None else _text(role_field, record, f"{at}.roleField"),
         _main(value.get("mainContainer"), record, f"{at}.mainContainer"),
+        _component(value, _HOLDS[holds], record, at),
     )
 
 
@@ -228,7 +305,14 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     ``pods``, a list of ``{path, holds, role | roleField | roleKey,
     mainContainer}`` (``holds``: ``template`` (the default), ``pod``,
     ``spec`` or ``document``; ``mainContainer``: a name, or ``0`` for the
-    first container); ``addedVolumes``, paths to the names of the volumes its
+    first container), and where the place keeps the pod spec among fields of
+    the kind's own (:class:`~transforms.kube.components.Component`):
+    ``ownFields`` (the kind's fields there), ``podFields`` (the only pod spec
+    fields it has room for), ``container`` (``{at, name, ownFields}``: the keys
+    where the main container is kept apart, the name the controller gives it,
+    its fields that are the kind's), ``metadataFields`` (beside a bare spec:
+    ``labels``, ``annotations`` of the pod) and ``containerName`` (the name the
+    controller gives an unnamed container); ``addedVolumes``, paths to the names of the volumes its
     controller adds; ``metadata``, the path of its workload metadata
     (``metadata`` by default, ``null`` for none).
 
