@@ -30,6 +30,7 @@ import recipes
 from combinators import Index, Key, chain
 from transforms.checks.validation import problems
 from transforms.kube import WORKLOAD_KINDS, apply_to_documents, pod_templates, workload_kind
+from transforms.kube.records import SPEC
 from transforms.kube.workloads import unreached_pods, with_added_volumes
 
 MANIFESTS = Path(__file__).parent / "manifests"
@@ -104,7 +105,28 @@ def documents_of(path: Path) -> list[Any]:
     return [doc for doc in yaml.safe_load_all(path.read_text()) if doc is not None]
 
 
-CASES = [(path, number) for path in FILES for number in range(len(documents_of(path)))]
+ALL_CASES = [(path, number) for path in FILES for number in range(len(documents_of(path)))]
+
+
+def naive_walk_applies(document: Any) -> bool:
+    """Whether the naive walk describes the document's pods: pod templates kept as such.
+    A bare pod spec, a pod spec among fields of its kind's own (KServe, Knative) or a
+    template-less Spark application is tested in test_ml_kinds, with its places written out."""
+    entry = workload_kind(document.get("kind"), document.get("apiVersion"))
+    return entry is None or all(
+        location.holds != SPEC and location.component is None for location in entry.locations
+    )
+
+
+CASES = [
+    (path, number)
+    for path, number in ALL_CASES
+    if naive_walk_applies(documents_of(path)[number])
+    # the Spark operator's examples write a container's securityContext fields in the pod's and
+    # give the image in spec.image: invalid as pods before any overlay; test_ml_kinds checks
+    # that an overlay adds no problem to them
+    and path.parent.name != "spark-operator"
+]
 
 
 def test_every_kind_in_the_table_has_a_real_manifest() -> None:
@@ -169,11 +191,13 @@ def test_real_manifest(path: Path, number: int) -> None:
 
 
 def test_no_real_manifest_has_pods_out_of_reach() -> None:
+    # but where upstream's own manifests keep pods out of reach, and podfold says so: a Spark
+    # application whose driver only Spark's own fields describe, and a TrainJob
     assert [
-        (path.name, number, str(found))
-        for path, number in CASES
+        (path.name, number, found.reason)
+        for path, number in ALL_CASES
         for found in unreached_pods(documents_of(path)[number])
-    ] == []
+    ] == [("spark-pi-scheduled.yaml", 0, "elsewhere"), ("05-multi-step.yaml", 1, "trainjob")]
 
 
 def test_the_volumes_a_controller_adds_are_its_claim_templates() -> None:

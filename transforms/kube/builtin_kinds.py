@@ -23,6 +23,82 @@ __all__ = ("RECORDS",)
 _Record = Mapping[str, Any]
 
 
+#: A KServe component's own fields beside its pod spec (ComponentExtensionSpec, storageUris).
+_KSERVE_COMPONENT: _Record = {
+    "holds": "spec",
+    "ownFields": [
+        "minReplicas",
+        "maxReplicas",
+        "scaleTarget",
+        "scaleMetric",
+        "scaleMetricType",
+        "autoScaling",
+        "containerConcurrency",
+        "timeout",
+        "canaryTrafficPercent",
+        "logger",
+        "batcher",
+        "deploymentStrategy",
+        "storageUris",
+    ],
+    "metadataFields": ["labels", "annotations"],
+}
+
+#: A predictor: a component, with its model server's container at ``model`` or a framework's key.
+_KSERVE_PREDICTOR: _Record = {
+    **_KSERVE_COMPONENT,
+    "ownFields": [*_KSERVE_COMPONENT["ownFields"], "name", "storageContainerName", "workerSpec"],
+    "container": {
+        "at": [
+            "model",
+            "sklearn",
+            "xgboost",
+            "tensorflow",
+            "pytorch",
+            "triton",
+            "onnx",
+            "huggingface",
+            "pmml",
+            "lightgbm",
+            "paddle",
+        ],
+        "name": "kserve-container",
+        "ownFields": [
+            "modelFormat",
+            "runtime",
+            "storageUri",
+            "runtimeVersion",
+            "protocolVersion",
+            "storage",
+            "confidential",
+        ],
+    },
+}
+
+#: A predictor's workers (multi-node): a pod spec and the parallelism KServe gives them.
+_KSERVE_WORKER: _Record = {
+    "holds": "spec",
+    "ownFields": ["pipelineParallelSize", "tensorParallelSize"],
+}
+
+#: A serving runtime's pods: the only pod fields it has room for (ServingRuntimePodSpec).
+_KSERVE_RUNTIME_POD: _Record = {
+    "holds": "spec",
+    "podFields": [
+        "containers",
+        "volumes",
+        "nodeSelector",
+        "affinity",
+        "tolerations",
+        "imagePullSecrets",
+        "hostIPC",
+        "schedulerName",
+        "resourceClaims",
+    ],
+    "metadataFields": ["labels", "annotations"],
+}
+
+
 #: Every built-in kind's record, in the order the registry lists them (frozen: read-only).
 RECORDS: tuple[_Record, ...] = freeze(
     (
@@ -199,6 +275,153 @@ RECORDS: tuple[_Record, ...] = freeze(
                 {"path": "spec.leaderWorkerTemplate.workerTemplate", "role": "worker"},
             ],
             "addedVolumes": ["spec.leaderWorkerTemplate.volumeClaimTemplates[*].metadata.name"],
+        },
+        # Kubeflow Trainer v2: a runtime is a JobSet template; the TrainJobs made from it are the
+        # workloads (Kueue reads theirs), so a runtime keeps no workload metadata of its own
+        *(
+            {
+                "apiVersion": "trainer.kubeflow.org/*",
+                "kind": kind,
+                "pods": [
+                    {
+                        "path": "spec.template.spec.replicatedJobs[*].template.spec.template",
+                        "roleField": "name",
+                    }
+                ],
+                "addedVolumes": [
+                    "spec.template.spec.volumeClaimPolicies[*].templates[*].metadata.name"
+                ],
+                "metadata": None,
+            }
+            for kind in ("TrainingRuntime", "ClusterTrainingRuntime")
+        ),
+        # KServe: each component inlines a pod spec with fields of its own, gives the pod its
+        # labels and annotations, and keeps the model server's container apart (KServe names it
+        # kserve-container and puts it first, before the component's containers)
+        {
+            "apiVersion": "serving.kserve.io/*",
+            "kind": "InferenceService",
+            "pods": [
+                {**_KSERVE_PREDICTOR, "path": "spec.predictor", "role": "predictor"},
+                {**_KSERVE_WORKER, "path": "spec.predictor.workerSpec", "role": "worker"},
+                {**_KSERVE_COMPONENT, "path": "spec.transformer", "role": "transformer"},
+                {
+                    **_KSERVE_COMPONENT,
+                    "path": "spec.explainer",
+                    "role": "explainer",
+                    "container": {
+                        "at": ["art"],
+                        "name": "kserve-container",
+                        "ownFields": ["type", "storageUri", "runtimeVersion", "config", "storage"],
+                    },
+                },
+                {**_KSERVE_PREDICTOR, "path": "spec.canary[*].predictor", "role": "canary"},
+                {
+                    **_KSERVE_WORKER,
+                    "path": "spec.canary[*].predictor.workerSpec",
+                    "role": "canary-worker",
+                },
+            ],
+        },
+        *(
+            {
+                "apiVersion": "serving.kserve.io/*",
+                "kind": kind,
+                "pods": [
+                    {**_KSERVE_RUNTIME_POD, "path": "spec", "role": "head"},
+                    {**_KSERVE_RUNTIME_POD, "path": "spec.workerSpec", "role": "worker"},
+                ],
+            }
+            # a namespaced ServingRuntime has the same shape: declared with this record, it
+            # waits for an upstream manifest to be built in with
+            for kind in ("ClusterServingRuntime",)
+        ),
+        # the pools' pods are bare pod specs; with prefill, the main pool decodes
+        {
+            "apiVersion": "serving.kserve.io/*",
+            "kind": "LLMInferenceService",
+            "pods": [
+                {"path": "spec.template", "holds": "spec", "role": "main"},
+                {"path": "spec.worker", "holds": "spec", "role": "worker"},
+                {"path": "spec.prefill.template", "holds": "spec", "role": "prefill"},
+                {"path": "spec.prefill.worker", "holds": "spec", "role": "prefill-worker"},
+                {"path": "spec.router.scheduler.template", "holds": "spec", "role": "scheduler"},
+            ],
+        },
+        # the Spark operator: where a driver or an executor has no template, Spark's own fields
+        # (cores, memory, env...) describe its pod, and no overlay reaches it
+        {
+            "apiVersion": "sparkoperator.k8s.io/*",
+            "kind": "SparkApplication",
+            "pods": [
+                {"path": "spec.driver.template", "role": "driver", "mainContainer": 0},
+                {"path": "spec.executor.template", "role": "executor", "mainContainer": 0},
+            ],
+        },
+        {
+            "apiVersion": "sparkoperator.k8s.io/*",
+            "kind": "ScheduledSparkApplication",
+            "pods": [
+                {"path": "spec.template.driver.template", "role": "driver", "mainContainer": 0},
+                {"path": "spec.template.executor.template", "role": "executor", "mainContainer": 0},
+            ],
+        },
+        {
+            "apiVersion": "sparkoperator.k8s.io/*",
+            "kind": "SparkConnect",
+            "pods": [
+                {"path": "spec.server.template", "role": "server", "mainContainer": 0},
+                {"path": "spec.executor.template", "role": "executor", "mainContainer": 0},
+            ],
+        },
+        # Knative Serving: a revision's spec is a pod spec with fields of its own, and Knative
+        # names each unnamed container (user-container, or user-container-N for several)
+        *(
+            {
+                "apiVersion": "serving.knative.dev/*",
+                "kind": kind,
+                "pods": [
+                    {
+                        "path": "spec.template",
+                        "ownFields": [
+                            "containerConcurrency",
+                            "timeoutSeconds",
+                            "responseStartTimeoutSeconds",
+                            "idleTimeoutSeconds",
+                        ],
+                        "containerName": "user-container",
+                    }
+                ],
+            }
+            for kind in ("Service", "Configuration")
+        ),
+        {
+            "apiVersion": "keda.sh/*",
+            "kind": "ScaledJob",
+            "pods": [{"path": "spec.jobTargetRef.template"}],
+        },
+        # Dask's operator: bare pod specs beside the scheduler's service and the workers' replicas
+        {
+            "apiVersion": "kubernetes.dask.org/*",
+            "kind": "DaskCluster",
+            "pods": [
+                {"path": "spec.scheduler.spec", "holds": "spec", "role": "scheduler"},
+                {"path": "spec.worker.spec", "holds": "spec", "role": "worker"},
+            ],
+        },
+        {
+            "apiVersion": "kubernetes.dask.org/*",
+            "kind": "DaskWorkerGroup",
+            "pods": [{"path": "spec.worker.spec", "holds": "spec", "role": "worker"}],
+        },
+        {
+            "apiVersion": "kubernetes.dask.org/*",
+            "kind": "DaskJob",
+            "pods": [
+                {"path": "spec.job.spec", "holds": "spec", "role": "job"},
+                {"path": "spec.cluster.spec.scheduler.spec", "holds": "spec", "role": "scheduler"},
+                {"path": "spec.cluster.spec.worker.spec", "holds": "spec", "role": "worker"},
+            ],
         },
         {"kind": "List", "pods": [{"path": "items[*]", "holds": "document"}], "metadata": None},
     )
