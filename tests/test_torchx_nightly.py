@@ -522,11 +522,12 @@ def why_not(name: str) -> str:
     if name == "kubernetes_mcad_overlay":
         return (
             f"kubernetes_mcad_overlay needs TorchX's kubernetes_mcad scheduler, which "
-            f"this TorchX (version {NIGHTLY}) does not have"
+            f"TorchX removed: this TorchX (version {NIGHTLY}) has none"
         )
     return (
-        f"this TorchX (version {NIGHTLY}) has no {name} scheduler; podfold registers it "
-        f"for TorchX 0.7.0, which drops its built-ins when a package adds a scheduler"
+        f"TorchX removed its {name} scheduler: this TorchX (version {NIGHTLY}) has none; "
+        f"podfold registers the name for TorchX 0.7.0, which drops its built-ins when a "
+        f"package adds a scheduler"
     )
 
 

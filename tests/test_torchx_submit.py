@@ -9,7 +9,6 @@ line naming the cause, never a traceback.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import pytest
 from torchx.runner import Runner
 
 from tests.apiserver import ApiServer, api_server, closed_port
+from tests.torchx_versions import OVERLAY_SCHEDULERS
 from transforms.torchx.errors import LaunchError
 from transforms.torchx.schedulers import (
     create_kubernetes_mcad_overlay,
@@ -34,7 +34,6 @@ TORCHX_CLI = Path(sys.executable).with_name("torchx")
 COMPONENT = f"{REPO / 'examples' / 'trainer.py'}:trainer"
 A100 = str(REPO / "examples" / "a100.yaml")
 A100_POOL = {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"}
-HAS_MCAD = importlib.util.find_spec("torchx.schedulers.kubernetes_mcad_scheduler") is not None
 HAS_VALIDATE_SPEC = "validate_spec" in dict(create_kubernetes_overlay("test").run_opts())
 NO_DRY_RUN = {"validate_spec": False} if HAS_VALIDATE_SPEC else {}
 """Straight to TorchX's create, where TorchX would have the API server dry-run it first."""
@@ -42,13 +41,7 @@ FACTORIES = {
     "kubernetes_overlay": create_kubernetes_overlay,
     "kubernetes_mcad_overlay": create_kubernetes_mcad_overlay,
 }
-SCHEDULERS = [
-    "kubernetes_overlay",
-    pytest.param(
-        "kubernetes_mcad_overlay",
-        marks=pytest.mark.skipif(not HAS_MCAD, reason="this TorchX has no MCAD scheduler"),
-    ),
-]
+SCHEDULERS = OVERLAY_SCHEDULERS
 CFG: dict[str, dict[str, Any]] = {
     "kubernetes_overlay": {"queue": "default"},
     "kubernetes_mcad_overlay": {},

@@ -26,7 +26,7 @@ BuiltinScheduler(name='local_cwd', module='torchx.schedulers.local_scheduler')
 'LocalScheduler'
 >>> gone = BuiltinScheduler("gone", "torchx.schedulers.gone_scheduler")("demo")
 >>> print(repr(gone.run_opts()))  # what torchx runopts prints under the name
-    this TorchX (version ...) has no gone scheduler; podfold registers it for TorchX 0.7.0, ...
+    TorchX removed its gone scheduler: this TorchX (version ...) has none; podfold registers ...
 """
 
 from __future__ import annotations
@@ -86,9 +86,9 @@ def _unimportable(name: str, module: str, err: Exception) -> str:
 
     if _absent(module, err):
         return (
-            f"this TorchX (version {torchx.__version__}) has no {name} scheduler; "
-            f"podfold registers it for TorchX 0.7.0, which drops its built-ins when a "
-            f"package adds a scheduler"
+            f"TorchX removed its {name} scheduler: this TorchX (version "
+            f"{torchx.__version__}) has none; podfold registers the name for TorchX 0.7.0, "
+            f"which drops its built-ins when a package adds a scheduler"
         )
     if isinstance(err, ModuleNotFoundError) and err.name:
         return f"TorchX's {name} scheduler needs the module {err.name!r}, which is not installed"

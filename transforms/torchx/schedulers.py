@@ -181,6 +181,24 @@ def _offline(cfg: Any) -> Any:
     return cfg
 
 
+def _as_options(scheduler: Any, cfg: Any) -> Any:
+    """``cfg`` as ``scheduler``'s ``_submit_dryrun`` takes it. Newer TorchX resolves the
+    run configuration into the dataclass its scheduler names (``Scheduler[Opts]``) before
+    it calls ``_submit_dryrun``, whose renderer reads the fields (``cfg.queue``); a plain
+    mapping handed to ``_submit_dryrun`` directly, as TorchX 0.7.0 takes it, is resolved
+    the same way. On TorchX 0.7.0, ``cfg`` as it is.
+
+    >>> cfg = {"queue": "default"}
+    >>> _as_options(KubernetesOverlayScheduler("demo"), cfg)["queue"]
+    'default'
+    """
+    opts_type = getattr(type(scheduler), "_opts_type", None)
+    options = opts_type() if opts_type is not None else None
+    if options is None or isinstance(cfg, options):
+        return cfg
+    return scheduler._resolve_cfg(cfg)
+
+
 def _cfg_of(info: AppDryRunInfo[Any]) -> Mapping[str, Any]:
     """The run configuration a dry run kept (``cfg`` in newer TorchX, ``_cfg`` in 0.7.0)."""
     cfg = getattr(info, "cfg", None)
@@ -344,6 +362,7 @@ class KubernetesOverlayScheduler(KubernetesScheduler):
     """TorchX's Volcano scheduler, with each role's overlays folded over its pods."""
 
     def _submit_dryrun(self, app: AppDef, cfg: Any) -> AppDryRunInfo[KubernetesJob]:
+        cfg = _as_options(self, cfg)
         render = super()._submit_dryrun
         info = _dry_run(
             lambda bare, given: render(bare, _offline(given)),
@@ -425,8 +444,8 @@ def create_kubernetes_overlay(
 def _mcad_missing() -> str:
     """Why ``kubernetes_mcad_overlay`` cannot run on this TorchX."""
     return (
-        "kubernetes_mcad_overlay needs TorchX's kubernetes_mcad scheduler, which this "
-        f"TorchX (version {torchx.__version__}) does not have (TorchX 0.7.0 has it)"
+        "kubernetes_mcad_overlay needs TorchX's kubernetes_mcad scheduler, which TorchX "
+        f"removed: this TorchX (version {torchx.__version__}) has none (TorchX 0.7.0 has it)"
     )
 
 
