@@ -83,12 +83,12 @@ if NIGHTLY is not None:
     from torchx.runner import Runner
     from torchx.schedulers import get_default_scheduler_name, get_scheduler_factories
     from torchx.schedulers.kubernetes_scheduler import KubernetesJob, KubernetesScheduler
-    from torchx.specs.overlays import JOIN, set_overlay
+    from torchx.specs.overlays import DEL, JOIN, PUT, apply_overlay, get_overlay, set_overlay
 
     from combinators import TransformError, append_at, merge_by
     from transforms.torchx.errors import LaunchError
     from transforms.torchx.folding import FoldError
-    from transforms.torchx.roles import with_overlays
+    from transforms.torchx.roles import role_overlays, with_overlays
     from transforms.torchx.schedulers import (
         KubernetesOverlayScheduler,
         create_kubernetes_mcad_overlay,
@@ -194,6 +194,39 @@ def test_an_upstream_role_renders_as_upstream_renders_it_once(runner: Any) -> No
         assert pod["spec"]["nodeSelector"] == {"pool": "cpu"}
         dshm = [v for v in pod["spec"]["volumes"] if v["name"] == "dshm"]
         assert dshm == [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}]
+
+
+def test_podfold_reads_each_form_upstream_keeps_in_a_role(tmp_path: Path) -> None:
+    # what upstream's get_overlay reads of metadata["kubernetes"]: a file URI, the marked
+    # nested format beside another kind, with its PUT, JOIN and DEL; folded as upstream's
+    # apply_overlay applies it
+    pod = {
+        "metadata": {"labels": {"a": "1", "drop": "x"}},
+        "spec": {"containers": [{"name": "c", "image": "i"}], "nodeSelector": {"x": "y"}},
+    }
+    file = tmp_path / "overlay.yaml"
+    file.write_text("spec:\n  nodeSelector: {pool: a100}\n")
+    from_file = specs.Role(name="r", image="i", metadata={"kubernetes": file.as_uri()})
+    nested = specs.Role(name="r", image="i")
+    set_overlay(
+        nested,
+        "kubernetes",
+        "V1Pod",
+        {
+            "metadata": {"labels": {DEL("drop"): None}},
+            "spec": {
+                PUT("nodeSelector"): {"pool": "h100"},
+                JOIN("containers", on="name"): [{"name": "c", "workingDir": "/w"}],
+            },
+        },
+    )
+    set_overlay(nested, "kubernetes", "HpcJobDefinition", {"spec": {"hostIPC": True}})
+    for role in (from_file, nested):
+        theirs = copy.deepcopy(pod)
+        apply_overlay(theirs, copy.deepcopy(get_overlay(role, "kubernetes", "V1Pod")))
+        (overlay,) = role_overlays(role)
+        assert overlay(pod) == theirs
+    assert "hostIPC" not in role_overlays(nested)[0](pod)["spec"]  # another kind's overlay
 
 
 def test_upstream_join_by_container_name_gives_replica_1_a_container_without_image(
