@@ -157,6 +157,7 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_plugin_loads_on_install_in_another_project",
     ),
     "test_third_party_catalogs.py": EVERY_TEST,
+    "test_kinds_open.py": ("test_an_installed_package_ships_its_kinds",),
     "test_torchx_builtins.py": (
         "test_local_cwd_still_runs",
         "test_runopts_lists_every_scheduler_as_torchx_does_or_why_it_cannot",
@@ -330,4 +331,5 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_a_manifest_may_write_out_many_nodes_but_aliases_add_few",
         "test_deep_yaml_is_refused_at_the_documented_depth",
     ),
+    "test_kinds_open.py": ("test_an_installed_package_ships_its_kinds",),
 }
