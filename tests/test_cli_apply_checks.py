@@ -330,6 +330,8 @@ def test_a_known_kind_whose_template_is_null_or_missing_is_warned_about(tmp_path
         "its pods",
         f"podfold: warning: {manifest}: document 2: Deployment/nginx-deployment has no pod "
         "template at spec.template; no overlay or check reaches its pods",
+        f"podfold: warning: {manifest}: the overlays reach no pod template: podfold reaches the "
+        "pods of none of the 2 documents that hold some (named above), so nothing changed",
     ]
 
 

@@ -281,8 +281,8 @@ def test_an_unknown_kind_is_named_with_its_api_version_and_a_record_that_reaches
     # and nothing reached says so, after naming each document
     code, out, err = podfold(capsys, "apply", "-f", gpu, manifest)
     assert err.splitlines()[-1] == (
-        f"podfold: warning: {manifest}: the overlays reach no pod template: the 2 documents "
-        f"that hold pods are of kinds podfold does not reach (named above), so nothing changed"
+        f"podfold: warning: {manifest}: the overlays reach no pod template: podfold reaches "
+        f"the pods of none of the 2 documents that hold some (named above), so nothing changed"
     )
 
 

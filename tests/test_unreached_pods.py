@@ -329,8 +329,8 @@ def test_apply_warns_of_each_document_whose_pods_it_does_not_reach(tmp_path: Pat
     ]
     assert all("does not know where its pods are" in line for line in lines)
     assert last == (  # and what it comes to
-        f"podfold: warning: {manifest}: the overlays reach no pod template: the 2 documents "
-        f"that hold pods are of kinds podfold does not reach (named above), so nothing changed"
+        f"podfold: warning: {manifest}: the overlays reach no pod template: podfold reaches "
+        f"the pods of none of the 2 documents that hold some (named above), so nothing changed"
     )
 
 
@@ -360,12 +360,13 @@ def test_apply_reaching_templates_says_nothing(tmp_path: Path) -> None:
 
 
 def test_an_unknown_kind_is_refused_saying_what_works() -> None:
-    spark = documents(SPARK_TEMPLATES)[0]
+    # a kind podfold does not know (the Spark operator's it knows now), shaped as Spark's
+    spark = {**documents(SPARK_TEMPLATES)[0], "apiVersion": "example.com/v1", "kind": "Widget"}
     overlay = recipes.node_selector(gpu="a100")
     with pytest.raises(WorkloadKindError) as caught:
         overlay(spark)
     message = str(caught.value)
-    assert "podfold does not know where a SparkApplication keeps its pods" in message
+    assert "podfold does not know where a Widget keeps its pods" in message
     assert "apply_to_workload" not in message and "`podfold apply`" not in message
     assert "for_each('spec.driver.template', overlay)" in message
     assert "merge_patch" in message

@@ -62,9 +62,15 @@ def apply_command(
     Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController,
     Job, CronJob, Volcano Job, CronJob and JobTemplate, AppWrapper (both
     APIs, and the workloads they wrap), JobSet, Kubeflow PyTorchJob, TFJob,
-    MPIJob, XGBoostJob, PaddleJob and JAXJob, RayCluster, RayJob, RayService,
-    RayCronJob, LeaderWorkerSet, and List ('podfold kinds' lists them all,
-    with where their pods are). A document of another kind that holds what
+    MPIJob, XGBoostJob, PaddleJob and JAXJob, Kubeflow Trainer's
+    TrainingRuntime and ClusterTrainingRuntime, RayCluster, RayJob,
+    RayService, RayCronJob, LeaderWorkerSet, KServe's InferenceService,
+    ServingRuntime, ClusterServingRuntime and LLMInferenceService, the Spark
+    operator's SparkApplication, ScheduledSparkApplication and SparkConnect,
+    Knative's Service and Configuration (told from the core Service by
+    group), KEDA's ScaledJob, Dask's DaskCluster, DaskWorkerGroup and
+    DaskJob, and List ('podfold kinds' lists them all, with where their pods
+    are). A document of another kind that holds what
     looks like containers (image or not) is printed unchanged, with a
     warning naming its kind and apiVersion, where the containers are, and a
     kind record that reaches them; overlays that reach no pod template in

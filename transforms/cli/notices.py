@@ -191,13 +191,13 @@ def warn_reached_nothing(
         return
     if unreached:  # each was named: say what it comes to
         held = (
-            f"the {unreached} documents that hold pods are"
+            f"podfold reaches the pods of none of the {unreached} documents that hold some"
             if unreached != 1
-            else "the document that holds pods is"
+            else "podfold does not reach the pods of the document that holds some"
         )
         warn(
-            f"{source}: the overlays reach no pod template: {held} of kinds podfold does "
-            f"not reach (named above), so nothing changed"
+            f"{source}: the overlays reach no pod template: {held} (named above), so "
+            f"nothing changed"
         )
         return
     count = len(documents)

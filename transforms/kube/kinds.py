@@ -109,12 +109,12 @@ def check_pod_document(document: Any, *, overlay: str) -> None:
     Traceback (most recent call last):
       ...
     transforms.kube.kinds.WorkloadKindError: gpu: a pod-level overlay was given a Deployment document ('web'), not a pod; its pods are in its templates: apply it with transforms.kube.apply_to_workload(overlay, document) or `podfold apply`
-    >>> check_pod_document({"apiVersion": "sparkoperator.k8s.io/v1beta2", "kind": "SparkApplication",
+    >>> check_pod_document({"apiVersion": "example.com/v1", "kind": "Widget",
     ...     "spec": {"driver": {"template": {"spec": {"containers": [{"name": "driver"}]}}}}},
     ...     overlay="gpu")
     Traceback (most recent call last):
       ...
-    transforms.kube.kinds.WorkloadKindError: gpu: a pod-level overlay was given a SparkApplication document, not a pod, and podfold does not know where a SparkApplication keeps its pods (the kinds it knows: `podfold kinds`; declare one with register_kinds or --kinds), so the workload API would leave it as it is: apply the overlay to a pod template in it, combinators.for_each('spec.driver.template', overlay)(document), or change the whole document with a merge patch, transforms.merge_patch({...})(document)
+    transforms.kube.kinds.WorkloadKindError: gpu: a pod-level overlay was given a Widget document, not a pod, and podfold does not know where a Widget keeps its pods (the kinds it knows: `podfold kinds`; declare one with register_kinds or --kinds), so the workload API would leave it as it is: apply the overlay to a pod template in it, combinators.for_each('spec.driver.template', overlay)(document), or change the whole document with a merge patch, transforms.merge_patch({...})(document)
     >>> check_pod_document({"api_version": "v1", "kind": "Pod", "spec": {"node_selector": None}},
     ...                    overlay="gpu")
     Traceback (most recent call last):
