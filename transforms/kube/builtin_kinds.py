@@ -99,6 +99,82 @@ _KSERVE_RUNTIME_POD: _Record = {
 }
 
 
+#: The pod fields an Argo template has room for (Template in workflow_types.go, as
+#: workflowpod.go builds the pod): the rest of a template is Argo's own.
+_ARGO_POD_FIELDS = [
+    "containers",
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "volumes",
+    "initContainers",
+    "securityContext",
+    "serviceAccountName",
+    "automountServiceAccountToken",
+    "priorityClassName",
+    "schedulerName",
+    "hostAliases",
+    "resourceClaims",
+]
+
+
+def _argo_templates(spec: str) -> _Record:
+    """An Argo workflow spec's templates at ``spec``: each with a ``container`` or a
+    ``script`` makes a pod (a ``steps``, ``dag``, ``suspend``, ``resource``, ``http`` or
+    ``data`` template runs no user container; a ``containerSet``'s has no exact place).
+
+    Argo names the main container ``main`` and runs the sidecars beside it; a field the
+    template lacks comes from the workflow spec (``podPriorityClassName`` for
+    ``priorityClassName``), and its ``nodeSelector``, ``affinity`` and ``tolerations`` from
+    the ``steps`` or ``dag`` template that runs it, first (workflowpod.go).
+    """
+    passed_on = ("nodeSelector", "affinity", "tolerations")
+    inherited = [
+        {
+            "field": field,
+            "from": f"{spec}.{'podPriorityClassName' if field == 'priorityClassName' else field}",
+            **({"passedOnBy": ["steps", "dag"]} if field in passed_on else {}),
+        }
+        for field in (
+            *passed_on,
+            "securityContext",
+            "serviceAccountName",
+            "priorityClassName",
+            "schedulerName",
+            "resourceClaims",
+        )
+    ]
+    return {
+        "path": f"{spec}.templates[*]",
+        "holds": "spec",
+        "roleField": "name",
+        "onlyWith": ["container", "script"],
+        "podFields": _ARGO_POD_FIELDS,
+        "container": {"at": ["container", "script"], "name": "main", "ownFields": ["source"]},
+        "containersAt": "sidecars",
+        "metadataAt": "metadata",
+        "inherited": inherited,
+        "unplacedNote": (
+            "an Argo template has no field for it: its podSpecPatch can carry it, "
+            "which podfold does not write yet"
+        ),
+    }
+
+
+def _argo(kind: str, spec: str, metadata: str) -> _Record:
+    return {
+        "apiVersion": "argoproj.io/*",
+        "kind": kind,
+        "pods": [_argo_templates(spec)],
+        # a mount may name a workflow-level volume or claim template: Argo adds those it names
+        "addedVolumes": [
+            f"{spec}.volumes[*].name",
+            f"{spec}.volumeClaimTemplates[*].metadata.name",
+        ],
+        "metadata": metadata,
+    }
+
+
 #: Every built-in kind's record, in the order the registry lists them (frozen: read-only).
 RECORDS: tuple[_Record, ...] = freeze(
     (
@@ -423,6 +499,11 @@ RECORDS: tuple[_Record, ...] = freeze(
                 {"path": "spec.cluster.spec.worker.spec", "holds": "spec", "role": "worker"},
             ],
         },
+        # Argo Workflows: a workflow's Workflows are made from a template's workflowMetadata
+        _argo("Workflow", "spec", "metadata"),
+        _argo("WorkflowTemplate", "spec", "spec.workflowMetadata"),
+        _argo("ClusterWorkflowTemplate", "spec", "spec.workflowMetadata"),
+        _argo("CronWorkflow", "spec.workflowSpec", "spec.workflowMetadata"),
         {"kind": "List", "pods": [{"path": "items[*]", "holds": "document"}], "metadata": None},
     )
 )

@@ -28,20 +28,24 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from combinators.data import MISSING, is_map, is_seq, kind_name
+from combinators.data import MISSING, copy_plain, freeze_value, is_map, is_seq, kind_name
 from combinators.errors import TransformError, TypeClashError
 from combinators.limits import short_names
+from combinators.paths import Index, Key, Part, Path
+from combinators.reading import select
 
 __all__ = (
     "ContainerPlace",
+    "Inherited",
     "Component",
     "ComponentFieldError",
     "pod_of",
     "put_back",
     "as_made",
+    "resolved",
 )
 
 _SPEC, _TEMPLATE = "PodSpec", "PodTemplateSpec"
@@ -66,6 +70,26 @@ class ContainerPlace:
 
 
 @dataclass(frozen=True)
+class Inherited:
+    """A pod field the pod takes from elsewhere in the workload where the place has none
+    (or an empty one): an Argo template's ``tolerations``, from the workflow's.
+
+    ``source`` is the path in the document of the workload-wide value (``None``: none);
+    ``passed_on_by`` are fields that make a sibling of the place (an element of the
+    same ``[*]``) pass its own value of the field on to the pods it runs (an Argo
+    ``steps`` or ``dag`` template's ``nodeSelector``). Where only ``source`` sets it,
+    the overlay is given that value, and what it makes of it, written at the place,
+    is exact (the place's own wins); where a sibling sets it, which value the pod
+    takes depends on how the workload runs, and a change of it is refused
+    (:func:`resolved`).
+    """
+
+    field: str
+    source: Path | None = None
+    passed_on_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Component:
     """How a kind keeps a pod spec among fields of its own.
 
@@ -81,6 +105,19 @@ class Component:
     ``user-container``, numbered from 0 where there are several): the pod an
     overlay is given has them named so, and a name so given is taken away
     again where it is left as it was.
+
+    ``containers_at`` is the key where the kind keeps the pod's containers (other
+    than the main one): ``containers``, or an Argo template's ``sidecars``.
+    ``metadata_at``, where set, is the key of a map the kind keeps the pod's
+    metadata in (an Argo template's ``metadata``); ``metadata_fields`` are then
+    the fields of it the pod has (``labels`` and ``annotations`` where none are
+    named). ``inherited`` are the pod fields the pod takes from elsewhere where
+    the place has none (:class:`Inherited`); ``unplaced_note`` is said in each
+    refusal of a pod field the kind keeps no place for.
+
+    ``defaults`` and ``undecided`` are one place's, filled by :func:`resolved`
+    from its document: the inherited values the overlay is given, and the
+    inherited fields whose value is not known there, with where they are set.
     """
 
     own_fields: tuple[str, ...] = ()
@@ -88,14 +125,29 @@ class Component:
     container: ContainerPlace | None = None
     metadata_fields: tuple[str, ...] = ()
     container_name: str | None = None
+    containers_at: str = "containers"
+    metadata_at: str | None = None
+    inherited: tuple[Inherited, ...] = ()
+    unplaced_note: str | None = None
+    defaults: tuple[tuple[str, Any], ...] = ()
+    undecided: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def is_own(self, key: str) -> bool:
-        """Whether ``key`` of the place is the kind's own, not a pod spec field."""
-        if key in self.own_fields or key in self.metadata_fields:
+        """Whether ``key`` of the pod spec (its containers' key named ``containers``) is
+        the kind's own there, not a pod spec field."""
+        if key in self.own_fields or key == self.metadata_at:
+            return True
+        if self.metadata_at is None and key in self.metadata_fields:
             return True
         if self.container is not None and key in self.container.at:
             return True
         return self.pod_fields is not None and key not in self.pod_fields
+
+    def metadata_keys(self) -> tuple[str, ...]:
+        """The fields of the pod's metadata the kind keeps."""
+        if self.metadata_at is not None and not self.metadata_fields:
+            return ("labels", "annotations")
+        return self.metadata_fields
 
 
 class ComponentFieldError(TransformError, ValueError):
@@ -135,7 +187,19 @@ def _given_names(containers: list[Any], name: str) -> list[Any]:
     return out
 
 
-def _spec_view(spec: Mapping[str, Any], component: Component) -> dict[str, Any]:
+def _is_set(value: Any) -> bool:
+    """Whether a field has a value of its own: Argo takes an empty one as none."""
+    return value is not None and value is not MISSING and value not in ("", {}, [])
+
+
+def _renamed(spec: Mapping[str, Any], old: str, new: str) -> Mapping[str, Any]:
+    if old == new or old not in spec:
+        return spec
+    return {(new if key == old else key): value for key, value in spec.items()}
+
+
+def _spec_view(given: Mapping[str, Any], component: Component) -> dict[str, Any]:
+    spec = _renamed(given, component.containers_at, "containers")
     view = {key: value for key, value in spec.items() if not component.is_own(key)}
     key = _main_key(spec, component)
     if key is not None:
@@ -149,6 +213,9 @@ def _spec_view(spec: Mapping[str, Any], component: Component) -> dict[str, Any]:
     containers: Any = view.get("containers")
     if component.container_name is not None and is_seq(containers):
         view["containers"] = _given_names(list(containers), component.container_name)
+    for field, value in component.defaults:
+        if not _is_set(view.get(field)):
+            view[field] = copy_plain(value)
     return view
 
 
@@ -165,7 +232,9 @@ def pod_of(value: Any, component: Component, root: str = _SPEC) -> Any:
         spec: Any = value.get("spec") if is_map(value) else None
         return value if not is_map(spec) else {**value, "spec": _spec_view(spec, component)}
     pod: dict[str, Any] = {"spec": _spec_view(value, component)}
-    metadata = {key: value[key] for key in component.metadata_fields if key in value}
+    kept: Any = value if component.metadata_at is None else value.get(component.metadata_at)
+    kept = kept if is_map(kept) else {}
+    metadata = {key: kept[key] for key in component.metadata_keys() if key in kept}
     if metadata:
         pod["metadata"] = metadata
     return pod
@@ -244,10 +313,11 @@ def _main_back(
 
 
 def _spec_back(
-    spec: Mapping[str, Any], component: Component, view: Any, new: Any, where: str
+    place: Mapping[str, Any], component: Component, view: Any, new: Any, where: str
 ) -> Any:
     if new is view:
-        return spec
+        return place
+    spec = _renamed(place, component.containers_at, "containers")
     if not is_map(new):
         raise TypeClashError(
             f"{where}: the overlay left {kind_name(new)} where the pod's spec was",
@@ -267,12 +337,22 @@ def _spec_back(
                 f"kind's own there, not of the pod",
                 clash,
             )
+        note = f"; {component.unplaced_note}" if component.unplaced_note else ""
         raise _refuse(
             where,
             f"the overlay wrote {short_names(own)}, a pod field the kind keeps no place "
-            f"for (its pod fields: {short_names(component.pod_fields or ())})",
+            f"for (its pod fields: {short_names(component.pod_fields or ())}){note}",
             own,
         )
+    for field, sources in component.undecided:
+        if not _is_set(spec.get(field)) and _is_set(new.get(field)):
+            raise _refuse(
+                where,
+                f"the overlay wrote {field}, which the place has none of: its pod takes "
+                f"{field} from {short_names(sources)}, as the workload runs it, and one "
+                f"written here would replace that, not add to it; set it there",
+                (field,),
+            )
     containers = new.get("containers", MISSING)
     if containers is not MISSING and not is_seq(containers):
         raise TypeClashError(
@@ -307,7 +387,14 @@ def _spec_back(
             back.pop("containers", None)
     elif "containers" in new:
         back["containers"] = containers
-    return _merged(spec, back, lambda field: component.is_own(field) and field != key)
+    for field, value in component.defaults:
+        if not _is_set(spec.get(field)) and back.get(field) == copy_plain(value):
+            if field in spec:  # the value it takes, left as it was: none of its own still
+                back[field] = spec[field]
+            else:
+                back.pop(field, None)
+    out = _merged(spec, back, lambda field: component.is_own(field) and field != key)
+    return _renamed(out, "containers", component.containers_at)
 
 
 def _containers_given(spec: Mapping[str, Any], component: Component) -> list[Any]:
@@ -352,6 +439,7 @@ def put_back(
         return {**new, "spec": _spec_back(spec, component, pod.get("spec"), new["spec"], where)}
     extra = tuple(str(key) for key in new if key not in ("spec", "metadata"))
     metadata = new.get("metadata", MISSING)
+    keys = component.metadata_keys()
     if metadata is not MISSING and not is_map(metadata):
         extra = (*extra, "metadata")
     elif metadata is not MISSING:
@@ -360,8 +448,7 @@ def put_back(
             *(
                 f"metadata.{key}"
                 for key in metadata
-                if key not in component.metadata_fields
-                or (metadata[key] is not None and not is_map(metadata[key]))
+                if key not in keys or (metadata[key] is not None and not is_map(metadata[key]))
             ),
         )
     if extra:
@@ -380,9 +467,71 @@ def put_back(
     if given == made:
         return out
     out = dict(out)
-    for key in component.metadata_fields:
+    if component.metadata_at is not None:
+        had: Any = value.get(component.metadata_at)
+        kept = dict(had) if is_map(had) else {}
+        for key in keys:
+            if key in made:
+                kept[key] = made[key]
+            else:
+                kept.pop(key, None)
+        out[component.metadata_at] = kept
+        return out
+    for key in keys:
         if key in made:
             out[key] = made[key]
         else:
             out.pop(key, None)
     return out
+
+
+def resolved(
+    component: Component, document: Any, parts: tuple[Part, ...], star: int | None
+) -> Component:
+    """``component`` for its place at ``parts`` of ``document``, whose ``[*]`` is
+    ``parts[star]``: each :class:`Inherited` field set by a sibling that passes it on
+    is undecided there (named with where it is set), else one set at its ``source``
+    is a default (the overlay is given it where the place has none).
+
+    >>> from combinators import path
+    >>> templates = Component(inherited=(Inherited("nodeSelector", path("spec.nodeSelector"),
+    ...     ("steps",)),))
+    >>> workflow = {"spec": {"nodeSelector": {"pool": "a"}, "templates": [{"container": {}}]}}
+    >>> place = (Key("spec"), Key("templates"), Index(0))
+    >>> resolved(templates, workflow, place, 2).defaults
+    (('nodeSelector', pmap({'pool': 'a'})),)
+    >>> workflow["spec"]["templates"].append({"steps": [], "nodeSelector": {"pool": "b"}})
+    >>> resolved(templates, workflow, place, 2).undecided
+    (('nodeSelector', ('spec.templates[1].nodeSelector', 'spec.nodeSelector')),)
+    """
+    if not component.inherited:
+        return component
+    siblings: Any = None
+    if star is not None:
+        siblings = document
+        for part in parts[:star]:
+            siblings = siblings[part.name] if type(part) is Key else siblings[part.index]  # type: ignore[attr-defined]
+    defaults: list[tuple[str, Any]] = []
+    undecided: list[tuple[str, tuple[str, ...]]] = []
+    for inherited in component.inherited:
+        passing: list[str] = []
+        if inherited.passed_on_by and is_seq(siblings):
+            for index, sibling in enumerate(siblings):
+                if (
+                    is_map(sibling)
+                    and any(key in sibling for key in inherited.passed_on_by)
+                    and _is_set(sibling.get(inherited.field))
+                ):
+                    at = Path((*parts[:star], Index(index), Key(inherited.field)))
+                    passing.append(str(at))
+        found = [] if inherited.source is None else select(document, inherited.source)
+        source = found[0] if found and _is_set(found[0]) else None
+        if passing:
+            if source is not None:
+                passing.append(str(inherited.source))
+            undecided.append((inherited.field, tuple(passing)))
+        elif source is not None:
+            defaults.append((inherited.field, freeze_value(source)))
+    if not defaults and not undecided:
+        return component
+    return replace(component, defaults=tuple(defaults), undecided=tuple(undecided))

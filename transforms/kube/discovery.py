@@ -25,9 +25,9 @@ from pyrsistent import pmap
 
 from combinators.data import is_map, is_seq
 from combinators.limits import MAX_NAME, short_repr
-from combinators.paths import Part, Path
+from combinators.paths import All, Part, Path
 from combinators.reading import select
-from transforms.kube.components import Component, as_made
+from transforms.kube.components import Component, as_made, resolved
 from transforms.kube.containers import MainContainer
 from transforms.kube.records import DOCUMENT, SPEC, TEMPLATE, WorkloadKind, reach
 from transforms.kube.registry import KindsLike, resolve_kinds
@@ -171,6 +171,9 @@ def _collect(
     if metadata is None and not entry.is_list:
         metadata = _workload_metadata(entry, document, name, prefix)
     for location in entry.locations:
+        star = next(
+            (index for index, part in enumerate(location.path.parts) if type(part) is All), None
+        )
         for parts, value, role in reach(document, location.path.parts, location):
             if not is_map(value):
                 continue
@@ -200,7 +203,9 @@ def _collect(
                     added,
                     own,
                     location.main,
-                    location.component,
+                    None
+                    if location.component is None
+                    else resolved(location.component, document, parts, star),
                 )
             )
 

@@ -28,7 +28,7 @@ from combinators.errors import TransformError
 from combinators.limits import short_repr
 from combinators.near import did_you_mean, near_misses
 from combinators.paths import All, Index, Key, Part, Path, path
-from transforms.kube.components import Component, ContainerPlace
+from transforms.kube.components import Component, ContainerPlace, Inherited
 from transforms.kube.containers import FIRST, MainContainer
 
 __all__ = (
@@ -72,6 +72,9 @@ class Location:
     ``component``, where set, says how the kind keeps the pod spec among fields
     of its own (a KServe predictor's, a Knative revision's:
     :class:`~transforms.kube.components.Component`), else ``None``.
+    ``only_with``, where set, are fields of which a value the path reaches must
+    have one to hold a pod (an Argo template with a ``container`` or a
+    ``script``, not a ``steps`` one): the others are no pods.
     """
 
     path: Path
@@ -80,6 +83,7 @@ class Location:
     role_field: str | None = None
     main: MainContainer | None = None
     component: Component | None = None
+    only_with: tuple[str, ...] = ()
 
 
 _METADATA = path("metadata")
@@ -151,9 +155,25 @@ _POD_FIELDS = (
     "container",
     "metadataFields",
     "containerName",
+    "containersAt",
+    "metadataAt",
+    "inherited",
+    "unplacedNote",
+    "onlyWith",
 )
-_COMPONENT_FIELDS = ("ownFields", "podFields", "container", "metadataFields", "containerName")
+_COMPONENT_FIELDS = (
+    "ownFields",
+    "podFields",
+    "container",
+    "metadataFields",
+    "containerName",
+    "containersAt",
+    "metadataAt",
+    "inherited",
+    "unplacedNote",
+)
 _CONTAINER_FIELDS = ("at", "name", "ownFields")
+_INHERITED_FIELDS = ("field", "from", "passedOnBy")
 
 
 def _refuse(record: str, field: str | None, message: str) -> KindRecordError:
@@ -226,6 +246,38 @@ def _container_place(value: Any, record: str, at: str) -> ContainerPlace:
     )
 
 
+def _inherited(value: Any, record: str, at: str) -> tuple[Inherited, ...]:
+    if not is_seq(value) or not value:
+        raise _refuse(
+            record,
+            at,
+            f"must be a non-empty list of {{field, from, passedOnBy}}, got {short_repr(value)}",
+        )
+    out = []
+    for index, each in enumerate(value):
+        here = f"{at}[{index}]"
+        if not is_map(each):
+            raise _refuse(
+                record, here, f"must be a map (field, from, passedOnBy), got {short_repr(each)}"
+            )
+        _check_fields(each, _INHERITED_FIELDS, record, here)
+        source = each.get("from")
+        passed = each.get("passedOnBy")
+        located = None if source is None else _path(source, record, f"{here}.from")
+        if located is not None and any(type(part) is not Key for part in located.parts):
+            raise _refuse(record, f"{here}.from", "a path of keys only (one value)")
+        if located is None and passed is None:
+            raise _refuse(record, here, "names neither from nor passedOnBy: nothing to inherit")
+        out.append(
+            Inherited(
+                _text(each.get("field"), record, f"{here}.field"),
+                located,
+                () if passed is None else _names(passed, record, f"{here}.passedOnBy"),
+            )
+        )
+    return tuple(out)
+
+
 def _component(value: Mapping[str, Any], holds: str, record: str, at: str) -> Component | None:
     given = [name for name in _COMPONENT_FIELDS if value.get(name) is not None]
     if not given:
@@ -236,24 +288,33 @@ def _component(value: Mapping[str, Any], holds: str, record: str, at: str) -> Co
             f"{at}.{given[0]}",
             "only a place that holds a spec or a template has fields of its own",
         )
-    if holds == TEMPLATE and value.get("metadataFields") is not None:
-        raise _refuse(
-            record,
-            f"{at}.metadataFields",
-            "a template has metadata of its own: for a spec (holds: spec) only",
-        )
+    for metadata in ("metadataFields", "metadataAt"):
+        if holds == TEMPLATE and value.get(metadata) is not None:
+            raise _refuse(
+                record,
+                f"{at}.{metadata}",
+                "a template has metadata of its own: for a spec (holds: spec) only",
+            )
 
     def names(field: str) -> tuple[str, ...]:
         return () if value.get(field) is None else _names(value[field], record, f"{at}.{field}")
 
+    def text(field: str) -> str | None:
+        given = value.get(field)
+        return None if given is None else _text(given, record, f"{at}.{field}")
+
     place = value.get("container")
-    name = value.get("containerName")
+    inherited = value.get("inherited")
     return Component(
         names("ownFields"),
         None if value.get("podFields") is None else names("podFields"),
         None if place is None else _container_place(place, record, f"{at}.container"),
         names("metadataFields"),
-        None if name is None else _text(name, record, f"{at}.containerName"),
+        text("containerName"),
+        text("containersAt") or "containers",
+        text("metadataAt"),
+        () if inherited is None else _inherited(inherited, record, f"{at}.inherited"),
+        text("unplacedNote"),
     )
 
 
@@ -287,6 +348,7 @@ def _location(value: Any, record: str, at: str) -> Location:
                 f"must be true or absent, got {short_repr(value['roleKey'])}",
             )
         role_field = BY_KEY
+    only_with = value.get("onlyWith")
     return Location(
         located,
         _HOLDS[holds],
@@ -294,6 +356,7 @@ def _location(value: Any, record: str, at: str) -> Location:
         None if role_field is None else _text(role_field, record, f"{at}.roleField"),
         _main(value.get("mainContainer"), record, f"{at}.mainContainer"),
         _component(value, _HOLDS[holds], record, at),
+        () if only_with is None else _names(only_with, record, f"{at}.onlyWith"),
     )
 
 
@@ -312,7 +375,16 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     where the main container is kept apart, the name the controller gives it,
     its fields that are the kind's), ``metadataFields`` (beside a bare spec:
     ``labels``, ``annotations`` of the pod) and ``containerName`` (the name the
-    controller gives an unnamed container); ``addedVolumes``, paths to the names of the volumes its
+    controller gives an unnamed container), ``containersAt`` (the key of the
+    pod's other containers, ``containers`` by default), ``metadataAt`` (beside a
+    bare spec: the key of a map holding the pod's ``labels`` and
+    ``annotations``, or the ``metadataFields`` named), ``inherited`` (a list of
+    ``{field, from, passedOnBy}``: a pod field the pod takes, where the place has
+    none, from the document's path ``from``, or from a sibling of the place with
+    one of the fields ``passedOnBy``: :class:`~transforms.kube.components.Inherited`)
+    and ``unplacedNote`` (said where a pod field with no place is refused);
+    ``onlyWith``, fields one of which a place must have to hold a pod (an Argo
+    template's ``container``, ``script``); ``addedVolumes``, paths to the names of the volumes its
     controller adds; ``metadata``, the path of its workload metadata
     (``metadata`` by default, ``null`` for none).
 
@@ -353,7 +425,8 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
 def reach(
     node: Any, parts: tuple[Part, ...], location: Location
 ) -> Iterable[tuple[tuple[Part, ...], Any, str | None]]:
-    """(concrete parts, value, role) for every value ``parts`` reaches from ``node``."""
+    """(concrete parts, value, role) for every value ``parts`` reaches from ``node`` that
+    holds a pod (has one of :attr:`Location.only_with`, where set)."""
     for index, part in enumerate(parts):
         if type(part) is All:
             walked, rest = parts[:index], parts[index + 1 :]
@@ -375,4 +448,6 @@ def reach(
         if not is_map(node) or part.name not in node:
             return
         node = node[part.name]
+    if location.only_with and not (is_map(node) and any(key in node for key in location.only_with)):
+        return
     yield parts, node, location.role

@@ -1,0 +1,301 @@
+"""Argo Workflows on its own examples: each template with a ``container`` or a ``script``
+is a pod, its role the template's name.
+
+``manifests/SOURCES.md`` says where each file comes from. A typical overlay (a
+toleration, a node selector, an env var and a mount in the main container, a
+label) folds over each stream and lands where Argo keeps each field (the
+template's ``tolerations``, ``nodeSelector``, ``volumes``, ``metadata.labels``;
+its ``container`` or ``script``), leaves Argo's own fields as they were, and adds
+no problem to what validation finds in the pods as Argo makes them. A change
+with no place in a template is refused, naming the field.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import combinators
+import recipes
+from combinators import chain
+from transforms.checks.validation import problems
+from transforms.kube.components import ComponentFieldError
+from transforms.kube.records import KindRecordError, kind_from_record
+from transforms.kube.workloads import apply_to_documents, pod_templates, with_added_volumes
+
+MANIFESTS = Path(__file__).parent / "manifests"
+
+_T = "spec.templates"
+_CRON = "spec.workflowSpec.templates"
+
+# file -> (document kind, template path, role) of every pod, in document order
+EXPECTED: dict[str, list[tuple[str, str, str | None]]] = {
+    "argo/hello-world.yaml": [("Workflow", f"{_T}[0]", "hello-world")],
+    # a steps template runs no container of its own: its steps' templates are the pods
+    "argo/scripts-python.yaml": [
+        ("Workflow", f"{_T}[1]", "gen-random-int"),
+        ("Workflow", f"{_T}[2]", "print-message"),
+    ],
+    "argo/dag-diamond.yaml": [("Workflow", f"{_T}[1]", "echo")],
+    "argo/sidecar-nginx.yaml": [("Workflow", f"{_T}[0]", "sidecar-nginx-example")],
+    "argo/volumes-pvc.yaml": [
+        ("Workflow", f"{_T}[1]", "hello-world-to-file"),
+        ("Workflow", f"{_T}[2]", "print-message-from-file"),
+    ],
+    "argo/pod-metadata-wf-field.yaml": [("Workflow", f"{_T}[1]", "print-message")],
+    "argo/init-container.yaml": [("Workflow", f"{_T}[0]", "init-container-example")],
+    "argo/cron-workflow.yaml": [("CronWorkflow", f"{_CRON}[0]", "hello-world-with-time")],
+    "argo/workflow-templates.yaml": [
+        ("WorkflowTemplate", f"{_T}[0]", "print-message"),
+        ("WorkflowTemplate", f"{_T}[0]", "random-fail-template"),
+        ("WorkflowTemplate", f"{_T}[0]", "print-message"),
+        ("WorkflowTemplate", f"{_T}[0]", "print-message"),
+        ("WorkflowTemplate", f"{_T}[0]", "print-message"),
+    ],
+    "argo/cluster-workflow-templates.yaml": [
+        ("ClusterWorkflowTemplate", f"{_T}[0]", "print-message"),
+        ("ClusterWorkflowTemplate", f"{_T}[0]", "random-fail-template"),
+        ("ClusterWorkflowTemplate", f"{_T}[0]", "print-message"),
+        ("ClusterWorkflowTemplate", f"{_T}[0]", "print-message"),
+        ("ClusterWorkflowTemplate", f"{_T}[0]", "print-message"),
+    ],
+    # a containerSet's containers share its volumeMounts: no exact place, not reached
+    "argo/parallel-workflow.yaml": [],
+}
+
+OVERLAY = chain(
+    recipes.add_toleration("nvidia.com/gpu", "Exists", None, "NoSchedule"),
+    recipes.node_selector(pool="gpu"),
+    recipes.add_env(TEAM="ml"),
+    recipes.mount_empty_dir("scratch", "/scratch"),
+    recipes.add_labels(team="ml"),
+)
+
+
+def documents(name: str) -> list[Any]:
+    return [doc for doc in yaml.safe_load_all((MANIFESTS / name).read_text()) if doc]
+
+
+def at(document: Any, where: str) -> Any:
+    for part in where.split("."):
+        if "[" in part:
+            key, index = part[:-1].split("[")
+            document = document[key][int(index)]
+        else:
+            document = document[part]
+    return document
+
+
+def errors(template: Any, value: Any) -> set[tuple[str, str | None]]:
+    made = with_added_volumes(value, template)
+    return {
+        (problem.path, problem.message)
+        for problem in problems(made, kind=template.root)
+        if problem.severity == "error"
+    }
+
+
+def test_every_argo_fixture_is_listed_here_and_in_the_sources() -> None:
+    on_disk = {f"argo/{path.name}" for path in (MANIFESTS / "argo").iterdir()}
+    assert on_disk == set(EXPECTED)
+    sources = (MANIFESTS / "SOURCES.md").read_text()
+    assert [name for name in EXPECTED if f"`{name}`" not in sources] == []
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_an_overlay_reaches_every_pod_template_where_argo_keeps_each_field(name: str) -> None:
+    given = documents(name)
+    before = copy.deepcopy(given)
+    found = [(template, doc) for doc in given for template in pod_templates(doc)]
+    assert [(doc["kind"], str(t.path), t.role) for t, doc in found] == EXPECTED[name]
+    result = apply_to_documents(OVERLAY, given)
+    assert given == before
+    for out, doc in zip(result, given, strict=True):
+        if not pod_templates(doc):
+            assert out is doc
+    folded = [(template, out) for out in result for template in pod_templates(out)]
+    for (template, out), (_, doc) in zip(folded, found, strict=True):
+        value, original = at(out, str(template.path)), at(doc, str(template.path))
+        assert value["tolerations"][-1]["key"] == "nvidia.com/gpu", template.describe()
+        assert value["nodeSelector"] == {**original.get("nodeSelector", {}), "pool": "gpu"}
+        assert value["metadata"]["labels"]["team"] == "ml"
+        assert value["volumes"][-1] == {"name": "scratch", "emptyDir": {}}
+        key = "container" if "container" in original else "script"
+        main = value[key]
+        assert {"name": "TEAM", "value": "ml"} in main["env"]
+        assert {"name": "scratch", "mountPath": "/scratch"} in main["volumeMounts"]
+        assert "name" not in main  # Argo names it main; nothing is added
+        # Argo's own fields are as they were; the sidecars are not the main container
+        for field in ("name", "inputs", "outputs", "retryStrategy"):
+            assert value.get(field) == original.get(field)
+        assert main.get("source") == original[key].get("source")
+        assert value.get("sidecars") == original.get("sidecars")
+        assert "containers" not in value and "spec" not in value
+        assert errors(template, value) <= errors(template, original), template.describe()
+    untouched = [doc["spec"] for doc in result]
+    for spec, doc in zip(untouched, given, strict=True):
+        for template in doc["spec"].get("templates", ()):
+            if "steps" in template or "dag" in template:
+                assert template in spec["templates"]  # left as it was
+
+
+def test_the_pod_an_overlay_is_given_is_as_argo_makes_it() -> None:
+    [workflow] = documents("argo/sidecar-nginx.yaml")
+    [template] = pod_templates(workflow)
+    made = with_added_volumes(workflow["spec"]["templates"][0], template)
+    assert [container["name"] for container in made["containers"]] == ["main", "nginx"]
+    [script] = pod_templates(documents("argo/scripts-python.yaml")[0])[:1]
+    assert script.role == "gen-random-int"
+    # a second container runs beside the main one: Argo keeps it with the sidecars
+    [new] = apply_to_documents(
+        combinators.append_at("spec.containers", {"name": "log", "image": "busybox"}),
+        [workflow],
+    )
+    assert [s["name"] for s in new["spec"]["templates"][0]["sidecars"]] == ["nginx", "log"]
+    [named] = apply_to_documents(recipes.add_env(container="nginx", A="1"), [workflow])
+    assert named["spec"]["templates"][0]["sidecars"][0]["env"] == [{"name": "A", "value": "1"}]
+
+
+def test_what_an_argo_template_has_no_field_for_is_refused_naming_it() -> None:
+    [workflow] = documents("argo/hello-world.yaml")
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(combinators.upsert("spec.hostNetwork", True), [workflow])
+    assert caught.value.keys == ("hostNetwork",)
+    assert "spec.templates[0]" in str(caught.value) and "podSpecPatch" in str(caught.value)
+    with pytest.raises(ComponentFieldError) as taken:
+        apply_to_documents(combinators.replace_at("spec.containers", []), [workflow])
+    assert taken.value.keys == ("container",)
+    with pytest.raises(ComponentFieldError) as annotated:
+        apply_to_documents(combinators.upsert("metadata.name", "x"), [workflow])
+    assert annotated.value.keys == ("metadata.name",)
+
+
+def test_a_workflow_level_field_is_the_pods_where_the_template_has_none() -> None:
+    [workflow] = documents("argo/hello-world.yaml")
+    workflow["spec"]["tolerations"] = [{"key": "spot", "operator": "Exists"}]
+    [template] = pod_templates(workflow)
+    # Argo takes the template's tolerations where it has some, else the workflow's
+    [new] = apply_to_documents(OVERLAY, [workflow])
+    keys = [each["key"] for each in new["spec"]["templates"][0]["tolerations"]]
+    assert keys == ["spot", "nvidia.com/gpu"]
+    assert new["spec"]["tolerations"] == workflow["spec"]["tolerations"]
+    # an overlay that leaves them as they were copies none into the template
+    [same] = apply_to_documents(recipes.node_selector(pool="gpu"), [workflow])
+    assert "tolerations" not in same["spec"]["templates"][0]
+    assert template.component is not None and template.component.undecided == ()
+
+
+def test_a_field_a_steps_template_passes_on_is_refused_where_the_template_has_none() -> None:
+    [workflow] = documents("argo/scripts-python.yaml")
+    workflow["spec"]["templates"][0]["nodeSelector"] = {"zone": "a"}
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(recipes.node_selector(pool="gpu"), [workflow])
+    assert caught.value.keys == ("nodeSelector",)
+    assert "spec.templates[0].nodeSelector" in str(caught.value)
+    # a template with a node selector of its own takes the overlay's: Argo uses its own
+    workflow["spec"]["templates"][1]["nodeSelector"] = {"zone": "b"}
+    workflow["spec"]["templates"][2]["nodeSelector"] = {"zone": "b"}
+    [new] = apply_to_documents(recipes.node_selector(pool="gpu"), [workflow])
+    assert new["spec"]["templates"][1]["nodeSelector"] == {"zone": "b", "pool": "gpu"}
+
+
+def test_a_cron_workflow_keeps_its_workflows_metadata_in_its_spec() -> None:
+    [cron] = documents("argo/cron-workflow.yaml")
+    [template] = pod_templates(cron)
+    assert template.workload_metadata is not None
+    assert str(template.workload_metadata.path) == "spec.workflowMetadata"
+
+
+@pytest.mark.parametrize(
+    ("pod", "field", "message"),
+    [
+        ({"path": "a[*]", "onlyWith": []}, "pods[0].onlyWith", "non-empty"),
+        ({"path": "a", "metadataAt": "m"}, "pods[0].metadataAt", "holds: spec"),
+        ({"path": "a", "holds": "spec", "containersAt": ""}, "pods[0].containersAt", "non-empty"),
+        ({"path": "a", "holds": "spec", "inherited": {}}, "pods[0].inherited", "non-empty list"),
+        (
+            {"path": "a", "holds": "spec", "inherited": [{"field": "x", "form": "spec.x"}]},
+            "pods[0].inherited[0]",
+            "did you mean from?",
+        ),
+        (
+            {"path": "a", "holds": "spec", "inherited": [{"field": "x", "from": "s[*].x"}]},
+            "pods[0].inherited[0].from",
+            "keys only",
+        ),
+        (
+            {"path": "a", "holds": "spec", "inherited": [{"field": "x"}]},
+            "pods[0].inherited[0]",
+            "neither from nor passedOnBy",
+        ),
+        (
+            {"path": "a", "holds": "spec", "inherited": [{"from": "spec.x"}]},
+            "pods[0].inherited[0].field",
+            "non-empty string",
+        ),
+        ({"path": "a", "holds": "spec", "unplacedNote": 1}, "pods[0].unplacedNote", "string"),
+    ],
+)
+def test_the_new_place_fields_of_a_record_are_checked(
+    pod: dict[str, Any], field: str, message: str
+) -> None:
+    with pytest.raises(KindRecordError) as caught:
+        kind_from_record({"kind": "X", "pods": [pod]})
+    assert caught.value.field == field and message in str(caught.value)
+
+
+def test_a_declared_kind_uses_the_new_place_fields() -> None:
+    from transforms.kube.table import KindRegistry
+
+    registry = KindRegistry.of(
+        [
+            {
+                "apiVersion": "example.com/*",
+                "kind": "Flow",
+                "pods": [
+                    {
+                        "path": "spec.steps[*]",
+                        "holds": "spec",
+                        "roleField": "id",
+                        "onlyWith": ["run"],
+                        "container": {"at": "run"},
+                        "containersAt": "helpers",
+                        "metadataAt": "meta",
+                        "metadataFields": ["labels"],
+                        "podFields": ["containers", "nodeSelector"],
+                        "inherited": [{"field": "nodeSelector", "from": "spec.nodeSelector"}],
+                        "unplacedNote": "see the docs",
+                    }
+                ],
+            }
+        ]
+    )
+    flow = {
+        "apiVersion": "example.com/v1",
+        "kind": "Flow",
+        "spec": {
+            "nodeSelector": {"zone": "a"},
+            "steps": [{"id": "wait"}, {"id": "train", "run": {"image": "t"}, "helpers": []}],
+        },
+    }
+    from transforms.kube.discovery import templates_of
+
+    [template] = templates_of(flow, registry)
+    assert (str(template.path), template.role) == ("spec.steps[1]", "train")
+    [new] = apply_to_documents(
+        chain(recipes.node_selector(pool="gpu"), recipes.add_labels(team="ml")),
+        [flow],
+        kinds=registry,
+    )
+    step = new["spec"]["steps"][1]
+    assert step["nodeSelector"] == {"zone": "a", "pool": "gpu"}
+    assert step["meta"] == {"labels": {"team": "ml"}}
+    with pytest.raises(ComponentFieldError, match="see the docs"):
+        apply_to_documents(recipes.priority_class("high"), [flow], kinds=registry)
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(recipes.add_annotations(a="b"), [flow], kinds=registry)
+    assert caught.value.keys == ("metadata.annotations",)
