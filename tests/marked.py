@@ -19,6 +19,7 @@ EVERY_TEST = ("*",)
 
 SPAWN: dict[str, tuple[str, ...]] = {
     "budget.py": ("tests.budget",),
+    "warm.py": ("tests.warm",),
     "test_api_rules.py": (
         "test_an_overlay_that_removes_the_last_container_is_refused_at_its_line",
         "test_apply_names_the_overlay_line_that_brought_the_clash",

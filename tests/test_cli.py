@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests import warm
 from transforms.io.loading import load_overlay
 from transforms.kube.workloads import Selector, apply_to_documents, pod_templates
 
@@ -39,9 +40,7 @@ COMMANDS = ("apply", "explain", "validate", "render", "recipes")
 def podfold(
     *args: str, stdin: str | None = None, cwd: Path = REPO
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args], input=stdin, cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", args, input=stdin, cwd=cwd)
 
 
 def python_apply(overlay: Path, manifest: Path, select: str | None = None) -> list[Any]:

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests import warm
+
 REPO = Path(__file__).resolve().parent.parent
 PODFOLD = Path(sys.executable).with_name("podfold")
 MANIFESTS = REPO / "tests" / "manifests"
@@ -40,9 +42,7 @@ POOL_B = (
 
 
 def podfold(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args], cwd=REPO, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", args, cwd=REPO)
 
 
 def written(tmp_path: Path, name: str, text: str) -> Path:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests import warm
 from transforms.analysis.blame import load_steps
 from transforms.errors import OverlayError
 from transforms.io.loading import load_overlay
@@ -33,15 +34,7 @@ A100 = {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"}
 def run(
     *args: str, cwd: Path = REPO, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-    )
+    return warm.run("podfold", args, cwd=cwd, env=env)
 
 
 def usage_error(result: subprocess.CompletedProcess[str]) -> str:

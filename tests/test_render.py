@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests import warm
 from tests.torchx_versions import needs_mcad
 
 REPO = Path(__file__).resolve().parent.parent
@@ -26,9 +27,7 @@ MARKER = "=== SCHEDULER REQUEST ==="
 
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", args, cwd=cwd)
 
 
 UUID = r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
@@ -42,9 +41,9 @@ def same_ids(text: str) -> str:
 
 
 def torchx_request(*cfg: str, scheduler: str = "kubernetes_overlay") -> str:
-    result = subprocess.run(
+    result = warm.run(
+        "torchx",
         [
-            str(TORCHX),
             "run",
             "--scheduler",
             scheduler,
@@ -56,9 +55,6 @@ def torchx_request(*cfg: str, scheduler: str = "kubernetes_overlay") -> str:
             COMPONENT,
         ],
         cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     return result.stdout.split(MARKER, 1)[1].strip("\n")

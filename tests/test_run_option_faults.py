@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from torchx.runner import get_runner
 from torchx.util.types import to_dict
 
+from tests import warm
 from transforms.torchx.errors import RunOptionError
 from transforms.torchx.options import _pairs, add_options
 
@@ -97,10 +98,8 @@ def test_without_repeats_the_pairs_are_torchx_s_own(
     assert [key for key, _ in _pairs(text)] == list(to_dict(text))
 
 
-def _run(*command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        list(command), cwd=REPO, capture_output=True, text=True, timeout=180, check=False
-    )
+def _run(program: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return warm.run(Path(program).name, args, cwd=REPO, timeout=180)
 
 
 def _overlays(tmp_path: Path) -> tuple[Path, Path]:

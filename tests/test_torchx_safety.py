@@ -26,6 +26,7 @@ from torchx.specs.finder import ComponentValidationException
 
 from combinators import ArgumentError, StepError, TransformError, upsert
 from combinators.conflicts import Conflict, ConflictWarning
+from tests import warm
 from tests.torchx_versions import OVERLAY_SCHEDULERS
 from transforms.checks.policies import PolicyError
 from transforms.kube.schema import UnsupportedVersionError
@@ -58,12 +59,7 @@ RESTRICTED = """\
 
 
 def torchx(*args: str) -> subprocess.CompletedProcess[str]:
-    command = (
-        [str(TORCHX_CLI)] if TORCHX_CLI.exists() else [sys.executable, "-m", "torchx.cli.main"]
-    )
-    return subprocess.run(
-        [*command, *args], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
-    )
+    return warm.run("torchx", args, cwd=REPO)
 
 
 def dry_run(scheduler: str, cfg: str = "") -> subprocess.CompletedProcess[str]:
