@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests import warm
 from tests.kubectl import kubectl_patch, needs_kubectl
 from transforms.checks import rules
 from transforms.checks.validation import PodValidationError, Problem, problems, validate_pod
@@ -1196,9 +1197,7 @@ def test_what_kubectl_s_own_merge_brings_is_found(patch: Any, path: str, rule: s
 
 
 def _podfold(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args], cwd=REPO, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", [*args], cwd=REPO, timeout=120)
 
 
 DEPLOYMENT = """\

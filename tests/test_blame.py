@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combinators import MISSING, append_at, chain, remove_at, select, upsert
+from tests import warm
 from transforms.analysis import changes_between
 from transforms.analysis.blame import blame, load_steps, steps_of, writers, yaml_steps
 from transforms.io.loading import load_overlay, loads_overlay
@@ -220,9 +221,7 @@ PODFOLD = Path(sys.executable).with_name("podfold")
 def podfold(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     for name, text in (("shm.yaml", SHM), ("secret.yaml", SECRET), ("pod.yaml", MANIFEST)):
         (tmp_path / name).write_text(text)
-    return subprocess.run(
-        [str(PODFOLD), *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", [*args], cwd=tmp_path, timeout=120)
 
 
 def test_explain_blame_names_each_file_per_element(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import yaml
 from pyrsistent import freeze, thaw
 
 from combinators import TypeClashError
+from tests import warm
 from transforms import JOIN, Append, MergeBy, OverlayError, Replace, loads_overlay, overlay
 from transforms.kube.workloads import apply_to_documents
 
@@ -124,13 +124,8 @@ def test_the_same_through_the_command_line(tmp_path: Path) -> None:
     # as JSON (YAML too): PyYAML would write the env var's '1e-4' plain, which kubectl,
     # and podfold with it, reads as the number 0.0001
     (tmp_path / "deployment.yaml").write_text(json.dumps(DEPLOYMENT), encoding="utf-8")
-    done = subprocess.run(
-        [str(PODFOLD), "apply", "-f", "overlay.yaml", "deployment.yaml"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done = warm.run(
+        "podfold", ["apply", "-f", "overlay.yaml", "deployment.yaml"], cwd=tmp_path, timeout=120
     )
     assert done.returncode == 0, done.stderr
     (new,) = [doc for doc in yaml.safe_load_all(done.stdout) if doc is not None]

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import recipes
 from combinators import PathError, TransformError, chain, get_at, remove_at, replace_at
 from combinators.paths import Key
+from tests import warm
 from transforms.forms.patches import strategic_merge
 from transforms.kube import Selector, apply_to_documents, apply_to_workload, pod_templates
 from transforms.kube.scopes import is_document_level, split_at_documents
@@ -75,9 +76,7 @@ def kubectl(document: Any, patch: Any) -> Any:
 
 
 def podfold(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args], cwd=REPO, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", [*args], cwd=REPO, timeout=120)
 
 
 # ---------------------------------------------------------------- the report

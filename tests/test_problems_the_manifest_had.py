@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import warm
+
 PODFOLD = [sys.executable, "-c", "from transforms.cli import main; main()"]
 
 MISSING_VOLUME = """\
@@ -28,14 +30,7 @@ spec:
 def _apply(tmp_path: Path, overlay: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "web.yaml").write_text(MISSING_VOLUME)
     (tmp_path / "o.yaml").write_text(overlay)
-    return subprocess.run(
-        [*PODFOLD, "apply", "-f", "o.yaml", "web.yaml"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return warm.run("podfold", ["apply", "-f", "o.yaml", "web.yaml"], cwd=tmp_path, timeout=60)
 
 
 def test_an_unrelated_volume_an_overlay_adds_does_not_make_the_old_problem_its_own(

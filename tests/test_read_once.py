@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import warm
+
 REPO = Path(__file__).resolve().parent.parent
 PODFOLD = [sys.executable, "-c", "from transforms.cli import main; main()"]
 DEPLOYMENT = REPO / "tests" / "manifests" / "kubernetes" / "nginx-deployment.yaml"
@@ -33,9 +35,7 @@ def _fifo(tmp_path: Path, name: str, text: str) -> Path:
 
 def _podfold(*args: str) -> subprocess.CompletedProcess[str]:
     # a read that waits for ever is a failure here, not a hang of the suite
-    return subprocess.run(
-        [*PODFOLD, *args], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
-    )
+    return warm.run("podfold", [*args], cwd=REPO, timeout=60)
 
 
 def test_explain_blame_names_the_lines_of_an_overlay_from_a_pipe(tmp_path: Path) -> None:

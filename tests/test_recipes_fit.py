@@ -13,7 +13,6 @@ from __future__ import annotations
 import pathlib
 import pickle
 import re
-import subprocess
 import sys
 from typing import Any
 
@@ -24,6 +23,7 @@ import yaml
 import recipes
 from combinators import ArgumentError, ArgumentTypeError, PathError, TransformError, chain
 from recipes._recipe import Recipe
+from tests import warm
 from tests.test_recipes import K8S_VERSION, POD, check_valid
 from transforms import loads_overlay
 from transforms.kube.workloads import apply_to_workload
@@ -81,13 +81,7 @@ def test_yaml_overlay_of_the_gke_example_refuses_the_deployment_and_exits_1() ->
     # examples/gke_gpu.yaml has ``- {recipe: anti_affinity}``: the user's report
     overlay = ROOT / "examples" / "gke_gpu.yaml"
     assert "- {recipe: anti_affinity}" in overlay.read_text(encoding="utf-8")
-    result = subprocess.run(
-        [str(PODFOLD), "apply", "-f", str(overlay), str(DEPLOYMENT_FILE)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = warm.run("podfold", ["apply", "-f", str(overlay), str(DEPLOYMENT_FILE)], timeout=120)
     assert result.returncode == 1, result.stderr
     assert result.stdout == ""  # nothing applied partly
     assert "anti_affinity() keeps apart" in result.stderr
@@ -309,9 +303,7 @@ def test_a_gpu_type_nothing_resembles_gets_the_list_only() -> None:
 
 
 def test_podfold_recipes_name_shows_the_yaml_step() -> None:
-    result = subprocess.run(
-        [str(PODFOLD), "recipes", "gpu"], capture_output=True, text=True, timeout=120, check=False
-    )
+    result = warm.run("podfold", ["recipes", "gpu"], timeout=120)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("gpu(type: str, count: int | None = None")

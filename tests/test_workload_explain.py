@@ -4,9 +4,10 @@ naming the step; the pod templates' diffs and blame hold only the pod-level step
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
+
+from tests import warm
 
 REPO = Path(__file__).resolve().parent.parent
 PODFOLD = Path(sys.executable).with_name("podfold")
@@ -15,13 +16,7 @@ PYTORCHJOB = REPO / "tests" / "manifests" / "kubeflow" / "pytorchjob-simple.yaml
 
 
 def explain(*args: str) -> list[str]:
-    result = subprocess.run(
-        [str(PODFOLD), "explain", "--color", "never", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = warm.run("podfold", ["explain", "--color", "never", *args], cwd=REPO, timeout=120)
     assert (result.returncode, result.stderr) == (0, "")
     return result.stdout.splitlines()
 

@@ -30,6 +30,7 @@ import recipes
 from combinators import PathError, TransformError, chain, get_at, remove_at, replace_at, upsert
 from recipes import recipe
 from recipes._requires import Requiring
+from tests import warm
 from transforms.io.loading import loads_overlay
 from transforms.kube import Selector, apply_to_documents, apply_to_workload, pod_templates
 from transforms.kube.scopes import (
@@ -99,9 +100,7 @@ def unqueued(name: str) -> list[Any]:
 
 
 def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", [*args], input=stdin, cwd=REPO, timeout=120)
 
 
 # ---------------------------------------------------------------- where the label lands

@@ -28,6 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combinators import upsert
+from tests import warm
 from transforms import Default, dump_overlay, loads_overlay, overlay
 from transforms.cli.documents import dump_documents
 from transforms.io import safe_yaml
@@ -649,13 +650,11 @@ def test_kubectl_reads_podfold_apply_s_strings_as_strings(tmp_path: pathlib.Path
     (tmp_path / "q.yaml").write_text(
         f"{json.dumps(pod)}\n---\n{json.dumps(configmap)}\n", encoding="utf-8"
     )
-    applied = subprocess.run(
-        [str(PODFOLD), "apply", "-f", str(REPO / "examples" / "a100.yaml"), "q.yaml"],
+    applied = warm.run(
+        "podfold",
+        ["apply", "-f", str(REPO / "examples" / "a100.yaml"), "q.yaml"],
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     assert applied.returncode == 0, applied.stderr
     assert KUBECTL is not None
@@ -679,9 +678,9 @@ def test_render_quotes_what_kubectl_would_misread(tmp_path: pathlib.Path) -> Non
     env = {"LR": "1e-4", "AMP": "y", "SEED": "08", "MODE": "0o17", "NAME": "trainer"}
     overlay_file = tmp_path / "env.yaml"
     overlay_file.write_text(f"- {json.dumps({'recipe': 'add_env', **env})}\n", encoding="utf-8")
-    rendered = subprocess.run(
+    rendered = warm.run(
+        "podfold",
         [
-            str(PODFOLD),
             "render",
             "--queue",
             "default",
@@ -692,10 +691,7 @@ def test_render_quotes_what_kubectl_would_misread(tmp_path: pathlib.Path) -> Non
             "1",
         ],
         cwd=REPO,
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     assert rendered.returncode == 0, rendered.stderr
     for value in env.values():  # (the job's numbers are plain: _misread does not apply)
