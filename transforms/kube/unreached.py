@@ -8,7 +8,6 @@ Deployment/web has null at spec.template, where its pod template (a map) belongs
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -371,9 +370,11 @@ _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/*\[\]]*$")
 
 
 def _scalar(text: str) -> str:
-    return (
-        text if _PLAIN.match(text) and text not in ("null", "true", "false") else json.dumps(text)
-    )
+    if _PLAIN.match(text) and text not in ("null", "true", "false"):
+        return text
+    import json  # a few ms, for the odd name quoted: not at start-up of every apply
+
+    return json.dumps(text)
 
 
 def _value_at(document: Any, parts: tuple[Part, ...]) -> Any:
