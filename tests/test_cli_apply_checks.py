@@ -21,6 +21,9 @@ from typing import Any
 import pytest
 import yaml
 
+from transforms.kube import pod_templates
+from transforms.kube.unreached import unreached_pods
+
 REPO = Path(__file__).resolve().parent.parent
 PODFOLD = Path(sys.executable).with_name("podfold")
 MANIFESTS = REPO / "tests" / "manifests"
@@ -197,32 +200,39 @@ def test_a_jobset_s_claim_volumes_are_the_pods_own(tmp_path: Path) -> None:
 
 
 UNKNOWN_KINDS = {
-    # kubeflow trainer v2: a JobSet template inside the runtime
-    "ClusterTrainingRuntime": {
-        "apiVersion": "trainer.kubeflow.org/v1alpha1",
-        "kind": "ClusterTrainingRuntime",
-        "metadata": {"name": "torch-distributed"},
+    # Katib's random search, trimmed: each trial a Job, inside the experiment's trial template
+    "Experiment": {
+        "apiVersion": "kubeflow.org/v1beta1",
+        "kind": "Experiment",
+        "metadata": {"name": "random"},
         "spec": {
-            "template": {
-                "spec": {
-                    "replicatedJobs": [
-                        {
-                            "name": "node",
-                            "template": {
-                                "spec": {
-                                    "template": {
-                                        "spec": {
-                                            "containers": [
-                                                {"name": "node", "image": "pytorch/pytorch:2.7.1"}
-                                            ]
-                                        }
+            "objective": {"type": "maximize", "objectiveMetricName": "Validation-accuracy"},
+            "algorithm": {"algorithmName": "random"},
+            "parameters": [
+                {"name": "lr", "parameterType": "double", "feasibleSpace": {"min": "0.01"}}
+            ],
+            "trialTemplate": {
+                "primaryContainerName": "training-container",
+                "trialParameters": [{"name": "learningRate", "reference": "lr"}],
+                "trialSpec": {
+                    "apiVersion": "batch/v1",
+                    "kind": "Job",
+                    "spec": {
+                        "template": {
+                            "spec": {
+                                "containers": [
+                                    {
+                                        "name": "training-container",
+                                        "image": "docker.io/kubeflowkatib/pytorch-mnist-cpu",
+                                        "command": ["python3", "/opt/pytorch-mnist/mnist.py"],
                                     }
-                                }
-                            },
+                                ],
+                                "restartPolicy": "Never",
+                            }
                         }
-                    ]
-                }
-            }
+                    },
+                },
+            },
         },
     },
     "DisaggregatedSet": {
@@ -250,22 +260,26 @@ UNKNOWN_KINDS = {
             "podTemplate": {"spec": {"containers": [{"name": "python", "image": "python:3.12"}]}}
         },
     },
-    "Workflow": {
-        "apiVersion": "argoproj.io/v1alpha1",
-        "kind": "Workflow",
-        "metadata": {"generateName": "steps-"},
+    # Numaflow's simple pipeline: one container (a map with an image) per user-defined vertex
+    "Pipeline": {
+        "apiVersion": "numaflow.numaproj.io/v1alpha1",
+        "kind": "Pipeline",
+        "metadata": {"name": "simple-pipeline"},
         "spec": {
-            "entrypoint": "main",
-            "templates": [
+            "vertices": [
+                {"name": "in", "source": {"generator": {"rpu": 5, "duration": "1s"}}},
                 {
-                    "name": "main",
-                    "containerSet": {"containers": [{"name": "a", "image": "argoproj/argosay:v2"}]},
-                }
+                    "name": "cat",
+                    "udf": {"container": {"image": "quay.io/numaio/numaflow-go/map-cat:stable"}},
+                },
+                {"name": "out", "sink": {"log": {}}},
             ],
+            "edges": [{"from": "in", "to": "cat"}, {"from": "cat", "to": "out"}],
         },
     },
-    "WorkflowTemplate": {  # Argo's usual templates: one container, one script
-        "apiVersion": "argoproj.io/v1alpha1",
+    # Argo's usual templates (one container, one script), of a group podfold knows nothing of
+    "WorkflowTemplate": {
+        "apiVersion": "workflows.example.com/v1",
         "kind": "WorkflowTemplate",
         "metadata": {"name": "hello"},
         "spec": {
@@ -278,11 +292,10 @@ UNKNOWN_KINDS = {
     },
 }
 WHERE = {
-    "ClusterTrainingRuntime": "spec.template.spec.replicatedJobs[0].template.spec."
-    "template.spec.containers",
+    "Experiment": "spec.trialTemplate.trialSpec.spec.template.spec.containers",
     "DisaggregatedSet": "spec.roles[0].leaderWorkerTemplate.workerTemplate.spec.containers",
     "SandboxTemplate": "spec.podTemplate.spec.containers",
-    "Workflow": "spec.templates[0].containerSet.containers",
+    "Pipeline": "spec.vertices[1].udf.container",
     "WorkflowTemplate": "spec.templates[0].container, spec.templates[1].script",
 }
 
@@ -315,6 +328,81 @@ def test_an_unknown_kind_holding_containers_is_warned_about(
     ]
     if command == "apply":  # passed through as it was
         assert list(yaml.safe_load_all(result.stdout))[1] == document
+
+
+# the examples of unknown kinds above were these, until podfold came to know their kinds
+NOW_KNOWN = {
+    # kubeflow trainer v2: a JobSet template inside the runtime
+    "ClusterTrainingRuntime": {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "ClusterTrainingRuntime",
+        "metadata": {"name": "torch-distributed"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "replicatedJobs": [
+                        {
+                            "name": "node",
+                            "template": {
+                                "spec": {
+                                    "template": {
+                                        "spec": {
+                                            "containers": [
+                                                {"name": "node", "image": "pytorch/pytorch:2.7.1"}
+                                            ]
+                                        }
+                                    }
+                                }
+                            },
+                        }
+                    ]
+                }
+            }
+        },
+    },
+    "Workflow": {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Workflow",
+        "metadata": {"generateName": "steps-"},
+        "spec": {
+            "entrypoint": "main",
+            "templates": [
+                {
+                    "name": "main",
+                    "containerSet": {"containers": [{"name": "a", "image": "argoproj/argosay:v2"}]},
+                }
+            ],
+        },
+    },
+    "WorkflowTemplate": {
+        **UNKNOWN_KINDS["WorkflowTemplate"],
+        "apiVersion": "argoproj.io/v1alpha1",
+    },
+}
+
+
+def test_the_kinds_once_unknown_are_reached_now() -> None:
+    reached = {
+        kind: [(str(template.path), template.role) for template in pod_templates(document)]
+        for kind, document in NOW_KNOWN.items()
+    }
+    assert reached == {
+        "ClusterTrainingRuntime": [
+            ("spec.template.spec.replicatedJobs[0].template.spec.template", "node")
+        ],
+        "Workflow": [],
+        "WorkflowTemplate": [("spec.templates[0]", "main"), ("spec.templates[1]", "gen")],
+    }
+    # and where a known kind keeps a pod podfold does not reach (an Argo containerSet), it
+    # says so as of a known kind's: not where podfold looks
+    assert {
+        kind: [(found.reason, found.places) for found in unreached_pods(document)]
+        for kind, document in NOW_KNOWN.items()
+    } == {
+        "ClusterTrainingRuntime": [],
+        "Workflow": [("elsewhere", ("spec.templates[0].containerSet.containers",))],
+        "WorkflowTemplate": [],
+    }
 
 
 def test_a_known_kind_whose_template_is_null_or_missing_is_warned_about(tmp_path: Path) -> None:
