@@ -1,8 +1,10 @@
 """What podfold knows about Kubernetes: the official pod schema as compact
 tables (one per version), the root kinds, quantities, client objects and
 API-form data (one converter each way), which container is the main one,
-where each workload kind keeps its pods (the workload API), and which steps act
-on the workload object rather than on its pods (Kueue's queue label).
+where each workload kind keeps its pods (the workload API, its kinds those of
+the current registry: built in, declared by installed packages, in Python or
+for one run), and which steps act on the workload object rather than on its
+pods (Kueue's queue label).
 
 Each name is imported from its module when first asked for, so that a program
 that only applies overlays to manifests (``podfold apply``) loads neither the
@@ -30,6 +32,17 @@ if TYPE_CHECKING:
         quantity_value,
     )
     from transforms.kube.records import SPEC, KindRecordError, kind_from_record
+    from transforms.kube.registry import (
+        BUILT_IN,
+        DeclaredKind,
+        KindsLike,
+        KindSourceError,
+        current_kinds,
+        kind_origin,
+        register_kinds,
+        resolve_kinds,
+        using_kinds,
+    )
     from transforms.kube.schema import (
         DEFAULT_VERSION,
         SUPPORTED_VERSIONS,
@@ -121,6 +134,15 @@ _HOMES = {
     "kind_from_record": "transforms.kube.records",
     "KindRecordError": "transforms.kube.records",
     "SPEC": "transforms.kube.records",
+    "BUILT_IN": "transforms.kube.registry",
+    "DeclaredKind": "transforms.kube.registry",
+    "KindsLike": "transforms.kube.registry",
+    "KindSourceError": "transforms.kube.registry",
+    "current_kinds": "transforms.kube.registry",
+    "kind_origin": "transforms.kube.registry",
+    "register_kinds": "transforms.kube.registry",
+    "resolve_kinds": "transforms.kube.registry",
+    "using_kinds": "transforms.kube.registry",
     "templates_of": "transforms.kube.discovery",
     "BareSpecError": "transforms.kube.acting",
 }
@@ -132,6 +154,15 @@ __all__ = (
     "kind_from_record",
     "KindRecordError",
     "SPEC",
+    "current_kinds",
+    "register_kinds",
+    "using_kinds",
+    "resolve_kinds",
+    "kind_origin",
+    "KindsLike",
+    "DeclaredKind",
+    "KindSourceError",
+    "BUILT_IN",
     "templates_of",
     "BareSpecError",
     "UnsupportedWorkloadError",
