@@ -51,6 +51,7 @@ def test_the_declared_layers_are_the_architecture() -> None:
         "checks",
         "forms",
         "kube",
+        "_entry_points",
         "errors | _lazy",
     ]
     assert sorted(declared["acyclic"]["ancestors"]) == sorted(PACKAGES)

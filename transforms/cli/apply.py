@@ -69,7 +69,8 @@ def apply_command(
     operator's SparkApplication, ScheduledSparkApplication and SparkConnect,
     Knative's Service and Configuration (told from the core Service by
     group), KEDA's ScaledJob, Dask's DaskCluster, DaskWorkerGroup and
-    DaskJob, and List ('podfold kinds' lists them all, with where their pods
+    DaskJob, Argo's Workflow, WorkflowTemplate, ClusterWorkflowTemplate and
+    CronWorkflow (each template with a container or a script), and List ('podfold kinds' lists them all, with where their pods
     are). A document of another kind that holds what
     looks like containers (image or not) is printed unchanged, with a
     warning naming its kind and apiVersion, where the containers are, and a

@@ -324,13 +324,11 @@ def unreached_pods(document: Any, *, kinds: KindsLike | None = None) -> tuple[Un
     The kinds are the current registry's, or ``kinds``' (see
     :func:`~transforms.kube.registry.resolve_kinds`).
 
-    >>> workflow = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
-    ...     "metadata": {"name": "hello"}, "spec": {"templates": [
-    ...         {"name": "main", "container": {"image": "busybox"}},
-    ...         {"name": "pod", "podSpecPatch": "", "containerSet": {
-    ...             "containers": [{"name": "a", "image": "busybox"}]}}]}}
-    >>> print(*unreached_pods(workflow))
-    Workflow/hello (argoproj.io/v1alpha1) holds containers at spec.templates[0].container, spec.templates[1].containerSet.containers, but podfold knows no kind Workflow of argoproj.io, so podfold does not know where its pods are: no overlay or check reaches them; declare the kind with a record in a --kinds file (`podfold kinds` lists the kinds podfold knows)
+    >>> pipeline = {"apiVersion": "numaflow.numaproj.io/v1alpha1", "kind": "Pipeline",
+    ...     "metadata": {"name": "simple"}, "spec": {"vertices": [
+    ...         {"name": "in", "container": {"image": "busybox", "args": ["-c", "echo"]}}]}}
+    >>> print(*unreached_pods(pipeline))
+    Pipeline/simple (numaflow.numaproj.io/v1alpha1) holds containers at spec.vertices[0].container, but podfold knows no kind Pipeline of numaflow.numaproj.io, so podfold does not know where its pods are: no overlay or check reaches them; declare the kind with a record in a --kinds file (`podfold kinds` lists the kinds podfold knows)
     >>> print(*unreached_pods({"kind": "Deployment", "metadata": {"name": "web"},
     ...                        "spec": {"template": None}}))
     Deployment/web has null at spec.template, where its pod template (a map) belongs; no overlay or check reaches its pods
