@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests import warm
 from transforms.kube import pod_templates
 from transforms.kube.unreached import unreached_pods
 
@@ -37,9 +38,7 @@ WORKER = "document 1: PyTorchJob/pytorch-simple template Worker (spec.pytorchRep
 
 
 def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", [*args], input=stdin, cwd=REPO, timeout=120)
 
 
 def written(tmp_path: Path, name: str, text: str) -> Path:
