@@ -490,8 +490,11 @@ class Template:
 
     def __init__(self, value: Any, *, private: bool = False) -> None:
         # ``private``: ``value`` is a plain copy already made for this template alone
-        self.plain = value if private else copy_plain(value)
         self._frozen: Any = MISSING
+        if type(value) in _SCALARS:  # a string, a number: shared, never copied
+            self.plain, self.is_container, self.flat = value, False, False
+            return
+        self.plain = value if private else copy_plain(value)
         self.is_container = is_map(self.plain) or is_seq(self.plain)
         # a map or list of scalars only: a shallow copy is a full copy
         self.flat = self.is_container and all(
