@@ -344,7 +344,7 @@ def _files(folder: Path, n: int, **texts: str) -> Path:
 
     place = folder / str(n)
     place.mkdir()
-    (place / "pod.yaml").write_text(yaml.safe_dump(containers_pod(n)))
+    (place / "pod.yaml").write_text(yaml.dump(containers_pod(n), Dumper=yaml.CSafeDumper))
     for name, text in texts.items():
         (place / f"{name}.yaml").write_text(text)
     return place

@@ -12,6 +12,8 @@ and the templates found must be the ones a naive walk finds: every map whose
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -56,11 +58,19 @@ def as_where(template_path: Any) -> Where:
     )
 
 
+@functools.cache
+def _parsed(file: Path) -> tuple[Any, ...]:
+    """A manifest's documents, read once for all the kinds (libyaml's reader: plain data)."""
+    return tuple(
+        doc for doc in yaml.load_all(file.read_text(), Loader=yaml.CSafeLoader) if doc is not None
+    )
+
+
 def documents_of_kind(entry: Any) -> list[Any]:
-    """Every document of ``entry``'s kind in the manifests, nested ones too."""
+    """Every document of ``entry``'s kind in the manifests, nested ones too (each a copy)."""
     found = []
     for file in FILES:
-        stack = [doc for doc in yaml.safe_load_all(file.read_text()) if doc is not None]
+        stack = copy.deepcopy(list(_parsed(file)))
         while stack:
             value = stack.pop()
             if isinstance(value, dict):

@@ -192,7 +192,7 @@ def _loads(text: str, source: str = "o.yaml") -> Callable[[], Any]:
 
 
 def _yaml(data: Any) -> str:
-    return yaml.safe_dump(data, width=float("inf"))
+    return yaml.dump(data, Dumper=yaml.CSafeDumper, width=2**31 - 1)  # one line a value
 
 
 LIBRARY_CASES: list[tuple[str, Callable[[], Any], tuple[str, ...]]] = [

@@ -19,6 +19,7 @@ document of each file:
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -101,8 +102,16 @@ def errors_of(template: Any, pod: Any) -> set[tuple[str, str | None]]:
     }
 
 
+@functools.cache
+def _parsed(path: Path) -> tuple[Any, ...]:
+    return tuple(
+        doc for doc in yaml.load_all(path.read_text(), Loader=yaml.CSafeLoader) if doc is not None
+    )
+
+
 def documents_of(path: Path) -> list[Any]:
-    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc is not None]
+    """The documents of a manifest, each a copy of what was read once."""
+    return copy.deepcopy(list(_parsed(path)))
 
 
 ALL_CASES = [(path, number) for path in FILES for number in range(len(documents_of(path)))]

@@ -85,6 +85,12 @@ def _warm() -> None:
         for name in WARM_MODULES:
             with contextlib.suppress(ImportError):  # a module not in every TorchX
                 importlib.import_module(name)
+        # what every run reads first: the installed recipe catalogs and kinds (entry points)
+        from transforms.forms.catalog import recipe_catalog
+        from transforms.kube.registry import current_kinds
+
+        recipe_catalog()
+        current_kinds()
         _warmed = True
 
 
