@@ -416,7 +416,7 @@ SHAPES = {
 def test_generated_pods_have_varied_shapes() -> None:
     seen: set[str] = set()
 
-    @settings(max_examples=100, database=None, deadline=None, derandomize=True)
+    @settings(database=None, deadline=None, derandomize=True)  # the profile's count
     @given(pods())
     def record(pod: dict[str, Any]) -> None:
         seen.update(name for name, has in SHAPES.items() if has(pod))
@@ -470,8 +470,7 @@ def test_transforms_apply_to_every_drawn_pod() -> None:
     # a chain adds no name twice (a container, a volume, a mount path), nor one a drawn pod
     # has: the recipes refuse a name used for something else, and a law stated with these
     # strategies is about the user's overlay, not about a clash the strategies made
-    @settings(
-        max_examples=100,
+    @settings(  # as many examples as the profile draws (ci: the same ones every run)
         database=None,
         deadline=None,
         derandomize=True,
