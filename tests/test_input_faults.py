@@ -44,7 +44,7 @@ PODFOLD = Path(sys.executable).with_name("podfold")
 MEMORY = 1536 * 2**20  # the child's whole address space
 POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: 'c:1'}]\n"
 OVERLAY = "spec:\n  nodeSelector: {gpu: a100}\n"
-TIMEOUT = 2.0  # PODFOLD_READ_TIMEOUT in these tests
+TIMEOUT = 1.0  # PODFOLD_READ_TIMEOUT in these tests
 
 
 def _limit_memory() -> None:  # pragma: no cover - runs in the child, before podfold
