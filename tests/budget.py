@@ -46,6 +46,7 @@ memory fails one test instead of hanging the run:
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import pickle
@@ -177,10 +178,14 @@ def within(
     read_fd, write_fd = os.pipe()
     started = time.monotonic()
     deadline = started + 4 * seconds + 1
+    # what the parent holds is frozen for the fork, so that the child's collections never
+    # walk it (and copy every page of it on write): the child collects only its own objects
+    gc.freeze()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child; coverage cannot follow it
         os.close(read_fd)
         _child(write_fd, seconds, megabytes, fn, args, kwargs)
+    gc.unfreeze()
     os.close(write_fd)
     chunks: list[bytes] = []
     timed_out = False

@@ -26,6 +26,7 @@ starting the real program, so a test that sets one gets a fresh interpreter.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import io
 import logging
@@ -214,11 +215,13 @@ def run(
     stdin_r, stdin_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    gc.freeze()  # the child's collections walk only what it makes, not the parent's heap
     pid = os.fork()
     if pid == 0:
         for fd in (stdin_w, out_r, err_r):
             os.close(fd)
         _child(program, argv, cwd, (stdin_r, out_w, err_w))
+    gc.unfreeze()
     for fd in (stdin_r, out_w, err_w):
         os.close(fd)
     pending = (input or "").encode("utf-8")
