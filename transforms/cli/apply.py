@@ -65,7 +65,7 @@ def apply_command(
     MPIJob, XGBoostJob, PaddleJob and JAXJob, Kubeflow Trainer's
     TrainingRuntime and ClusterTrainingRuntime, RayCluster, RayJob,
     RayService, RayCronJob, LeaderWorkerSet, KServe's InferenceService,
-    ServingRuntime, ClusterServingRuntime and LLMInferenceService, the Spark
+    ClusterServingRuntime and LLMInferenceService, the Spark
     operator's SparkApplication, ScheduledSparkApplication and SparkConnect,
     Knative's Service and Configuration (told from the core Service by
     group), KEDA's ScaledJob, Dask's DaskCluster, DaskWorkerGroup and

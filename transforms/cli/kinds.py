@@ -119,11 +119,12 @@ def kinds_command(declared_kinds: tuple[object, ...], output: str) -> None:
         echo(json.dumps(rows, indent=2))
         return
     pods = [pod for row in rows for pod in row["pods"]]
+    # each column as wide as its widest cell, as kubectl get lays out its table
     widths = (
         max(len(row["kind"]) for row in rows),
         max(len(row["apiVersion"]) for row in rows),
-        min(40, max(len(row["origin"]) for row in rows)),
-        min(60, max(len(pod["path"]) for pod in pods)),
+        max(len(row["origin"]) for row in rows),
+        max(len(pod["path"]) for pod in pods),
     )
 
     def line(*cells: str) -> str:
