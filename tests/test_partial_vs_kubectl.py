@@ -28,7 +28,8 @@ from hypothesis import strategies as st
 
 from combinators import get_at
 from transforms import MergeBy, dump_overlay, loads_overlay, overlay
-from transforms.kube.workloads import pod_templates
+from transforms.kube.records import SPEC
+from transforms.kube.workloads import pod_templates, with_added_volumes
 
 from .kubectl import kubectl_patch, needs_kubectl
 
@@ -58,7 +59,11 @@ def manifest_pods() -> list[tuple[str, dict[str, Any]]]:
     for file in sorted(MANIFESTS.rglob("*.y*ml")):
         for document in yaml.safe_load_all(file.read_text(encoding="utf-8")):
             for template in pod_templates(document) if document is not None else ():
-                value = get_at(document, template.path)
+                # the pod as the kind's controller makes it: a bare spec, or one kept
+                # among the kind's own fields (KServe, Knative, Argo), as a template
+                value = with_added_volumes(get_at(document, template.path), template)
+                if template.root == SPEC:
+                    value = {"spec": value}
                 text = json.dumps(value, sort_keys=True)
                 if text in seen:  # Volcano's JobTemplate file repeats one template
                     continue
