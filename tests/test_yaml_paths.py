@@ -654,6 +654,15 @@ def _manifests() -> list[pathlib.Path]:
     return sorted([*REPO.glob("tests/manifests/**/*.y*ml"), *REPO.glob("examples/*.yaml")])
 
 
+#: Upstream manifests holding a string that a YAML 1.1 reader (kubectl's) takes for something
+#: else, which transforms.io.quoting therefore writes quoted: the file, and why.
+QUOTED_UPSTREAM = {
+    "llm-inference-service-dp-ep-deepseek-r1-pd-gpu-p-deepep-ht-d-pplx.yaml": (
+        "an env value n, written plain upstream, is false to a YAML 1.1 reader"
+    ),
+}
+
+
 @pytest.mark.parametrize("path", _manifests(), ids=lambda path: path.name)
 def test_manifests_are_written_as_before_on_both_paths(
     monkeypatch: pytest.MonkeyPatch, path: pathlib.Path
@@ -666,6 +675,10 @@ def test_manifests_are_written_as_before_on_both_paths(
     except OverlayError:
         pytest.skip("not a manifest (an overlay, with podfold's tags)")
     before = _before(documents)
+    if path.name in QUOTED_UPSTREAM:  # and only there does the quoting change the text
+        quoted = _before(documents, _Quoting)
+        assert quoted != before, QUOTED_UPSTREAM[path.name]
+        before = quoted
     for flag in (True, False):
         monkeypatch.setattr(safe_yaml, "LIBYAML", flag)
         assert dump_stream(documents) == before, flag
