@@ -13,21 +13,17 @@ with no place in a template is refused, naming the field.
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 import combinators
 import recipes
-from combinators import chain
-from transforms.checks.validation import problems
+from combinators import chain, get_at
+from tests.kind_fixtures import MANIFESTS, documents, errors
 from transforms.kube.components import ComponentFieldError
 from transforms.kube.records import KindRecordError, kind_from_record
 from transforms.kube.workloads import apply_to_documents, pod_templates, with_added_volumes
-
-MANIFESTS = Path(__file__).parent / "manifests"
 
 _T = "spec.templates"
 _CRON = "spec.workflowSpec.templates"
@@ -76,29 +72,6 @@ OVERLAY = chain(
 )
 
 
-def documents(name: str) -> list[Any]:
-    return [doc for doc in yaml.safe_load_all((MANIFESTS / name).read_text()) if doc]
-
-
-def at(document: Any, where: str) -> Any:
-    for part in where.split("."):
-        if "[" in part:
-            key, index = part[:-1].split("[")
-            document = document[key][int(index)]
-        else:
-            document = document[part]
-    return document
-
-
-def errors(template: Any, value: Any) -> set[tuple[str, str | None]]:
-    made = with_added_volumes(value, template)
-    return {
-        (problem.path, problem.message)
-        for problem in problems(made, kind=template.root)
-        if problem.severity == "error"
-    }
-
-
 def test_every_argo_fixture_is_listed_here_and_in_the_sources() -> None:
     on_disk = {f"argo/{path.name}" for path in (MANIFESTS / "argo").iterdir()}
     assert on_disk == set(EXPECTED)
@@ -119,7 +92,7 @@ def test_an_overlay_reaches_every_pod_template_where_argo_keeps_each_field(name:
             assert out is doc
     folded = [(template, out) for out in result for template in pod_templates(out)]
     for (template, out), (_, doc) in zip(folded, found, strict=True):
-        value, original = at(out, str(template.path)), at(doc, str(template.path))
+        value, original = get_at(out, template.path), get_at(doc, template.path)
         assert value["tolerations"][-1]["key"] == "nvidia.com/gpu", template.describe()
         assert value["nodeSelector"] == {**original.get("nodeSelector", {}), "pool": "gpu"}
         assert value["metadata"]["labels"]["team"] == "ml"

@@ -14,15 +14,13 @@ their controllers make them.
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 import recipes
-from combinators import chain
-from transforms.checks.validation import problems
+from combinators import chain, get_at
+from tests.kind_fixtures import MANIFESTS, documents, errors
 from transforms.kube.components import ComponentFieldError
 from transforms.kube.records import KindRecordError, kind_from_record
 from transforms.kube.workloads import (
@@ -31,8 +29,6 @@ from transforms.kube.workloads import (
     pod_templates,
     with_added_volumes,
 )
-
-MANIFESTS = Path(__file__).parent / "manifests"
 
 _JOBS = "spec.template.spec.replicatedJobs"
 
@@ -116,29 +112,6 @@ OVERLAY = chain(SCHEDULING, recipes.add_labels(team="ml"))
 BARE = ("DaskCluster", "DaskJob", "DaskWorkerGroup", "LLMInferenceService")
 
 
-def documents(name: str) -> list[Any]:
-    return [doc for doc in yaml.safe_load_all((MANIFESTS / name).read_text()) if doc]
-
-
-def at(document: Any, where: str) -> Any:
-    for part in where.split("."):
-        if "[" in part:
-            key, index = part[:-1].split("[")
-            document = document[key][int(index)]
-        else:
-            document = document[part]
-    return document
-
-
-def errors(template: Any, value: Any) -> set[tuple[str, str | None]]:
-    made = with_added_volumes(value, template)
-    return {
-        (problem.path, problem.message)
-        for problem in problems(made, kind=template.root)
-        if problem.severity == "error"
-    }
-
-
 def test_every_ml_fixture_is_listed_here_and_in_the_sources() -> None:
     projects = {name.split("/")[0] for name in EXPECTED}
     on_disk = {
@@ -166,7 +139,7 @@ def test_an_overlay_reaches_every_pod_and_the_result_validates(name: str) -> Non
     folded = [(template, out) for out in result for template in pod_templates(out)]
     assert [(t.path, t.role) for t, _ in folded] == [(t.path, t.role) for t, _ in found]
     for (template, out), (_, doc) in zip(folded, found, strict=True):
-        value, original = at(out, str(template.path)), at(doc, str(template.path))
+        value, original = get_at(out, template.path), get_at(doc, template.path)
         pod = with_added_volumes(value, template)
         spec = pod if template.root == "PodSpec" else pod["spec"]
         assert spec["tolerations"][-1]["key"] == "nvidia.com/gpu", template.describe()

@@ -143,24 +143,6 @@ class KindRecordError(TransformError, ValueError):
 
 
 _RECORD_FIELDS = ("apiVersion", "kind", "pods", "addedVolumes", "metadata")
-_POD_FIELDS = (
-    "path",
-    "holds",
-    "role",
-    "roleField",
-    "roleKey",
-    "mainContainer",
-    "ownFields",
-    "podFields",
-    "container",
-    "metadataFields",
-    "containerName",
-    "containersAt",
-    "metadataAt",
-    "inherited",
-    "unplacedNote",
-    "onlyWith",
-)
 _COMPONENT_FIELDS = (
     "ownFields",
     "podFields",
@@ -171,6 +153,16 @@ _COMPONENT_FIELDS = (
     "metadataAt",
     "inherited",
     "unplacedNote",
+)
+_POD_FIELDS = (
+    "path",
+    "holds",
+    "role",
+    "roleField",
+    "roleKey",
+    "mainContainer",
+    *_COMPONENT_FIELDS,
+    "onlyWith",
 )
 _CONTAINER_FIELDS = ("at", "name", "ownFields")
 _INHERITED_FIELDS = ("field", "from", "passedOnBy")
