@@ -250,6 +250,16 @@ def test_record_fields() -> None:
             "pods[0].mainContainer",
             "non-empty",
         ),
+        (
+            {"kind": "X", "pods": [{"path": "a", "holds": "tmplate"}]},
+            "pods[0].holds",
+            "'tmplate'; expected one of: template, pod, spec, document; did you mean template?",
+        ),
+        (
+            {"kind": "X", "pods": [{"path": "a", "holds": "nothing"}]},
+            "pods[0].holds",
+            "expected one of: template, pod, spec, document",
+        ),
     ],
 )
 def test_a_malformed_record_is_refused_naming_the_field(

@@ -316,8 +316,11 @@ def _location(value: Any, record: str, at: str) -> Location:
     _check_fields(value, _POD_FIELDS, record, at)
     holds = value.get("holds", "template")
     if holds not in _HOLDS:
+        close = near_misses(str(holds), tuple(_HOLDS), n=1)
         raise _refuse(
-            record, f"{at}.holds", f"{short_repr(holds)}; expected one of: {', '.join(_HOLDS)}"
+            record,
+            f"{at}.holds",
+            f"{short_repr(holds)}; expected one of: {', '.join(_HOLDS)}{did_you_mean(close)}",
         )
     where = value.get("path", "")
     located = Path() if where == "" else _path(where, record, f"{at}.path")
