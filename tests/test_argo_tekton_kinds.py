@@ -272,3 +272,218 @@ def test_a_declared_kind_uses_the_new_place_fields() -> None:
     with pytest.raises(ComponentFieldError) as caught:
         apply_to_documents(recipes.add_annotations(a="b"), [flow], kinds=registry)
     assert caught.value.keys == ("metadata.annotations",)
+
+
+# ---------------------------------------------------------------- Tekton
+
+_TR = "spec.taskSpec"
+_PR = "spec.pipelineSpec.tasks"
+
+# file -> (document kind, template path, role) of every pod, in document order; a TaskRun or
+# a PipelineRun that names its Task or Pipeline (taskRef, pipelineRef) holds no pod of its own
+TEKTON: dict[str, list[tuple[str, str, str | None]]] = {
+    "tekton/template-volume.yaml": [("TaskRun", _TR, None)],
+    "tekton/sidecar-ready.yaml": [("TaskRun", _TR, None)],
+    "tekton/steptemplate-env-merge.yaml": [("TaskRun", _TR, None)],
+    "tekton/dind-sidecar.yaml": [("TaskRun", _TR, None)],
+    "tekton/run-steps-as-non-root.yaml": [("Task", "spec", None)],
+    "tekton/pipelinerun-with-pipelinespec-and-taskspec.yaml": [
+        ("PipelineRun", f"{_PR}[0].taskSpec", "echo-good-morning"),
+        ("PipelineRun", f"{_PR}[0].taskSpec", "echo-message"),
+        ("PipelineRun", f"{_PR}[0].taskSpec", "echo-greetings"),
+    ],
+    "tekton/pipeline-with-displayname.yaml": [
+        ("Task", "spec", None),
+        ("Pipeline", "spec.finally[0].taskSpec", "print-result"),
+    ],
+}
+
+#: What lands in the steps: an env var and a mount (its volume in the task's volumes) in the
+#: main container, a CPU limit in every container.
+STEP_OVERLAY = chain(
+    recipes.add_env(TEAM="ml"),
+    recipes.mount_empty_dir("scratch", "/scratch"),
+    combinators.upsert("spec.containers[*].resources.limits.cpu", "2"),
+)
+
+
+def test_every_tekton_fixture_is_listed_here_and_in_the_sources() -> None:
+    on_disk = {f"tekton/{path.name}" for path in (MANIFESTS / "tekton").iterdir()}
+    assert on_disk == set(TEKTON)
+    sources = (MANIFESTS / "SOURCES.md").read_text()
+    assert [name for name in TEKTON if f"`{name}`" not in sources] == []
+
+
+@pytest.mark.parametrize("name", sorted(TEKTON))
+def test_an_overlay_reaches_every_tekton_pod_in_its_steps(name: str) -> None:
+    given = documents(name)
+    before = copy.deepcopy(given)
+    found = [(template, doc) for doc in given for template in pod_templates(doc)]
+    assert [(doc["kind"], str(t.path), t.role) for t, doc in found] == TEKTON[name]
+    result = apply_to_documents(STEP_OVERLAY, given)
+    assert given == before
+    folded = [(template, out) for out in result for template in pod_templates(out)]
+    for (template, out), (_, doc) in zip(folded, found, strict=True):
+        value, original = get_at(out, template.path), get_at(doc, template.path)
+        assert value["volumes"][-1] == {"name": "scratch", "emptyDir": {}}
+        # the recipes act on the main container, the pod's first: the first step
+        first = value["steps"][0]
+        assert {"name": "TEAM", "value": "ml"} in first["env"], template.describe()
+        assert {"name": "scratch", "mountPath": "/scratch"} in first["volumeMounts"]
+        for step, was in zip(value["steps"], original["steps"], strict=True):
+            # Tekton keeps a step's resources at computeResources; its own fields stay
+            assert step["computeResources"]["limits"]["cpu"] == "2"
+            assert "resources" not in step
+            for field in ("name", "script", "displayName", "workspaces"):
+                assert step.get(field) == was.get(field)
+        for sidecar, was in zip(
+            value.get("sidecars", ()), original.get("sidecars", ()), strict=True
+        ):
+            assert sidecar["computeResources"]["limits"]["cpu"] == "2"
+            assert sidecar.get("readinessProbe") == was.get("readinessProbe")
+        for field in ("params", "stepTemplate", "results", "workspaces"):
+            assert value.get(field) == original.get(field)
+        assert "containers" not in value
+        assert ("sidecars" in value) == ("sidecars" in original)
+        assert errors(template, value) <= errors(template, original), template.describe()
+    for out, doc in zip(result, given, strict=True):
+        if not pod_templates(doc):
+            assert out is doc  # a run of a Task it names is left as it was
+
+
+def test_a_taskruns_pod_fields_land_in_its_pod_template() -> None:
+    [run] = documents("tekton/template-volume.yaml")
+    [template] = pod_templates(run)
+    # the podTemplate's volumes are the pod's: the steps' mounts of them are no problem
+    assert errors(template, run["spec"]["taskSpec"]) == set()
+    overlay = chain(
+        recipes.add_toleration("nvidia.com/gpu", "Exists", None, "NoSchedule"),
+        recipes.node_selector(pool="gpu"),
+        recipes.mount_empty_dir("scratch", "/scratch"),
+    )
+    [new] = apply_to_documents(overlay, [run])
+    pod_template = new["spec"]["podTemplate"]
+    assert pod_template["nodeSelector"] == {"pool": "gpu"}
+    assert pod_template["tolerations"][-1]["key"] == "nvidia.com/gpu"
+    # the volumes it held stay there; a new one is the task's
+    assert pod_template["volumes"] == run["spec"]["podTemplate"]["volumes"]
+    assert new["spec"]["taskSpec"]["volumes"] == [{"name": "scratch", "emptyDir": {}}]
+    [made] = apply_to_documents(
+        recipes.node_selector(pool="gpu"), documents("tekton/dind-sidecar.yaml")
+    )
+    assert made["spec"]["podTemplate"] == {"nodeSelector": {"pool": "gpu"}}
+    assert apply_to_documents(combinators.chain(), [run])[0] is run
+
+
+def test_a_container_an_overlay_adds_runs_beside_the_steps_as_a_sidecar() -> None:
+    [run] = documents("tekton/sidecar-ready.yaml")
+    [new] = apply_to_documents(
+        combinators.append_at("spec.containers", {"name": "log", "image": "busybox"}), [run]
+    )
+    spec = new["spec"]["taskSpec"]
+    assert [s["name"] for s in spec["sidecars"]] == ["slow-sidecar", "log"]
+    assert spec["steps"] == run["spec"]["taskSpec"]["steps"]
+
+
+@pytest.mark.parametrize(
+    ("name", "overlay", "keys", "said"),
+    [
+        # a pod field with no place in a Task, in a TaskRun's podTemplate, in a PipelineRun
+        (
+            "tekton/run-steps-as-non-root.yaml",
+            recipes.node_selector(pool="gpu"),
+            ("nodeSelector",),
+            "podTemplate of the TaskRun",
+        ),
+        (
+            "tekton/template-volume.yaml",
+            combinators.upsert("spec.hostIPC", True),
+            ("hostIPC",),
+            "podTemplate has no field",
+        ),
+        (
+            "tekton/pipelinerun-with-pipelinespec-and-taskspec.yaml",
+            recipes.node_selector(pool="gpu"),
+            ("nodeSelector",),
+            "taskRunSpecs[].podTemplate",
+        ),
+        # a container field a step lacks; the steps taken away; a podTemplate's volume changed
+        (
+            "tekton/template-volume.yaml",
+            combinators.upsert("spec.containers[0].ports", [{"containerPort": 80}]),
+            ("ports",),
+            "steps[name=write]",
+        ),
+        (
+            "tekton/template-volume.yaml",
+            combinators.replace_at("spec.containers", []),
+            ("steps",),
+            "another order",
+        ),
+        (
+            "tekton/template-volume.yaml",
+            combinators.replace_at("spec.volumes", []),
+            ("volumes",),
+            "spec.podTemplate.volumes",
+        ),
+        # a TaskRun's and a Task's task spec keep no pod metadata
+        (
+            "tekton/template-volume.yaml",
+            recipes.add_labels(team="ml"),
+            ("metadata.labels",),
+            "no place",
+        ),
+    ],
+)
+def test_what_a_tekton_pod_has_no_place_for_is_refused_naming_it(
+    name: str, overlay: Any, keys: tuple[str, ...], said: str
+) -> None:
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(overlay, documents(name))
+    assert caught.value.keys == keys and said in str(caught.value)
+
+
+def test_a_pipeline_tasks_embedded_metadata_is_its_pods() -> None:
+    first, *_ = documents("tekton/pipelinerun-with-pipelinespec-and-taskspec.yaml")
+    [new] = apply_to_documents(recipes.add_labels(team="ml"), [first])
+    task = new["spec"]["pipelineSpec"]["tasks"][0]["taskSpec"]
+    assert task["metadata"]["labels"] == {"app": "example", "team": "ml"}
+    [template] = pod_templates(first)
+    assert (
+        template.workload_metadata is not None
+        and str(template.workload_metadata.path) == "metadata"
+    )
+
+
+def test_the_tekton_place_fields_of_a_record_are_checked() -> None:
+    for pod, field, message in [
+        ({"path": "a", "holds": "spec", "steps": "s"}, "pods[0].steps", "map (at, fields)"),
+        (
+            {"path": "a", "holds": "spec", "steps": {"at": "s", "feilds": []}},
+            "pods[0].steps",
+            "did you mean fields?",
+        ),
+        (
+            {"path": "a", "holds": "spec", "steps": {"at": "s"}, "container": {"at": "c"}},
+            "pods[0].steps",
+            "not both",
+        ),
+        (
+            {"path": "a", "holds": "spec", "containerKeys": {}},
+            "pods[0].containerKeys",
+            "non-empty map",
+        ),
+        (
+            {"path": "a", "holds": "spec", "podFieldsAt": {"path": "s[*]", "fields": ["x"]}},
+            "pods[0].podFieldsAt.path",
+            "keys only",
+        ),
+        (
+            {"path": "a", "holds": "spec", "podFieldsAt": {"path": "s"}},
+            "pods[0].podFieldsAt.fields",
+            "non-empty list",
+        ),
+    ]:
+        with pytest.raises(KindRecordError) as caught:
+            kind_from_record({"kind": "X", "pods": [pod]})
+        assert caught.value.field == field and message in str(caught.value), pod

@@ -14,7 +14,7 @@ from combinators.errors import TransformError, TypeClashError
 from combinators.limits import short_names
 from combinators.paths import Key
 from combinators.transform import TransformLike, apply_step, describe_step
-from transforms.kube.components import pod_of, put_back
+from transforms.kube.components import outside_back, pod_of, put_back
 from transforms.kube.discovery import PodTemplate, WorkloadMetadata, shown_name
 from transforms.kube.placing import value_at, with_value_at
 from transforms.kube.records import POD, SPEC
@@ -117,16 +117,29 @@ def _apply_at_component(
     value = value_at(doc, parts)
     if not is_map(value):
         return doc
-    pod = pod_of(value, template.component, template.root)
-    new = put_back(
-        value,
-        template.component,
-        pod,
-        apply_step(transform, pod, Owned()),
-        template.root,
-        str(template.path) or "the document",
-    )
-    return doc if new is value else with_value_at(doc, parts, new, owned)
+    component = template.component
+    where = str(template.path) or "the document"
+    if component.pod_fields_at is None:
+        pod = pod_of(value, component, template.root)
+        new = put_back(
+            value, component, pod, apply_step(transform, pod, Owned()), template.root, where
+        )
+        return doc if new is value else with_value_at(doc, parts, new, owned)
+    # the pod's fields kept apart from the place (a Tekton TaskRun's podTemplate)
+    at = component.pod_fields_at.parts
+    outside = value_at(doc, at)
+    pod = pod_of(value, component, template.root, outside)
+    made = apply_step(transform, pod, Owned())
+    if made is pod:
+        return doc
+    made, new_outside = outside_back(component, pod, made, outside, where)
+    base = pod_of(value, component, template.root)
+    new = put_back(value, component, base, base if made == base else made, template.root, where)
+    if new is not value:
+        doc = with_value_at(doc, parts, new, owned)
+    if new_outside is not outside:
+        doc = with_value_at(doc, at, new_outside, owned)
+    return doc
 
 
 def apply_at_template(

@@ -175,6 +175,116 @@ def _argo(kind: str, spec: str, metadata: str) -> _Record:
     }
 
 
+#: The container fields a Tekton step has room for (Step in container_types.go, v1): the
+#: rest of a step is Tekton's own; ``resources`` it keeps at ``computeResources``.
+_TEKTON_STEP_FIELDS = [
+    "image",
+    "command",
+    "args",
+    "workingDir",
+    "envFrom",
+    "env",
+    "resources",
+    "volumeMounts",
+    "volumeDevices",
+    "imagePullPolicy",
+    "securityContext",
+]
+
+#: The pod fields a TaskRun's podTemplate holds (Template in pod/template.go, as pod.go
+#: builds the pod; its ``env``, given to every container, is no pod field and is left out).
+_TEKTON_POD_TEMPLATE_FIELDS = [
+    "nodeSelector",
+    "tolerations",
+    "affinity",
+    "securityContext",
+    "volumes",
+    "runtimeClassName",
+    "automountServiceAccountToken",
+    "dnsPolicy",
+    "dnsConfig",
+    "enableServiceLinks",
+    "priorityClassName",
+    "schedulerName",
+    "imagePullSecrets",
+    "hostAliases",
+    "hostNetwork",
+    "hostUsers",
+    "topologySpreadConstraints",
+]
+
+
+def _tekton_task(path: str, note: str, **more: Any) -> _Record:
+    """A Tekton task spec at ``path``: its steps are the pod's first containers, run one
+    after another, its sidecars run beside them, its volumes are the pod's; a pod field
+    it has no field for is refused with ``note``. A custom task's embedded spec (no
+    ``steps``) makes no pod."""
+    return {
+        "path": path,
+        "holds": "spec",
+        "onlyWith": ["steps"],
+        "podFields": ["containers", "volumes"],
+        "ownFields": [
+            "params",
+            "displayName",
+            "description",
+            "stepTemplate",
+            "workspaces",
+            "results",
+        ],
+        "steps": {"at": "steps", "fields": _TEKTON_STEP_FIELDS},
+        "containersAt": "sidecars",
+        "containerOwnFields": [
+            "displayName",
+            "script",
+            "timeout",
+            "workspaces",
+            "onError",
+            "stdoutConfig",
+            "stderrConfig",
+            "ref",
+            "params",
+            "results",
+            "when",
+        ],
+        "containerKeys": {"resources": "computeResources"},
+        "unplacedNote": note,
+        **more,
+    }
+
+
+_PIPELINE_TASK_NOTE = (
+    "a PipelineRun keeps its tasks' pod fields in spec.taskRunTemplate.podTemplate (every "
+    "task's) and spec.taskRunSpecs[].podTemplate (one task's), which podfold does not "
+    "write yet"
+)
+
+
+def _tekton_pipeline(spec: str) -> list[_Record]:
+    """The pipeline tasks' embedded task specs of a pipeline spec at ``spec``, each its
+    task's pod, its role the task's name; an embedded task's metadata is its pod's."""
+    return [
+        _tekton_task(
+            f"{spec}.{tasks}[*].taskSpec",
+            _PIPELINE_TASK_NOTE,
+            roleField="name",
+            metadataAt="metadata",
+            ownFields=[
+                "params",
+                "displayName",
+                "description",
+                "stepTemplate",
+                "workspaces",
+                "results",
+                "apiVersion",
+                "kind",
+                "spec",
+            ],
+        )
+        for tasks in ("tasks", "finally")
+    ]
+
+
 #: Every built-in kind's record, in the order the registry lists them (frozen: read-only).
 RECORDS: tuple[_Record, ...] = freeze(
     (
@@ -504,6 +614,42 @@ RECORDS: tuple[_Record, ...] = freeze(
         _argo("WorkflowTemplate", "spec", "spec.workflowMetadata"),
         _argo("ClusterWorkflowTemplate", "spec", "spec.workflowMetadata"),
         _argo("CronWorkflow", "spec.workflowSpec", "spec.workflowMetadata"),
+        # Tekton Pipelines (v1): a task's pod is its steps and sidecars, the pod fields its
+        # TaskRun's podTemplate holds; a Task and a Pipeline are what runs are made from
+        {
+            "apiVersion": "tekton.dev/v1",
+            "kind": "Task",
+            "pods": [
+                _tekton_task(
+                    "spec",
+                    "a Task has no field for it: the podTemplate of the TaskRun or the "
+                    "PipelineRun that runs it can carry it",
+                )
+            ],
+            "metadata": None,
+        },
+        {
+            "apiVersion": "tekton.dev/v1",
+            "kind": "TaskRun",
+            "pods": [
+                _tekton_task(
+                    "spec.taskSpec",
+                    "a TaskRun's podTemplate has no field for it",
+                    podFieldsAt={"path": "spec.podTemplate", "fields": _TEKTON_POD_TEMPLATE_FIELDS},
+                )
+            ],
+        },
+        {
+            "apiVersion": "tekton.dev/v1",
+            "kind": "Pipeline",
+            "pods": _tekton_pipeline("spec"),
+            "metadata": None,
+        },
+        {
+            "apiVersion": "tekton.dev/v1",
+            "kind": "PipelineRun",
+            "pods": _tekton_pipeline("spec.pipelineSpec"),
+        },
         {"kind": "List", "pods": [{"path": "items[*]", "holds": "document"}], "metadata": None},
     )
 )

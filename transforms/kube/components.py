@@ -39,11 +39,13 @@ from combinators.reading import select
 
 __all__ = (
     "ContainerPlace",
+    "Steps",
     "Inherited",
     "Component",
     "ComponentFieldError",
     "pod_of",
     "put_back",
+    "outside_back",
     "as_made",
     "resolved",
 )
@@ -67,6 +69,24 @@ class ContainerPlace:
     at: tuple[str, ...]
     name: str | None = None
     own_fields: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Steps:
+    """Containers a kind runs one after another, kept in a list of their own: a Tekton
+    task's ``steps``.
+
+    ``at`` is the key of the list; in the pod an overlay is given they are the first of
+    ``spec.containers``, in their order, before the others (a Tekton task's sidecars,
+    which run beside them). ``fields``, where set, are the only container fields a step
+    has room for (a Tekton step has no ports or probes): an overlay that writes another
+    is refused, naming it. The steps stay what they are: an overlay that takes one away
+    or puts them in another order is refused; a container it adds runs beside them, as
+    one of the others.
+    """
+
+    at: str
+    fields: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -115,9 +135,25 @@ class Component:
     the place has none (:class:`Inherited`); ``unplaced_note`` is said in each
     refusal of a pod field the kind keeps no place for.
 
+    ``steps`` are containers the kind runs one after another (:class:`Steps`).
+    ``container_own_fields`` are fields of each of the place's containers that are the
+    kind's own, not a container's (a Tekton step's ``script``, ``timeout``...): given to
+    no overlay, kept as they are; ``container_keys`` are container fields the kind
+    keeps under a key of its own, as ``(field, key)`` pairs (a Tekton step's
+    ``resources`` at ``computeResources``).
+
+    ``pod_fields_at``, where set, is a path of the document (keys only) where the kind
+    keeps the pod fields ``outside_fields`` for this place's pod, apart from it (a Tekton
+    TaskRun's ``spec.podTemplate``): the overlay is given them in the pod's spec, and
+    what it makes of them is written there (:func:`outside_back`). A field both places
+    hold (``volumes``) is the place's list followed by the other's, whose elements stay
+    where they are.
+
     ``defaults`` and ``undecided`` are one place's, filled by :func:`resolved`
     from its document: the inherited values the overlay is given, and the
-    inherited fields whose value is not known there, with where they are set.
+    inherited fields whose value is not known there, with where they are set;
+    ``outside_given`` is the value at :attr:`pod_fields_at` there (what validation
+    reads of it).
     """
 
     own_fields: tuple[str, ...] = ()
@@ -129,13 +165,21 @@ class Component:
     metadata_at: str | None = None
     inherited: tuple[Inherited, ...] = ()
     unplaced_note: str | None = None
+    steps: Steps | None = None
+    container_own_fields: tuple[str, ...] = ()
+    container_keys: tuple[tuple[str, str], ...] = ()
+    pod_fields_at: Path | None = None
+    outside_fields: tuple[str, ...] = ()
     defaults: tuple[tuple[str, Any], ...] = ()
     undecided: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    outside_given: Any = None
 
     def is_own(self, key: str) -> bool:
         """Whether ``key`` of the pod spec (its containers' key named ``containers``) is
         the kind's own there, not a pod spec field."""
         if key in self.own_fields or key == self.metadata_at:
+            return True
+        if self.steps is not None and key == self.steps.at:
             return True
         if self.metadata_at is None and key in self.metadata_fields:
             return True
@@ -198,9 +242,58 @@ def _renamed(spec: Mapping[str, Any], old: str, new: str) -> Mapping[str, Any]:
     return {(new if key == old else key): value for key, value in spec.items()}
 
 
-def _spec_view(given: Mapping[str, Any], component: Component) -> dict[str, Any]:
+def _container_view(container: Any, component: Component) -> Any:
+    """A container of the place as the pod has it: without the kind's own fields, each
+    field the kind keeps under a key of its own under the container's."""
+    if not is_map(container) or not (component.container_own_fields or component.container_keys):
+        return container
+    keys = {key: field for field, key in component.container_keys}
+    return {
+        keys.get(name, name): value
+        for name, value in container.items()
+        if name not in component.container_own_fields
+    }
+
+
+def _container_back(given: Any, new: Any, component: Component) -> Any:
+    """``new`` (a container of the pod) where the kind keeps it: each field under the
+    kind's key for it, with the kind's own fields of ``given`` kept."""
+    if not is_map(new) or not (component.container_own_fields or component.container_keys):
+        return new
+    keys = dict(component.container_keys)
+    renamed = {keys.get(name, name): value for name, value in new.items()}
+    if not is_map(given):
+        return renamed
+    own = component.container_own_fields
+    return _merged(given, renamed, lambda field: field in own)
+
+
+def _outside_view(component: Component, outside: Any) -> dict[str, Any]:
+    if component.pod_fields_at is None or not is_map(outside):
+        return {}
+    return {key: outside[key] for key in component.outside_fields if key in outside}
+
+
+def _spec_view(
+    given: Mapping[str, Any], component: Component, outside: Any = None
+) -> dict[str, Any]:
     spec = _renamed(given, component.containers_at, "containers")
     view = {key: value for key, value in spec.items() if not component.is_own(key)}
+    if component.steps is not None:
+        steps: Any = spec.get(component.steps.at)
+        beside: Any = view.get("containers")
+        if is_seq(steps):
+            view["containers"] = [*steps, *(beside if is_seq(beside) else ())]
+    if component.container_own_fields or component.container_keys:
+        listed: Any = view.get("containers")
+        if is_seq(listed):
+            view["containers"] = [_container_view(each, component) for each in listed]
+    for field, value in _outside_view(component, outside).items():
+        had: Any = view.get(field)
+        if is_seq(had) and is_seq(value):
+            view[field] = [*had, *value]
+        elif field not in view:
+            view[field] = value
     key = _main_key(spec, component)
     if key is not None:
         assert component.container is not None
@@ -219,19 +312,22 @@ def _spec_view(given: Mapping[str, Any], component: Component) -> dict[str, Any]
     return view
 
 
-def pod_of(value: Any, component: Component, root: str = _SPEC) -> Any:
+def pod_of(value: Any, component: Component, root: str = _SPEC, outside: Any = None) -> Any:
     """The pod an overlay is given for ``value``, a place of ``root`` (``"PodSpec"`` or
     ``"PodTemplateSpec"``) that ``component`` describes: ``{spec: ...}`` (with its
     ``metadata`` from :attr:`Component.metadata_fields`) for a spec, the template with
-    its spec so for a template.
+    its spec so for a template. ``outside`` is the value at
+    :attr:`Component.pod_fields_at`, whose pod fields the spec holds too.
 
     >>> pod_of({"labels": {"a": "b"}, "containers": []}, Component(metadata_fields=("labels",)))
     {'spec': {'containers': []}, 'metadata': {'labels': {'a': 'b'}}}
     """
     if root == _TEMPLATE:
         spec: Any = value.get("spec") if is_map(value) else None
-        return value if not is_map(spec) else {**value, "spec": _spec_view(spec, component)}
-    pod: dict[str, Any] = {"spec": _spec_view(value, component)}
+        if not is_map(spec):
+            return value
+        return {**value, "spec": _spec_view(spec, component, outside)}
+    pod: dict[str, Any] = {"spec": _spec_view(value, component, outside)}
     kept: Any = value if component.metadata_at is None else value.get(component.metadata_at)
     kept = kept if is_map(kept) else {}
     metadata = {key: kept[key] for key in component.metadata_keys() if key in kept}
@@ -250,7 +346,8 @@ def as_made(value: Any, component: Component, root: str = _SPEC) -> Any:
     """
     if not is_map(value):
         return value
-    pod = pod_of(value, component, root)
+    outside = component.outside_given
+    pod = pod_of(value, component, root, None if outside is None else copy_plain(outside))
     return pod if root == _TEMPLATE else pod["spec"]
 
 
@@ -341,7 +438,9 @@ def _spec_back(
         raise _refuse(
             where,
             f"the overlay wrote {short_names(own)}, a pod field the kind keeps no place "
-            f"for (its pod fields: {short_names(component.pod_fields or ())}){note}",
+            f"for (its pod fields: "
+            f"{short_names(tuple(dict.fromkeys((*(component.pod_fields or ()), *component.outside_fields))))})"
+            f"{note}",
             own,
         )
     for field, sources in component.undecided:
@@ -378,6 +477,21 @@ def _spec_back(
             for each in containers
         ]
     back = dict(new)
+    if component.steps is not None:
+        steps, containers = _steps_back(spec, component, containers, where)
+        if steps is not None:
+            back[component.steps.at] = steps
+    if component.container_own_fields or component.container_keys:
+        listed: Any = spec.get("containers")
+        given_by_name = {
+            each.get("name"): each for each in listed or () if is_map(each) and each.get("name")
+        }
+        containers = [
+            _container_back(
+                given_by_name.get(each.get("name")) if is_map(each) else None, each, component
+            )
+            for each in containers
+        ]
     if main is not None:
         assert key is not None
         back[key] = main
@@ -385,21 +499,126 @@ def _spec_back(
             back["containers"] = containers
         else:
             back.pop("containers", None)
-    elif "containers" in new:
+    elif "containers" in new and (containers or component.steps is None or "containers" in spec):
         back["containers"] = containers
+    else:  # only steps, none beside them, as before
+        back.pop("containers", None)
     for field, value in component.defaults:
         if not _is_set(spec.get(field)) and back.get(field) == copy_plain(value):
             if field in spec:  # the value it takes, left as it was: none of its own still
                 back[field] = spec[field]
             else:
                 back.pop(field, None)
-    out = _merged(spec, back, lambda field: component.is_own(field) and field != key)
+    stepped = None if component.steps is None else component.steps.at
+    out = _merged(spec, back, lambda field: component.is_own(field) and field not in (key, stepped))
     return _renamed(out, "containers", component.containers_at)
+
+
+def _steps_back(
+    spec: Mapping[str, Any], component: Component, containers: list[Any], where: str
+) -> tuple[list[Any] | None, list[Any]]:
+    """The steps back at their key, each where the kind keeps its fields, and the other
+    containers; the steps must be the first containers still, as they were, in order."""
+    place = component.steps
+    assert place is not None
+    given: Any = spec.get(place.at)
+    if not is_seq(given):
+        return None, containers
+    count = len(given)
+    head, rest = containers[:count], containers[count:]
+    names = [each.get("name") if is_map(each) else None for each in given]
+    if [each.get("name") if is_map(each) else None for each in head] != names:
+        raise _refuse(
+            where,
+            f"the overlay took away {place.at} or put them in another order (the pod's "
+            f"first containers are {place.at}, run one after another: "
+            f"{short_names(tuple(str(name) for name in names))}); they have no other place",
+            (place.at,),
+        )
+    if place.fields is not None:
+        room = {"name", *place.fields}
+        for step, name in zip(head, names, strict=True):
+            extra = tuple(str(field) for field in step if field not in room)
+            if extra:
+                raise _refuse(
+                    where,
+                    f"the overlay wrote {short_names(extra)} in {place.at}[name={name}], "
+                    f"a container field a step has no field for (its fields: "
+                    f"{short_names(place.fields)})",
+                    extra,
+                )
+    steps = [_container_back(old, new, component) for old, new in zip(given, head, strict=True)]
+    return steps, rest
+
+
+def outside_back(
+    component: Component, pod: Any, new: Any, outside: Any, where: str = ""
+) -> tuple[Any, Any]:
+    """What an overlay made of ``pod`` (:func:`pod_of` with ``outside``, the value at
+    :attr:`Component.pod_fields_at`) split in two: the pod without the fields kept
+    there, for :func:`put_back`, and the new value there (``outside`` itself where the
+    overlay left those fields as they were). An element of a field both places hold
+    that the overlay changed, where it is kept apart, is refused, naming it.
+
+    >>> from combinators import path
+    >>> steps = Component(steps=Steps("steps"), pod_fields=("containers", "volumes"),
+    ...     pod_fields_at=path("spec.podTemplate"), outside_fields=("nodeSelector", "volumes"))
+    >>> given = {"steps": [{"name": "a"}]}
+    >>> pod = pod_of(given, steps, outside={"volumes": [{"name": "v"}]})
+    >>> pod
+    {'spec': {'containers': [{'name': 'a'}], 'volumes': [{'name': 'v'}]}}
+    >>> made = {"spec": {**pod["spec"], "nodeSelector": {"pool": "gpu"}}}
+    >>> outside_back(steps, pod, made, {"volumes": [{"name": "v"}]})
+    ({'spec': {'containers': [{'name': 'a'}]}}, {'volumes': [{'name': 'v'}], 'nodeSelector': {'pool': 'gpu'}})
+    """
+    if component.pod_fields_at is None or new is pod or not is_map(new):
+        return new, outside
+    spec: Any = new.get("spec")
+    if not is_map(spec):
+        return new, outside
+    kept = _outside_view(component, outside)
+    out: dict[str, Any] = dict(outside) if is_map(outside) else {}
+    rest = dict(spec)
+    for field in component.outside_fields:
+        both = field in component.pod_fields if component.pod_fields is not None else False
+        value = rest.pop(field, MISSING)
+        if both:
+            theirs: Any = kept.get(field)
+            if is_seq(theirs) and theirs:
+                mine = list(value) if is_seq(value) else []
+                names = {each.get("name") for each in theirs if is_map(each)}
+                for each in theirs:
+                    if each not in mine:
+                        name = each.get("name") if is_map(each) else None
+                        raise _refuse(
+                            where or "the pod spec",
+                            f"the overlay changed or took away {field}[name={name}], kept at "
+                            f"{component.pod_fields_at}.{field}; change it there",
+                            (field,),
+                        )
+                mine = [each for each in mine if not (is_map(each) and each.get("name") in names)]
+                if mine:
+                    rest[field] = mine
+            elif value is not MISSING:
+                rest[field] = value
+            continue
+        if value is MISSING:
+            out.pop(field, None)
+        else:
+            out[field] = value
+    if out == (dict(outside) if is_map(outside) else {}):
+        out = outside
+    elif not is_map(outside):
+        out = out or MISSING
+    return {**new, "spec": rest}, out
 
 
 def _containers_given(spec: Mapping[str, Any], component: Component) -> list[Any]:
     containers: Any = spec.get("containers")
     listed = list(containers) if is_seq(containers) else []
+    if component.steps is not None:
+        steps: Any = spec.get(component.steps.at)
+        listed = [*(steps if is_seq(steps) else ()), *listed]
     key = _main_key(spec, component)
     return [spec[key], *listed] if key is not None else listed
 
@@ -504,6 +723,10 @@ def resolved(
     >>> resolved(templates, workflow, place, 2).undecided
     (('nodeSelector', ('spec.templates[1].nodeSelector', 'spec.nodeSelector')),)
     """
+    if component.pod_fields_at is not None:
+        found = select(document, component.pod_fields_at)
+        if found and is_map(found[0]):
+            component = replace(component, outside_given=freeze_value(found[0]))
     if not component.inherited:
         return component
     siblings: Any = None

@@ -28,7 +28,7 @@ from combinators.errors import TransformError
 from combinators.limits import short_repr
 from combinators.near import did_you_mean, near_misses
 from combinators.paths import All, Index, Key, Part, Path, path
-from transforms.kube.components import Component, ContainerPlace, Inherited
+from transforms.kube.components import Component, ContainerPlace, Inherited, Steps
 from transforms.kube.containers import FIRST, MainContainer
 
 __all__ = (
@@ -153,6 +153,10 @@ _COMPONENT_FIELDS = (
     "metadataAt",
     "inherited",
     "unplacedNote",
+    "steps",
+    "containerOwnFields",
+    "containerKeys",
+    "podFieldsAt",
 )
 _POD_FIELDS = (
     "path",
@@ -166,6 +170,8 @@ _POD_FIELDS = (
 )
 _CONTAINER_FIELDS = ("at", "name", "ownFields")
 _INHERITED_FIELDS = ("field", "from", "passedOnBy")
+_STEPS_FIELDS = ("at", "fields")
+_OUTSIDE_FIELDS = ("path", "fields")
 
 
 def _refuse(record: str, field: str | None, message: str) -> KindRecordError:
@@ -270,6 +276,41 @@ def _inherited(value: Any, record: str, at: str) -> tuple[Inherited, ...]:
     return tuple(out)
 
 
+def _steps(value: Any, record: str, at: str) -> Steps:
+    if not is_map(value):
+        raise _refuse(record, at, f"must be a map (at, fields), got {short_repr(value)}")
+    _check_fields(value, _STEPS_FIELDS, record, at)
+    fields = value.get("fields")
+    return Steps(
+        _text(value.get("at"), record, f"{at}.at"),
+        None if fields is None else _names(fields, record, f"{at}.fields"),
+    )
+
+
+def _container_keys(value: Any, record: str, at: str) -> tuple[tuple[str, str], ...]:
+    if not is_map(value) or not value:
+        raise _refuse(
+            record,
+            at,
+            f"must be a non-empty map of a container field to the kind's key for it, "
+            f"got {short_repr(value)}",
+        )
+    return tuple(
+        (_text(field, record, at), _text(key, record, f"{at}.{field}"))
+        for field, key in value.items()
+    )
+
+
+def _outside(value: Any, record: str, at: str) -> tuple[Path, tuple[str, ...]]:
+    if not is_map(value):
+        raise _refuse(record, at, f"must be a map (path, fields), got {short_repr(value)}")
+    _check_fields(value, _OUTSIDE_FIELDS, record, at)
+    located = _path(value.get("path"), record, f"{at}.path")
+    if any(type(part) is not Key for part in located.parts):
+        raise _refuse(record, f"{at}.path", "a path of keys only (one value)")
+    return located, _names(value.get("fields"), record, f"{at}.fields")
+
+
 def _component(value: Mapping[str, Any], holds: str, record: str, at: str) -> Component | None:
     given = [name for name in _COMPONENT_FIELDS if value.get(name) is not None]
     if not given:
@@ -297,6 +338,17 @@ def _component(value: Mapping[str, Any], holds: str, record: str, at: str) -> Co
 
     place = value.get("container")
     inherited = value.get("inherited")
+    steps = value.get("steps")
+    if steps is not None and place is not None:
+        raise _refuse(
+            record, f"{at}.steps", "a place keeps its main container apart or its steps, not both"
+        )
+    keys = value.get("containerKeys")
+    outside = (
+        None
+        if value.get("podFieldsAt") is None
+        else _outside(value["podFieldsAt"], record, f"{at}.podFieldsAt")
+    )
     return Component(
         names("ownFields"),
         None if value.get("podFields") is None else names("podFields"),
@@ -307,6 +359,11 @@ def _component(value: Mapping[str, Any], holds: str, record: str, at: str) -> Co
         text("metadataAt"),
         () if inherited is None else _inherited(inherited, record, f"{at}.inherited"),
         text("unplacedNote"),
+        None if steps is None else _steps(steps, record, f"{at}.steps"),
+        names("containerOwnFields"),
+        () if keys is None else _container_keys(keys, record, f"{at}.containerKeys"),
+        None if outside is None else outside[0],
+        () if outside is None else outside[1],
     )
 
 
