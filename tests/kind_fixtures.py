@@ -1,5 +1,6 @@
 """What the tests of the built-in kinds share: an upstream manifest's documents, and the
-validation errors of a template's pod as its kind's controller makes it."""
+validation errors of a template's pod as its kind's controller makes it (what it fills in
+is no error)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from transforms.checks.validation import problems
+from transforms.checks.validation import problems, without_filled_in
 from transforms.kube.workloads import with_added_volumes
 
 __all__ = ("MANIFESTS", "documents", "errors")
@@ -24,8 +25,7 @@ def documents(name: str) -> list[Any]:
 def errors(template: Any, value: Any) -> set[tuple[str, str | None]]:
     """The (path, message) of each validation error of ``template``'s pod in ``value``."""
     made = with_added_volumes(value, template)
-    return {
-        (problem.path, problem.message)
-        for problem in problems(made, kind=template.root)
-        if problem.severity == "error"
-    }
+    found = without_filled_in(
+        problems(made, kind=template.root), made, template.filled_in, kind=template.root
+    )
+    return {(problem.path, problem.message) for problem in found if problem.severity == "error"}

@@ -349,29 +349,13 @@ def test_explain_with_nothing_to_change(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- validate
 
 
-_FILLED = (
-    "validate asks for what the kind's controller fills in ({}): a record cannot yet say "
-    "which fields its controller fills"
-)
-#: Upstream manifests podfold validate refuses today, and why: known faults (strict xfails,
-#: so that each one's fix shows), or what upstream's file really gets wrong.
+#: Upstream manifests podfold validate refuses, and why: what upstream's file really gets
+#: wrong (strict xfails, so that a change of either shows).
 VALIDATE_FAULTS = {
-    "helloworld.yaml": _FILLED.format("Knative, a probe's httpGet.port"),
-    "configmimic-service.yaml": _FILLED.format("Knative, a probe's httpGet.port"),
-    "art.yaml": _FILLED.format("KServe, the model container's image"),
-    "driver_transformer_new.yaml": _FILLED.format("KServe, the model container's image"),
-    "hf_isvc.yaml": _FILLED.format("KServe, the model container's image"),
-    "sklearn.yaml": _FILLED.format("KServe, the model container's image"),
-    "inference_pd_disaggregation.yaml": _FILLED.format("KServe, the main container's image"),
-    "llm-inference-service-dp-ep-deepseek-r1-pd-gpu-p-deepep-ht-d-pplx.yaml": _FILLED.format(
-        "KServe, the main container's image"
-    ),
-    "spark-pi-pod-template.yaml": _FILLED.format("the Spark operator, the image")
-    + "; and upstream puts a container's securityContext fields in the pod's",
+    "spark-pi-pod-template.yaml": "upstream puts a container's securityContext fields "
+    "(capabilities, allowPrivilegeEscalation) in the pod's, where Kubernetes has no such fields",
     "spark-connect.yaml": "upstream puts a container's securityContext fields (capabilities, "
     "allowPrivilegeEscalation) in the pod's, where Kubernetes has no such fields",
-    "init-container.yaml": "Argo's own container field mirrorVolumeMounts is not yet told "
-    "from a pod container's fields",
 }
 
 

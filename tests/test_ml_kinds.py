@@ -274,3 +274,94 @@ def test_a_component_record_is_checked(pod: dict[str, Any], field: str, message:
     with pytest.raises(KindRecordError) as caught:
         kind_from_record({"kind": "X", "pods": [pod]})
     assert caught.value.field == field and message in str(caught.value)
+
+
+# ---------------------------------------------------------------- what a controller fills in
+
+
+@pytest.mark.parametrize(
+    ("name", "missing"),
+    [
+        (
+            "knative/helloworld.yaml",
+            "spec.containers[name=user-container].readinessProbe.httpGet.port",
+        ),
+        ("kserve/sklearn.yaml", "containers[name=kserve-container].image"),
+        ("kserve/art.yaml", "containers[name=kserve-container].image"),
+        ("kserve/inference_pd_disaggregation.yaml", "containers[name=main].image"),
+        (
+            "spark-operator/spark-pi-pod-template.yaml",
+            "spec.containers[name=spark-kubernetes-driver].image",
+        ),
+        ("argo/init-container.yaml", "initContainers[name=hello].mirrorVolumeMounts"),
+    ],
+)
+def test_what_the_kinds_controller_fills_in_is_no_problem(name: str, missing: str) -> None:
+    from dataclasses import replace
+
+    [(doc, template), *_] = [(doc, t) for doc in documents(name) for t in pod_templates(doc)]
+    value = get_at(doc, template.path)
+    assert template.filled_in and all(filled.why for filled in template.filled_in)
+    unfilled = errors(replace(template, filled_in=()), value)
+    assert missing in {path for path, _ in unfilled}
+    assert missing not in {path for path, _ in errors(template, value)}
+
+
+def test_a_value_at_a_filled_in_path_is_checked_as_ever() -> None:
+    [(service, template)] = [
+        (doc, found) for doc in documents("knative/helloworld.yaml") for found in pod_templates(doc)
+    ]
+    probe = service["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]
+    probe["httpGet"]["port"] = [8080]
+    found = errors(template, service["spec"]["template"])
+    assert any(path.endswith("httpGet.port") for path, _ in found)
+    # a KServe component's other containers are given no image
+    isvc, *_ = documents("kserve/sklearn.yaml")
+    predictor, *_ = pod_templates(isvc)
+    isvc["spec"]["predictor"]["containers"] = [{"name": "side"}]
+    found = errors(predictor, isvc["spec"]["predictor"])
+    assert {path for path, _ in found} == {"containers[name=side].image"}
+
+
+def test_a_declared_kind_says_what_its_controller_fills_in() -> None:
+    from transforms.checks.validation import problems, without_filled_in
+    from transforms.kube.table import KindRegistry
+
+    registry = KindRegistry.of(
+        [
+            {
+                "apiVersion": "example.com/*",
+                "kind": "Server",
+                "pods": [
+                    {
+                        "path": "spec.pod",
+                        "holds": "spec",
+                        "filledIn": [{"path": "containers[0].image", "why": "from spec.image"}],
+                    }
+                ],
+            }
+        ]
+    )
+    from transforms.kube.discovery import templates_of
+
+    server = {
+        "apiVersion": "example.com/v1",
+        "kind": "Server",
+        "spec": {"pod": {"containers": [{"name": "a"}]}},
+    }
+    [template] = templates_of(server, registry)
+    spec = server["spec"]["pod"]
+    assert problems(spec, kind="PodSpec") != []
+    assert (
+        without_filled_in(problems(spec, kind="PodSpec"), spec, template.filled_in, kind="PodSpec")
+        == []
+    )
+    for filled, field, message in [
+        ([], "pods[0].filledIn", "non-empty list"),
+        ([{"path": "x"}], "pods[0].filledIn[0].why", "non-empty string"),
+        ([{"path": "x", "why": "y", "wy": 1}], "pods[0].filledIn[0]", "did you mean why?"),
+        ([{"path": "x[", "why": "y"}], "pods[0].filledIn[0].path", ""),
+    ]:
+        with pytest.raises(KindRecordError) as caught:
+            kind_from_record({"kind": "X", "pods": [{"path": "a", "filledIn": filled}]})
+        assert caught.value.field == field and message in str(caught.value)

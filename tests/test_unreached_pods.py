@@ -390,12 +390,6 @@ def test_validate_warns_of_pods_it_does_not_check(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the Spark operator gives the driver's and the executors' main container the "
-    "application's spec.image, KServe an LLMInferenceService's main container its own; "
-    "validation asks each for an image of its own",
-)
 def test_validate_takes_the_image_the_controller_gives(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -42,7 +42,14 @@ from transforms.kube.kinds import check_kind
 from transforms.kube.quantity import quantity_value as parse_quantity
 from transforms.kube.schema import schema_for
 
-__all__ = ("Problem", "PodValidationError", "problems", "validate_pod", "parse_quantity")
+__all__ = (
+    "Problem",
+    "PodValidationError",
+    "problems",
+    "validate_pod",
+    "parse_quantity",
+    "without_filled_in",
+)
 
 
 def _thaw(value: Any, trail: Any = None, depth: int = 0) -> Any:
@@ -140,3 +147,93 @@ def validate_pod(pod: Any, *, kind: str = "Pod", k8s_version: str | None = None)
     if errors:
         raise PodValidationError(errors)
     return pod
+
+
+def _filled_here(pattern: tuple[Part, ...], parts: tuple[Part, ...], spec: Any) -> bool:
+    """Whether the problem's ``parts`` (keys, indexes, name matches) are a place the
+    filled-in ``pattern`` (keys, indexes, ``[*]``, matches) names in ``spec``."""
+    from combinators.paths import All, Match
+
+    if len(pattern) != len(parts):
+        return False
+    node = spec
+    for want, part in zip(pattern, parts, strict=True):
+        if type(part) is Key:
+            if type(want) is not Key or want.name != part.name:
+                return False
+            node = node.get(part.name) if isinstance(node, Mapping) else None
+            continue
+        if not isinstance(node, Sequence) or isinstance(node, (str, bytes)):
+            return False
+        if type(part) is Index:
+            index = part.index
+        elif type(part) is Match:
+            index = next((i for i, each in enumerate(node) if part.matches(each)), -1)
+        else:
+            return False
+        if not 0 <= index < len(node):
+            return False
+        element = node[index]
+        if type(want) is Index:
+            if want.index != index:
+                return False
+        elif type(want) is Match:
+            if not want.matches(element):
+                return False
+        elif type(want) is not All:
+            return False
+        node = element
+    return True
+
+
+def _absent_or_foreign(problem: Problem) -> bool:
+    """Whether ``problem`` is of a value missing (a required field, a container's image)
+    or of a field a pod has not: what a controller that fills a path in, or takes it
+    away, makes right."""
+    if problem.rule == "container-images":
+        return True
+    return problem.check == "schema" and (
+        problem.message.startswith("missing required field")
+        or problem.message.startswith("unknown field")
+    )
+
+
+def without_filled_in(
+    found: list[Problem], pod: Any, filled_in: Sequence[Any], *, kind: str = "Pod"
+) -> list[Problem]:
+    """``found`` (the problems of ``pod``, of ``kind``) without those a kind's controller
+    makes right: a value missing, or a field none of a pod's, at one of the
+    ``filled_in`` paths (:class:`~transforms.kube.records.FilledIn`, relative to the pod
+    spec). A value there is checked as ever.
+
+    >>> from combinators import path
+    >>> from transforms.kube.records import FilledIn
+    >>> spec = {"containers": [{"name": "kserve-container"}, {"name": "side"}]}
+    >>> found = problems(spec, kind="PodSpec")
+    >>> [str(problem) for problem in found]
+    ['containers[name=kserve-container].image: a container of a pod needs an image', 'containers[name=side].image: a container of a pod needs an image']
+    >>> filled = [FilledIn(path("containers[0].image"), "KServe gives it the runtime's")]
+    >>> [str(problem) for problem in without_filled_in(found, spec, filled, kind="PodSpec")]
+    ['containers[name=side].image: a container of a pod needs an image']
+    """
+    if not filled_in or not found:
+        return found
+    from combinators.errors import TransformError
+    from combinators.paths import path
+
+    spec = pod if kind == "PodSpec" else (pod.get("spec") if isinstance(pod, Mapping) else None)
+    if not isinstance(spec, Mapping):
+        return found
+    out = []
+    for problem in found:
+        if _absent_or_foreign(problem):
+            try:
+                parts = path(problem.path).parts
+            except TransformError:
+                parts = ()
+            if kind != "PodSpec":
+                parts = parts[1:] if parts[:1] == (Key("spec"),) else ()
+            if parts and any(_filled_here(filled.path.parts, parts, spec) for filled in filled_in):
+                continue
+        out.append(problem)
+    return out

@@ -44,9 +44,19 @@ _KSERVE_COMPONENT: _Record = {
     "metadataFields": ["labels", "annotations"],
 }
 
+#: The model server's image, which KServe fills in where the container names none.
+_KSERVE_IMAGE = [
+    {
+        "path": "containers[name=kserve-container].image",
+        "why": "KServe gives the model server's container the image of the serving runtime "
+        "(or, for an explainer, of its configuration) where it names none",
+    }
+]
+
 #: A predictor: a component, with its model server's container at ``model`` or a framework's key.
 _KSERVE_PREDICTOR: _Record = {
     **_KSERVE_COMPONENT,
+    "filledIn": _KSERVE_IMAGE,
     "ownFields": [*_KSERVE_COMPONENT["ownFields"], "name", "storageContainerName", "workerSpec"],
     "container": {
         "at": [
@@ -75,6 +85,15 @@ _KSERVE_PREDICTOR: _Record = {
     },
 }
 
+#: The main container's image of an LLMInferenceService's pool, filled in by KServe.
+_LLM_IMAGE = [
+    {
+        "path": "containers[name=main].image",
+        "why": "KServe gives the main container the image of the configuration it is "
+        "made from (an LLMInferenceServiceConfig) where it names none",
+    }
+]
+
 #: A predictor's workers (multi-node): a pod spec and the parallelism KServe gives them.
 _KSERVE_WORKER: _Record = {
     "holds": "spec",
@@ -97,6 +116,23 @@ _KSERVE_RUNTIME_POD: _Record = {
     ],
     "metadataFields": ["labels", "annotations"],
 }
+
+
+#: The Spark operator's driver or executor pod: its main container's image is the
+#: application's where the template names none.
+def _spark(path: str, role: str) -> _Record:
+    return {
+        "path": path,
+        "role": role,
+        "mainContainer": 0,
+        "filledIn": [
+            {
+                "path": "containers[0].image",
+                "why": "the Spark operator gives the main container the application's image "
+                "(spec.image, or the driver's or executor's own)",
+            }
+        ],
+    }
 
 
 #: The pod fields an Argo template has room for (Template in workflow_types.go, as
@@ -158,6 +194,14 @@ def _argo_templates(spec: str) -> _Record:
             "an Argo template has no field for it: its podSpecPatch can carry it, "
             "which podfold does not write yet"
         ),
+        "filledIn": [
+            {
+                "path": f"{containers}[*].mirrorVolumeMounts",
+                "why": "Argo gives a container that sets it the main container's volume "
+                "mounts, and takes the field away",
+            }
+            for containers in ("initContainers", "containers")
+        ],
     }
 
 
@@ -495,6 +539,7 @@ RECORDS: tuple[_Record, ...] = freeze(
                     **_KSERVE_COMPONENT,
                     "path": "spec.explainer",
                     "role": "explainer",
+                    "filledIn": _KSERVE_IMAGE,
                     "container": {
                         "at": ["art"],
                         "name": "kserve-container",
@@ -527,10 +572,15 @@ RECORDS: tuple[_Record, ...] = freeze(
             "apiVersion": "serving.kserve.io/*",
             "kind": "LLMInferenceService",
             "pods": [
-                {"path": "spec.template", "holds": "spec", "role": "main"},
-                {"path": "spec.worker", "holds": "spec", "role": "worker"},
-                {"path": "spec.prefill.template", "holds": "spec", "role": "prefill"},
-                {"path": "spec.prefill.worker", "holds": "spec", "role": "prefill-worker"},
+                *(
+                    {"path": where, "holds": "spec", "role": role, "filledIn": _LLM_IMAGE}
+                    for where, role in (
+                        ("spec.template", "main"),
+                        ("spec.worker", "worker"),
+                        ("spec.prefill.template", "prefill"),
+                        ("spec.prefill.worker", "prefill-worker"),
+                    )
+                ),
                 {"path": "spec.router.scheduler.template", "holds": "spec", "role": "scheduler"},
             ],
         },
@@ -540,24 +590,24 @@ RECORDS: tuple[_Record, ...] = freeze(
             "apiVersion": "sparkoperator.k8s.io/*",
             "kind": "SparkApplication",
             "pods": [
-                {"path": "spec.driver.template", "role": "driver", "mainContainer": 0},
-                {"path": "spec.executor.template", "role": "executor", "mainContainer": 0},
+                _spark("spec.driver.template", "driver"),
+                _spark("spec.executor.template", "executor"),
             ],
         },
         {
             "apiVersion": "sparkoperator.k8s.io/*",
             "kind": "ScheduledSparkApplication",
             "pods": [
-                {"path": "spec.template.driver.template", "role": "driver", "mainContainer": 0},
-                {"path": "spec.template.executor.template", "role": "executor", "mainContainer": 0},
+                _spark("spec.template.driver.template", "driver"),
+                _spark("spec.template.executor.template", "executor"),
             ],
         },
         {
             "apiVersion": "sparkoperator.k8s.io/*",
             "kind": "SparkConnect",
             "pods": [
-                {"path": "spec.server.template", "role": "server", "mainContainer": 0},
-                {"path": "spec.executor.template", "role": "executor", "mainContainer": 0},
+                _spark("spec.server.template", "server"),
+                _spark("spec.executor.template", "executor"),
             ],
         },
         # Knative Serving: a revision's spec is a pod spec with fields of its own, and Knative
@@ -576,6 +626,15 @@ RECORDS: tuple[_Record, ...] = freeze(
                             "idleTimeoutSeconds",
                         ],
                         "containerName": "user-container",
+                        "filledIn": [
+                            {
+                                "path": f"containers[*].{probe}.{handler}.port",
+                                "why": "Knative gives a probe with no port the port of the "
+                                "container it serves on",
+                            }
+                            for probe in ("readinessProbe", "livenessProbe", "startupProbe")
+                            for handler in ("httpGet", "tcpSocket")
+                        ],
                     }
                 ],
             }

@@ -29,7 +29,7 @@ from combinators.paths import All, Part, Path
 from combinators.reading import select
 from transforms.kube.components import Component, as_made, resolved
 from transforms.kube.containers import MainContainer
-from transforms.kube.records import DOCUMENT, SPEC, TEMPLATE, WorkloadKind, reach
+from transforms.kube.records import DOCUMENT, SPEC, TEMPLATE, FilledIn, WorkloadKind, reach
 from transforms.kube.registry import KindsLike, resolve_kinds
 from transforms.kube.table import KindRegistry, document_name
 
@@ -88,7 +88,8 @@ class PodTemplate:
     (:attr:`Location.main <transforms.kube.records.Location.main>`), else ``None``;
     ``component`` how the kind keeps the pod spec among fields of its own
     (:attr:`Location.component <transforms.kube.records.Location.component>`),
-    else ``None``.
+    else ``None``; ``filled_in`` the paths of its pod its controller fills in
+    (:attr:`Location.filled_in <transforms.kube.records.Location.filled_in>`).
     """
 
     path: Path
@@ -102,6 +103,7 @@ class PodTemplate:
     workload_metadata: WorkloadMetadata | None = None
     main: MainContainer | None = None
     component: Component | None = None
+    filled_in: tuple[FilledIn, ...] = ()
 
     def describe(self) -> str:
         """Where the template is, for messages: workloads, role and path.
@@ -206,6 +208,7 @@ def _collect(
                     None
                     if location.component is None
                     else resolved(location.component, document, parts, star),
+                    location.filled_in,
                 )
             )
 

@@ -38,6 +38,7 @@ __all__ = (
     "DOCUMENT",
     "BY_KEY",
     "Location",
+    "FilledIn",
     "Component",
     "ContainerPlace",
     "WorkloadKind",
@@ -74,7 +75,8 @@ class Location:
     :class:`~transforms.kube.components.Component`), else ``None``.
     ``only_with``, where set, are fields of which a value the path reaches must
     have one to hold a pod (an Argo template with a ``container`` or a
-    ``script``, not a ``steps`` one): the others are no pods.
+    ``script``, not a ``steps`` one): the others are no pods. ``filled_in`` are
+    the paths of the pod its controller fills in (:class:`FilledIn`).
     """
 
     path: Path
@@ -84,6 +86,23 @@ class Location:
     main: MainContainer | None = None
     component: Component | None = None
     only_with: tuple[str, ...] = ()
+    filled_in: tuple[FilledIn, ...] = ()
+
+
+@dataclass(frozen=True)
+class FilledIn:
+    """A path of a kind's pod that its controller fills in, or reads and takes away, as it
+    makes the pod (the image KServe gives a model server's container; the port Knative
+    gives a probe; Argo's ``mirrorVolumeMounts``), and why: validation refuses neither a
+    value missing there nor the field there being none of a pod's; a value there is
+    checked as ever.
+
+    ``path`` is relative to the pod spec as the controller makes it (``containers[0].image``,
+    ``containers[name=main].image``, ``containers[*].readinessProbe.httpGet.port``).
+    """
+
+    path: Path
+    why: str
 
 
 _METADATA = path("metadata")
@@ -167,11 +186,13 @@ _POD_FIELDS = (
     "mainContainer",
     *_COMPONENT_FIELDS,
     "onlyWith",
+    "filledIn",
 )
 _CONTAINER_FIELDS = ("at", "name", "ownFields")
 _INHERITED_FIELDS = ("field", "from", "passedOnBy")
 _STEPS_FIELDS = ("at", "fields")
 _OUTSIDE_FIELDS = ("path", "fields")
+_FILLED_FIELDS = ("path", "why")
 
 
 def _refuse(record: str, field: str | None, message: str) -> KindRecordError:
@@ -311,6 +332,22 @@ def _outside(value: Any, record: str, at: str) -> tuple[Path, tuple[str, ...]]:
     return located, _names(value.get("fields"), record, f"{at}.fields")
 
 
+def _filled_in(value: Any, record: str, at: str) -> tuple[FilledIn, ...]:
+    if not is_seq(value) or not value:
+        raise _refuse(
+            record, at, f"must be a non-empty list of {{path, why}}, got {short_repr(value)}"
+        )
+    out = []
+    for index, each in enumerate(value):
+        here = f"{at}[{index}]"
+        if not is_map(each):
+            raise _refuse(record, here, f"must be a map (path, why), got {short_repr(each)}")
+        _check_fields(each, _FILLED_FIELDS, record, here)
+        filled = _path(each.get("path"), record, f"{here}.path")
+        out.append(FilledIn(filled, _text(each.get("why"), record, f"{here}.why")))
+    return tuple(out)
+
+
 def _component(value: Mapping[str, Any], holds: str, record: str, at: str) -> Component | None:
     given = [name for name in _COMPONENT_FIELDS if value.get(name) is not None]
     if not given:
@@ -401,6 +438,7 @@ def _location(value: Any, record: str, at: str) -> Location:
             )
         role_field = BY_KEY
     only_with = value.get("onlyWith")
+    filled = value.get("filledIn")
     return Location(
         located,
         _HOLDS[holds],
@@ -409,6 +447,7 @@ def _location(value: Any, record: str, at: str) -> Location:
         _main(value.get("mainContainer"), record, f"{at}.mainContainer"),
         _component(value, _HOLDS[holds], record, at),
         () if only_with is None else _names(only_with, record, f"{at}.onlyWith"),
+        () if filled is None else _filled_in(filled, record, f"{at}.filledIn"),
     )
 
 
@@ -435,8 +474,14 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     none, from the document's path ``from``, or from a sibling of the place with
     one of the fields ``passedOnBy``: :class:`~transforms.kube.components.Inherited`)
     and ``unplacedNote`` (said where a pod field with no place is refused);
+    ``steps`` (``{at, fields}``: containers run one after another, a Tekton task's),
+    ``containerOwnFields`` and ``containerKeys`` (each container's fields that are the
+    kind's own, and the kind's keys for container fields: ``{resources:
+    computeResources}``), ``podFieldsAt`` (``{path, fields}``: where the document keeps
+    pod fields of the place's pod apart from it, a TaskRun's ``spec.podTemplate``);
     ``onlyWith``, fields one of which a place must have to hold a pod (an Argo
-    template's ``container``, ``script``); ``addedVolumes``, paths to the names of the volumes its
+    template's ``container``, ``script``); ``filledIn``, a list of ``{path, why}``:
+    paths of the pod spec its controller fills in (:class:`FilledIn`); ``addedVolumes``, paths to the names of the volumes its
     controller adds; ``metadata``, the path of its workload metadata
     (``metadata`` by default, ``null`` for none).
 

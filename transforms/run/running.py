@@ -302,6 +302,11 @@ def _invalid(done: Run, checks: Checks, kind: str, template: Any, whole: Any) ->
     from transforms.checks.validation import problems
 
     found = problems(whole, kind=kind, k8s_version=checks.k8s_version)
+    filled = () if template is None else getattr(template, "filled_in", ())
+    if found and filled:  # what the kind's controller fills in is no problem
+        from transforms.checks.validation import without_filled_in
+
+        found = without_filled_in(found, whole, filled, kind=kind)
     if found and checks.only_new:  # the usual case, nothing found: "before" is not validated
         before = _with_volumes(done.before, template)
         had = {
