@@ -198,15 +198,16 @@ CStreamDumper.add_representer(str, _represent_str)
 quote_foreign_scalars(CStreamDumper)
 
 
-def dump_stream(documents: Sequence[Any]) -> str:
-    """The YAML stream of ``documents`` (see the module).
+def dump_stream(documents: Sequence[Any], *, width: int | None = None) -> str:
+    """The YAML stream of ``documents`` (see the module); ``width``, where given, is the
+    column past which a long string is folded onto the next line (80 by default).
 
     >>> dump_stream([{"a": [1, None]}, {}])
     'a:\\n- 1\\n- null\\n--- {}\\n'
     """
     stream = io.StringIO()
     dumper = (CStreamDumper if safe_yaml.LIBYAML else StreamDumper)(
-        stream, default_flow_style=False, allow_unicode=True, sort_keys=False
+        stream, default_flow_style=False, allow_unicode=True, sort_keys=False, width=width
     )
     scalars: dict[Any, ScalarEvent] = {}
     try:

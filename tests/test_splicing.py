@@ -1,0 +1,275 @@
+"""The splicing engine: a fold's changes written into a stream's own text, the rest kept.
+
+Laws, with hypothesis, on documents written in random styles (block and flow, quoted
+and plain, comments and blank lines) and random overlays:
+
+* splicing a document's fold gives text that reads back as the folded document;
+* splicing a document that did not change gives the very same text.
+
+And the edits each kind of change makes, line by line, on small manifests.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from combinators import TransformError
+from tests.doc_strategies import json_docs, plain_transforms_for
+from transforms.io.safe_yaml import load_manifest
+from transforms.io.splicing import SpliceError, splice
+from transforms.io.streams import dump_stream
+
+
+def _scalar(draw: st.DrawFn, value: Any) -> str:
+    written = dump_stream([{"k": value}], width=2**30)[3:].rstrip("\n")
+    if isinstance(value, str) and "\n" not in written:
+        style = draw(st.sampled_from(("plain", "single", "double")))
+        if style == "double" and not any(0x7F <= ord(c) <= 0x9F for c in value):
+            return json.dumps(value, ensure_ascii=False)
+        if style == "single" and not written.startswith('"') and "\n" not in value:
+            return "'" + value.replace("'", "''") + "'"
+    return written
+
+
+def _key(value: str) -> str:
+    return dump_stream([{value: 0}], width=2**30).rsplit(":", 1)[0]
+
+
+def _comment(draw: st.DrawFn) -> str:
+    return (
+        "  # " + draw(st.sampled_from(("why", "a: b", "- x", "'q'"))) if draw(st.booleans()) else ""
+    )
+
+
+def _block(draw: st.DrawFn, value: Any, indent: int) -> list[str]:
+    """Lines writing ``value`` as the content of a block collection at ``indent``."""
+    pad = " " * indent
+    lines: list[str] = []
+    if draw(st.integers(0, 4)) == 0:
+        lines.append(pad + "# a comment line")
+    if draw(st.integers(0, 5)) == 0:
+        lines.append("")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            lines.extend(_entry(draw, pad + _key(key) + ":", item, indent, indent + 2))
+    else:
+        for item in value:
+            lines.extend(_entry(draw, pad + "-", item, indent, indent + 2))
+    return lines
+
+
+def _entry(draw: st.DrawFn, head: str, value: Any, indent: int, inner: int) -> list[str]:
+    if isinstance(value, (dict, list)) and value and draw(st.booleans()):
+        nested = inner
+        if head.endswith(":") and isinstance(value, list) and draw(st.booleans()):
+            nested = indent  # a list at its key's indentation, as kubectl writes it
+        return [head + _comment(draw), *_block(draw, value, nested)]
+    if isinstance(value, (dict, list)):
+        return [head + " " + json.dumps(value, ensure_ascii=False) + _comment(draw)]
+    if isinstance(value, str) and "\n" in value and draw(st.booleans()):
+        written = dump_stream([{"k": value}])[2:]
+        body = written.splitlines()
+        return [head + body[0] + _comment(draw)] + [
+            (" " * (inner - 2) + line if line else line) for line in body[1:]
+        ]
+    return [head + " " + _scalar(draw, value) + _comment(draw)]
+
+
+@st.composite
+def written_docs(draw: st.DrawFn) -> tuple[str, Any]:
+    """A document and a text of it in random styles, read back as it is."""
+    doc = draw(json_docs())
+    if doc and draw(st.integers(0, 5)):
+        lines = _block(draw, doc, 0)
+    else:
+        lines = [json.dumps(doc, ensure_ascii=False)]
+    text = "\n".join(["# leading comment", "---", *lines, "# trailing", ""])
+    try:
+        read, _ = load_manifest(text, "m.yaml")
+    except Exception:
+        assume(False)
+    assume(len(read) == 1 and read[0] == doc)
+    return text, read[0]
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.data())
+def test_spliced_text_reads_back_as_the_fold(data: st.DataObject) -> None:
+    # load(splice(text, [(doc, f(doc))])) == [f(doc)]
+    text, doc = data.draw(written_docs())
+    transform = data.draw(plain_transforms_for(doc))
+    try:
+        after = transform(doc)
+    except TransformError:
+        assume(False)
+    assume(isinstance(after, dict))
+    try:
+        spliced = splice(text, [(doc, after)], "m.yaml")
+    except SpliceError as err:
+        pytest.fail(f"{err}\n{text}\n{doc}\n->{after}")
+    assert load_manifest(spliced, "m.yaml")[0] == [after]
+
+
+@given(written_docs())
+def test_unchanged_document_keeps_the_very_text(written: tuple[str, Any]) -> None:
+    # splice(text, [(doc, doc)]) is text
+    text, doc = written
+    assert splice(text, [(doc, doc)], "m.yaml") is text
+    assert splice(text, [(doc, json.loads(json.dumps(doc)))], "m.yaml") is text
+
+
+def _lines_changed(text: str, spliced: str) -> tuple[list[str], list[str]]:
+    """The lines a diff of the two texts removes and adds."""
+    removed, added = [], []
+    for line in difflib.unified_diff(text.splitlines(), spliced.splitlines(), lineterm="", n=0):
+        if line.startswith(("---", "+++", "@@")):
+            continue
+        (removed if line.startswith("-") else added).append(line[1:])
+    return removed, added
+
+
+def _fold(text: str, *steps: Any, last: tuple[Any, ...] = ()) -> str:
+    """``text`` with ``steps`` folded over its first document, ``last`` over its last."""
+    from combinators import chain
+
+    documents, _ = load_manifest(text, "m.yaml")
+    afters = list(documents)
+    afters[0] = chain(*steps)(afters[0])
+    afters[-1] = chain(*last)(afters[-1])
+    return splice(text, list(zip(documents, afters, strict=True)), "m.yaml")
+
+
+MANIFEST = """\
+# the job's pod: keep this comment
+apiVersion: batch/v1
+kind: Job   # a Job
+metadata:
+  name: 'pi'
+  labels: {team: ml, tier: "gold"}
+spec:
+  template:
+    spec:
+
+      containers:
+      - name: pi  # the only one
+        image: "perl:5"
+        args:
+        - |
+          echo 1
+          echo 2
+        env:
+        - name: A
+          value: 'x'
+      restartPolicy: Never
+---
+# a document of comments only
+---
+kind: ConfigMap
+data: {a: '1'}
+"""
+
+
+def test_a_changed_scalar_is_one_line_in_its_quoting_style() -> None:
+    from combinators import upsert
+
+    spliced = _fold(
+        MANIFEST,
+        upsert("metadata.name", "pi2"),
+        upsert("spec.template.spec.containers[name=pi].image", "perl:6"),
+        upsert("metadata.labels.tier", "silver"),
+    )
+    removed, added = _lines_changed(MANIFEST, spliced)
+    assert removed == [
+        "  name: 'pi'",
+        '  labels: {team: ml, tier: "gold"}',
+        '        image: "perl:5"',
+    ]
+    assert added == [
+        "  name: 'pi2'",
+        '  labels: {team: ml, tier: "silver"}',
+        '        image: "perl:6"',
+    ]
+
+
+def test_new_keys_and_elements_go_where_they_belong_written_as_apply_writes() -> None:
+    from combinators import append_at, upsert
+
+    spliced = _fold(
+        MANIFEST,
+        upsert("spec.template.spec.nodeSelector", {"gpu": "a100"}),
+        append_at("spec.template.spec.containers[name=pi].env", {"name": "B", "value": "y"}),
+        last=(upsert("data.b", "2"),),
+    )
+    removed, added = _lines_changed(MANIFEST, spliced)
+    assert removed == ["data: {a: '1'}"]
+    assert added == [
+        "        - name: B",
+        "          value: 'y'",
+        "      nodeSelector:",
+        "        gpu: a100",
+        'data: {a: \'1\', "b": "2"}',
+    ]
+    assert spliced.count("#") == MANIFEST.count("#")
+    assert "        - |\n          echo 1\n          echo 2\n" in spliced
+
+
+def test_removed_entries_are_cut_with_their_lines() -> None:
+    from combinators import remove_at
+
+    spliced = _fold(MANIFEST, remove_at("spec.template.spec.containers[name=pi].args"))
+    removed, added = _lines_changed(MANIFEST, spliced)
+    assert removed == ["        args:", "        - |", "          echo 1", "          echo 2"]
+    assert added == []
+    emptied = _fold(MANIFEST, remove_at("spec.template.spec.containers[name=pi].env[name=A]"))
+    assert _lines_changed(MANIFEST, emptied) == (
+        ["        env:", "        - name: A", "          value: 'x'"],
+        ["        env: []"],
+    )
+
+
+def test_unchanged_text_crlf_and_byte_order_mark_are_kept() -> None:
+    from combinators import upsert
+
+    crlf = "\ufeffkind: Pod\r\nspec:\r\n  a: 1  # one\r\n"
+    spliced = _fold(crlf, upsert("spec.b", 2), upsert("spec.a", 3))
+    assert spliced == "\ufeffkind: Pod\r\nspec:\r\n  a: 3  # one\r\n  b: 2\r\n"
+    assert _fold(MANIFEST) is MANIFEST
+
+
+@pytest.mark.parametrize(
+    ("text", "step", "message"),
+    [
+        (
+            "kind: Pod\nbase: &base {a: 1}\nspec: *base\n",
+            ("spec.a", 2),
+            "m.yaml:3:1: cannot edit in place: document 1: spec is an alias (*): what it "
+            "stands for is written elsewhere",
+        ),
+        (
+            "kind: Pod\nbase: &base {a: 1}\nspec: *base\n",
+            ("base.a", 2),
+            "m.yaml:2:7: cannot edit in place: document 1: base is anchored (&): an alias "
+            "may stand for it elsewhere",
+        ),
+        (
+            "kind: Pod\nbase: &b {a: 1}\nspec:\n  <<: *b\n  c: 1\n",
+            ("spec.a", 2),
+            "m.yaml:4:3: cannot edit in place: document 1: spec merges another map ('<<'): "
+            "what is merged is written elsewhere",
+        ),
+    ],
+)
+def test_an_edit_through_an_alias_or_merge_is_refused_naming_where(
+    text: str, step: tuple[str, Any], message: str
+) -> None:
+    from combinators import upsert
+
+    with pytest.raises(SpliceError) as caught:
+        _fold(text, upsert(*step))
+    assert str(caught.value) == message

@@ -1,0 +1,685 @@
+"""Edits spliced into a YAML stream's own text: what a fold changed, and nothing else.
+
+:func:`splice` takes a stream's text and, for each of its documents, the
+document before and after a fold (plain data), and gives the text with only
+what changed rewritten: every comment, blank line, key order, quoting style,
+flow or block style, block scalar and ``---`` of the rest is kept as written.
+The stream is composed by libyaml (where PyYAML has it), whose nodes carry the
+offsets where each value begins and ends; the changes are those of the one diff
+(:func:`combinators.diff.diff`), and each becomes one edit of the text:
+
+* a scalar replaced by a scalar is rewritten where it stands, in its quoting
+  style where the new value can be written in it (``'...'``, ``"..."``, plain);
+* a key added to a block map is a new line (or lines) after the map's last
+  entry, at its indentation; an element added to a block list is a new ``-``
+  entry where it goes among the others; what is added is written as
+  ``podfold apply`` writes it (:func:`~transforms.io.streams.dump_stream`);
+* in a flow collection (``{...}``, ``[...]``, a JSON file) what is added is
+  written as JSON, on the line where it goes;
+* a key or element removed is cut with its line(s); a collection left empty, a
+  list whose elements were reordered and a value of another kind are written
+  anew, whole, at their place.
+
+An edit that cannot be made exactly is refused with a :class:`SpliceError`
+naming the file, line and why, and the text is left as it was: an edited value
+reached through an alias (``*base``) or inside an anchored one (``&base``), a
+map that merges another (``<<``), an edit of a whole document. Every spliced
+text is read back before it is given (:func:`~transforms.io.safe_yaml.load_manifest`)
+and must hold exactly the documents after the fold (a key of a map keeps
+its place in the text, wherever the fold put it); where it does not, that is refused too, naming the document.
+
+>>> text = "kind: Pod  # why\\nspec:\\n  nodeSelector: {pool: 'cpu'}  # the pool\\n"
+>>> before = {"kind": "Pod", "spec": {"nodeSelector": {"pool": "cpu"}}}
+>>> after = {"kind": "Pod", "spec": {"nodeSelector": {"pool": "a100"}, "hostIPC": False}}
+>>> print(splice(text, [(before, after)], "pod.yaml"), end="")
+kind: Pod  # why
+spec:
+  nodeSelector: {pool: 'a100'}  # the pool
+  hostIPC: false
+>>> splice(text, [(before, before)], "pod.yaml") is text
+True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import yaml
+
+from combinators.data import MISSING, strict_equal
+from combinators.diff import Change, diff, element_name
+from combinators.paths import Index, Key, Match, Part
+from transforms.errors import OverlayError
+
+__all__ = ("SpliceError", "Edit", "splice", "edits_of")
+
+_MERGE = "tag:yaml.org,2002:merge"
+_NULL = "tag:yaml.org,2002:null"
+# a string written in double quotes as JSON writes it must hold none of these: YAML reads
+# them as line breaks, or refuses them, where JSON leaves them as they are
+_NOT_IN_JSON_QUOTES = frozenset("\x7f\x85\u2028\u2029\ufeff") | frozenset(
+    chr(code) for code in range(0x80, 0xA0)
+)
+_DASH_ENDS_LINE = re.compile(r"-[ \t]*(?:#.*)?$")
+_FLOW_INDICATORS = frozenset(",[]{}")
+_BREAKS = frozenset("\r\n\x85\u2028\u2029")
+_WIDE = 2**30  # no folding of a long scalar rewritten where it stands
+
+
+class SpliceError(OverlayError):
+    """An edit that cannot be made exactly in a file's text: ``source``, ``line`` and
+    ``column`` say where, the message why; the file is to be left as it is.
+
+    >>> print(SpliceError("the value is reached through an alias", source="a.yaml", line=3, column=5))
+    a.yaml:3:5: cannot edit in place: the value is reached through an alias
+    """
+
+    def __str__(self) -> str:
+        where = self.source
+        if self.line is not None:
+            where += f":{self.line}" + ("" if self.column is None else f":{self.column}")
+        return f"{where}: cannot edit in place: {self.message}"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """The text from ``start`` to ``end`` (offsets into the stream's text) replaced by
+    ``text``; an insertion where the two are equal, a cut where ``text`` is empty."""
+
+    start: int
+    end: int
+    text: str
+
+
+def splice(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> str:
+    """``text`` with what changed from each document's ``before`` to its ``after``
+    spliced in (see the module); ``documents`` are the stream's documents in order,
+    empty ones left out (as :func:`~transforms.io.safe_yaml.load_manifest` reads
+    them), each as ``(before, after)``. Where nothing changed, ``text`` itself.
+
+    Raises :class:`SpliceError` naming ``source`` where an edit cannot be exact.
+
+    >>> splice("a: 1\\n", [({"a": 1}, {"a": 1, "b": [2]})], "m.yaml")
+    'a: 1\\nb:\\n- 2\\n'
+    """
+    edits = edits_of(text, documents, source)
+    if not edits:
+        return text
+    spliced = _apply(text, edits, source)
+    _check(spliced, [after for _, after in documents], source)
+    return spliced
+
+
+def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> list[Edit]:
+    """The edits that make ``text``'s documents their ``after`` (see :func:`splice`), in
+    the order they were found; none where nothing changed (and then nothing is parsed).
+
+    >>> edits_of("a: 1  # one\\n", [({"a": 1}, {"a": 2})], "m.yaml")
+    [Edit(start=3, end=4, text='2')]
+    """
+    changed = []
+    for number, (before, after) in enumerate(documents):
+        if before is not after:
+            changes = diff(before, after)
+            if changes:
+                changed.append((number, before, after, changes))
+    if not changed:
+        return []
+    nodes = _compose(text, source)
+    if len(nodes) != len(documents):
+        raise SpliceError(
+            f"the text holds {len(nodes)} documents, where {len(documents)} were given",
+            source=source,
+        )
+    from transforms.io.safe_yaml import LIBYAML
+
+    # libyaml counts its marks from after a byte-order mark, PyYAML's reader from before it
+    offset = 1 if LIBYAML and text.startswith("\ufeff") else 0
+    newline = "\r\n" if "\r\n" in text else "\n"
+    edits: list[Edit] = []
+    for number, before, after, changes in changed:
+        _Document(text, source, offset, newline, nodes[number], number + 1, edits).edit(
+            before, after, changes
+        )
+    return edits
+
+
+def _compose(text: str, source: str) -> list[yaml.Node]:
+    """The stream's documents as composed nodes, with their marks; empty ones left out."""
+    from transforms.io.safe_yaml import strict_loader, yaml_error
+
+    loader = strict_loader()(text)
+    try:
+        found = []
+        while loader.check_node():
+            node = loader.get_node()
+            if not (isinstance(node, yaml.ScalarNode) and node.tag == _NULL):
+                found.append(node)
+        return found
+    except yaml.YAMLError as err:
+        raise yaml_error(err, source, text=text) from None
+    finally:
+        loader.dispose()
+
+
+def _apply(text: str, edits: list[Edit], source: str) -> str:
+    """``text`` with ``edits`` made; insertions at one place in the order given, and cuts
+    that overlap made one; any other overlap refused."""
+    ordered = sorted(enumerate(edits), key=lambda pair: (pair[1].start, pair[1].end, pair[0]))
+    merged: list[Edit] = []
+    for _, edit in ordered:
+        if merged and edit.start < merged[-1].end:
+            last = merged[-1]
+            if edit.text or last.text:
+                from transforms.io.safe_yaml import position
+
+                line, column = position(text, edit.start)
+                raise SpliceError(
+                    "two changes meet in the same text", source=source, line=line, column=column
+                )
+            merged[-1] = Edit(last.start, max(last.end, edit.end), "")
+        else:
+            merged.append(edit)
+    parts: list[str] = []
+    at = 0
+    for edit in merged:
+        parts.append(text[at : edit.start])
+        parts.append(edit.text)
+        at = edit.end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _check(spliced: str, afters: Sequence[Any], source: str) -> None:
+    """Refuse a spliced text that does not read back as ``afters`` (kinds compared too:
+    ``1`` is not ``True``)."""
+    from transforms.io.safe_yaml import load_manifest
+
+    try:
+        found, _ = load_manifest(spliced, source)
+    except OverlayError as err:
+        raise SpliceError(
+            f"the edited text would not read back ({err.message})",
+            source=source,
+            line=err.line,
+            column=err.column,
+        ) from None
+    if len(found) != len(afters):
+        raise SpliceError(
+            f"the edited text would hold {len(found)} documents, not {len(afters)}",
+            source=source,
+        )
+    for number, (read, after) in enumerate(zip(found, afters, strict=True), 1):
+        if not strict_equal(read, after):
+            raise SpliceError(
+                f"document {number}: the edited text would not read back as the "
+                f"folded document (a change no edit of the text can make exactly)",
+                source=source,
+            )
+
+
+def _render(document: Any, width: int | None = None) -> list[str]:
+    """The lines ``podfold apply`` writes for ``document`` (a map of one key, a list of
+    one element), each with its line break, the stream's end marker (``...``) left out."""
+    from transforms.io.streams import dump_stream
+
+    lines = dump_stream([document], width=width).splitlines(keepends=True)
+    if lines and lines[-1].rstrip("\r\n") == "...":
+        lines.pop()
+    return lines
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _json_safe(value: Any) -> bool:
+    """Whether JSON's text of ``value`` reads back in YAML as ``value``: no string in it
+    holds what YAML reads as a line break or refuses unescaped."""
+    if isinstance(value, str):
+        return not any(char in _NOT_IN_JSON_QUOTES for char in value)
+    if isinstance(value, dict):
+        return all(_json_safe(key) and _json_safe(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_json_safe(item) for item in value)
+    return value is None or isinstance(value, (bool, int, float))
+
+
+class _Document:
+    """The edits of one document: its composed root node, where it is in the stream."""
+
+    def __init__(
+        self,
+        text: str,
+        source: str,
+        offset: int,
+        newline: str,
+        root: yaml.Node,
+        number: int,
+        edits: list[Edit],
+    ) -> None:
+        self.text = text
+        self.source = source
+        self.offset = offset
+        self.newline = newline
+        self.root = root
+        self.number = number
+        self.edits = edits
+        self.removed: set[int] = set()  # the nodes of the entries removed
+
+    # -- where things are ---------------------------------------------------------------
+
+    def start(self, node: yaml.Node) -> int:
+        return int(node.start_mark.index) + self.offset
+
+    def end(self, node: yaml.Node) -> int:
+        return int(node.end_mark.index) + self.offset
+
+    def content_end(self, node: yaml.Node) -> int:
+        """Where ``node``'s own text ends: a block collection's end mark lies past the
+        comments and blank lines after it, a block scalar's past its trailing blank lines."""
+        while isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style:
+            if not node.value:
+                break
+            last = node.value[-1]
+            node = last[1] if isinstance(node, yaml.MappingNode) else last
+        end = self.end(node)
+        if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+            start = self.start(node)
+            header_end = self.text.find("\n", start)
+            header = self.text[start:header_end] if header_end != -1 else ""
+            if "+" not in header.split("#", 1)[0]:  # "|+" keeps its trailing blank lines
+                while end > start and self.text[end - 1] in " \t\r\n":
+                    end -= 1
+        return end
+
+    def line_start(self, index: int) -> int:
+        return self.text.rfind("\n", 0, index) + 1
+
+    def line_end(self, index: int) -> int:
+        """The start of the line after the one ``index`` is on (``index`` itself where it
+        starts a line, past its end: a block scalar's end)."""
+        if index > 0 and self.text[index - 1] == "\n":
+            return index
+        found = self.text.find("\n", index)
+        return len(self.text) if found == -1 else found + 1
+
+    def starts_line(self, index: int) -> bool:
+        return not self.text[self.line_start(index) : index].strip()
+
+    def column(self, index: int) -> int:
+        return index - self.line_start(index)
+
+    def dash(self, element: yaml.Node) -> int:
+        """Where the ``-`` of a block list's ``element`` is: before it on its line, or
+        ending a line above it (comments and blank lines between)."""
+        index = self.start(element) - 1
+        while index >= 0 and self.text[index] in " \t":
+            index -= 1
+        if index >= 0 and self.text[index] == "-":
+            return index
+        while index >= 0 and self.text[index] in "\r\n":
+            start = self.line_start(index)
+            line = self.text[start:index].rstrip("\r")
+            if line.strip() and not line.lstrip().startswith("#"):
+                found = _DASH_ENDS_LINE.search(line)
+                if found is not None:
+                    return start + found.start()
+                break
+            index = start - 1
+        self.refuse(element, "a list element whose '-' could not be found")
+
+    def key_start(self, key: yaml.Node) -> int:
+        """Where the entry of ``key`` begins: at its ``?`` where it is written with one."""
+        start = self.start(key)
+        before = self.text[self.line_start(start) : start]
+        if before.strip() == "?":
+            return self.line_start(start) + before.index("?")
+        return start
+
+    def refuse(self, node: yaml.Node | None, why: str) -> NoReturn:
+        from transforms.io.safe_yaml import position
+
+        at = self.start(node if node is not None else self.root)
+        line, column = position(self.text, at)
+        raise SpliceError(
+            f"document {self.number}: {why}", source=self.source, line=line, column=column
+        )
+
+    def add(self, start: int, end: int, text: str) -> None:
+        if self.newline != "\n":
+            text = text.replace("\n", self.newline)
+        self.edits.append(Edit(start, end, text))
+
+    # -- the walk -----------------------------------------------------------------------
+
+    def child(
+        self, node: yaml.Node, data: Any, part: Part, where: str
+    ) -> tuple[yaml.Node | None, yaml.Node, Any]:
+        """The node and value at ``part`` of ``node`` (whose value is ``data``), and the
+        node of its key where ``node`` is a map."""
+        if isinstance(part, Key):
+            if not isinstance(node, yaml.MappingNode):
+                self.refuse(node, f"{where or 'the document'} is not written as a map")
+            self.no_merge(node, where)
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value == part.name:
+                    self.not_aliased(key_node, value_node, where, part)
+                    return key_node, value_node, data[part.name]
+            self.refuse(
+                node,
+                f"the key {part.name!r} of {where or 'the document'} is not written as it is read",
+            )
+        if not isinstance(node, yaml.SequenceNode):
+            self.refuse(node, f"{where or 'the document'} is not written as a list")
+        index = part.index if isinstance(part, Index) else self.index_of(data, part)
+        if index is None or not 0 <= index < len(node.value):
+            self.refuse(node, f"no element {part.text()} of {where}")
+        element = node.value[index]
+        self.not_aliased(None, element, where, part, container=node)
+        return None, element, data[index]
+
+    @staticmethod
+    def index_of(data: Any, part: Part) -> int | None:
+        if isinstance(part, Match):
+            return next((i for i, item in enumerate(data) if part.matches(item)), None)
+        if isinstance(part, Index):
+            return part.index
+        return None
+
+    def no_merge(self, node: yaml.MappingNode, where: str) -> None:
+        if any(key.tag == _MERGE for key, _ in node.value):
+            self.refuse(
+                node,
+                f"{where or 'the document'} merges another map ('<<'): what is merged "
+                f"is written elsewhere",
+            )
+
+    def not_aliased(
+        self,
+        key: yaml.Node | None,
+        node: yaml.Node,
+        where: str,
+        part: Part,
+        container: yaml.Node | None = None,
+    ) -> None:
+        at = self.start(node)
+        before = self.end(key) if key is not None else self.start(container) if container else 0
+        here = f"{where}{'.' if where and isinstance(part, Key) else ''}{part.text()}"
+        if at < before:
+            self.refuse(key, f"{here} is an alias (*): what it stands for is written elsewhere")
+        if self.text.startswith("&", at):
+            self.refuse(node, f"{here} is anchored (&): an alias may stand for it elsewhere")
+
+    def resolve(
+        self, parts: Sequence[Part], before: Any
+    ) -> list[tuple[yaml.Node | None, yaml.Node, Any]]:
+        """The chain of (key node, node, value) from the document down ``parts``."""
+        chain: list[tuple[yaml.Node | None, yaml.Node, Any]] = [(None, self.root, before)]
+        where = ""
+        for part in parts:
+            _, node, data = chain[-1]
+            chain.append(self.child(node, data, part, where))
+            where = f"{where}{'.' if where and isinstance(part, Key) else ''}{part.text()}"
+        return chain
+
+    # -- the edits ----------------------------------------------------------------------
+
+    def edit(self, before: Any, after: Any, changes: list[Change]) -> None:
+        # a list reordered, or a collection left empty or made from an empty one, is
+        # written anew, whole; what changed inside it is then written with it
+        whole: list[tuple[Part, ...]] = []
+        counts: dict[tuple[Part, ...], list[int]] = {}
+        for change in changes:
+            parts = change.path.parts
+            if not parts:
+                self.refuse(None, "the whole document changes")
+            if change.reordered:
+                whole.append(parts)
+            elif change.before is MISSING or change.after is MISSING:
+                count = counts.setdefault(parts[:-1], [0, 0])
+                count[change.before is MISSING] += 1
+                if change.after is MISSING:
+                    self.removed.add(id(self.resolve(parts, before)[-1][1]))
+        for parent, (removed, _added) in counts.items():
+            node = self.resolve(parent, before)[-1][1]
+            held = isinstance(node, (yaml.MappingNode, yaml.SequenceNode))
+            if removed >= (len(node.value) if held else 0):
+                whole.append(parent)
+        whole = [
+            parts
+            for parts in whole
+            if not any(_under(parts, other) for other in whole if other != parts)
+        ]
+        for parts in whole:
+            self.replace(parts, before, _value_at(after, parts))
+        for change in changes:
+            parts = change.path.parts
+            if any(_under(parts, other) or parts == other for other in whole):
+                continue
+            if change.before is MISSING:
+                self.insert(parts, before, after)
+            elif change.after is MISSING:
+                self.remove(parts, before)
+            else:
+                self.replace(parts, before, change.after)
+
+    def replace(self, parts: Sequence[Part], before: Any, value: Any) -> None:
+        if not parts:  # the document, emptied or made from an empty one: written anew
+            root = self.root
+            end = self.line_end(self.content_end(root))
+            self.add(self.start(root), end, self.indented(_render(value), 0, end))
+            return
+        chain = self.resolve(parts, before)
+        parent = chain[-2][1]
+        key, node, _ = chain[-1]
+        flow = bool(getattr(parent, "flow_style", False))
+        is_scalar = not isinstance(value, (dict, list))
+        kept = isinstance(node, yaml.ScalarNode) and node.style in ("|", ">")
+        if kept and self.content_end(node) == self.end(node):
+            kept = False  # "|+": its trailing blank lines are its own, rewritten with it
+        elif isinstance(node, yaml.ScalarNode) and is_scalar:
+            kept = True
+        if kept and isinstance(node, yaml.ScalarNode):
+            written = self.scalar(value, node, flow)
+            if written is not None:
+                start, end = self.start(node), self.content_end(node)
+                if start == end and start > 0 and self.text[start - 1] not in " \t":
+                    written = " " + written  # an empty value: 'key:' becomes 'key: x'
+                self.add(start, end, written)
+                return
+        if flow:
+            if not _json_safe(value):
+                self.refuse(node, "a value that JSON's quoting cannot write, in a flow collection")
+            self.add(self.start(node), self.end(node), _json(value))
+            return
+        if key is not None:
+            start, column = self.end(key), self.column(self.key_start(key))
+            lines = _render({"k": value})
+            lines[0] = lines[0][1:]  # what follows the key 'k'
+        else:
+            start = self.dash(node)
+            column = self.column(start)
+            lines = _render([value])
+        content = self.content_end(node)
+        end = self.line_end(content)
+        tail = self.text[content:end].strip()
+        if tail.startswith("#") and self.line_start(self.start(node)) == self.line_start(content):
+            lines[0] = lines[0].rstrip("\r\n") + "  " + tail + "\n"  # the value's comment
+        self.add(start, end, self.indented(lines, column, end))
+
+    def scalar(self, value: Any, node: yaml.ScalarNode, flow: bool) -> str | None:
+        """``value`` written on one line where ``node`` stands, in its style where ``value``
+        can be written in it; ``None`` where it takes more than one line."""
+        lines = _render({"k": value}, width=_WIDE)
+        if len(lines) != 1 or not lines[0].startswith("k: "):
+            return None
+        written = lines[0][3:].rstrip("\r\n")
+        if not isinstance(value, str):
+            return written
+        breaks = any(char in _BREAKS for char in value)
+        dumper_double = written.startswith('"')
+        if node.style == "'" and not breaks and not dumper_double:
+            return "'" + value.replace("'", "''") + "'"
+        if node.style == '"' and _json_safe(value):
+            return _json(value)
+        plain = not written.startswith(("'", '"'))
+        if (
+            flow
+            and plain
+            and (any(char in _FLOW_INDICATORS for char in written) or ": " in written)
+        ):
+            return _json(value) if _json_safe(value) else None
+        return written
+
+    def indented(self, lines: list[str], column: int, end: int) -> str:
+        """``lines`` as one text, each after the first indented by ``column``; without the
+        last line break where the text ends there without one."""
+        pad = " " * column
+        text = lines[0] + "".join(pad + line if line.strip() else line for line in lines[1:])
+        if end == len(self.text) and not self.text.endswith("\n"):
+            text = text.rstrip("\n")
+        return text
+
+    def insert(self, parts: Sequence[Part], before: Any, after: Any) -> None:
+        chain = self.resolve(parts[:-1], before)
+        _, node, old = chain[-1]
+        last = parts[-1]
+        new_list = _value_at(after, parts[:-1])
+        if isinstance(last, Key):
+            if not isinstance(node, yaml.MappingNode):
+                self.refuse(node, f"{_text(parts[:-1])} is not written as a map")
+            self.no_merge(node, _text(parts[:-1]))
+            value = new_list[last.name]
+            if node.flow_style:
+                self.flow_insert(
+                    node, len(node.value), f"{_json(last.name)}: {_json(value)}", value
+                )
+                return
+            column = self.column(self.key_start(node.value[0][0]))
+            at = self.line_end(self.content_end(node))
+            self.insert_lines(at, _render({last.name: value}), column)
+            return
+        if not isinstance(node, yaml.SequenceNode):
+            self.refuse(node, f"{_text(parts[:-1])} is not written as a list")
+        position = self.index_of(new_list, last)
+        if position is None:
+            self.refuse(node, f"no element {last.text()} after the fold")
+        value = new_list[position]
+        slot = self.slot(old, new_list, position)
+        if node.flow_style:
+            self.flow_insert(node, slot, _json(value), value)
+            return
+        lines = _render([value])
+        if slot < len(node.value):
+            dash = self.dash(node.value[slot])
+            column = self.column(dash)
+            if self.starts_line(dash):
+                self.insert_lines(self.line_start(dash), lines, column)
+            else:
+                self.add(dash, dash, self.indented(lines, column, -1) + " " * column)
+            return
+        column = self.column(self.dash(node.value[0]))
+        self.insert_lines(self.line_end(self.content_end(node)), lines, column)
+
+    @staticmethod
+    def slot(old: Any, new: Any, position: int) -> int:
+        """Before which element of the old list the new one at ``position`` goes: before
+        the first of the old ones that follows it in the new list (named lists; the
+        positional ones grow at their end only)."""
+        names = [element_name(None, item) for item in old]
+        new_names = [element_name(None, item) for item in new]
+        for found in (names, new_names):  # as the diff tells named lists from the others
+            if None in found or len(set(found)) != len(found):
+                return len(old)
+        kept = {name: index for index, name in enumerate(names)}
+        following = (kept.get(name) for name in new_names[position + 1 :])
+        return next((index for index in following if index is not None), len(old))
+
+    def insert_lines(self, at: int, lines: list[str], column: int) -> None:
+        pad = " " * column
+        text = "".join(pad + line if line.strip() else line for line in lines)
+        if at == len(self.text) and self.text and not self.text.endswith("\n"):
+            text = "\n" + text.rstrip("\n")
+        self.add(at, at, text)
+
+    def flow_insert(self, node: yaml.Node, slot: int, written: str, value: Any) -> None:
+        if not _json_safe(value):
+            self.refuse(node, "a value that JSON's quoting cannot write, in a flow collection")
+        entries = node.value
+        if not entries:
+            self.refuse(node, "an empty flow collection")  # written anew, whole, by edit()
+        if slot < len(entries):
+            first = entries[slot][0] if isinstance(node, yaml.MappingNode) else entries[slot]
+            at = self.start(first)
+            self.add(at, at, written + ", ")
+            return
+        last = entries[-1][1] if isinstance(node, yaml.MappingNode) else entries[-1]
+        at = self.content_end(last)
+        self.add(at, at, ", " + written)
+
+    def remove(self, parts: Sequence[Part], before: Any) -> None:
+        chain = self.resolve(parts, before)
+        parent = chain[-2][1]
+        key, node, _ = chain[-1]
+        assert isinstance(parent, (yaml.MappingNode, yaml.SequenceNode))
+        entries = parent.value
+        if isinstance(parent, yaml.MappingNode):
+            index = next(i for i, (k, _) in enumerate(entries) if k is key)
+            starts = [self.key_start(k) for k, _ in entries]
+        else:
+            index = next(i for i, element in enumerate(entries) if element is node)
+            starts = (
+                [self.start(element) for element in entries]
+                if parent.flow_style
+                else [self.dash(element) for element in entries]
+            )
+        kept = [
+            i
+            for i, entry in enumerate(entries)
+            if id(entry[1] if isinstance(parent, yaml.MappingNode) else entry) not in self.removed
+        ]
+        later = next((i for i in kept if i > index), None)
+        start = starts[index]
+        if parent.flow_style:
+            if later is not None:  # up to the next entry kept: the removed ones between too
+                self.add(start, starts[later], "")
+            else:  # from the end of the last entry kept, its comma with it
+                earlier = max(i for i in kept if i < index)
+                previous = entries[earlier]
+                previous_node = previous[1] if isinstance(parent, yaml.MappingNode) else previous
+                self.add(self.content_end(previous_node), self.content_end(node), "")
+            return
+        if self.starts_line(start):
+            self.add(self.line_start(start), self.line_end(self.content_end(node)), "")
+        elif later is not None:  # the first entry, on its parent's line: the next one kept moves up
+            self.add(start, starts[later], "")
+        else:  # pragma: no cover - a collection left empty is written anew, whole
+            self.refuse(node, "the last entry of a collection")
+
+
+def _under(parts: Sequence[Part], other: Sequence[Part]) -> bool:
+    """Whether ``parts`` lies strictly inside ``other``."""
+    return len(parts) > len(other) and tuple(parts[: len(other)]) == tuple(other)
+
+
+def _text(parts: Sequence[Part]) -> str:
+    from combinators.paths import Path
+
+    return str(Path(tuple(parts))) or "the document"
+
+
+def _value_at(data: Any, parts: Sequence[Part]) -> Any:
+    for part in parts:
+        if isinstance(part, Key):
+            data = data[part.name]
+        elif isinstance(part, Index):
+            data = data[part.index]
+        else:
+            assert isinstance(part, Match)
+            data = next(item for item in data if part.matches(item))
+    return data
