@@ -388,7 +388,7 @@ def test_a_container_an_overlay_adds_runs_beside_the_steps_as_a_sidecar() -> Non
 @pytest.mark.parametrize(
     ("name", "overlay", "keys", "said"),
     [
-        # a pod field with no place in a Task, in a TaskRun's podTemplate, in a PipelineRun
+        # a pod field with no place in a Task, in a TaskRun's podTemplate
         (
             "tekton/run-steps-as-non-root.yaml",
             recipes.node_selector(pool="gpu"),
@@ -400,12 +400,6 @@ def test_a_container_an_overlay_adds_runs_beside_the_steps_as_a_sidecar() -> Non
             combinators.upsert("spec.hostIPC", True),
             ("hostIPC",),
             "podTemplate has no field",
-        ),
-        (
-            "tekton/pipelinerun-with-pipelinespec-and-taskspec.yaml",
-            recipes.node_selector(pool="gpu"),
-            ("nodeSelector",),
-            "taskRunSpecs[].podTemplate",
         ),
         # a container field a step lacks; the steps taken away; a podTemplate's volume changed
         (
@@ -483,7 +477,72 @@ def test_the_tekton_place_fields_of_a_record_are_checked() -> None:
             "pods[0].podFieldsAt.fields",
             "non-empty list",
         ),
+        (
+            {
+                "path": "a",
+                "holds": "spec",
+                "podFieldsAt": {"path": "s", "fields": ["x"], "match": "n"},
+            },
+            "pods[0].podFieldsAt",
+            "go together",
+        ),
+        (
+            {
+                "path": "a",
+                "holds": "spec",
+                "podFieldsAt": {"path": "s", "fields": ["x"], "defaults": "d[0]"},
+            },
+            "pods[0].podFieldsAt.defaults",
+            "keys only",
+        ),
     ]:
         with pytest.raises(KindRecordError) as caught:
             kind_from_record({"kind": "X", "pods": [pod]})
         assert caught.value.field == field and message in str(caught.value), pod
+
+
+def test_a_pipeline_runs_pod_fields_land_in_its_tasks_run_spec() -> None:
+    run, *_ = documents("tekton/pipelinerun-with-pipelinespec-and-taskspec.yaml")
+    [template] = pod_templates(run)
+    [new] = apply_to_documents(recipes.node_selector(pool="gpu"), [run])
+    assert new["spec"]["taskRunSpecs"] == [
+        {"pipelineTaskName": "echo-good-morning", "podTemplate": {"nodeSelector": {"pool": "gpu"}}}
+    ]
+    assert errors(template, get_at(new, template.path)) == set()
+    # each field the task's run spec has none of is the run template's: given, and kept there
+    run["spec"]["taskRunTemplate"] = {
+        "podTemplate": {"tolerations": [{"key": "spot", "operator": "Exists"}]}
+    }
+    run["spec"]["taskRunSpecs"] = [{"pipelineTaskName": "echo-good-morning", "podTemplate": {}}]
+    toleration = recipes.add_toleration("nvidia.com/gpu", "Exists", None, "NoSchedule")
+    [new] = apply_to_documents(toleration, [run])
+    keys = [each["key"] for each in new["spec"]["taskRunSpecs"][0]["podTemplate"]["tolerations"]]
+    assert keys == ["spot", "nvidia.com/gpu"]
+    assert new["spec"]["taskRunTemplate"] == run["spec"]["taskRunTemplate"]
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(combinators.remove_at("spec.tolerations"), [run])
+    assert caught.value.keys == ("tolerations",)
+    assert "spec.taskRunTemplate.podTemplate.tolerations" in str(caught.value)
+
+
+def test_each_task_of_a_pipeline_run_is_written_for_itself() -> None:
+    from transforms.kube.workloads import Selector
+
+    run, *_ = documents("tekton/pipelinerun-with-pipelinespec-and-taskspec.yaml")
+    tasks = run["spec"]["pipelineSpec"]["tasks"]
+    tasks.append({**copy.deepcopy(tasks[0]), "name": "train"})
+    toleration = recipes.add_toleration("nvidia.com/gpu", "Exists", None, "NoSchedule")
+    [new] = apply_to_documents(toleration, [run])
+    specs = new["spec"]["taskRunSpecs"]
+    assert [spec["pipelineTaskName"] for spec in specs] == ["echo-good-morning", "train"]
+    assert all(len(spec["podTemplate"]["tolerations"]) == 1 for spec in specs)
+    [picked] = apply_to_documents(toleration, [run], select=Selector(roles=("train",)))
+    assert [spec["pipelineTaskName"] for spec in picked["spec"]["taskRunSpecs"]] == ["train"]
+
+
+def test_a_pipelines_pod_fields_are_its_runs() -> None:
+    pipeline = documents("tekton/pipeline-with-displayname.yaml")[1]
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(recipes.node_selector(pool="gpu"), [pipeline])
+    assert caught.value.keys == ("nodeSelector",)
+    assert "the PipelineRun that runs it" in str(caught.value)

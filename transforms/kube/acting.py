@@ -14,7 +14,14 @@ from combinators.errors import TransformError, TypeClashError
 from combinators.limits import short_names
 from combinators.paths import Key
 from combinators.transform import TransformLike, apply_step, describe_step
-from transforms.kube.components import outside_back, pod_of, put_back
+from transforms.kube.components import (
+    outside_back,
+    outside_of,
+    pod_of,
+    put_back,
+    with_defaults,
+    with_outside,
+)
 from transforms.kube.discovery import PodTemplate, WorkloadMetadata, shown_name
 from transforms.kube.placing import value_at, with_value_at
 from transforms.kube.records import POD, SPEC
@@ -126,19 +133,20 @@ def _apply_at_component(
         )
         return doc if new is value else with_value_at(doc, parts, new, owned)
     # the pod's fields kept apart from the place (a Tekton TaskRun's podTemplate)
-    at = component.pod_fields_at.parts
-    outside = value_at(doc, at)
-    pod = pod_of(value, component, template.root, outside)
+    place = component.pod_fields_at
+    given, defaults = outside_of(doc, place, template.role)
+    merged = with_defaults(place, given, defaults)
+    pod = pod_of(value, component, template.root, merged)
     made = apply_step(transform, pod, Owned())
     if made is pod:
         return doc
-    made, new_outside = outside_back(component, pod, made, outside, where)
+    made, new_given = outside_back(component, pod, made, given, defaults, template.role, where)
     base = pod_of(value, component, template.root)
     new = put_back(value, component, base, base if made == base else made, template.root, where)
     if new is not value:
         doc = with_value_at(doc, parts, new, owned)
-    if new_outside is not outside:
-        doc = with_value_at(doc, at, new_outside, owned)
+    if new_given is not given:
+        doc = with_outside(doc, place, template.role, new_given, owned)
     return doc
 
 

@@ -297,20 +297,14 @@ def _tekton_task(path: str, note: str, **more: Any) -> _Record:
     }
 
 
-_PIPELINE_TASK_NOTE = (
-    "a PipelineRun keeps its tasks' pod fields in spec.taskRunTemplate.podTemplate (every "
-    "task's) and spec.taskRunSpecs[].podTemplate (one task's), which podfold does not "
-    "write yet"
-)
-
-
-def _tekton_pipeline(spec: str) -> list[_Record]:
+def _tekton_pipeline(spec: str, **more: Any) -> list[_Record]:
     """The pipeline tasks' embedded task specs of a pipeline spec at ``spec``, each its
     task's pod, its role the task's name; an embedded task's metadata is its pod's."""
     return [
         _tekton_task(
             f"{spec}.{tasks}[*].taskSpec",
-            _PIPELINE_TASK_NOTE,
+            "a Pipeline has no field for it: the PipelineRun that runs it can carry it "
+            "(spec.taskRunSpecs[].podTemplate, spec.taskRunTemplate.podTemplate)",
             roleField="name",
             metadataAt="metadata",
             ownFields=[
@@ -324,6 +318,7 @@ def _tekton_pipeline(spec: str) -> list[_Record]:
                 "kind",
                 "spec",
             ],
+            **more,
         )
         for tasks in ("tasks", "finally")
     ]
@@ -707,7 +702,19 @@ RECORDS: tuple[_Record, ...] = freeze(
         {
             "apiVersion": "tekton.dev/v1",
             "kind": "PipelineRun",
-            "pods": _tekton_pipeline("spec.pipelineSpec"),
+            # a task's pod fields are its taskRunSpecs element's, each it has none of the
+            # taskRunTemplate's (GetTaskRunSpec): written for that task alone
+            "pods": _tekton_pipeline(
+                "spec.pipelineSpec",
+                podFieldsAt={
+                    "path": "spec.taskRunSpecs",
+                    "match": "pipelineTaskName",
+                    "at": "podTemplate",
+                    "defaults": "spec.taskRunTemplate.podTemplate",
+                    "fields": _TEKTON_POD_TEMPLATE_FIELDS,
+                },
+                unplacedNote="a PipelineRun's task pod template has no field for it",
+            ),
         },
         {"kind": "List", "pods": [{"path": "items[*]", "holds": "document"}], "metadata": None},
     )

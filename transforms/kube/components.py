@@ -40,12 +40,16 @@ from combinators.reading import select
 __all__ = (
     "ContainerPlace",
     "Steps",
+    "PodFieldsAt",
     "Inherited",
     "Component",
     "ComponentFieldError",
     "pod_of",
     "put_back",
     "outside_back",
+    "outside_of",
+    "with_defaults",
+    "with_outside",
     "as_made",
     "resolved",
 )
@@ -87,6 +91,38 @@ class Steps:
 
     at: str
     fields: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class PodFieldsAt:
+    """Where a document keeps the pod fields ``fields`` of a place's pod apart from it: a
+    Tekton TaskRun's ``spec.podTemplate``; a PipelineRun's, for one task, the
+    ``podTemplate`` of the element of ``spec.taskRunSpecs`` whose ``pipelineTaskName`` is
+    the task's name, each field it has none of taken from ``spec.taskRunTemplate.podTemplate``.
+
+    ``path`` is keys only; with ``match``, it is a list, and the fields are at ``at`` of
+    the element whose field ``match`` is the place's role (an element made where there
+    is none). ``defaults``, where set, is the path of the fields the pod takes where the
+    place there has none (a list of volumes: merged by name, as Tekton merges them).
+    """
+
+    path: Path
+    fields: tuple[str, ...]
+    match: str | None = None
+    at: str | None = None
+    defaults: Path | None = None
+
+    def describe(self, role: str | None) -> str:
+        """Where the fields are, for messages.
+
+        >>> from combinators import path
+        >>> PodFieldsAt(path("spec.taskRunSpecs"), ("nodeSelector",), "pipelineTaskName",
+        ...     "podTemplate").describe("train")
+        'spec.taskRunSpecs[pipelineTaskName=train].podTemplate'
+        """
+        if self.match is None:
+            return str(self.path)
+        return f"{self.path}[{self.match}={role}].{self.at}"
 
 
 @dataclass(frozen=True)
@@ -142,18 +178,17 @@ class Component:
     keeps under a key of its own, as ``(field, key)`` pairs (a Tekton step's
     ``resources`` at ``computeResources``).
 
-    ``pod_fields_at``, where set, is a path of the document (keys only) where the kind
-    keeps the pod fields ``outside_fields`` for this place's pod, apart from it (a Tekton
-    TaskRun's ``spec.podTemplate``): the overlay is given them in the pod's spec, and
-    what it makes of them is written there (:func:`outside_back`). A field both places
-    hold (``volumes``) is the place's list followed by the other's, whose elements stay
-    where they are.
+    ``pod_fields_at``, where set, is where the document keeps pod fields of this place's
+    pod apart from it (:class:`PodFieldsAt`: a Tekton TaskRun's ``spec.podTemplate``):
+    the overlay is given them in the pod's spec, and what it makes of them is written
+    there (:func:`outside_back`). A field both places hold (``volumes``) is the place's
+    list followed by the other's, whose elements stay where they are.
 
     ``defaults`` and ``undecided`` are one place's, filled by :func:`resolved`
     from its document: the inherited values the overlay is given, and the
     inherited fields whose value is not known there, with where they are set;
-    ``outside_given`` is the value at :attr:`pod_fields_at` there (what validation
-    reads of it).
+    ``outside_given`` are the fields at :attr:`pod_fields_at` there, with their
+    defaults (what validation reads of them).
     """
 
     own_fields: tuple[str, ...] = ()
@@ -168,8 +203,7 @@ class Component:
     steps: Steps | None = None
     container_own_fields: tuple[str, ...] = ()
     container_keys: tuple[tuple[str, str], ...] = ()
-    pod_fields_at: Path | None = None
-    outside_fields: tuple[str, ...] = ()
+    pod_fields_at: PodFieldsAt | None = None
     defaults: tuple[tuple[str, Any], ...] = ()
     undecided: tuple[tuple[str, tuple[str, ...]], ...] = ()
     outside_given: Any = None
@@ -271,7 +305,102 @@ def _container_back(given: Any, new: Any, component: Component) -> Any:
 def _outside_view(component: Component, outside: Any) -> dict[str, Any]:
     if component.pod_fields_at is None or not is_map(outside):
         return {}
-    return {key: outside[key] for key in component.outside_fields if key in outside}
+    return {key: outside[key] for key in component.pod_fields_at.fields if key in outside}
+
+
+def _by_name(defaults: Any, own: Any) -> list[Any]:
+    """``defaults`` with each element of ``own`` of the same name in its stead, and
+    ``own``'s others after (Tekton's mergeByName)."""
+    mine = list(own) if is_seq(own) else []
+    names = {each.get("name") for each in mine if is_map(each)}
+    kept = [each for each in defaults if not (is_map(each) and each.get("name") in names)]
+    return [*kept, *mine]
+
+
+def with_defaults(place: PodFieldsAt, given: Any, defaults: Any) -> Any:
+    """``given``, with each of the fields of ``place`` it has none of from ``defaults``
+    (a list merged by name), as Tekton merges a task's pod template with the run's.
+
+    >>> from combinators import path
+    >>> place = PodFieldsAt(path("spec.p"), ("nodeSelector", "volumes"))
+    >>> with_defaults(place, {"volumes": [{"name": "a", "emptyDir": {}}]},
+    ...     {"nodeSelector": {"x": "y"}, "volumes": [{"name": "a"}, {"name": "b"}]})
+    {'volumes': [{'name': 'b'}, {'name': 'a', 'emptyDir': {}}], 'nodeSelector': {'x': 'y'}}
+    """
+    if not is_map(defaults) or not defaults:
+        return given
+    out = {key: value for key, value in given.items()} if is_map(given) else {}
+    for field in place.fields:
+        default = defaults.get(field, MISSING)
+        if default is MISSING:
+            continue
+        if is_seq(default) and is_seq(out.get(field)):
+            out[field] = _by_name(default, out[field])
+        elif not _is_set(out.get(field)):
+            out[field] = default
+    return out
+
+
+def outside_of(doc: Any, place: PodFieldsAt, role: str | None) -> tuple[Any, Any]:
+    """``(given, defaults)``: the value where ``place`` keeps the pod fields of the pod of
+    role ``role`` in ``doc`` (``MISSING`` where there is none), and that at its
+    ``defaults`` (``MISSING`` where there is none).
+
+    >>> from combinators import path
+    >>> runs = PodFieldsAt(path("spec.taskRunSpecs"), ("nodeSelector",), "pipelineTaskName",
+    ...     "podTemplate", path("spec.taskRunTemplate.podTemplate"))
+    >>> doc = {"spec": {"taskRunTemplate": {"podTemplate": {"nodeSelector": {"a": "b"}}},
+    ...     "taskRunSpecs": [{"pipelineTaskName": "train", "podTemplate": {}}]}}
+    >>> outside_of(doc, runs, "train")
+    ({}, {'nodeSelector': {'a': 'b'}})
+    """
+    found = select(doc, place.path)
+    given: Any = found[0] if found else MISSING
+    if place.match is not None:
+        element = next(
+            (
+                each
+                for each in (given if is_seq(given) else ())
+                if is_map(each) and role is not None and each.get(place.match) == role
+            ),
+            None,
+        )
+        given = MISSING if element is None else element.get(place.at, MISSING)
+    defaults: Any = MISSING
+    if place.defaults is not None:
+        found = select(doc, place.defaults)
+        defaults = found[0] if found else MISSING
+    return given, defaults
+
+
+def with_outside(doc: Any, place: PodFieldsAt, role: str | None, value: Any, owned: Any) -> Any:
+    """``doc`` with ``value`` where ``place`` keeps the pod fields of the pod of role
+    ``role`` (removed where it is ``MISSING``), copied along the path only; the element of
+    a list ``place`` matches is made where there is none.
+
+    >>> from combinators import path
+    >>> from combinators.data import Owned
+    >>> runs = PodFieldsAt(path("spec.taskRunSpecs"), ("nodeSelector",), "pipelineTaskName",
+    ...     "podTemplate")
+    >>> with_outside({"spec": {}}, runs, "train", {"nodeSelector": {"a": "b"}}, Owned())
+    {'spec': {'taskRunSpecs': [{'pipelineTaskName': 'train', 'podTemplate': {'nodeSelector': {'a': 'b'}}}]}}
+    """
+    from transforms.kube.placing import with_value_at
+
+    parts = place.path.parts
+    if place.match is None:
+        return with_value_at(doc, parts, value, owned)
+    assert place.at is not None
+    found = select(doc, place.path)
+    listed: Any = found[0] if found else MISSING
+    elements = list(listed) if is_seq(listed) else []
+    for index, each in enumerate(elements):
+        if is_map(each) and each.get(place.match) == role:
+            return with_value_at(doc, (*parts, Index(index), Key(place.at)), value, owned)
+    if value is MISSING:
+        return doc
+    made = {place.match: role, place.at: value}
+    return with_value_at(doc, parts, [*elements, made], owned)
 
 
 def _spec_view(
@@ -435,11 +564,12 @@ def _spec_back(
                 clash,
             )
         note = f"; {component.unplaced_note}" if component.unplaced_note else ""
+        outside = () if component.pod_fields_at is None else component.pod_fields_at.fields
         raise _refuse(
             where,
             f"the overlay wrote {short_names(own)}, a pod field the kind keeps no place "
             f"for (its pod fields: "
-            f"{short_names(tuple(dict.fromkeys((*(component.pod_fields or ()), *component.outside_fields))))})"
+            f"{short_names(tuple(dict.fromkeys((*(component.pod_fields or ()), *outside))))})"
             f"{note}",
             own,
         )
@@ -552,17 +682,25 @@ def _steps_back(
 
 
 def outside_back(
-    component: Component, pod: Any, new: Any, outside: Any, where: str = ""
+    component: Component,
+    pod: Any,
+    new: Any,
+    given: Any,
+    defaults: Any = MISSING,
+    role: str | None = None,
+    where: str = "",
 ) -> tuple[Any, Any]:
-    """What an overlay made of ``pod`` (:func:`pod_of` with ``outside``, the value at
-    :attr:`Component.pod_fields_at`) split in two: the pod without the fields kept
-    there, for :func:`put_back`, and the new value there (``outside`` itself where the
-    overlay left those fields as they were). An element of a field both places hold
-    that the overlay changed, where it is kept apart, is refused, naming it.
+    """What an overlay made of ``pod`` (:func:`pod_of` given the fields at
+    :attr:`Component.pod_fields_at`: ``given`` there, with ``defaults``, as
+    :func:`outside_of` reads them) split in two: the pod without those fields, for
+    :func:`put_back`, and the new value there (``given`` itself where the overlay left
+    the fields as they were). A field changed is written there whole; one taken away
+    that the pod takes from ``defaults``, and an element of a field both places hold
+    that the overlay changed where it is kept apart, are refused, naming it.
 
     >>> from combinators import path
     >>> steps = Component(steps=Steps("steps"), pod_fields=("containers", "volumes"),
-    ...     pod_fields_at=path("spec.podTemplate"), outside_fields=("nodeSelector", "volumes"))
+    ...     pod_fields_at=PodFieldsAt(path("spec.podTemplate"), ("nodeSelector", "volumes")))
     >>> given = {"steps": [{"name": "a"}]}
     >>> pod = pod_of(given, steps, outside={"volumes": [{"name": "v"}]})
     >>> pod
@@ -571,15 +709,17 @@ def outside_back(
     >>> outside_back(steps, pod, made, {"volumes": [{"name": "v"}]})
     ({'spec': {'containers': [{'name': 'a'}]}}, {'volumes': [{'name': 'v'}], 'nodeSelector': {'pool': 'gpu'}})
     """
-    if component.pod_fields_at is None or new is pod or not is_map(new):
-        return new, outside
+    place = component.pod_fields_at
+    if place is None or new is pod or not is_map(new):
+        return new, given
     spec: Any = new.get("spec")
     if not is_map(spec):
-        return new, outside
-    kept = _outside_view(component, outside)
-    out: dict[str, Any] = dict(outside) if is_map(outside) else {}
+        return new, given
+    kept = _outside_view(component, with_defaults(place, given, defaults))
+    out: dict[str, Any] = dict(given) if is_map(given) else {}
     rest = dict(spec)
-    for field in component.outside_fields:
+    there = place.describe(role)
+    for field in place.fields:
         both = field in component.pod_fields if component.pod_fields is not None else False
         value = rest.pop(field, MISSING)
         if both:
@@ -593,7 +733,7 @@ def outside_back(
                         raise _refuse(
                             where or "the pod spec",
                             f"the overlay changed or took away {field}[name={name}], kept at "
-                            f"{component.pod_fields_at}.{field}; change it there",
+                            f"{there}.{field}; change it there",
                             (field,),
                         )
                 mine = [each for each in mine if not (is_map(each) and each.get("name") in names)]
@@ -602,13 +742,23 @@ def outside_back(
             elif value is not MISSING:
                 rest[field] = value
             continue
+        if value == kept.get(field, MISSING):
+            continue  # as it was: where it is kept, or its default
+        default: Any = defaults.get(field, MISSING) if is_map(defaults) else MISSING
+        if not _is_set(value) and _is_set(default):
+            raise _refuse(
+                where or "the pod spec",
+                f"the overlay took away {field}, which the pod takes from "
+                f"{place.defaults}.{field} where {there} has none; take it away there",
+                (field,),
+            )
         if value is MISSING:
             out.pop(field, None)
         else:
             out[field] = value
-    if out == (dict(outside) if is_map(outside) else {}):
-        out = outside
-    elif not is_map(outside):
+    if out == (dict(given) if is_map(given) else {}):
+        out = given
+    elif not is_map(given):
         out = out or MISSING
     return {**new, "spec": rest}, out
 
@@ -705,12 +855,18 @@ def put_back(
 
 
 def resolved(
-    component: Component, document: Any, parts: tuple[Part, ...], star: int | None
+    component: Component,
+    document: Any,
+    parts: tuple[Part, ...],
+    star: int | None,
+    role: str | None = None,
 ) -> Component:
     """``component`` for its place at ``parts`` of ``document``, whose ``[*]`` is
     ``parts[star]``: each :class:`Inherited` field set by a sibling that passes it on
     is undecided there (named with where it is set), else one set at its ``source``
-    is a default (the overlay is given it where the place has none).
+    is a default (the overlay is given it where the place has none). The fields kept at
+    :attr:`Component.pod_fields_at` for the pod of ``role``, with their defaults, are its
+    :attr:`Component.outside_given`.
 
     >>> from combinators import path
     >>> templates = Component(inherited=(Inherited("nodeSelector", path("spec.nodeSelector"),
@@ -724,9 +880,10 @@ def resolved(
     (('nodeSelector', ('spec.templates[1].nodeSelector', 'spec.nodeSelector')),)
     """
     if component.pod_fields_at is not None:
-        found = select(document, component.pod_fields_at)
-        if found and is_map(found[0]):
-            component = replace(component, outside_given=freeze_value(found[0]))
+        given, kept = outside_of(document, component.pod_fields_at, role)
+        merged = with_defaults(component.pod_fields_at, given, kept)
+        if is_map(merged):
+            component = replace(component, outside_given=freeze_value(merged))
     if not component.inherited:
         return component
     siblings: Any = None

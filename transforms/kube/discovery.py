@@ -207,7 +207,7 @@ def _collect(
                     location.main,
                     None
                     if location.component is None
-                    else resolved(location.component, document, parts, star),
+                    else resolved(location.component, document, parts, star, role),
                     location.filled_in,
                 )
             )

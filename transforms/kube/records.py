@@ -28,7 +28,7 @@ from combinators.errors import TransformError
 from combinators.limits import short_repr
 from combinators.near import did_you_mean, near_misses
 from combinators.paths import All, Index, Key, Part, Path, path
-from transforms.kube.components import Component, ContainerPlace, Inherited, Steps
+from transforms.kube.components import Component, ContainerPlace, Inherited, PodFieldsAt, Steps
 from transforms.kube.containers import FIRST, MainContainer
 
 __all__ = (
@@ -191,7 +191,7 @@ _POD_FIELDS = (
 _CONTAINER_FIELDS = ("at", "name", "ownFields")
 _INHERITED_FIELDS = ("field", "from", "passedOnBy")
 _STEPS_FIELDS = ("at", "fields")
-_OUTSIDE_FIELDS = ("path", "fields")
+_OUTSIDE_FIELDS = ("path", "fields", "match", "at", "defaults")
 _FILLED_FIELDS = ("path", "why")
 
 
@@ -322,14 +322,32 @@ def _container_keys(value: Any, record: str, at: str) -> tuple[tuple[str, str], 
     )
 
 
-def _outside(value: Any, record: str, at: str) -> tuple[Path, tuple[str, ...]]:
-    if not is_map(value):
-        raise _refuse(record, at, f"must be a map (path, fields), got {short_repr(value)}")
-    _check_fields(value, _OUTSIDE_FIELDS, record, at)
-    located = _path(value.get("path"), record, f"{at}.path")
+def _keys_path(value: Any, record: str, field: str) -> Path:
+    located = _path(value, record, field)
     if any(type(part) is not Key for part in located.parts):
-        raise _refuse(record, f"{at}.path", "a path of keys only (one value)")
-    return located, _names(value.get("fields"), record, f"{at}.fields")
+        raise _refuse(record, field, "a path of keys only (one value)")
+    return located
+
+
+def _outside(value: Any, record: str, at: str) -> PodFieldsAt:
+    if not is_map(value):
+        raise _refuse(
+            record,
+            at,
+            f"must be a map (path, fields, match, at, defaults), got {short_repr(value)}",
+        )
+    _check_fields(value, _OUTSIDE_FIELDS, record, at)
+    match, key = value.get("match"), value.get("at")
+    if (match is None) != (key is None):
+        raise _refuse(record, at, "match and at go together: the list's element, and its key")
+    defaults = value.get("defaults")
+    return PodFieldsAt(
+        _keys_path(value.get("path"), record, f"{at}.path"),
+        _names(value.get("fields"), record, f"{at}.fields"),
+        None if match is None else _text(match, record, f"{at}.match"),
+        None if key is None else _text(key, record, f"{at}.at"),
+        None if defaults is None else _keys_path(defaults, record, f"{at}.defaults"),
+    )
 
 
 def _filled_in(value: Any, record: str, at: str) -> tuple[FilledIn, ...]:
@@ -399,8 +417,7 @@ def _component(value: Mapping[str, Any], holds: str, record: str, at: str) -> Co
         None if steps is None else _steps(steps, record, f"{at}.steps"),
         names("containerOwnFields"),
         () if keys is None else _container_keys(keys, record, f"{at}.containerKeys"),
-        None if outside is None else outside[0],
-        () if outside is None else outside[1],
+        outside,
     )
 
 
@@ -477,8 +494,9 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     ``steps`` (``{at, fields}``: containers run one after another, a Tekton task's),
     ``containerOwnFields`` and ``containerKeys`` (each container's fields that are the
     kind's own, and the kind's keys for container fields: ``{resources:
-    computeResources}``), ``podFieldsAt`` (``{path, fields}``: where the document keeps
-    pod fields of the place's pod apart from it, a TaskRun's ``spec.podTemplate``);
+    computeResources}``), ``podFieldsAt`` (``{path, fields, match, at, defaults}``: where
+    the document keeps pod fields of the place's pod apart from it, a TaskRun's
+    ``spec.podTemplate``: :class:`~transforms.kube.components.PodFieldsAt`);
     ``onlyWith``, fields one of which a place must have to hold a pod (an Argo
     template's ``container``, ``script``); ``filledIn``, a list of ``{path, why}``:
     paths of the pod spec its controller fills in (:class:`FilledIn`); ``addedVolumes``, paths to the names of the volumes its
