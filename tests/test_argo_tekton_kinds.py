@@ -546,3 +546,14 @@ def test_a_pipelines_pod_fields_are_its_runs() -> None:
         apply_to_documents(recipes.node_selector(pool="gpu"), [pipeline])
     assert caught.value.keys == ("nodeSelector",)
     assert "the PipelineRun that runs it" in str(caught.value)
+
+
+def test_a_steps_env_var_the_pod_template_sets_is_refused() -> None:
+    # Tekton gives each step the podTemplate's env after its own: the podTemplate's wins
+    [run] = documents("tekton/steptemplate-env-merge.yaml")
+    run["spec"]["podTemplate"] = {"env": [{"name": "TEAM", "value": "infra"}]}
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(recipes.add_env(TEAM="ml"), [run])
+    assert caught.value.keys == ("env",) and "spec.podTemplate.env" in str(caught.value)
+    [new] = apply_to_documents(recipes.add_env(OTHER="x"), [run])
+    assert new["spec"]["podTemplate"] == run["spec"]["podTemplate"]

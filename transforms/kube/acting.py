@@ -15,6 +15,7 @@ from combinators.limits import short_names
 from combinators.paths import Key
 from combinators.transform import TransformLike, apply_step, describe_step
 from transforms.kube.components import (
+    check_steps_env,
     outside_back,
     outside_of,
     pod_of,
@@ -140,6 +141,7 @@ def _apply_at_component(
     made = apply_step(transform, pod, Owned())
     if made is pod:
         return doc
+    check_steps_env(component, value, pod, made, given, defaults, template.role, where)
     made, new_given = outside_back(component, pod, made, given, defaults, template.role, where)
     base = pod_of(value, component, template.root)
     new = put_back(value, component, base, base if made == base else made, template.root, where)

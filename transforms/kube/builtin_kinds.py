@@ -236,7 +236,8 @@ _TEKTON_STEP_FIELDS = [
 ]
 
 #: The pod fields a TaskRun's podTemplate holds (Template in pod/template.go, as pod.go
-#: builds the pod; its ``env``, given to every container, is no pod field and is left out).
+#: builds the pod; its ``env``, which pod.go gives every step after the step's own, is no
+#: pod field: a step's env var it sets is refused).
 _TEKTON_POD_TEMPLATE_FIELDS = [
     "nodeSelector",
     "tolerations",
@@ -689,7 +690,11 @@ RECORDS: tuple[_Record, ...] = freeze(
                 _tekton_task(
                     "spec.taskSpec",
                     "a TaskRun's podTemplate has no field for it",
-                    podFieldsAt={"path": "spec.podTemplate", "fields": _TEKTON_POD_TEMPLATE_FIELDS},
+                    podFieldsAt={
+                        "path": "spec.podTemplate",
+                        "fields": _TEKTON_POD_TEMPLATE_FIELDS,
+                        "stepsEnv": "env",
+                    },
                 )
             ],
         },
@@ -712,6 +717,7 @@ RECORDS: tuple[_Record, ...] = freeze(
                     "at": "podTemplate",
                     "defaults": "spec.taskRunTemplate.podTemplate",
                     "fields": _TEKTON_POD_TEMPLATE_FIELDS,
+                    "stepsEnv": "env",
                 },
                 unplacedNote="a PipelineRun's task pod template has no field for it",
             ),

@@ -47,6 +47,7 @@ __all__ = (
     "pod_of",
     "put_back",
     "outside_back",
+    "check_steps_env",
     "outside_of",
     "with_defaults",
     "with_outside",
@@ -104,6 +105,9 @@ class PodFieldsAt:
     the element whose field ``match`` is the place's role (an element made where there
     is none). ``defaults``, where set, is the path of the fields the pod takes where the
     place there has none (a list of volumes: merged by name, as Tekton merges them).
+    ``steps_env``, where set, is the key there of env vars the kind gives each step after
+    its own, so that they win (a podTemplate's ``env``): a step's env var of one of their
+    names that an overlay writes is refused (:func:`check_steps_env`).
     """
 
     path: Path
@@ -111,6 +115,7 @@ class PodFieldsAt:
     match: str | None = None
     at: str | None = None
     defaults: Path | None = None
+    steps_env: str | None = None
 
     def describe(self, role: str | None) -> str:
         """Where the fields are, for messages.
@@ -679,6 +684,60 @@ def _steps_back(
                 )
     steps = [_container_back(old, new, component) for old, new in zip(given, head, strict=True)]
     return steps, rest
+
+
+def check_steps_env(
+    component: Component,
+    value: Any,
+    pod: Any,
+    new: Any,
+    given: Any,
+    defaults: Any = MISSING,
+    role: str | None = None,
+    where: str = "",
+) -> None:
+    """Refuse a step's env var that the overlay added or changed (``pod`` to ``new``, the
+    pod of the place ``value``) where the env vars the kind gives each step after its own
+    (:attr:`PodFieldsAt.steps_env` of ``given``, or of ``defaults``) name it: theirs wins.
+
+    >>> from combinators import path
+    >>> place = PodFieldsAt(path("spec.podTemplate"), ("nodeSelector",), steps_env="env")
+    >>> steps = Component(steps=Steps("steps"), pod_fields_at=place)
+    >>> value = {"steps": [{"name": "a"}]}
+    >>> pod = pod_of(value, steps)
+    >>> new = {"spec": {"containers": [{"name": "a", "env": [{"name": "X", "value": "1"}]}]}}
+    >>> check_steps_env(steps, value, pod, new, {"env": [{"name": "X", "value": "2"}]})
+    Traceback (most recent call last):
+      ...
+    transforms.kube.components.ComponentFieldError: the pod spec: the overlay wrote env X in steps[name=a], which spec.podTemplate.env sets for every step after a step's own; set it there
+    """
+    place = component.pod_fields_at
+    if place is None or place.steps_env is None or component.steps is None or new is pod:
+        return
+    names: dict[str, str] = {}
+    for source, at in ((defaults, str(place.defaults)), (given, place.describe(role))):
+        listed: Any = source.get(place.steps_env) if is_map(source) else None
+        for each in listed if is_seq(listed) else ():
+            if is_map(each) and isinstance(each.get("name"), str):
+                names[each["name"]] = f"{at}.{place.steps_env}"
+    steps: Any = value.get(component.steps.at) if is_map(value) else None
+    if not names or not is_seq(steps) or not is_map(new) or not is_map(new.get("spec")):
+        return
+    before: Any = pod["spec"].get("containers") or []
+    after: Any = new["spec"].get("containers")
+    for old, made in zip(before[: len(steps)], after if is_seq(after) else (), strict=False):
+        had: Any = old.get("env") if is_map(old) else None
+        env: Any = made.get("env") if is_map(made) else None
+        for var in env if is_seq(env) else ():
+            if not is_map(var) or var.get("name") not in names or var in (had or ()):
+                continue
+            raise _refuse(
+                where or "the pod spec",
+                f"the overlay wrote env {var['name']} in {component.steps.at}"
+                f"[name={made.get('name')}], which {names[var['name']]} sets for every step "
+                f"after a step's own; set it there",
+                ("env",),
+            )
 
 
 def outside_back(

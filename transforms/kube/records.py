@@ -191,7 +191,7 @@ _POD_FIELDS = (
 _CONTAINER_FIELDS = ("at", "name", "ownFields")
 _INHERITED_FIELDS = ("field", "from", "passedOnBy")
 _STEPS_FIELDS = ("at", "fields")
-_OUTSIDE_FIELDS = ("path", "fields", "match", "at", "defaults")
+_OUTSIDE_FIELDS = ("path", "fields", "match", "at", "defaults", "stepsEnv")
 _FILLED_FIELDS = ("path", "why")
 
 
@@ -334,7 +334,7 @@ def _outside(value: Any, record: str, at: str) -> PodFieldsAt:
         raise _refuse(
             record,
             at,
-            f"must be a map (path, fields, match, at, defaults), got {short_repr(value)}",
+            f"must be a map (path, fields, match, at, defaults, stepsEnv), got {short_repr(value)}",
         )
     _check_fields(value, _OUTSIDE_FIELDS, record, at)
     match, key = value.get("match"), value.get("at")
@@ -347,6 +347,9 @@ def _outside(value: Any, record: str, at: str) -> PodFieldsAt:
         None if match is None else _text(match, record, f"{at}.match"),
         None if key is None else _text(key, record, f"{at}.at"),
         None if defaults is None else _keys_path(defaults, record, f"{at}.defaults"),
+        None
+        if value.get("stepsEnv") is None
+        else _text(value["stepsEnv"], record, f"{at}.stepsEnv"),
     )
 
 
@@ -494,7 +497,7 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     ``steps`` (``{at, fields}``: containers run one after another, a Tekton task's),
     ``containerOwnFields`` and ``containerKeys`` (each container's fields that are the
     kind's own, and the kind's keys for container fields: ``{resources:
-    computeResources}``), ``podFieldsAt`` (``{path, fields, match, at, defaults}``: where
+    computeResources}``), ``podFieldsAt`` (``{path, fields, match, at, defaults, stepsEnv}``: where
     the document keeps pod fields of the place's pod apart from it, a TaskRun's
     ``spec.podTemplate``: :class:`~transforms.kube.components.PodFieldsAt`);
     ``onlyWith``, fields one of which a place must have to hold a pod (an Argo
