@@ -451,7 +451,11 @@ def test_a_pipeline_tasks_embedded_metadata_is_its_pods() -> None:
 
 def test_the_tekton_place_fields_of_a_record_are_checked() -> None:
     for pod, field, message in [
-        ({"path": "a", "holds": "spec", "steps": "s"}, "pods[0].steps", "map (at, fields)"),
+        (
+            {"path": "a", "holds": "spec", "steps": "s"},
+            "pods[0].steps",
+            "map (at, fields, template)",
+        ),
         (
             {"path": "a", "holds": "spec", "steps": {"at": "s", "feilds": []}},
             "pods[0].steps",
@@ -557,3 +561,20 @@ def test_a_steps_env_var_the_pod_template_sets_is_refused() -> None:
     assert caught.value.keys == ("env",) and "spec.podTemplate.env" in str(caught.value)
     [new] = apply_to_documents(recipes.add_env(OTHER="x"), [run])
     assert new["spec"]["podTemplate"] == run["spec"]["podTemplate"]
+
+
+def test_validation_reads_each_step_with_its_step_template() -> None:
+    [task, *_] = documents("tekton/run-steps-as-non-root.yaml")
+    [template] = pod_templates(task)
+    for step in task["spec"]["steps"]:
+        del step["image"]
+    assert {path for path, _ in errors(template, task["spec"])} == {
+        "containers[name=show-user-1001].image",
+        "containers[name=show-user-2000].image",
+    }
+    task["spec"]["stepTemplate"] = {"image": "ubuntu", "env": [{"name": "A", "value": "1"}]}
+    assert errors(template, task["spec"]) == set()
+    # the overlay sees each step as written: the template stays Tekton's own
+    [new] = apply_to_documents(recipes.add_env(B="2"), [task])
+    assert new["spec"]["stepTemplate"] == task["spec"]["stepTemplate"]
+    assert new["spec"]["steps"][0]["env"] == [{"name": "B", "value": "2"}]

@@ -277,7 +277,7 @@ def _tekton_task(path: str, note: str, **more: Any) -> _Record:
             "workspaces",
             "results",
         ],
-        "steps": {"at": "steps", "fields": _TEKTON_STEP_FIELDS},
+        "steps": {"at": "steps", "fields": _TEKTON_STEP_FIELDS, "template": "stepTemplate"},
         "containersAt": "sidecars",
         "containerOwnFields": [
             "displayName",

@@ -87,11 +87,42 @@ class Steps:
     has room for (a Tekton step has no ports or probes): an overlay that writes another
     is refused, naming it. The steps stay what they are: an overlay that takes one away
     or puts them in another order is refused; a container it adds runs beside them, as
-    one of the others.
+    one of the others. ``template``, where set, is the key of the place holding fields
+    the kind merges into each step (a Tekton task's ``stepTemplate``, the step's own
+    winning): the kind's own to an overlay, which sees each step as written, and merged
+    into each in the pod validation reads (:func:`as_made`).
     """
 
     at: str
     fields: tuple[str, ...] | None = None
+    template: str | None = None
+
+
+#: The merge keys of a container's lists that a step template merges into each step's.
+_STEP_MERGE_KEYS = {"env": "name", "volumeMounts": "mountPath", "volumeDevices": "devicePath"}
+
+
+def _merged_over(template: Any, own: Any) -> Any:
+    """``own`` over ``template``, as a strategic merge of a container puts a step over its
+    template: maps merged, the keyed lists by their key (own's in the template's place),
+    any other value own's where it has one."""
+    if not is_map(template) or not is_map(own):
+        return own
+    out = dict(template)
+    for field, value in own.items():
+        had: Any = out.get(field)
+        if is_map(had) and is_map(value):
+            out[field] = _merged_over(had, value)
+        elif field in _STEP_MERGE_KEYS and is_seq(had) and is_seq(value):
+            key = _STEP_MERGE_KEYS[field]
+            mine = {each.get(key) for each in value if is_map(each)}
+            out[field] = [
+                *(each for each in had if not (is_map(each) and each.get(key) in mine)),
+                *value,
+            ]
+        else:
+            out[field] = value
+    return out
 
 
 @dataclass(frozen=True)
@@ -409,12 +440,15 @@ def with_outside(doc: Any, place: PodFieldsAt, role: str | None, value: Any, own
 
 
 def _spec_view(
-    given: Mapping[str, Any], component: Component, outside: Any = None
+    given: Mapping[str, Any], component: Component, outside: Any = None, made: bool = False
 ) -> dict[str, Any]:
     spec = _renamed(given, component.containers_at, "containers")
     view = {key: value for key, value in spec.items() if not component.is_own(key)}
     if component.steps is not None:
         steps: Any = spec.get(component.steps.at)
+        template: Any = spec.get(component.steps.template) if component.steps.template else None
+        if made and is_map(template) and is_seq(steps):
+            steps = [_merged_over(template, step) for step in steps]
         beside: Any = view.get("containers")
         if is_seq(steps):
             view["containers"] = [*steps, *(beside if is_seq(beside) else ())]
@@ -446,12 +480,15 @@ def _spec_view(
     return view
 
 
-def pod_of(value: Any, component: Component, root: str = _SPEC, outside: Any = None) -> Any:
+def pod_of(
+    value: Any, component: Component, root: str = _SPEC, outside: Any = None, made: bool = False
+) -> Any:
     """The pod an overlay is given for ``value``, a place of ``root`` (``"PodSpec"`` or
     ``"PodTemplateSpec"``) that ``component`` describes: ``{spec: ...}`` (with its
     ``metadata`` from :attr:`Component.metadata_fields`) for a spec, the template with
     its spec so for a template. ``outside`` is the value at
-    :attr:`Component.pod_fields_at`, whose pod fields the spec holds too.
+    :attr:`Component.pod_fields_at`, whose pod fields the spec holds too; ``made``, the
+    pod as the controller makes it (each step merged with :attr:`Steps.template`).
 
     >>> pod_of({"labels": {"a": "b"}, "containers": []}, Component(metadata_fields=("labels",)))
     {'spec': {'containers': []}, 'metadata': {'labels': {'a': 'b'}}}
@@ -460,8 +497,8 @@ def pod_of(value: Any, component: Component, root: str = _SPEC, outside: Any = N
         spec: Any = value.get("spec") if is_map(value) else None
         if not is_map(spec):
             return value
-        return {**value, "spec": _spec_view(spec, component, outside)}
-    pod: dict[str, Any] = {"spec": _spec_view(value, component, outside)}
+        return {**value, "spec": _spec_view(spec, component, outside, made)}
+    pod: dict[str, Any] = {"spec": _spec_view(value, component, outside, made)}
     kept: Any = value if component.metadata_at is None else value.get(component.metadata_at)
     kept = kept if is_map(kept) else {}
     metadata = {key: kept[key] for key in component.metadata_keys() if key in kept}
@@ -481,7 +518,7 @@ def as_made(value: Any, component: Component, root: str = _SPEC) -> Any:
     if not is_map(value):
         return value
     outside = component.outside_given
-    pod = pod_of(value, component, root, None if outside is None else copy_plain(outside))
+    pod = pod_of(value, component, root, None if outside is None else copy_plain(outside), True)
     return pod if root == _TEMPLATE else pod["spec"]
 
 

@@ -190,7 +190,7 @@ _POD_FIELDS = (
 )
 _CONTAINER_FIELDS = ("at", "name", "ownFields")
 _INHERITED_FIELDS = ("field", "from", "passedOnBy")
-_STEPS_FIELDS = ("at", "fields")
+_STEPS_FIELDS = ("at", "fields", "template")
 _OUTSIDE_FIELDS = ("path", "fields", "match", "at", "defaults", "stepsEnv")
 _FILLED_FIELDS = ("path", "why")
 
@@ -299,12 +299,13 @@ def _inherited(value: Any, record: str, at: str) -> tuple[Inherited, ...]:
 
 def _steps(value: Any, record: str, at: str) -> Steps:
     if not is_map(value):
-        raise _refuse(record, at, f"must be a map (at, fields), got {short_repr(value)}")
+        raise _refuse(record, at, f"must be a map (at, fields, template), got {short_repr(value)}")
     _check_fields(value, _STEPS_FIELDS, record, at)
-    fields = value.get("fields")
+    fields, template = value.get("fields"), value.get("template")
     return Steps(
         _text(value.get("at"), record, f"{at}.at"),
         None if fields is None else _names(fields, record, f"{at}.fields"),
+        None if template is None else _text(template, record, f"{at}.template"),
     )
 
 
@@ -494,7 +495,8 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     none, from the document's path ``from``, or from a sibling of the place with
     one of the fields ``passedOnBy``: :class:`~transforms.kube.components.Inherited`)
     and ``unplacedNote`` (said where a pod field with no place is refused);
-    ``steps`` (``{at, fields}``: containers run one after another, a Tekton task's),
+    ``steps`` (``{at, fields, template}``: containers run one after another, a Tekton
+    task's, and the key of the fields merged into each, its ``stepTemplate``),
     ``containerOwnFields`` and ``containerKeys`` (each container's fields that are the
     kind's own, and the kind's keys for container fields: ``{resources:
     computeResources}``), ``podFieldsAt`` (``{path, fields, match, at, defaults, stepsEnv}``: where
