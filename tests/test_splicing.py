@@ -84,8 +84,9 @@ def _entry(draw: st.DrawFn, head: str, value: Any, indent: int, inner: int) -> l
 @st.composite
 def written_docs(draw: st.DrawFn) -> tuple[str, Any]:
     """A document and a text of it in random styles, read back as it is."""
+    block = draw(st.integers(0, 5)) > 0
     doc = draw(json_docs())
-    if doc and draw(st.integers(0, 5)):
+    if doc and block:
         lines = _block(draw, doc, 0)
     else:
         lines = [json.dumps(doc, ensure_ascii=False)]
@@ -126,7 +127,8 @@ def test_unchanged_document_keeps_the_very_text(written: tuple[str, Any]) -> Non
 
 def _lines_changed(text: str, spliced: str) -> tuple[list[str], list[str]]:
     """The lines a diff of the two texts removes and adds."""
-    removed, added = [], []
+    removed: list[str] = []
+    added: list[str] = []
     for line in difflib.unified_diff(text.splitlines(), spliced.splitlines(), lineterm="", n=0):
         if line.startswith(("---", "+++", "@@")):
             continue

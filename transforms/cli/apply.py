@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import click
@@ -11,11 +12,10 @@ from transforms.cli.options import (
     debug_option,
     kinds_option,
     load_files,
+    manifests_argument,
     output_option,
     overlay_option,
     parse_selector,
-    read_input,
-    require_documents,
     select_option,
 )
 
@@ -29,9 +29,14 @@ __all__ = ("apply_command",)
 @output_option
 @check_options
 @kinds_option
-@click.argument(
-    "manifests", metavar="[FILE|-]", type=click.File("r", encoding="utf-8"), default="-"
+@click.option(
+    "-i",
+    "--in-place",
+    is_flag=True,
+    help="Write the overlays' changes into each FILE (and each file of each DIR) that "
+    "they change, keeping its comments, layout and quoting; print nothing.",
 )
+@manifests_argument
 def apply_command(
     declared_kinds: tuple[object, ...],
     overlays: tuple[str, ...],
@@ -43,12 +48,17 @@ def apply_command(
     allow: tuple[str, ...],
     deny: tuple[str, ...],
     conflicts: str,
-    manifests: Any,
+    in_place: bool,
+    recursive: bool,
+    manifests: tuple[str, ...],
 ) -> None:
     """Apply overlays to every pod template of a stream of manifests; print the stream.
 
-    Reads YAML (or JSON) documents from FILE, or from stdin with '-' or no
-    FILE, applies the overlays in the order given to every pod template the
+    Reads YAML (or JSON) documents from each FILE, from each file of each DIR
+    whose name ends in .yaml, .yml or .json (and of its subdirectories with
+    -R), in the order of their names, as 'kubectl apply -f DIR' does, or
+    from stdin with '-' or no FILE; each file is a stream of its own, and
+    every message names it. Applies the overlays in the order given to every pod template the
     selector picks, and prints every document, in order, as YAML (or JSON
     with -o json). Documents with no pod pass through unchanged; a --select
     that picks no template at all is an error listing the templates present.
@@ -70,7 +80,8 @@ def apply_command(
     Knative's Service and Configuration (told from the core Service by
     group), KEDA's ScaledJob, Dask's DaskCluster, DaskWorkerGroup and
     DaskJob, Argo's Workflow, WorkflowTemplate, ClusterWorkflowTemplate and
-    CronWorkflow (each template with a container or a script), and List ('podfold kinds' lists them all, with where their pods
+    CronWorkflow (each template with a container or a script), Tekton's
+    Task, TaskRun, Pipeline and PipelineRun, and List ('podfold kinds' lists them all, with where their pods
     are). A document of another kind that holds what
     looks like containers (image or not) is printed unchanged, with a
     warning naming its kind and apiVersion, where the containers are, and a
@@ -112,9 +123,22 @@ def apply_command(
     podfold apply -f examples/a100.yaml job.yaml | kubectl apply -f -
     podfold apply -f gpu.yaml --select kind=PyTorchJob,role=Worker train.yaml
     podfold apply -f team.yaml --policy restricted --deny 'spec.hostNetwork' job.yaml
+    podfold apply -f examples/a100.yaml -R -i manifests/
+
+    With -i (--in-place) nothing is printed: each file the overlays change is
+    written back, and only those, with every comment, blank line, key order,
+    quoting style, flow or block style, block scalar and '---' kept, and
+    only the lines the change needs rewritten; new fields are written as
+    podfold apply writes them. A file whose change cannot be written
+    exactly (a value reached through an alias or a merge key '<<') is
+    refused, naming its line, and left as it is; the others are written.
+    Each file is written whole or not at all (a temporary file in its
+    directory, renamed over it, its mode kept): an interrupted run or a
+    full disk leaves no file half-written. Nothing is written where a
+    check fails.
     """
     from combinators import chain
-    from transforms.cli.documents import boolean_warnings, dump_documents, read_manifest
+    from transforms.cli.documents import boolean_warnings, dump_documents
     from transforms.cli.located import apply_located
     from transforms.cli.notices import (
         warn,
@@ -124,14 +148,19 @@ def apply_command(
         warn_unreached,
         warn_unused_places,
     )
+    from transforms.cli.options import read_manifests
     from transforms.cli.output import echo
+    from transforms.kube.selection import check_selection
     from transforms.kube.workloads import pod_templates
 
+    if in_place:
+        _check_in_place(manifests, output)
     selector = parse_selector(select)
     texts: dict[str, str] = {}  # each overlay file read once: its lines are named from it
     loaded = load_files(overlays, texts)  # and parsed once: its steps keep their lines
     steps = [overlay.transform for overlay in loaded]
-    checks = TemplateChecks.build(
+    build = functools.partial(
+        TemplateChecks.build,
         policy,
         allow,
         deny,
@@ -142,28 +171,91 @@ def apply_command(
         k8s_version=k8s_version,
         loaded=loaded,
     )
+    checks = build()  # a bad flag (a path, a version): a usage error before any manifest is read
     warn_empty_overlays(overlays, steps)
-    text, source = read_input(manifests)
-    documents, booleans = read_manifest(text, source)
-    require_documents(documents, source, manifests, "apply the overlays to")
-    # the manifest's own problem, not the overlays': said, not failed; the check (and the
-    # schema it reads) is loaded only where a plain YAML 1.1 boolean was read
-    for line in boolean_warnings(documents, booleans, source, k8s_version) if booleans else ():
-        warn(line)
-    unreached = warn_unreached(documents, source)
-    warn_unused_places(documents, source)
-    warn_unmatched_patches(overlays, steps, documents)
-    templates = [pod_templates(document) for document in documents]  # found once, used twice
-    result = apply_located(
-        chain(*steps),
-        documents,
-        select=selector,
-        require_match=True,
-        overlays=overlays,
-        templates=templates,
-        texts=texts,
-    )
-    warn_reached_nothing(source, steps, documents, templates, result, unreached)
-    checks.documents(documents, result, selector, templates)
-    checks.report(source)
-    echo(dump_documents(result, output), nl=False)
+    streams = read_manifests(manifests, recursive, "apply the overlays to")
+    transform = chain(*steps)
+    several = len(streams) > 1
+    everything = [pod_templates(document) for each in streams for document in each.documents]
+    if several and selector is not None:  # picks something somewhere: each file may lack it
+        check_selection(selector, [], everything)
+    results: list[list[Any]] = []
+    failed = unreached = 0
+    for number, stream in enumerate(streams):
+        documents, source = stream.documents, stream.source
+        # the manifest's own problem, not the overlays': said, not failed; the check (and
+        # the schema it reads) is loaded only where a plain YAML 1.1 boolean was read
+        if stream.booleans:
+            for line in boolean_warnings(documents, stream.booleans, source, k8s_version):
+                warn(line)
+        unreached += warn_unreached(documents, source)
+        warn_unused_places(documents, source)
+        warn_unmatched_patches(overlays, steps, documents)
+        templates = [pod_templates(document) for document in documents]  # found once
+        result = apply_located(
+            transform,
+            documents,
+            select=selector,
+            require_match=not several,
+            overlays=overlays,
+            templates=templates,
+            texts=texts,
+        )
+        results.append(result)
+        checks = checks if number == 0 else build()  # each file's findings, said with its name
+        checks.documents(documents, result, selector, templates)
+        try:
+            checks.report(source)
+        except click.exceptions.Exit:  # said, naming the file: the others are checked too
+            failed += 1
+    documents_all = [document for each in streams for document in each.documents]
+    results_all = [document for result in results for document in result]
+    everywhere = streams[0].source if not several else f"the {len(streams)} files"
+    warn_reached_nothing(everywhere, steps, documents_all, everything, results_all, unreached)
+    if failed:
+        click.get_current_context().exit(1)
+    if in_place:
+        _write_back(streams, results)
+        return
+    echo(dump_documents(results_all, output), nl=False)
+
+
+def _check_in_place(manifests: tuple[str, ...], output: str) -> None:
+    """Refuse what --in-place cannot do: edit standard input, or print as -o asks."""
+    if not manifests or "-" in manifests:
+        raise click.UsageError(
+            "--in-place writes the files it is given: give FILEs or DIRs, not standard input"
+        )
+    source = click.get_current_context().get_parameter_source("output")
+    if source is not None and source.name != "DEFAULT":
+        raise click.UsageError(
+            f"--in-place writes each file in its own format; -o {output} is for what is printed"
+        )
+
+
+def _write_back(streams: list[Any], results: list[list[Any]]) -> None:
+    """Splice each stream's changes into its file's text and write the files that change,
+    each atomically; a file refused is named with why and left as it is (exit 1)."""
+    from transforms.io.splicing import SpliceError, splice
+    from transforms.io.writing import write_in_place
+
+    edited: list[tuple[str, str]] = []
+    refused = 0
+    for stream, result in zip(streams, results, strict=True):
+        if all(after is before for after, before in zip(result, stream.documents, strict=True)):
+            continue
+        try:
+            text = splice(
+                stream.text, list(zip(stream.documents, result, strict=True)), stream.source
+            )
+        except SpliceError as err:
+            click.echo(f"podfold: error: {err}; the file is left as it is", err=True)
+            refused += 1
+            continue
+        if text != stream.text:
+            edited.append((stream.path, text))
+    for path, text in edited:
+        write_in_place(path, text)
+        click.echo(f"podfold: {path}: written in place", err=True)
+    if refused:
+        click.get_current_context().exit(1)

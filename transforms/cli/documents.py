@@ -26,6 +26,7 @@ data:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,9 @@ __all__ = (
     "document_path",
     "FORMATS",
 )
+
+_JOINED = re.compile(r"duplicate key '(apiVersion|kind|metadata)' \(first at line \d+, column 1\)")
+"""A document's own key met again at the top of a map: two documents joined without ``---``."""
 
 FORMATS = ("yaml", "json")
 """The output formats: a YAML stream, or JSON (one object, or a ``List`` of several)."""
@@ -135,6 +139,10 @@ def read_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]
     [{'kind': 'Pod', 'spec': {'hostNetwork': True}}]
     >>> [(boolean.document, boolean.keys, boolean.line) for boolean in found]
     [(1, ('spec', 'hostNetwork'), 2)]
+    >>> read_manifest("kind: Pod\\nmetadata: {name: a}\\nkind: Job\\n", "<stdin>")
+    Traceback (most recent call last):
+      ...
+    transforms.cli.documents.ManifestError: <stdin>:3:1: duplicate key 'kind' (first at line 1, column 1); a document begins here without the '---' that ends the one before (files joined, as by 'cat a.yaml b.yaml', need '---' between them; or give podfold the files, or their directory, themselves)
     """
     from combinators.data import is_map, kind_name
     from transforms.errors import OverlayError
@@ -143,7 +151,14 @@ def read_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]
     try:
         documents, found = load_manifest(text, source)
     except OverlayError as err:  # read as strictly as overlays: duplicate keys, tags, depth
-        raise ManifestError(err.message, source=source, line=err.line, column=err.column) from None
+        message = err.message
+        if err.column == 1 and _JOINED.match(message):
+            message += (
+                "; a document begins here without the '---' that ends the one before "
+                "(files joined, as by 'cat a.yaml b.yaml', need '---' between them; or "
+                "give podfold the files, or their directory, themselves)"
+            )
+        raise ManifestError(message, source=source, line=err.line, column=err.column) from None
     for number, document in enumerate(documents, 1):
         if not is_map(document):
             hint = (

@@ -12,9 +12,9 @@ from transforms.cli.options import (
     debug_option,
     kinds_option,
     load_files,
+    manifests_argument,
     overlay_option,
     parse_selector,
-    read_input,
     select_option,
 )
 
@@ -72,7 +72,7 @@ def _yaml_lines(value: Any) -> list[str]:
 )
 @check_options
 @kinds_option
-@click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
+@manifests_argument
 def explain_command(
     declared_kinds: tuple[object, ...],
     overlays: tuple[str, ...],
@@ -85,9 +85,14 @@ def explain_command(
     allow: tuple[str, ...],
     deny: tuple[str, ...],
     conflicts: str,
-    manifests: Any,
+    recursive: bool,
+    manifests: tuple[str, ...],
 ) -> None:
-    """Show what the overlays would change in FILE, per document and pod template.
+    """Show what the overlays would change in each FILE, per document and pod template.
+
+    FILEs and DIRs are read as podfold apply reads them (-R for
+    subdirectories; '-' or none: stdin), each file on its own; with several,
+    each template's label begins with its file.
 
     A unified diff of each pod template's YAML; templates that do not change
     are left out. A step that acts on the workload object (kueue_queue) shows
@@ -106,7 +111,7 @@ def explain_command(
     from combinators import chain, exists, get_at
     from transforms.analysis.blame import blame as blame_of
     from transforms.analysis.explanation import changes_between, unified_diff
-    from transforms.cli.documents import read_documents, template_label
+    from transforms.cli.documents import template_label
     from transforms.cli.located import apply_located
     from transforms.cli.notices import (
         warn_empty_overlays,
@@ -114,8 +119,10 @@ def explain_command(
         warn_unreached,
         warn_unused_places,
     )
+    from transforms.cli.options import read_manifests
     from transforms.cli.output import echo
     from transforms.kube.scopes import is_workload_level
+    from transforms.kube.selection import check_selection
     from transforms.kube.workloads import pod_templates, workloads_of
 
     selector = parse_selector(select)
@@ -136,14 +143,25 @@ def explain_command(
     )
     warn_empty_overlays(overlays, each)
     steps = [step for overlay in loaded for step in overlay.steps] if blame else []
-    text, source = read_input(manifests)
-    documents = read_documents(text, source)
-    warn_unreached(documents, source)
-    warn_unused_places(documents, source)
-    warn_unmatched_patches(overlays, each, documents)
-    result = apply_located(
-        transform, documents, select=selector, require_match=True, overlays=overlays, texts=texts
-    )
+    streams = read_manifests(manifests, recursive)
+    several = len(streams) > 1
+    if several and selector is not None:  # picks something somewhere: each file may lack it
+        check_selection(selector, [], [pod_templates(d) for x in streams for d in x.documents])
+    results = []
+    for stream in streams:
+        warn_unreached(stream.documents, stream.source)
+        warn_unused_places(stream.documents, stream.source)
+        warn_unmatched_patches(overlays, each, stream.documents)
+        results.append(
+            apply_located(
+                transform,
+                stream.documents,
+                select=selector,
+                require_match=not several,
+                overlays=overlays,
+                texts=texts,
+            )
+        )
     echo_color = {"auto": None, "always": True, "never": False}[color]
 
     def show(label: str, before: Any, after: Any, blamed: list[Any]) -> bool:
@@ -169,42 +187,52 @@ def explain_command(
     workload_steps = [step for step in steps if is_workload_level(step.transform)]
     pod_steps = [step for step in steps if not is_workload_level(step.transform)]
     changed = total = workloads = 0
-    for number, (document, after_document) in enumerate(zip(documents, result, strict=True), 1):
-        templates = pod_templates(document)
-        for template in templates:
-            before = get_at(document, template.path) if template.path.parts else document
-            after = get_at(after_document, template.path) if template.path.parts else after_document
-            label = template_label(number, template)
-            if selector is not None and not selector.matches(template):
-                checks.changed(label, template, before, after)
-                continue
-            total += 1
-            checks.template(label, template, before, after)
-            blamed = steps if template.workload_metadata is None else pod_steps
-            changed += show(label, before, after, blamed)
-        for metadata in workloads_of(templates, selector):
-            if metadata.path is None:
-                continue
-            before = (
-                {"metadata": get_at(document, metadata.path)}
-                if exists(document, metadata.path)
-                else {}
-            )
-            after = (
-                {"metadata": get_at(after_document, metadata.path)}
-                if exists(after_document, metadata.path)
-                else {}
-            )
-            workloads += show(
-                f"document {number}: {metadata.describe()}", before, after, workload_steps
-            )
+    read = 0  # documents, in all the files
+    for stream, result in zip(streams, results, strict=True):
+        documents = stream.documents
+        read += len(documents)
+        prefix = f"{stream.source}: " if several else ""
+        for number, (document, after_document) in enumerate(zip(documents, result, strict=True), 1):
+            templates = pod_templates(document)
+            for template in templates:
+                before = get_at(document, template.path) if template.path.parts else document
+                after = (
+                    get_at(after_document, template.path) if template.path.parts else after_document
+                )
+                label = prefix + template_label(number, template)
+                if selector is not None and not selector.matches(template):
+                    checks.changed(label, template, before, after)
+                    continue
+                total += 1
+                checks.template(label, template, before, after)
+                blamed = steps if template.workload_metadata is None else pod_steps
+                changed += show(label, before, after, blamed)
+            for metadata in workloads_of(templates, selector):
+                if metadata.path is None:
+                    continue
+                before = (
+                    {"metadata": get_at(document, metadata.path)}
+                    if exists(document, metadata.path)
+                    else {}
+                )
+                after = (
+                    {"metadata": get_at(after_document, metadata.path)}
+                    if exists(after_document, metadata.path)
+                    else {}
+                )
+                workloads += show(
+                    f"{prefix}document {number}: {metadata.describe()}",
+                    before,
+                    after,
+                    workload_steps,
+                )
     echo(
         f"# {changed} of {total} pod template{'s' if total != 1 else ''} "
-        f"in {len(documents)} document{'s' if len(documents) != 1 else ''} change"
+        f"in {read} document{'s' if read != 1 else ''} change"
         + (
             f"; the metadata of {workloads} workload{'s' if workloads != 1 else ''} changes"
             if workloads
             else ""
         )
     )
-    checks.report(source)
+    checks.report(streams[0].source if not several else f"the {len(streams)} files")

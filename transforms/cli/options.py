@@ -4,6 +4,7 @@ reading a stream, and refusing one with no document."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import click
@@ -17,6 +18,9 @@ __all__ = (
     "output_option",
     "kinds_option",
     "read_input",
+    "manifests_argument",
+    "Manifest",
+    "read_manifests",
     "load_overlays",
     "load_each",
     "load_files",
@@ -126,6 +130,84 @@ def read_input(stream: Any) -> tuple[str, str]:
     return documents.read_input(stream)
 
 
+def manifests_argument(command: F) -> F:
+    """``[FILE|DIR|-]...`` and ``-R/--recursive``: the manifests, as ``kubectl apply -f``
+    takes them (none, or ``-``: standard input)."""
+    command = click.option(
+        "-R",
+        "--recursive",
+        is_flag=True,
+        help="Read the directories given, and their subdirectories, each file whose "
+        "name ends in .yaml, .yml or .json.",
+    )(command)
+    return click.argument("manifests", metavar="[FILE|DIR|-]...", nargs=-1, callback=_paths_exist)(
+        command
+    )
+
+
+def _paths_exist(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
+    """Refuse a path that is not there as a usage error (2), as an argument of a file."""
+    import os
+
+    for path in value:
+        if path != "-" and "://" not in path and "::" not in path and not os.path.lexists(path):
+            raise click.BadParameter(f"{path!r}: No such file or directory", ctx, param)
+    return value
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """One stream of manifests as read: ``source`` names it in every message (the file's
+    path as given, ``<stdin>``), ``path`` is the file (``None`` for standard input),
+    ``text`` what it holds, ``documents`` and ``booleans`` what
+    :func:`~transforms.cli.documents.read_manifest` read of it."""
+
+    source: str
+    path: str | None
+    text: str
+    documents: list[Any]
+    booleans: list[Any]
+
+
+def read_manifests(
+    given: Sequence[str], recursive: bool, purpose: str | None = None
+) -> list[Manifest]:
+    """The streams ``given`` names (files, directories: :func:`~transforms.io.sources.manifest_files`;
+    ``-`` or nothing: standard input), each read within bounds and parsed on its own, as
+    kubectl reads each file of ``-f DIR`` (documents do not run on from one file into the
+    next); where ``purpose`` is given, a stream with no document is refused
+    (:func:`require_documents`)."""
+    import sys
+
+    from transforms.cli.documents import ManifestError, read_manifest
+    from transforms.errors import OverlayError
+    from transforms.io.safe_yaml import decode
+    from transforms.io.sources import manifest_files, read_source
+
+    try:
+        paths = manifest_files(given or ["-"], recursive)
+    except OverlayError as err:
+        raise ManifestError(err.message, source=err.source) from None
+    read: list[Manifest] = []
+    for path in paths:
+        if path == "-":
+            text, source = read_input(sys.stdin)
+            stream: Any = sys.stdin
+        else:
+            source, stream = path, path
+            try:
+                text = decode(read_source(path, "manifest"), path)
+            except OverlayError as err:
+                raise ManifestError(
+                    err.message, source=err.source, line=err.line, column=err.column
+                ) from None
+        documents, booleans = read_manifest(text, source)
+        if purpose is not None:
+            require_documents(documents, source, stream, purpose)
+        read.append(Manifest(source, None if path == "-" else path, text, documents, booleans))
+    return read
+
+
 def load_overlays(overlays: Sequence[str]) -> Any:
     """The overlays, loaded in order and chained into one transform."""
     from combinators import chain
@@ -212,8 +294,12 @@ def _is_stdout(stream: Any) -> bool:
     import sys
 
     try:
-        descriptor, stdout = stream.fileno(), sys.stdout.fileno()
-        read, written = os.fstat(descriptor), os.fstat(stdout)
+        if isinstance(stream, str):  # a file's path, read through a descriptor of its own
+            descriptor, stdout = -1, sys.stdout.fileno()
+            read, written = os.stat(stream), os.fstat(stdout)
+        else:
+            descriptor, stdout = stream.fileno(), sys.stdout.fileno()
+            read, written = os.fstat(descriptor), os.fstat(stdout)
     except (AttributeError, OSError, ValueError):  # no descriptor (a test's stream), or no stdout
         return False
     return (

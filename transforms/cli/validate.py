@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from transforms.cli.checks import check_k8s_version, k8s_version_option, policy_option
-from transforms.cli.options import debug_option, kinds_option, read_input, require_documents
+from transforms.cli.options import debug_option, kinds_option, manifests_argument
 
 __all__ = ("validate_command",)
 
@@ -17,11 +15,18 @@ __all__ = ("validate_command",)
 @k8s_version_option
 @policy_option
 @kinds_option
-@click.argument("manifests", metavar="FILE|-", type=click.File("r", encoding="utf-8"))
+@manifests_argument
 def validate_command(
-    declared_kinds: tuple[object, ...], k8s_version: str | None, policy: str | None, manifests: Any
+    declared_kinds: tuple[object, ...],
+    k8s_version: str | None,
+    policy: str | None,
+    recursive: bool,
+    manifests: tuple[str, ...],
 ) -> None:
-    """Check every pod template of FILE against the official schema and its references.
+    """Check every pod template of each FILE against the official schema and its references.
+
+    FILEs and DIRs are read as podfold apply reads them (-R for
+    subdirectories; '-' or none: stdin), each file on its own.
 
     The same checks the TorchX fold runs on every pod: unknown fields (with
     a suggestion), types, enumerations, required fields, quantities, volume
@@ -45,61 +50,57 @@ def validate_command(
     """
     from combinators import get_at
     from combinators.limits import short_repr
-    from transforms.cli.documents import (
-        document_path,
-        read_manifest,
-        template_booleans,
-        template_label,
-    )
+    from transforms.cli.documents import document_path, template_booleans, template_label
     from transforms.cli.notices import warn_unreached, warn_unused_places
+    from transforms.cli.options import read_manifests
     from transforms.cli.output import echo
     from transforms.kube.workloads import pod_templates, with_added_volumes
     from transforms.run import Checks, Overlays, run
 
     check_k8s_version(k8s_version)  # a usage error, found before any document is read
-    text, source = read_input(manifests)
-    documents, booleans = read_manifest(text, source)
-    require_documents(documents, source, manifests, "validate")
-    unreached = warn_unreached(documents, source)
-    warn_unused_places(documents, source)
     checks = Checks(validate=True, k8s_version=k8s_version, only_new=False, policy=policy)
     none = Overlays([])
-    errors = templates = 0
-    for number, document in enumerate(documents, 1):
-        for template in pod_templates(document):
-            templates += 1
-            pod = get_at(document, template.path) if template.path.parts else document
-            # the run of no overlay: every problem the template has, and its policy's
-            found = run(none, pod, checks, kind=template.root, template=template).findings
-            if found and booleans:
-                pod = with_added_volumes(pod, template)
-                located = template_booleans(number, template, pod, booleans)
-            else:
-                located = {}
-            for problem in (finding.found for finding in found):
-                errors += problem.severity == "error"
-                prefix = "" if problem.severity == "error" else "warning: "
-                boolean = (
-                    located.get((problem.path, problem.found))
-                    if type(problem.found) is bool
-                    else None
-                )
-                where, note = (
-                    (source, "")
-                    if boolean is None
-                    else (f"{source}:{boolean.line}:{boolean.column}", f"; {boolean.note()}")
-                )
-                at = short_repr(document_path(str(template.path), problem.path), quoted=False)
-                echo(
-                    f"{where}: {template_label(number, template)}: {prefix}{at}: "
-                    f"{problem.message}{note}"
-                )
+    errors = templates = unreached = count = 0
+    for stream in read_manifests(manifests, recursive, "validate"):
+        documents, booleans, source = stream.documents, stream.booleans, stream.source
+        count += len(documents)
+        unreached += warn_unreached(documents, source)
+        warn_unused_places(documents, source)
+        for number, document in enumerate(documents, 1):
+            for template in pod_templates(document):
+                templates += 1
+                pod = get_at(document, template.path) if template.path.parts else document
+                # the run of no overlay: every problem the template has, and its policy's
+                found = run(none, pod, checks, kind=template.root, template=template).findings
+                if found and booleans:
+                    pod = with_added_volumes(pod, template)
+                    located = template_booleans(number, template, pod, booleans)
+                else:
+                    located = {}
+                for problem in (finding.found for finding in found):
+                    errors += problem.severity == "error"
+                    prefix = "" if problem.severity == "error" else "warning: "
+                    boolean = (
+                        located.get((problem.path, problem.found))
+                        if type(problem.found) is bool
+                        else None
+                    )
+                    where, note = (
+                        (source, "")
+                        if boolean is None
+                        else (f"{source}:{boolean.line}:{boolean.column}", f"; {boolean.note()}")
+                    )
+                    at = short_repr(document_path(str(template.path), problem.path), quoted=False)
+                    echo(
+                        f"{where}: {template_label(number, template)}: {prefix}{at}: "
+                        f"{problem.message}{note}"
+                    )
     plural = "s" if templates != 1 else ""
     summary = (
         f"{errors} error{'s' if errors != 1 else ''} in {templates} pod template{plural}"
         if errors
-        else f"{templates} pod template{plural} in {len(documents)} "
-        f"document{'s' if len(documents) != 1 else ''}: valid"
+        else f"{templates} pod template{plural} in {count} "
+        f"document{'s' if count != 1 else ''}: valid"
     )
     if unreached:  # "valid" is about the templates checked: say which were not
         summary += (

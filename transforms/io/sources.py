@@ -47,7 +47,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, Any, TypeVar
 
 from transforms.errors import OverlayError
@@ -61,6 +61,8 @@ __all__ = (
     "read_source",
     "read_open",
     "describe_failure",
+    "MANIFEST_SUFFIXES",
+    "manifest_files",
 )
 
 MAX_OVERLAY_BYTES = 16 * 2**20
@@ -70,6 +72,10 @@ MAX_OVERLAY_BYTES = 16 * 2**20
 MAX_MANIFEST_BYTES = 256 * 2**20
 """The largest manifest stream read, in bytes, unless ``PODFOLD_MAX_MANIFEST_BYTES`` says
 otherwise (256 MiB)."""
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+"""What the name of a file in a directory given as a manifest ends with, for it to be read
+(as ``kubectl apply -f DIR`` reads a directory's files)."""
 
 READ_TIMEOUT = 30.0
 """The most seconds reading one URI may take, connecting included, unless
@@ -391,3 +397,70 @@ def read_open(
         raise OverlayError(
             f"cannot read the {what}: {describe_failure(err, source)}", source=source
         ) from err
+
+
+def manifest_files(given: Sequence[str], recursive: bool = False) -> list[str]:
+    """The manifest files that ``given`` (paths, ``-`` for standard input) names, in order,
+    as ``kubectl apply -f`` reads them: a path that is no directory as it is (whatever its
+    name: reading it says what is wrong with it); a directory as its files whose names end
+    in :data:`MANIFEST_SUFFIXES`, in the order of their names, and, where ``recursive``,
+    its subdirectories' too, each where its name falls among the files'. A file named
+    twice (given, and in a directory given) is read once, where it is first named.
+
+    A directory with no such file is an :class:`~transforms.errors.OverlayError`
+    naming it, as is one that cannot be listed.
+
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.yaml", "a.json", "notes.txt", "sub/c.yml"):
+    ...     (root / name).parent.mkdir(exist_ok=True)
+    ...     _ = (root / name).write_text("kind: Pod\\n")
+    >>> [pathlib.Path(found).relative_to(root).as_posix() for found in manifest_files([str(root)])]
+    ['a.json', 'b.yaml']
+    >>> [pathlib.Path(found).relative_to(root).as_posix() for found in manifest_files([str(root)], True)]
+    ['a.json', 'b.yaml', 'sub/c.yml']
+    >>> manifest_files([str(root / "sub"), "-", str(root / "sub" / "c.yml")]) == [str(root / "sub" / "c.yml"), "-"]
+    True
+    """
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def add(path: str) -> None:
+        key = path if path == "-" else os.path.normpath(os.path.abspath(path))
+        if key not in seen or path == "-":
+            seen.add(key)
+            found.append(path)
+
+    for path in given:
+        if path != "-" and os.path.isdir(path):
+            inside = _directory_files(path, recursive)
+            if not inside:
+                more = "" if recursive else "; -R reads its subdirectories too"
+                raise OverlayError(
+                    f"cannot read the manifests: the directory holds no file whose name ends "
+                    f"in {', '.join(MANIFEST_SUFFIXES)}{more}",
+                    source=path,
+                )
+            for file in inside:
+                add(file)
+        else:
+            add(path)
+    return found
+
+
+def _directory_files(directory: str, recursive: bool) -> list[str]:
+    try:
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+    except OSError as err:
+        raise OverlayError(
+            f"cannot read the manifests: {describe_failure(err, directory)}", source=directory
+        ) from None
+    files: list[str] = []
+    for entry in entries:
+        path = os.path.join(directory, entry.name)
+        if entry.is_dir():
+            if recursive:
+                files.extend(_directory_files(path, recursive))
+        elif entry.name.endswith(MANIFEST_SUFFIXES):
+            files.append(path)
+    return files
