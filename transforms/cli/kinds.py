@@ -14,14 +14,22 @@ __all__ = ("kinds_command", "kind_rows", "describe_place")
 
 
 def describe_place(location: Any) -> str:
-    """What a place of a kind holds, how its role is named and its main container, in words.
+    """What a place of a kind holds, how its role is named, which values are pods, and its
+    containers (the main one, steps, where the others are, the name an unnamed one is
+    given), in words.
 
     >>> from transforms.kube.records import kind_from_record
     >>> entry = kind_from_record({"kind": "PyTorchJob", "pods": [{"path": "spec.r[*].template",
     ...     "roleKey": True, "mainContainer": "pytorch"}]})
     >>> describe_place(entry.locations[0])
     'template, role: the key, main container: pytorch'
+    >>> flow = kind_from_record({"kind": "Flow", "pods": [{"path": "spec.s[*]", "holds": "spec",
+    ...     "roleField": "id", "onlyWith": ["run"], "container": {"at": "run", "name": "main"},
+    ...     "containersAt": "helpers"}]})
+    >>> describe_place(flow.locations[0])
+    'pod spec, role: its id, only with: run, main container: main (at run), others at helpers'
     """
+    from combinators.limits import short_names
     from transforms.kube.containers import FIRST
     from transforms.kube.records import BY_KEY, DOCUMENT, POD, SPEC, TEMPLATE
 
@@ -36,12 +44,30 @@ def describe_place(location: Any) -> str:
         words.append("role: the key")
     elif location.role_field is not None:
         words.append(f"role: its {location.role_field}")
+    if location.only_with:
+        words.append(f"only with: {' or '.join(location.only_with)}")
     if location.main is not None:
         words.append(
             "main container: the first"
             if location.main == FIRST
             else f"main container: {location.main.name}"
         )
+    component = location.component
+    if component is None:
+        return ", ".join(words)
+    if component.container is not None:
+        place = component.container
+        words.append(
+            f"main container: {place.name or 'as named'} (at {short_names(place.at, limit=3)})"
+        )
+    if component.steps is not None:
+        words.append(f"steps at {component.steps.at}")
+    if component.containers_at != "containers":
+        words.append(f"others at {component.containers_at}")
+    if component.container_name is not None:
+        words.append(f"unnamed ones named {component.container_name}")
+    if component.pod_fields_at is not None:
+        words.append(f"pod fields also at {component.pod_fields_at.describe('<role>')}")
     return ", ".join(words)
 
 
@@ -52,13 +78,29 @@ def _group(entry: Any) -> str:
     return f"{group}/{entry.version or '*'}"
 
 
+def _place_row(location: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "path": str(location.path) or "(the document)",
+        "holds": describe_place(location),
+    }
+    if location.filled_in:
+        row["filledIn"] = [
+            {"path": str(filled.path), "why": filled.why} for filled in location.filled_in
+        ]
+    return row
+
+
 def kind_rows() -> list[dict[str, Any]]:
     """Each kind of the current registry, in its order, as a row: ``kind``, ``apiVersion``
     (``any``, ``group/*``, ``group/version``), ``pods`` (``path`` and ``holds`` words) and
-    ``origin``.
+    ``origin``; a place whose controller fills in paths of its pod has them too
+    (``filledIn``: ``path`` and ``why``).
 
     >>> [row for row in kind_rows() if row["kind"] == "CronJob"][0]["pods"]
     [{'path': 'spec.jobTemplate.spec.template', 'holds': 'template'}]
+    >>> spark = [row for row in kind_rows() if row["kind"] == "SparkApplication"][0]
+    >>> spark["pods"][0]["filledIn"][0]["path"]
+    'containers[0].image'
     """
     from transforms.kube.registry import BUILT_IN, current_kinds, kind_origin
     from transforms.kube.table import BUILTIN_KINDS
@@ -73,13 +115,7 @@ def kind_rows() -> list[dict[str, Any]]:
             {
                 "kind": entry.kind,
                 "apiVersion": _group(entry),
-                "pods": [
-                    {
-                        "path": str(location.path) or "(the document)",
-                        "holds": describe_place(location),
-                    }
-                    for location in entry.locations
-                ],
+                "pods": [_place_row(location) for location in entry.locations],
                 "origin": origin,
             }
         )
@@ -103,7 +139,8 @@ def kinds_command(declared_kinds: tuple[object, ...], output: str) -> None:
     Each kind with its API group and version ('any': every group without a
     record of its own), each place of its pods (a path, what it holds:
     a pod template, a pod, a bare pod spec, or whole workloads; how its
-    role is named; its main container), and where the record comes from:
+    role is named; which values are pods; its main container, its steps,
+    where its other containers are), and where the record comes from:
     built-in, a --kinds file and line, a package's 'podfold.kinds' entry
     point, or the Python module that registered it. With --kinds FILE, the
     file's kinds are listed too, as podfold apply would use them.
