@@ -578,3 +578,26 @@ def test_validation_reads_each_step_with_its_step_template() -> None:
     [new] = apply_to_documents(recipes.add_env(B="2"), [task])
     assert new["spec"]["stepTemplate"] == task["spec"]["stepTemplate"]
     assert new["spec"]["steps"][0]["env"] == [{"name": "B", "value": "2"}]
+
+
+def test_a_containers_resources_a_run_sets_instead_are_refused_where_changed() -> None:
+    [run] = documents("tekton/template-volume.yaml")
+    run["spec"]["stepSpecs"] = [{"name": "read", "computeResources": {"limits": {"cpu": "1"}}}]
+    [new] = apply_to_documents(
+        combinators.upsert("spec.containers[name=write].resources.limits.cpu", "2"), [run]
+    )
+    assert new["spec"]["taskSpec"]["steps"][0]["computeResources"] == {"limits": {"cpu": "2"}}
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(
+            combinators.upsert("spec.containers[name=read].resources.limits.cpu", "2"), [run]
+        )
+    assert caught.value.keys == ("resources",) and "stepSpecs[name=read]" in str(caught.value)
+    # a PipelineRun's task's run spec may set every step's
+    pipeline, *_ = documents("tekton/pipelinerun-with-pipelinespec-and-taskspec.yaml")
+    pipeline["spec"]["taskRunSpecs"] = [
+        {"pipelineTaskName": "echo-good-morning", "computeResources": {"limits": {"cpu": "1"}}}
+    ]
+    with pytest.raises(ComponentFieldError, match="computeResources sets instead"):
+        apply_to_documents(
+            combinators.upsert("spec.containers[*].resources.limits.cpu", "2"), [pipeline]
+        )

@@ -15,8 +15,10 @@ from combinators.limits import short_names
 from combinators.paths import Key
 from combinators.transform import TransformLike, apply_step, describe_step
 from transforms.kube.components import (
+    check_overridden,
     check_steps_env,
     outside_back,
+    outside_holder,
     outside_of,
     pod_of,
     put_back,
@@ -142,6 +144,9 @@ def _apply_at_component(
     if made is pod:
         return doc
     check_steps_env(component, value, pod, made, given, defaults, template.role, where)
+    if place.resources_by:
+        holder = outside_holder(doc, place, template.role)
+        check_overridden(component, value, pod, made, holder, where)
     made, new_given = outside_back(component, pod, made, given, defaults, template.role, where)
     base = pod_of(value, component, template.root)
     new = put_back(value, component, base, base if made == base else made, template.root, where)

@@ -259,6 +259,15 @@ _TEKTON_POD_TEMPLATE_FIELDS = [
 ]
 
 
+#: Where a Tekton run sets its containers' resources instead of theirs: beside its pod
+#: template (a TaskRun's spec, a PipelineRun's taskRunSpecs element).
+_TEKTON_RESOURCES_BY = {
+    "stepSpecs": "steps",
+    "sidecarSpecs": "sidecars",
+    "computeResources": "steps",
+}
+
+
 def _tekton_task(path: str, note: str, **more: Any) -> _Record:
     """A Tekton task spec at ``path``: its steps are the pod's first containers, run one
     after another, its sidecars run beside them, its volumes are the pod's; a pod field
@@ -694,6 +703,9 @@ RECORDS: tuple[_Record, ...] = freeze(
                         "path": "spec.podTemplate",
                         "fields": _TEKTON_POD_TEMPLATE_FIELDS,
                         "stepsEnv": "env",
+                        # stepSpecs and sidecarSpecs set a container's resources, by name,
+                        # instead of its own, computeResources the steps' (MergeStepsWithSpecs)
+                        "resourcesBy": _TEKTON_RESOURCES_BY,
                     },
                 )
             ],
@@ -718,6 +730,7 @@ RECORDS: tuple[_Record, ...] = freeze(
                     "defaults": "spec.taskRunTemplate.podTemplate",
                     "fields": _TEKTON_POD_TEMPLATE_FIELDS,
                     "stepsEnv": "env",
+                    "resourcesBy": _TEKTON_RESOURCES_BY,
                 },
                 unplacedNote="a PipelineRun's task pod template has no field for it",
             ),

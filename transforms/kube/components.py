@@ -48,6 +48,8 @@ __all__ = (
     "put_back",
     "outside_back",
     "check_steps_env",
+    "check_overridden",
+    "outside_holder",
     "outside_of",
     "with_defaults",
     "with_outside",
@@ -138,7 +140,12 @@ class PodFieldsAt:
     place there has none (a list of volumes: merged by name, as Tekton merges them).
     ``steps_env``, where set, is the key there of env vars the kind gives each step after
     its own, so that they win (a podTemplate's ``env``): a step's env var of one of their
-    names that an overlay writes is refused (:func:`check_steps_env`).
+    names that an overlay writes is refused (:func:`check_steps_env`). ``resources_by``
+    are ``(key, containers)`` pairs: a key beside where the fields are (a TaskRun's
+    ``spec.stepSpecs``) whose value sets the resources of the place's containers at
+    ``containers`` instead of theirs, a list of them by name (``stepSpecs``) or one value
+    for all (a TaskRun's ``computeResources``): a change of such a container's resources
+    is refused (:func:`check_overridden`).
     """
 
     path: Path
@@ -147,6 +154,7 @@ class PodFieldsAt:
     at: str | None = None
     defaults: Path | None = None
     steps_env: str | None = None
+    resources_by: tuple[tuple[str, str], ...] = ()
 
     def describe(self, role: str | None) -> str:
         """Where the fields are, for messages.
@@ -774,6 +782,87 @@ def check_steps_env(
                 f"[name={made.get('name')}], which {names[var['name']]} sets for every step "
                 f"after a step's own; set it there",
                 ("env",),
+            )
+
+
+def outside_holder(doc: Any, place: PodFieldsAt, role: str | None) -> Any:
+    """The map that holds the pod fields' place (its last key) for the pod of ``role``:
+    a TaskRun's ``spec``, a PipelineRun's task's ``taskRunSpecs`` element; ``MISSING``
+    where there is none.
+
+    >>> from combinators import path
+    >>> outside_holder({"spec": {"stepSpecs": []}}, PodFieldsAt(path("spec.podTemplate"), ("x",)), None)
+    {'stepSpecs': []}
+    """
+    if place.match is None:
+        parent = place.path.parts[:-1]
+        found = select(doc, Path(parent)) if parent else [doc]
+        return found[0] if found and is_map(found[0]) else MISSING
+    found = select(doc, place.path)
+    listed: Any = found[0] if found else None
+    return next(
+        (
+            each
+            for each in (listed if is_seq(listed) else ())
+            if is_map(each) and role is not None and each.get(place.match) == role
+        ),
+        MISSING,
+    )
+
+
+def check_overridden(
+    component: Component, value: Any, pod: Any, new: Any, holder: Any, where: str = ""
+) -> None:
+    """Refuse a change of a container's resources where a value beside the pod fields'
+    place (in ``holder``, :func:`outside_holder`) sets them instead
+    (:attr:`PodFieldsAt.resources_by`): a TaskRun's ``stepSpecs`` by the step's name.
+
+    >>> from combinators import path
+    >>> place = PodFieldsAt(path("spec.podTemplate"), ("nodeSelector",),
+    ...     resources_by=(("stepSpecs", "steps"),))
+    >>> steps = Component(steps=Steps("steps"), pod_fields_at=place)
+    >>> value = {"steps": [{"name": "a"}]}
+    >>> pod = pod_of(value, steps)
+    >>> new = {"spec": {"containers": [{"name": "a", "resources": {"limits": {"cpu": "1"}}}]}}
+    >>> check_overridden(steps, value, pod, new, {"stepSpecs": [{"name": "a"}]}, "spec.taskSpec")
+    Traceback (most recent call last):
+      ...
+    transforms.kube.components.ComponentFieldError: spec.taskSpec: the overlay changed the resources of a (at steps), which stepSpecs[name=a] sets instead; set them there
+    """
+    place = component.pod_fields_at
+    if place is None or not place.resources_by or not is_map(holder) or new is pod:
+        return
+    if not is_map(new) or not is_map(new.get("spec")) or not is_map(value):
+        return
+    before: Any = pod["spec"].get("containers") or []
+    after: Any = new["spec"].get("containers")
+    after = list(after) if is_seq(after) else []
+    steps: Any = value.get(component.steps.at) if component.steps is not None else None
+    count = len(steps) if is_seq(steps) else 0
+    old_by_name = {each.get("name"): each for each in before if is_map(each)}
+    for key, containers in place.resources_by:
+        setting: Any = holder.get(key)
+        if setting is None:
+            continue
+        stepped = component.steps is not None and containers == component.steps.at
+        for made in after[:count] if stepped else after[count:]:
+            if not is_map(made):
+                continue
+            name = made.get("name")
+            old: Any = old_by_name.get(name)
+            if (old.get("resources") if is_map(old) else None) == made.get("resources"):
+                continue
+            if is_seq(setting):
+                if not any(is_map(each) and each.get("name") == name for each in setting):
+                    continue
+                there = f"{key}[name={name}]"
+            else:
+                there = key
+            raise _refuse(
+                where or "the pod spec",
+                f"the overlay changed the resources of {name} (at {containers}), which "
+                f"{there} sets instead; set them there",
+                ("resources",),
             )
 
 

@@ -191,7 +191,7 @@ _POD_FIELDS = (
 _CONTAINER_FIELDS = ("at", "name", "ownFields")
 _INHERITED_FIELDS = ("field", "from", "passedOnBy")
 _STEPS_FIELDS = ("at", "fields", "template")
-_OUTSIDE_FIELDS = ("path", "fields", "match", "at", "defaults", "stepsEnv")
+_OUTSIDE_FIELDS = ("path", "fields", "match", "at", "defaults", "stepsEnv", "resourcesBy")
 _FILLED_FIELDS = ("path", "why")
 
 
@@ -335,7 +335,8 @@ def _outside(value: Any, record: str, at: str) -> PodFieldsAt:
         raise _refuse(
             record,
             at,
-            f"must be a map (path, fields, match, at, defaults, stepsEnv), got {short_repr(value)}",
+            f"must be a map (path, fields, match, at, defaults, stepsEnv, resourcesBy), "
+            f"got {short_repr(value)}",
         )
     _check_fields(value, _OUTSIDE_FIELDS, record, at)
     match, key = value.get("match"), value.get("at")
@@ -351,6 +352,9 @@ def _outside(value: Any, record: str, at: str) -> PodFieldsAt:
         None
         if value.get("stepsEnv") is None
         else _text(value["stepsEnv"], record, f"{at}.stepsEnv"),
+        ()
+        if value.get("resourcesBy") is None
+        else _container_keys(value["resourcesBy"], record, f"{at}.resourcesBy"),
     )
 
 
@@ -499,7 +503,7 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     task's, and the key of the fields merged into each, its ``stepTemplate``),
     ``containerOwnFields`` and ``containerKeys`` (each container's fields that are the
     kind's own, and the kind's keys for container fields: ``{resources:
-    computeResources}``), ``podFieldsAt`` (``{path, fields, match, at, defaults, stepsEnv}``: where
+    computeResources}``), ``podFieldsAt`` (``{path, fields, match, at, defaults, stepsEnv, resourcesBy}``: where
     the document keeps pod fields of the place's pod apart from it, a TaskRun's
     ``spec.podTemplate``: :class:`~transforms.kube.components.PodFieldsAt`);
     ``onlyWith``, fields one of which a place must have to hold a pod (an Argo
