@@ -361,7 +361,9 @@ def test_a_taskruns_pod_fields_land_in_its_pod_template() -> None:
         recipes.node_selector(pool="gpu"),
         recipes.mount_empty_dir("scratch", "/scratch"),
     )
+    given = copy.deepcopy(run)
     [new] = apply_to_documents(overlay, [run])
+    assert run == given  # the input is never changed
     pod_template = new["spec"]["podTemplate"]
     assert pod_template["nodeSelector"] == {"pool": "gpu"}
     assert pod_template["tolerations"][-1]["key"] == "nvidia.com/gpu"
@@ -536,7 +538,9 @@ def test_each_task_of_a_pipeline_run_is_written_for_itself() -> None:
     tasks = run["spec"]["pipelineSpec"]["tasks"]
     tasks.append({**copy.deepcopy(tasks[0]), "name": "train"})
     toleration = recipes.add_toleration("nvidia.com/gpu", "Exists", None, "NoSchedule")
+    given = copy.deepcopy(run)
     [new] = apply_to_documents(toleration, [run])
+    assert run == given
     specs = new["spec"]["taskRunSpecs"]
     assert [spec["pipelineTaskName"] for spec in specs] == ["echo-good-morning", "train"]
     assert all(len(spec["podTemplate"]["tolerations"]) == 1 for spec in specs)
