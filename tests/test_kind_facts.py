@@ -126,6 +126,12 @@ KUEUE_DECIDES = {
     ("WorkflowTemplate", "argoproj.io"): "refused",
     ("ClusterWorkflowTemplate", "argoproj.io"): "refused",
     ("CronWorkflow", "argoproj.io"): "refused",
+    ("TaskRun", "tekton.dev"): "refused",
+    # a Task and a Pipeline are what runs are made from: the runs are the workloads
+    ("Task", "tekton.dev"): "no metadata",
+    ("Pipeline", "tekton.dev"): "no metadata",
+    # the first PipelineRun of upstream's examples names its Pipeline: no pod of its own
+    ("PipelineRun", "tekton.dev"): "no pods",
 }
 
 # real manifests of the kinds Kueue does not manage, and the kind each is refused as
