@@ -39,6 +39,7 @@ import contextlib
 import io
 import os
 import pathlib
+import pickle
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -192,14 +193,24 @@ def _nested(levels: int, make: Callable[[Any], Any]) -> Any:
     return value
 
 
-def _formatted(template: Any, i: int) -> Any:
+def _formatter(template: Any) -> Callable[[str], Any]:
+    """What makes item ``i`` of ``template``: each ``{i}`` in its texts the number, a new
+    map and list for each item (a case's input is a tree, no node shared)."""
     if isinstance(template, str):
-        return template.replace("{i}", str(i))
+        parts = template.split("{i}")
+        return (lambda i: template) if len(parts) == 1 else (lambda i: i.join(parts))
     if isinstance(template, dict):
-        return {key: _formatted(value, i) for key, value in template.items()}
+        fields = [(key, _formatter(value)) for key, value in template.items()]
+        return lambda i: {key: field(i) for key, field in fields}
     if isinstance(template, list):
-        return [_formatted(value, i) for value in template]
-    return template
+        items = [_formatter(value) for value in template]
+        return lambda i: [item(i) for item in items]
+    return lambda i: template
+
+
+def _items(n: int, template: Any, start: int = 0) -> list[Any]:
+    item = _formatter(template)
+    return [item(str(i)) for i in range(start, start + n)]
 
 
 _GENERATORS: dict[str, Callable[..., Any]] = {
@@ -210,9 +221,7 @@ _GENERATORS: dict[str, Callable[..., Any]] = {
     "nested_map": lambda n: _nested(n, lambda inner: {"a": inner}),
     "long_path": lambda n: ".".join(["a"] * n),
     "string": lambda n, char="x": char * n,
-    "items": lambda n, template, start=0: [
-        _formatted(template, i) for i in range(start, start + n)
-    ],
+    "items": _items,
     "lines": lambda head, n, line, tail="": (
         head + "".join(line.replace("{i}", str(i)) for i in range(n)) + tail
     ),
@@ -255,7 +264,36 @@ def _materialise(case: dict[str, Any]) -> dict[str, Any]:
 _SCALAR_TYPES = frozenset({str, bytes, int, float, bool, type(None)})
 
 
-def fingerprint(value: Any) -> list[Any]:
+def _identity(number: int) -> None:
+    """What a fingerprint records of an object other than data: which one it is."""
+
+
+class _Fingerprinter(pickle.Pickler):
+    """pickle's own walk, in C, as a fingerprint: every value with its type and its place,
+    the order of maps, and which nodes are shared (its memo); data only: any other object
+    (a function, ``object()``) is recorded by identity, as :func:`_walked` records it."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if obj is _identity or isinstance(obj, (dict, list, tuple, set, frozenset, str, bytes)):
+            return NotImplemented
+        if isinstance(obj, (int, float)):
+            return NotImplemented
+        return _identity, (id(obj),)
+
+
+def fingerprint(value: Any) -> bytes | list[Any]:
+    """A description of ``value`` that changes when any part of it does (cycles included):
+    its pickle, with objects other than data by identity; where pickle cannot go (deeper
+    than its recursion allows, a value that refuses it), :func:`_walked`."""
+    buffer = io.BytesIO()
+    try:
+        _Fingerprinter(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    except (RecursionError, pickle.PicklingError, TypeError, AttributeError):
+        return _walked(value)
+    return buffer.getvalue()
+
+
+def _walked(value: Any) -> list[Any]:
     """A flat, structural description of ``value`` (cycles and depth included), iteratively."""
     tokens: list[Any] = []
     seen: dict[int, int] = {}
