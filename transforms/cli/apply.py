@@ -176,7 +176,9 @@ def apply_command(
     streams = read_manifests(manifests, recursive, "apply the overlays to")
     transform = chain(*steps)
     several = len(streams) > 1
-    everything = [pod_templates(document) for each in streams for document in each.documents]
+    # each document's pod templates, found once, used by the fold, the checks and the notices
+    found = [[pod_templates(document) for document in each.documents] for each in streams]
+    everything = [templates for each in found for templates in each]
     if several and selector is not None:  # picks something somewhere: each file may lack it
         check_selection(selector, [], everything)
     results: list[list[Any]] = []
@@ -191,7 +193,7 @@ def apply_command(
         unreached += warn_unreached(documents, source)
         warn_unused_places(documents, source)
         warn_unmatched_patches(overlays, steps, documents)
-        templates = [pod_templates(document) for document in documents]  # found once
+        templates = found[number]
         result = apply_located(
             transform,
             documents,

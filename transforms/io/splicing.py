@@ -59,6 +59,8 @@ __all__ = ("SpliceError", "Edit", "splice", "edits_of")
 
 _MERGE = "tag:yaml.org,2002:merge"
 _NULL = "tag:yaml.org,2002:null"
+_STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 # a string written in double quotes as JSON writes it must hold none of these: YAML reads
 # them as line breaks, or refuses them, where JSON leaves them as they are
 _NOT_IN_JSON_QUOTES = frozenset("\x7f\x85\u2028\u2029\ufeff") | frozenset(
@@ -141,8 +143,9 @@ def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> li
     offset = 1 if LIBYAML and text.startswith("\ufeff") else 0
     newline = "\r\n" if "\r\n" in text else "\n"
     edits: list[Edit] = []
+    rendered: dict[tuple[str, int | None], list[str]] = {}  # each value written once
     for number, before, after, changes in changed:
-        _Document(text, source, offset, newline, nodes[number], number + 1, edits).edit(
+        _Document(text, source, offset, newline, nodes[number], number + 1, edits, rendered).edit(
             before, after, changes
         )
     return edits
@@ -152,7 +155,7 @@ def _compose(text: str, source: str) -> list[yaml.Node]:
     """The stream's documents as composed nodes, with their marks; empty ones left out."""
     from transforms.io.safe_yaml import strict_loader, yaml_error
 
-    loader = strict_loader()(text)
+    loader = _marks_loader(strict_loader())(text)
     try:
         found = []
         while loader.check_node():
@@ -164,6 +167,21 @@ def _compose(text: str, source: str) -> list[yaml.Node]:
         raise yaml_error(err, source, text=text) from None
     finally:
         loader.dispose()
+
+
+def _marks_loader(base: Any) -> Any:
+    """``base`` composing without resolving what each scalar stands for (the documents
+    say it): a merge key (``<<``) and an empty document are all the edits ask after."""
+
+    class MarksLoader(base):  # type: ignore[misc]
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+            if kind is yaml.ScalarNode:
+                if implicit[0] and value == "<<":
+                    return _MERGE
+                return _NULL if implicit[0] and value in _NULLS else _STR
+            return _MAP if kind is yaml.MappingNode else _SEQ
+
+    return MarksLoader
 
 
 def _apply(text: str, edits: list[Edit], source: str) -> str:
@@ -222,15 +240,25 @@ def _check(spliced: str, afters: Sequence[Any], source: str) -> None:
             )
 
 
-def _render(document: Any, width: int | None = None) -> list[str]:
+def _render(
+    document: Any,
+    width: int | None = None,
+    cache: dict[tuple[str, int | None], list[str]] | None = None,
+) -> list[str]:
     """The lines ``podfold apply`` writes for ``document`` (a map of one key, a list of
-    one element), each with its line break, the stream's end marker (``...``) left out."""
+    one element), each with its line break, the stream's end marker (``...``) left out;
+    kept in ``cache`` by the document's JSON text (kinds and key order told apart)."""
     from transforms.io.streams import dump_stream
 
-    lines = dump_stream([document], width=width).splitlines(keepends=True)
-    if lines and lines[-1].rstrip("\r\n") == "...":
-        lines.pop()
-    return lines
+    key = (json.dumps(document, ensure_ascii=False, default=repr), width)
+    found = cache.get(key) if cache is not None else None
+    if found is None:
+        found = dump_stream([document], width=width).splitlines(keepends=True)
+        if found and found[-1].rstrip("\r\n") == "...":
+            found.pop()
+        if cache is not None:
+            cache[key] = found
+    return list(found)
 
 
 def _json(value: Any) -> str:
@@ -261,6 +289,7 @@ class _Document:
         root: yaml.Node,
         number: int,
         edits: list[Edit],
+        rendered: dict[tuple[str, int | None], list[str]],
     ) -> None:
         self.text = text
         self.source = source
@@ -270,6 +299,9 @@ class _Document:
         self.number = number
         self.edits = edits
         self.removed: set[int] = set()  # the nodes of the entries removed
+        # what a path leads to in the document before (the changes' paths share their starts)
+        self.resolved: dict[tuple[Part, ...], tuple[yaml.Node | None, yaml.Node, Any]] = {}
+        self.rendered = rendered
 
     # -- where things are ---------------------------------------------------------------
 
@@ -421,9 +453,12 @@ class _Document:
         """The chain of (key node, node, value) from the document down ``parts``."""
         chain: list[tuple[yaml.Node | None, yaml.Node, Any]] = [(None, self.root, before)]
         where = ""
-        for part in parts:
-            _, node, data = chain[-1]
-            chain.append(self.child(node, data, part, where))
+        for depth, part in enumerate(parts, 1):
+            known = self.resolved.get(tuple(parts[:depth]))
+            if known is None:
+                _, node, data = chain[-1]
+                known = self.resolved[tuple(parts[:depth])] = self.child(node, data, part, where)
+            chain.append(known)
             where = f"{where}{'.' if where and isinstance(part, Key) else ''}{part.text()}"
         return chain
 
@@ -472,7 +507,9 @@ class _Document:
         if not parts:  # the document, emptied or made from an empty one: written anew
             root = self.root
             end = self.line_end(self.content_end(root))
-            self.add(self.start(root), end, self.indented(_render(value), 0, end))
+            self.add(
+                self.start(root), end, self.indented(_render(value, cache=self.rendered), 0, end)
+            )
             return
         chain = self.resolve(parts, before)
         parent = chain[-2][1]
@@ -499,12 +536,12 @@ class _Document:
             return
         if key is not None:
             start, column = self.end(key), self.column(self.key_start(key))
-            lines = _render({"k": value})
+            lines = _render({"k": value}, cache=self.rendered)
             lines[0] = lines[0][1:]  # what follows the key 'k'
         else:
             start = self.dash(node)
             column = self.column(start)
-            lines = _render([value])
+            lines = _render([value], cache=self.rendered)
         content = self.content_end(node)
         end = self.line_end(content)
         tail = self.text[content:end].strip()
@@ -515,7 +552,7 @@ class _Document:
     def scalar(self, value: Any, node: yaml.ScalarNode, flow: bool) -> str | None:
         """``value`` written on one line where ``node`` stands, in its style where ``value``
         can be written in it; ``None`` where it takes more than one line."""
-        lines = _render({"k": value}, width=_WIDE)
+        lines = _render({"k": value}, _WIDE, self.rendered)
         if len(lines) != 1 or not lines[0].startswith("k: "):
             return None
         written = lines[0][3:].rstrip("\r\n")
@@ -562,7 +599,7 @@ class _Document:
                 return
             column = self.column(self.key_start(node.value[0][0]))
             at = self.line_end(self.content_end(node))
-            self.insert_lines(at, _render({last.name: value}), column)
+            self.insert_lines(at, _render({last.name: value}, cache=self.rendered), column)
             return
         if not isinstance(node, yaml.SequenceNode):
             self.refuse(node, f"{_text(parts[:-1])} is not written as a list")
@@ -574,7 +611,7 @@ class _Document:
         if node.flow_style:
             self.flow_insert(node, slot, _json(value), value)
             return
-        lines = _render([value])
+        lines = _render([value], cache=self.rendered)
         if slot < len(node.value):
             dash = self.dash(node.value[slot])
             column = self.column(dash)

@@ -1,0 +1,235 @@
+"""``podfold apply --in-place`` against a plain ``podfold apply`` of the same files.
+
+Run ``python benchmarks/bench_in_place.py [--rounds N] [--extra DIR]... [--notes FILE]``.
+
+The files are the upstream manifests of ``tests/manifests`` (fetched from the
+projects' own repositories, with their comments), each copied into a
+directory of its own that ``-R`` reads, and any ``--extra`` directory of
+more manifests (the same copies are made of them); only the files whose pod
+templates the overlay can be applied to are kept (a file the fold refuses
+would end both commands at once). The overlay is a GPU pool: a node selector,
+a toleration and a larger ``/dev/shm`` (``examples/a100.yaml``).
+
+Two comparisons, each side by side in one run, in rounds whose order turns,
+after one round that is not timed:
+
+* **The command line**, as a user runs it, each a whole process:
+  ``podfold apply -f a100.yaml -R DIR > out.yaml`` against ``podfold apply -f
+  a100.yaml -R -i DIR`` (the directory copied afresh before each in-place run,
+  the copy not timed). Target: the in-place run's median at most 1.5 times
+  the plain run's.
+* **The work alone**, in this process, with the overlays loaded and the files
+  read: folding every file's documents and writing them as ``apply`` does
+  (``dump_documents``) against folding them and splicing each changed file's
+  text (:func:`transforms.io.splicing.splice`, which composes the text with
+  libyaml and reads the edited text back to check it). Printed as
+  information: it is the cost splicing adds once start-up is paid.
+
+Before any figure is believed, each file written in place is read back and
+compared, as data, with what ``podfold apply`` prints for it, and a file the
+overlay leaves as it was must be byte-identical. Per file, the lines a
+``diff`` of the file shows are counted (removed and added) with the number of
+comment lines kept; ``--notes FILE`` writes that table as Markdown. The exit
+status is 1 if the target is missed or a file disagrees, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+MANIFESTS = REPO / "tests" / "manifests"
+OVERLAY = REPO / "examples" / "a100.yaml"
+PODFOLD = Path(sys.executable).with_name("podfold")
+ROUNDS = 7
+TARGET = 1.5
+"""The most the in-place run's median may be, as a multiple of the plain run's."""
+
+
+def candidates(roots: list[Path]) -> list[tuple[str, Path]]:
+    """Every manifest under ``roots``, named by its root and path."""
+    found = []
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".yaml", ".yml", ".json") and path.is_file():
+                found.append((f"{root.name}/{path.relative_to(root).as_posix()}", path))
+    return found
+
+
+def foldable(files: list[tuple[str, Path]], transform: Any) -> list[tuple[str, Path]]:
+    """The files whose documents the overlay folds without an error."""
+    from combinators import TransformError
+    from transforms.cli.documents import read_manifest
+    from transforms.kube.workloads import apply_to_documents
+
+    kept = []
+    for name, path in files:
+        try:
+            documents, _ = read_manifest(path.read_text(), name)
+            apply_to_documents(transform, documents)
+        except (TransformError, UnicodeDecodeError):
+            continue
+        kept.append((name, path))
+    return kept
+
+
+def lay_out(files: list[tuple[str, Path]], into: Path) -> None:
+    if into.exists():
+        shutil.rmtree(into)
+    for name, path in files:
+        target = into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+
+
+def timed(command: list[str], cwd: Path, stdout: Any) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {done.stderr.decode(errors='replace')}")
+    return seconds
+
+
+def command_lines(files: list[tuple[str, Path]], rounds: int, work: Path) -> dict[str, list[float]]:
+    plain_dir, edited_dir = work / "plain", work / "edited"
+    lay_out(files, plain_dir)
+    base = [str(PODFOLD), "apply", "-f", str(OVERLAY), "-R"]
+    times: dict[str, list[float]] = {"podfold apply": [], "podfold apply -i": []}
+    out = work / "out.yaml"
+    for number in range(rounds + 1):
+        order = list(times) if number % 2 == 0 else list(reversed(times))
+        for name in order:
+            if name == "podfold apply":
+                with out.open("wb") as sink:
+                    seconds = timed([*base, "."], plain_dir, sink)
+            else:
+                lay_out(files, edited_dir)
+                seconds = timed([*base, "-i", "."], edited_dir, subprocess.DEVNULL)
+            if number:  # the first round fills the caches and writes the bytecode
+                times[name].append(seconds)
+    return times
+
+
+def the_work(files: list[tuple[str, Path]], transform: Any, rounds: int) -> dict[str, list[float]]:
+    from transforms.cli.documents import dump_documents, read_manifest
+    from transforms.io.splicing import splice
+    from transforms.kube.workloads import apply_to_documents
+
+    read = [(name, path.read_text()) for name, path in files]
+    parsed = [(name, text, read_manifest(text, name)[0]) for name, text in read]
+
+    def plain() -> None:
+        for _, _, documents in parsed:
+            dump_documents(apply_to_documents(transform, documents))
+
+    def in_place() -> None:
+        for name, text, documents in parsed:
+            result = apply_to_documents(transform, documents)
+            splice(text, list(zip(documents, result, strict=True)), name)
+
+    times: dict[str, list[float]] = {"fold + dump": [], "fold + splice": []}
+    work = {"fold + dump": plain, "fold + splice": in_place}
+    for number in range(rounds + 1):
+        for name in list(work) if number % 2 == 0 else list(reversed(work)):
+            start = time.perf_counter()
+            work[name]()
+            if number:
+                times[name].append(time.perf_counter() - start)
+    return times
+
+
+def check_files(files: list[tuple[str, Path]], work: Path) -> tuple[list[str], list[str]]:
+    """Each file written in place against what apply prints for it; the table's rows."""
+    from transforms.cli.documents import read_manifest
+
+    edited_dir = work / "edited"
+    lay_out(files, edited_dir)
+    done = subprocess.run(
+        [str(PODFOLD), "apply", "-f", str(OVERLAY), "-R", "-i", "."],
+        cwd=edited_dir,
+        capture_output=True,
+        check=False,
+    )
+    problems = [] if done.returncode == 0 else [done.stderr.decode(errors="replace")]
+    rows = []
+    for name, path in files:
+        original = path.read_text()
+        edited = (edited_dir / name).read_text()
+        printed = subprocess.run(
+            [str(PODFOLD), "apply", "-f", str(OVERLAY), str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        if read_manifest(edited, name)[0] != read_manifest(printed, name)[0]:
+            problems.append(f"{name}: written in place, it does not read as apply prints it")
+        lines = list(difflib.unified_diff(original.splitlines(), edited.splitlines(), n=0))
+        removed = sum(line.startswith("-") and not line.startswith("---") for line in lines)
+        added = sum(line.startswith("+") and not line.startswith("+++") for line in lines)
+        if (
+            edited == original
+            and printed
+            and read_manifest(original, name)[0] != read_manifest(printed, name)[0]
+        ):
+            problems.append(f"{name}: apply changes it, but it was not written")
+        comments = sum(line.lstrip().startswith("#") for line in original.splitlines())
+        kept = sum(line.lstrip().startswith("#") for line in edited.splitlines())
+        status = "byte-identical" if edited == original else f"-{removed} +{added}"
+        rows.append(f"| {name} | {status} | {kept} of {comments} |")
+        if kept < comments:
+            problems.append(f"{name}: {comments - kept} comment lines lost")
+    return problems, rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--extra", type=Path, action="append", default=[])
+    parser.add_argument("--notes", type=Path)
+    args = parser.parse_args(argv)
+    from transforms.io.loading import load_overlay
+
+    transform = load_overlay(OVERLAY)
+    files = foldable(candidates([MANIFESTS, *args.extra]), transform)
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        problems, rows = check_files(files, work)
+        cli = command_lines(files, args.rounds, work)
+    inside = the_work(files, transform, args.rounds)
+    ok = not problems
+    print(f"{len(files)} files, {args.rounds} rounds after one untimed round (medians, ms):")
+    for times in (cli, inside):
+        (plain_name, plain), (edited_name, edited) = times.items()
+        ratio = statistics.median(edited) / statistics.median(plain)
+        print(
+            f"  {plain_name:<18}{statistics.median(plain) * 1e3:>9.1f}   "
+            f"{edited_name:<18}{statistics.median(edited) * 1e3:>9.1f}   {ratio:5.2f}x"
+        )
+    ratio = statistics.median(cli["podfold apply -i"]) / statistics.median(cli["podfold apply"])
+    if ratio > TARGET:
+        print(f"MISS in place costs {ratio:.2f}x a plain apply (target: at most {TARGET}x)")
+        ok = False
+    else:
+        print(f"  in place costs {ratio:.2f}x a plain apply (target: at most {TARGET}x)")
+    for problem in problems:
+        print(f"MISS {problem}")
+    if not problems:
+        print(f"  every file written in place reads as apply prints it; {len(rows)} checked")
+    if args.notes is not None:
+        table = ["| file | diff lines | comment lines kept |", "| --- | --- | --- |", *rows]
+        args.notes.write_text("\n".join(table) + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
