@@ -18,14 +18,11 @@ from transforms.kube.components import (
     check_overridden,
     check_steps_env,
     outside_back,
-    outside_holder,
-    outside_of,
     pod_of,
     put_back,
-    with_defaults,
-    with_outside,
 )
 from transforms.kube.discovery import PodTemplate, WorkloadMetadata, shown_name
+from transforms.kube.kept_apart import outside_holder, outside_of, with_defaults, with_outside
 from transforms.kube.placing import value_at, with_value_at
 from transforms.kube.records import POD, SPEC
 from transforms.kube.scopes import NoWorkloadMetadataError, WorkloadCheck, WorkloadMetadataError

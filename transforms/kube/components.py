@@ -36,11 +36,11 @@ from combinators.errors import TransformError, TypeClashError
 from combinators.limits import short_names
 from combinators.paths import Index, Key, Part, Path
 from combinators.reading import select
+from transforms.kube.kept_apart import PodFieldsAt, outside_of, with_defaults
 
 __all__ = (
     "ContainerPlace",
     "Steps",
-    "PodFieldsAt",
     "Inherited",
     "Component",
     "ComponentFieldError",
@@ -49,10 +49,6 @@ __all__ = (
     "outside_back",
     "check_steps_env",
     "check_overridden",
-    "outside_holder",
-    "outside_of",
-    "with_defaults",
-    "with_outside",
     "as_made",
     "resolved",
 )
@@ -128,48 +124,6 @@ def _merged_over(template: Any, own: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class PodFieldsAt:
-    """Where a document keeps the pod fields ``fields`` of a place's pod apart from it: a
-    Tekton TaskRun's ``spec.podTemplate``; a PipelineRun's, for one task, the
-    ``podTemplate`` of the element of ``spec.taskRunSpecs`` whose ``pipelineTaskName`` is
-    the task's name, each field it has none of taken from ``spec.taskRunTemplate.podTemplate``.
-
-    ``path`` is keys only; with ``match``, it is a list, and the fields are at ``at`` of
-    the element whose field ``match`` is the place's role (an element made where there
-    is none). ``defaults``, where set, is the path of the fields the pod takes where the
-    place there has none (a list of volumes: merged by name, as Tekton merges them).
-    ``steps_env``, where set, is the key there of env vars the kind gives each step after
-    its own, so that they win (a podTemplate's ``env``): a step's env var of one of their
-    names that an overlay writes is refused (:func:`check_steps_env`). ``resources_by``
-    are ``(key, containers)`` pairs: a key beside where the fields are (a TaskRun's
-    ``spec.stepSpecs``) whose value sets the resources of the place's containers at
-    ``containers`` instead of theirs, a list of them by name (``stepSpecs``) or one value
-    for all (a TaskRun's ``computeResources``): a change of such a container's resources
-    is refused (:func:`check_overridden`).
-    """
-
-    path: Path
-    fields: tuple[str, ...]
-    match: str | None = None
-    at: str | None = None
-    defaults: Path | None = None
-    steps_env: str | None = None
-    resources_by: tuple[tuple[str, str], ...] = ()
-
-    def describe(self, role: str | None) -> str:
-        """Where the fields are, for messages.
-
-        >>> from combinators import path
-        >>> PodFieldsAt(path("spec.taskRunSpecs"), ("nodeSelector",), "pipelineTaskName",
-        ...     "podTemplate").describe("train")
-        'spec.taskRunSpecs[pipelineTaskName=train].podTemplate'
-        """
-        if self.match is None:
-            return str(self.path)
-        return f"{self.path}[{self.match}={role}].{self.at}"
-
-
-@dataclass(frozen=True)
 class Inherited:
     """A pod field the pod takes from elsewhere in the workload where the place has none
     (or an empty one): an Argo template's ``tolerations``, from the workflow's.
@@ -223,7 +177,7 @@ class Component:
     ``resources`` at ``computeResources``).
 
     ``pod_fields_at``, where set, is where the document keeps pod fields of this place's
-    pod apart from it (:class:`PodFieldsAt`: a Tekton TaskRun's ``spec.podTemplate``):
+    pod apart from it (:class:`~transforms.kube.kept_apart.PodFieldsAt`: a Tekton TaskRun's ``spec.podTemplate``):
     the overlay is given them in the pod's spec, and what it makes of them is written
     there (:func:`outside_back`). A field both places hold (``volumes``) is the place's
     list followed by the other's, whose elements stay where they are.
@@ -350,101 +304,6 @@ def _outside_view(component: Component, outside: Any) -> dict[str, Any]:
     if component.pod_fields_at is None or not is_map(outside):
         return {}
     return {key: outside[key] for key in component.pod_fields_at.fields if key in outside}
-
-
-def _by_name(defaults: Any, own: Any) -> list[Any]:
-    """``defaults`` with each element of ``own`` of the same name in its stead, and
-    ``own``'s others after (Tekton's mergeByName)."""
-    mine = list(own) if is_seq(own) else []
-    names = {each.get("name") for each in mine if is_map(each)}
-    kept = [each for each in defaults if not (is_map(each) and each.get("name") in names)]
-    return [*kept, *mine]
-
-
-def with_defaults(place: PodFieldsAt, given: Any, defaults: Any) -> Any:
-    """``given``, with each of the fields of ``place`` it has none of from ``defaults``
-    (a list merged by name), as Tekton merges a task's pod template with the run's.
-
-    >>> from combinators import path
-    >>> place = PodFieldsAt(path("spec.p"), ("nodeSelector", "volumes"))
-    >>> with_defaults(place, {"volumes": [{"name": "a", "emptyDir": {}}]},
-    ...     {"nodeSelector": {"x": "y"}, "volumes": [{"name": "a"}, {"name": "b"}]})
-    {'volumes': [{'name': 'b'}, {'name': 'a', 'emptyDir': {}}], 'nodeSelector': {'x': 'y'}}
-    """
-    if not is_map(defaults) or not defaults:
-        return given
-    out = {key: value for key, value in given.items()} if is_map(given) else {}
-    for field in place.fields:
-        default = defaults.get(field, MISSING)
-        if default is MISSING:
-            continue
-        if is_seq(default) and is_seq(out.get(field)):
-            out[field] = _by_name(default, out[field])
-        elif not _is_set(out.get(field)):
-            out[field] = default
-    return out
-
-
-def outside_of(doc: Any, place: PodFieldsAt, role: str | None) -> tuple[Any, Any]:
-    """``(given, defaults)``: the value where ``place`` keeps the pod fields of the pod of
-    role ``role`` in ``doc`` (``MISSING`` where there is none), and that at its
-    ``defaults`` (``MISSING`` where there is none).
-
-    >>> from combinators import path
-    >>> runs = PodFieldsAt(path("spec.taskRunSpecs"), ("nodeSelector",), "pipelineTaskName",
-    ...     "podTemplate", path("spec.taskRunTemplate.podTemplate"))
-    >>> doc = {"spec": {"taskRunTemplate": {"podTemplate": {"nodeSelector": {"a": "b"}}},
-    ...     "taskRunSpecs": [{"pipelineTaskName": "train", "podTemplate": {}}]}}
-    >>> outside_of(doc, runs, "train")
-    ({}, {'nodeSelector': {'a': 'b'}})
-    """
-    found = select(doc, place.path)
-    given: Any = found[0] if found else MISSING
-    if place.match is not None:
-        element = next(
-            (
-                each
-                for each in (given if is_seq(given) else ())
-                if is_map(each) and role is not None and each.get(place.match) == role
-            ),
-            None,
-        )
-        given = MISSING if element is None else element.get(place.at, MISSING)
-    defaults: Any = MISSING
-    if place.defaults is not None:
-        found = select(doc, place.defaults)
-        defaults = found[0] if found else MISSING
-    return given, defaults
-
-
-def with_outside(doc: Any, place: PodFieldsAt, role: str | None, value: Any, owned: Any) -> Any:
-    """``doc`` with ``value`` where ``place`` keeps the pod fields of the pod of role
-    ``role`` (removed where it is ``MISSING``), copied along the path only; the element of
-    a list ``place`` matches is made where there is none.
-
-    >>> from combinators import path
-    >>> from combinators.data import Owned
-    >>> runs = PodFieldsAt(path("spec.taskRunSpecs"), ("nodeSelector",), "pipelineTaskName",
-    ...     "podTemplate")
-    >>> with_outside({"spec": {}}, runs, "train", {"nodeSelector": {"a": "b"}}, Owned())
-    {'spec': {'taskRunSpecs': [{'pipelineTaskName': 'train', 'podTemplate': {'nodeSelector': {'a': 'b'}}}]}}
-    """
-    from transforms.kube.placing import with_value_at
-
-    parts = place.path.parts
-    if place.match is None:
-        return with_value_at(doc, parts, value, owned)
-    assert place.at is not None
-    found = select(doc, place.path)
-    listed: Any = found[0] if found else MISSING
-    elements = list(listed) if is_seq(listed) else []
-    for index, each in enumerate(elements):
-        if is_map(each) and each.get(place.match) == role:
-            return with_value_at(doc, (*parts, Index(index), Key(place.at)), value, owned)
-    if value is MISSING:
-        return doc
-    made = {place.match: role, place.at: value}
-    return with_value_at(doc, parts, [*elements, made], owned)
 
 
 def _spec_view(
@@ -743,7 +602,7 @@ def check_steps_env(
 ) -> None:
     """Refuse a step's env var that the overlay added or changed (``pod`` to ``new``, the
     pod of the place ``value``) where the env vars the kind gives each step after its own
-    (:attr:`PodFieldsAt.steps_env` of ``given``, or of ``defaults``) name it: theirs wins.
+    (:attr:`~transforms.kube.kept_apart.PodFieldsAt.steps_env` of ``given``, or of ``defaults``) name it: theirs wins.
 
     >>> from combinators import path
     >>> place = PodFieldsAt(path("spec.podTemplate"), ("nodeSelector",), steps_env="env")
@@ -785,37 +644,12 @@ def check_steps_env(
             )
 
 
-def outside_holder(doc: Any, place: PodFieldsAt, role: str | None) -> Any:
-    """The map that holds the pod fields' place (its last key) for the pod of ``role``:
-    a TaskRun's ``spec``, a PipelineRun's task's ``taskRunSpecs`` element; ``MISSING``
-    where there is none.
-
-    >>> from combinators import path
-    >>> outside_holder({"spec": {"stepSpecs": []}}, PodFieldsAt(path("spec.podTemplate"), ("x",)), None)
-    {'stepSpecs': []}
-    """
-    if place.match is None:
-        parent = place.path.parts[:-1]
-        found = select(doc, Path(parent)) if parent else [doc]
-        return found[0] if found and is_map(found[0]) else MISSING
-    found = select(doc, place.path)
-    listed: Any = found[0] if found else None
-    return next(
-        (
-            each
-            for each in (listed if is_seq(listed) else ())
-            if is_map(each) and role is not None and each.get(place.match) == role
-        ),
-        MISSING,
-    )
-
-
 def check_overridden(
     component: Component, value: Any, pod: Any, new: Any, holder: Any, where: str = ""
 ) -> None:
     """Refuse a change of a container's resources where a value beside the pod fields'
-    place (in ``holder``, :func:`outside_holder`) sets them instead
-    (:attr:`PodFieldsAt.resources_by`): a TaskRun's ``stepSpecs`` by the step's name.
+    place (in ``holder``, :func:`~transforms.kube.kept_apart.outside_holder`) sets them instead
+    (:attr:`~transforms.kube.kept_apart.PodFieldsAt.resources_by`): a TaskRun's ``stepSpecs`` by the step's name.
 
     >>> from combinators import path
     >>> place = PodFieldsAt(path("spec.podTemplate"), ("nodeSelector",),
@@ -877,7 +711,7 @@ def outside_back(
 ) -> tuple[Any, Any]:
     """What an overlay made of ``pod`` (:func:`pod_of` given the fields at
     :attr:`Component.pod_fields_at`: ``given`` there, with ``defaults``, as
-    :func:`outside_of` reads them) split in two: the pod without those fields, for
+    :func:`~transforms.kube.kept_apart.outside_of` reads them) split in two: the pod without those fields, for
     :func:`put_back`, and the new value there (``given`` itself where the overlay left
     the fields as they were). A field changed is written there whole; one taken away
     that the pod takes from ``defaults``, and an element of a field both places hold

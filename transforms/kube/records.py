@@ -28,8 +28,9 @@ from combinators.errors import TransformError
 from combinators.limits import short_repr
 from combinators.near import did_you_mean, near_misses
 from combinators.paths import All, Index, Key, Part, Path, path
-from transforms.kube.components import Component, ContainerPlace, Inherited, PodFieldsAt, Steps
+from transforms.kube.components import Component, ContainerPlace, Inherited, Steps
 from transforms.kube.containers import FIRST, MainContainer
+from transforms.kube.kept_apart import PodFieldsAt
 
 __all__ = (
     "TEMPLATE",
@@ -505,7 +506,7 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     kind's own, and the kind's keys for container fields: ``{resources:
     computeResources}``), ``podFieldsAt`` (``{path, fields, match, at, defaults, stepsEnv, resourcesBy}``: where
     the document keeps pod fields of the place's pod apart from it, a TaskRun's
-    ``spec.podTemplate``: :class:`~transforms.kube.components.PodFieldsAt`);
+    ``spec.podTemplate``: :class:`~transforms.kube.kept_apart.PodFieldsAt`);
     ``onlyWith``, fields one of which a place must have to hold a pod (an Argo
     template's ``container``, ``script``); ``filledIn``, a list of ``{path, why}``:
     paths of the pod spec its controller fills in (:class:`FilledIn`); ``addedVolumes``, paths to the names of the volumes its
