@@ -29,7 +29,6 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_what_kubectl_s_own_merge_brings_is_found",
     ),
     "test_blame.py": (
-        "test_blame_on_8000_volumes_stays_within_budget",
         "test_deny_names_each_file_for_the_elements_it_wrote",
         "test_deny_names_the_one_file_that_wrote_a_path",
         "test_explain_blame_names_each_file_per_element",
@@ -61,12 +60,6 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_every_navigation_link_leads_to_a_page",
         "test_every_page_renders",
         "test_search_finds_a_recipe_and_links_to_its_entry",
-    ),
-    "test_explain.py": ("test_the_diff_of_20000_containers_stays_within_budget",),
-    "test_growth.py": (
-        "test_list_operations_on_20000_items_stay_within_budget",
-        "test_the_budget_catches_a_memory_blowup",
-        "test_the_budget_catches_quadratic_work",
     ),
     "test_input_faults.py": (
         "test_a_bad_setting_is_refused_naming_it",
@@ -243,6 +236,7 @@ SPAWN: dict[str, tuple[str, ...]] = {
 }
 
 SLOW: dict[str, tuple[str, ...]] = {
+    "test_blame.py": ("test_blame_on_8000_volumes_stays_within_budget",),
     "test_combinators.py": (
         "test_no_transform_mutates_its_input_or_its_values",
         "test_persistent_in_persistent_out",
@@ -253,6 +247,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_law_load_dump_load_pipelines",
     ),
     "test_engine_state_machine.py": ("TestEngine",),
+    "test_explain.py": ("test_the_diff_of_20000_containers_stays_within_budget",),
     "test_fusion.py": (
         "test_a_fused_composition_equals_its_steps_one_by_one",
         "test_a_fused_composition_that_goes_leaves_nothing_for_the_collector",
@@ -264,6 +259,9 @@ SLOW: dict[str, tuple[str, ...]] = {
     ),
     "test_fuzz.py": EVERY_TEST,
     "test_growth.py": (
+        "test_list_operations_on_20000_items_stay_within_budget",
+        "test_the_budget_catches_a_memory_blowup",
+        "test_the_budget_catches_quadratic_work",
         "test_apply_naming_the_line_of_a_validation_problem_grows_with_the_pod",
         "test_apply_naming_the_line_of_each_denied_change_grows_with_the_pod",
         "test_apply_naming_the_line_of_each_validation_problem_grows_with_the_pod",

@@ -118,7 +118,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_deep_and_cyclic_input_is_refused_naming_where(case: str) -> None:
-    output = run_bounded(_BUILD + textwrap.dedent(CASES[case]), seconds=30, n=1)
+    output = run_bounded(_BUILD + textwrap.dedent(CASES[case]), seconds=30, n=1, fresh=True)
     assert output.split() and set(output.split()) == {"ok"}, output
 
 

@@ -1,8 +1,8 @@
 """Growth: list operations on 20,000 items finish within a time and memory budget; explain,
 blame and the command line's ``(written by FILE:LINE)`` grow with the pod, not its square.
 
-Each list operation runs in a child process whose address space is capped
-(``RLIMIT_AS``) and which is killed when its time is up, so a regression
+Each list operation runs in a child process (forked from the test's, ``tests/budget.py``)
+whose address space and CPU time are capped, and which is killed when its time is up, so a regression
 to quadratic work (20,000 items took tens of seconds, some minutes) fails
 the test instead of hanging CI. ``benchmarks/bench_growth.py`` measures the
 growth itself, from 1,000 to 100,000 items.
@@ -17,6 +17,8 @@ work 16x; the count does not depend on the machine's speed or load.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import subprocess
 import sys
 import textwrap
@@ -27,13 +29,17 @@ from typing import Any
 
 import pytest
 
+from tests.budget import within
+
 ROOT = Path(__file__).resolve().parent.parent
-MEMORY = 1_500 * 2**20  # bytes of address space for the child
+MEMORY = 1_500 * 2**20  # bytes of address space the child may take (a fresh one: in all)
 SECONDS = 30.0  # linear work takes well under 2 s here; quadratic work takes minutes
 
-_PRELUDE = """
+_LIMIT = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, ({memory}, {memory}))
+"""
+_PRELUDE = """
 N = {n}
 pod = {{
     "metadata": {{"name": "p", "finalizers": [f"f{{i}}" for i in range(N)]}},
@@ -46,12 +52,42 @@ volumes = [{{"name": f"v{{i}}", "configMap": {{"name": "c"}}}} for i in range(N 
 """
 
 
+def _printed(source: str) -> str:
+    """What ``source`` prints, run as a module of its own (in the forked child)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<bounded>", "exec"), {"__name__": "__bounded__"})
+    return out.getvalue()
+
+
 def run_bounded(
-    code: str, *, seconds: float = SECONDS, memory: int = MEMORY, n: int = 20_000
+    code: str,
+    *,
+    seconds: float = SECONDS,
+    memory: int = MEMORY,
+    n: int = 20_000,
+    fresh: bool = False,
 ) -> str:
-    """Run ``code`` (after a prelude that caps memory and builds a pod of ``n``-item
-    lists) in a child process; return what it printed, or fail naming the budget."""
-    source = _PRELUDE.format(memory=memory, n=n) + textwrap.dedent(code)
+    """Run ``code`` (after a prelude that builds a pod of ``n``-item lists) in a child
+    process with ``seconds`` of CPU and ``memory`` bytes of address space; return what it
+    printed, or fail naming the budget. The child is forked from this process, its imports
+    warm (``tests/budget.py``); with ``fresh``, a new interpreter whose whole address space
+    is ``memory``, for what depends on the process itself (the depth of its stack)."""
+    source = _PRELUDE.format(n=n) + textwrap.dedent(code)
+    if fresh:
+        return _run_fresh(_LIMIT.format(memory=memory) + source, seconds)
+    outcome = within(_printed, source, seconds=seconds, megabytes=memory / 2**20)
+    if outcome.status == "timeout":
+        pytest.fail(f"over the time budget of {seconds:.0f} s:\n{textwrap.dedent(code)}")
+    if outcome.status == "memory" or outcome.raised("MemoryError"):
+        raise AssertionError(f"the child failed: MemoryError, over {memory / 2**20:,.0f} MB")
+    assert outcome.status == "returned", (
+        f"the child failed: {outcome.status}: {outcome.error_text}\n{outcome.traceback[-3000:]}"
+    )
+    return str(outcome.value)
+
+
+def _run_fresh(source: str, seconds: float) -> str:
     try:
         done = subprocess.run(
             [sys.executable, "-c", source],
@@ -62,7 +98,7 @@ def run_bounded(
             check=False,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail(f"over the time budget of {seconds:.0f} s:\n{textwrap.dedent(code)}")
+        pytest.fail(f"over the time budget of {seconds:.0f} s:\n{source}")
     assert done.returncode == 0, f"the child failed:\n{done.stderr[-3000:]}"
     return done.stdout
 
