@@ -28,10 +28,18 @@ from transforms.kube.placing import with_value_at
 __all__ = ("PodFieldsAt", "outside_of", "with_defaults", "with_outside", "outside_holder")
 
 
-def _unset(value: Any) -> bool:
-    """Whether a pod template field has no value of its own: Tekton's merge takes a Go
-    zero value (none, empty, ``false``) as none."""
-    return value is None or value is MISSING or value is False or value in ("", {}, [])
+#: Fields whose zero value is none of their own in Tekton's merge (Go fields that are no
+#: pointers: ``hostNetwork`` false, ``schedulerName`` empty); any other is none only
+#: where absent or null (an empty ``nodeSelector`` is one of its own, as Go decodes it).
+_ZERO_IS_NONE = {"hostNetwork": False, "schedulerName": ""}
+
+
+def _unset(field: str, value: Any) -> bool:
+    """Whether a pod template's ``field`` has no value of its own, as Tekton's
+    MergePodTemplateWithDefault tells it."""
+    if value is None or value is MISSING:
+        return True
+    return field in _ZERO_IS_NONE and value == _ZERO_IS_NONE[field]
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,10 @@ def with_defaults(place: PodFieldsAt, given: Any, defaults: Any) -> Any:
     >>> with_defaults(place, {"volumes": [{"name": "a", "emptyDir": {}}]},
     ...     {"nodeSelector": {"x": "y"}, "volumes": [{"name": "a"}, {"name": "b"}]})
     {'volumes': [{'name': 'b'}, {'name': 'a', 'emptyDir': {}}], 'nodeSelector': {'x': 'y'}}
+    >>> flags = PodFieldsAt(path("spec.p"), ("hostNetwork", "automountServiceAccountToken"))
+    >>> with_defaults(flags, {"hostNetwork": False, "automountServiceAccountToken": False},
+    ...     {"hostNetwork": True, "automountServiceAccountToken": True})
+    {'hostNetwork': True, 'automountServiceAccountToken': False}
     """
     if not is_map(defaults) or not defaults:
         return given
@@ -104,7 +116,7 @@ def with_defaults(place: PodFieldsAt, given: Any, defaults: Any) -> Any:
             continue
         if is_seq(default) and is_seq(out.get(field)):
             out[field] = _by_name(default, out[field])
-        elif _unset(out.get(field)):
+        elif _unset(field, out.get(field)):
             out[field] = default
     return out
 
