@@ -9,6 +9,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 import textwrap
 from importlib.metadata import entry_points
 from typing import Any
@@ -42,6 +43,9 @@ from transforms.testing.strategies import RECIPE_ARGUMENTS, pods, recipe_calls, 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "test_my_overlays.py"
 EXAMPLE_TESTS = 8
+_HYPOTHESIS_STORAGE = (
+    pathlib.Path(tempfile.gettempdir()) / f"podfold-tests-hypothesis-{os.getuid()}"
+)
 
 kit_settings = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -49,12 +53,17 @@ kit_settings = settings(
 
 
 def run_pytest(tmp_path: pathlib.Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """pytest in a fresh interpreter, from ``tmp_path``, with podfold's plugins as installed."""
+    """pytest in a fresh interpreter, from ``tmp_path``, with podfold's plugins as installed.
+
+    Hypothesis keeps what it works out once (the characters of each alphabet, the constants
+    of the code under test) in its storage directory, ``.hypothesis`` of the working
+    directory: these runs share one of their own, so that each does not work it out anew."""
     env = {
         key: value
         for key, value in os.environ.items()
         if key not in ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_ADDOPTS", "PYTEST_PLUGINS")
     }
+    env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(_HYPOTHESIS_STORAGE)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
         cwd=tmp_path,
