@@ -296,7 +296,12 @@ TEKTON: dict[str, list[tuple[str, str, str | None]]] = {
         ("Task", "spec", None),
         ("Pipeline", "spec.finally[0].taskSpec", "print-result"),
     ],
+    # a step with a ref runs a StepAction (a kind of no pod), which gives it its container
+    "tekton/stepaction.yaml": [("TaskRun", _TR, None)],
+    "tekton/stepactions-steptemplate.yaml": [("TaskRun", _TR, None)],
 }
+#: The fixtures whose steps refer to StepActions: no room for the steps' env or mounts.
+REFERRING = {"tekton/stepaction.yaml", "tekton/stepactions-steptemplate.yaml"}
 
 #: What lands in the steps: an env var and a mount (its volume in the task's volumes) in the
 #: main container, a CPU limit in every container.
@@ -314,7 +319,7 @@ def test_every_tekton_fixture_is_listed_here_and_in_the_sources() -> None:
     assert [name for name in TEKTON if f"`{name}`" not in sources] == []
 
 
-@pytest.mark.parametrize("name", sorted(TEKTON))
+@pytest.mark.parametrize("name", sorted(set(TEKTON) - REFERRING))
 def test_an_overlay_reaches_every_tekton_pod_in_its_steps(name: str) -> None:
     given = documents(name)
     before = copy.deepcopy(given)
@@ -456,7 +461,7 @@ def test_the_tekton_place_fields_of_a_record_are_checked() -> None:
         (
             {"path": "a", "holds": "spec", "steps": "s"},
             "pods[0].steps",
-            "map (at, fields, template)",
+            "map (at, fields, template, ref)",
         ),
         (
             {"path": "a", "holds": "spec", "steps": {"at": "s", "feilds": []}},
@@ -605,3 +610,25 @@ def test_a_containers_resources_a_run_sets_instead_are_refused_where_changed() -
         apply_to_documents(
             combinators.upsert("spec.containers[*].resources.limits.cpu", "2"), [pipeline]
         )
+
+
+@pytest.mark.parametrize("name", sorted(REFERRING))
+def test_a_step_that_runs_a_step_action_takes_its_container_from_it(name: str) -> None:
+    *_, run = documents(name)
+    [template] = pod_templates(run)
+    # its image is the StepAction's: no problem; an unnamed step is named as Tekton names it
+    assert errors(template, run["spec"]["taskSpec"]) == set()
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(recipes.add_env(TEAM="ml"), [run])
+    assert caught.value.keys == ("env",) and "its ref" in str(caught.value)
+    # its resources and the pod's fields have their places
+    overlay = chain(
+        recipes.node_selector(pool="gpu"),
+        combinators.upsert("spec.containers[*].resources.limits.cpu", "2"),
+    )
+    [new] = apply_to_documents(overlay, [run])
+    [step] = new["spec"]["taskSpec"]["steps"]
+    assert step["computeResources"] == {"limits": {"cpu": "2"}}
+    assert step["ref"] == run["spec"]["taskSpec"]["steps"][0]["ref"]
+    assert "name" not in step or step["name"] == run["spec"]["taskSpec"]["steps"][0]["name"]
+    assert new["spec"]["podTemplate"] == {"nodeSelector": {"pool": "gpu"}}

@@ -203,7 +203,9 @@ def test_no_real_manifest_has_pods_out_of_reach() -> None:
     # but where upstream's own manifests keep pods out of reach, and podfold says so: an Argo
     # containerSet template (its containers share its mounts: no exact place), a Spark
     # application whose driver only Spark's own fields describe, a TrainJob, and a Tekton
-    # TaskRun that names its Task (its pod is that Task's steps with its own podTemplate)
+    # TaskRun that names its Task (its pod is that Task's steps with its own podTemplate),
+    # and a Tekton StepAction with a command (the container of the steps that refer to it,
+    # which no overlay of theirs reaches)
     assert [
         (path.name, number, found.reason)
         for path, number in ALL_CASES
@@ -212,6 +214,7 @@ def test_no_real_manifest_has_pods_out_of_reach() -> None:
         ("parallel-workflow.yaml", 0, "elsewhere"),
         ("spark-pi-scheduled.yaml", 0, "elsewhere"),
         ("run-steps-as-non-root.yaml", 1, "missing"),
+        ("stepactions-steptemplate.yaml", 0, "unknown-kind"),
         ("05-multi-step.yaml", 1, "trainjob"),
     ]
 

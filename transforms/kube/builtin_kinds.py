@@ -286,8 +286,19 @@ def _tekton_task(path: str, note: str, **more: Any) -> _Record:
             "workspaces",
             "results",
         ],
-        "steps": {"at": "steps", "fields": _TEKTON_STEP_FIELDS, "template": "stepTemplate"},
+        # a step with a ref runs a StepAction, which gives it its container
+        "steps": {
+            "at": "steps",
+            "fields": _TEKTON_STEP_FIELDS,
+            "template": "stepTemplate",
+            "ref": {
+                "at": "ref",
+                "without": ["image", "command", "args", "workingDir", "env", "volumeMounts"],
+            },
+        },
         "containersAt": "sidecars",
+        # Tekton names an unnamed step (unnamed-0, ...), as the pod's container step-unnamed-0
+        "containerName": "unnamed",
         "containerOwnFields": [
             "displayName",
             "script",

@@ -49,6 +49,7 @@ __all__ = (
     "outside_back",
     "check_steps_env",
     "check_overridden",
+    "referring_steps",
     "as_made",
     "resolved",
 )
@@ -88,12 +89,18 @@ class Steps:
     one of the others. ``template``, where set, is the key of the place holding fields
     the kind merges into each step (a Tekton task's ``stepTemplate``, the step's own
     winning): the kind's own to an overlay, which sees each step as written, and merged
-    into each in the pod validation reads (:func:`as_made`).
+    into each in the pod validation reads (:func:`as_made`). ``ref``, where set, is the
+    key of a step's reference to a container kept elsewhere (a Tekton step's ``ref``, to
+    a StepAction, which gives it its image, command, env and mounts): such a step has no
+    room for the container fields ``ref_without`` (an overlay that writes one there is
+    refused, naming it), and its image is none of validation's concern.
     """
 
     at: str
     fields: tuple[str, ...] | None = None
     template: str | None = None
+    ref: str | None = None
+    ref_without: tuple[str, ...] = ()
 
 
 #: The merge keys of a container's lists that a step template merges into each step's.
@@ -574,20 +581,58 @@ def _steps_back(
             f"{short_names(tuple(str(name) for name in names))}); they have no other place",
             (place.at,),
         )
+
+    def step_at(index: int, name: Any) -> str:
+        return f"{place.at}[{index}]" if name is None else f"{place.at}[name={name}]"
+
     if place.fields is not None:
         room = {"name", *place.fields}
-        for step, name in zip(head, names, strict=True):
+        for index, (step, name) in enumerate(zip(head, names, strict=True)):
             extra = tuple(str(field) for field in step if field not in room)
             if extra:
                 raise _refuse(
                     where,
-                    f"the overlay wrote {short_names(extra)} in {place.at}[name={name}], "
+                    f"the overlay wrote {short_names(extra)} in {step_at(index, name)}, "
                     f"a container field a step has no field for (its fields: "
                     f"{short_names(place.fields)})",
                     extra,
                 )
+    if place.ref is not None:
+        for index, (old, step, name) in enumerate(zip(given, head, names, strict=True)):
+            if not is_map(old) or old.get(place.ref) is None or not is_map(step):
+                continue
+            had = _container_view(old, component)
+            wrote = tuple(field for field in place.ref_without if step.get(field) != had.get(field))
+            if wrote:
+                raise _refuse(
+                    where,
+                    f"the overlay wrote {short_names(wrote)} in {step_at(index, name)}, "
+                    f"which takes its container from its {place.ref} (the {place.ref}'s "
+                    f"fields are its own, and a step with one has no room for them)",
+                    wrote,
+                )
     steps = [_container_back(old, new, component) for old, new in zip(given, head, strict=True)]
     return steps, rest
+
+
+def referring_steps(value: Any, component: Component) -> tuple[int, ...]:
+    """The positions of the steps of ``value`` (a place ``component`` describes) that take
+    their container from their :attr:`Steps.ref`: in the pod, the containers at those
+    positions, whose image the referred container gives.
+
+    >>> referring_steps({"steps": [{"name": "a"}, {"ref": {"name": "git-clone"}}]},
+    ...     Component(steps=Steps("steps", ref="ref")))
+    (1,)
+    """
+    place = component.steps
+    if place is None or place.ref is None or not is_map(value):
+        return ()
+    steps: Any = value.get(place.at)
+    return tuple(
+        index
+        for index, step in enumerate(steps if is_seq(steps) else ())
+        if is_map(step) and step.get(place.ref) is not None
+    )
 
 
 def check_steps_env(

@@ -25,9 +25,9 @@ from pyrsistent import pmap
 
 from combinators.data import is_map, is_seq
 from combinators.limits import MAX_NAME, short_repr
-from combinators.paths import All, Part, Path
+from combinators.paths import All, Index, Key, Part, Path
 from combinators.reading import select
-from transforms.kube.components import Component, as_made, resolved
+from transforms.kube.components import Component, as_made, referring_steps, resolved
 from transforms.kube.containers import MainContainer
 from transforms.kube.records import DOCUMENT, SPEC, TEMPLATE, FilledIn, WorkloadKind, reach
 from transforms.kube.registry import KindsLike, resolve_kinds
@@ -208,9 +208,22 @@ def _collect(
                     None
                     if location.component is None
                     else resolved(location.component, document, parts, star, role),
-                    location.filled_in,
+                    location.filled_in + _referred(value, location),
                 )
             )
+
+
+def _referred(value: Any, location: Any) -> tuple[FilledIn, ...]:
+    """The images the containers that steps refer to give them (a Tekton step's StepAction)."""
+    if location.component is None:
+        return ()
+    return tuple(
+        FilledIn(
+            Path((Key("containers"), Index(index), Key("image"))),
+            "the step's image is the container it refers to's (a StepAction's)",
+        )
+        for index in referring_steps(value, location.component)
+    )
 
 
 def pod_templates(document: Any, *, kinds: KindsLike | None = None) -> tuple[PodTemplate, ...]:

@@ -191,7 +191,8 @@ _POD_FIELDS = (
 )
 _CONTAINER_FIELDS = ("at", "name", "ownFields")
 _INHERITED_FIELDS = ("field", "from", "passedOnBy")
-_STEPS_FIELDS = ("at", "fields", "template")
+_STEPS_FIELDS = ("at", "fields", "template", "ref")
+_REF_FIELDS = ("at", "without")
 _OUTSIDE_FIELDS = ("path", "fields", "match", "at", "defaults", "stepsEnv", "resourcesBy")
 _FILLED_FIELDS = ("path", "why")
 
@@ -300,13 +301,25 @@ def _inherited(value: Any, record: str, at: str) -> tuple[Inherited, ...]:
 
 def _steps(value: Any, record: str, at: str) -> Steps:
     if not is_map(value):
-        raise _refuse(record, at, f"must be a map (at, fields, template), got {short_repr(value)}")
+        raise _refuse(
+            record, at, f"must be a map (at, fields, template, ref), got {short_repr(value)}"
+        )
     _check_fields(value, _STEPS_FIELDS, record, at)
-    fields, template = value.get("fields"), value.get("template")
+    fields, template, ref = value.get("fields"), value.get("template"), value.get("ref")
+    if ref is not None:
+        if not is_map(ref):
+            raise _refuse(
+                record, f"{at}.ref", f"must be a map (at, without), got {short_repr(ref)}"
+            )
+        _check_fields(ref, _REF_FIELDS, record, f"{at}.ref")
     return Steps(
         _text(value.get("at"), record, f"{at}.at"),
         None if fields is None else _names(fields, record, f"{at}.fields"),
         None if template is None else _text(template, record, f"{at}.template"),
+        None if ref is None else _text(ref.get("at"), record, f"{at}.ref.at"),
+        ()
+        if ref is None or ref.get("without") is None
+        else _names(ref["without"], record, f"{at}.ref.without"),
     )
 
 
@@ -500,8 +513,10 @@ def kind_from_record(record: Mapping[str, Any]) -> WorkloadKind:
     none, from the document's path ``from``, or from a sibling of the place with
     one of the fields ``passedOnBy``: :class:`~transforms.kube.components.Inherited`)
     and ``unplacedNote`` (said where a pod field with no place is refused);
-    ``steps`` (``{at, fields, template}``: containers run one after another, a Tekton
-    task's, and the key of the fields merged into each, its ``stepTemplate``),
+    ``steps`` (``{at, fields, template, ref}``: containers run one after another, a
+    Tekton task's, the key of the fields merged into each, its ``stepTemplate``, and
+    ``{at, without}``, the key of a step's reference to its container elsewhere and the
+    fields a step with one has no room for),
     ``containerOwnFields`` and ``containerKeys`` (each container's fields that are the
     kind's own, and the kind's keys for container fields: ``{resources:
     computeResources}``), ``podFieldsAt`` (``{path, fields, match, at, defaults, stepsEnv, resourcesBy}``: where
