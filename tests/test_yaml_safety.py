@@ -8,6 +8,7 @@ The deep inputs run in a child process with a time and a memory budget
 from __future__ import annotations
 
 import pathlib
+import sys
 from typing import Any
 
 import pytest
@@ -49,7 +50,12 @@ def _manifest(text: str) -> list[Any]:
 # ---------------------------------------------------------------- depth
 
 FLOW = "spec:\n  nodeSelector: " + "[" * DEEP + "]" * DEEP + "\n"
-BLOCK_MAP = "".join("  " * level + "a:\n" for level in range(DEEP)) + "  " * DEEP + "x\n"
+# a block map's text grows with the square of its depth (10,000 levels: 100 MB), so it goes
+# twice as deep as the interpreter's recursion limit, past what a recursive reader survives
+BLOCK_DEEP = 2 * sys.getrecursionlimit()
+BLOCK_MAP = (
+    "".join("  " * level + "a:\n" for level in range(BLOCK_DEEP)) + "  " * BLOCK_DEEP + "x\n"
+)
 BLOCK_SEQ = "- " * DEEP + "x\n"
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -361,24 +362,27 @@ def test_a_manifest_of_plain_booleans_round_trips_as_kubectl_reads_it() -> None:
 # ---------------------------------------------------------------- implicit keys too long
 
 BIG = 5_000_000
-KEY = "k" * BIG
-WORDS = "w " * (BIG // 2)
-LONG_KEYS = {
-    "top-level": (KEY + ": 1\n", 1, 1, BIG),
-    "nested": ("spec:\n  nodeSelector:\n    " + KEY + ": a\n", 3, 5, BIG),
-    "list-item": ("spec:\n  tolerations:\n  - " + KEY + ": a\n", 3, 5, BIG),
+#: each case's text as a function of the long key (5 MB of text, made in the test's child:
+#: kept at module level, six of them would swell every process that imports this module,
+#: and so the cost of each fork of it)
+LONG_KEYS: dict[str, tuple[Callable[[str], str], int, int, int]] = {
+    "top-level": (lambda key: key + ": 1\n", 1, 1, BIG),
+    "nested": (lambda key: "spec:\n  nodeSelector:\n    " + key + ": a\n", 3, 5, BIG),
+    "list-item": (lambda key: "spec:\n  tolerations:\n  - " + key + ": a\n", 3, 5, BIG),
     "required": (
-        "metadata:\n  labels:\n    a: b\n    " + WORDS + ": c\n",
+        lambda key: "metadata:\n  labels:\n    a: b\n    " + "w " * (BIG // 2) + ": c\n",
         4,
         5,
-        len(WORDS.rstrip()),
+        len(("w " * (BIG // 2)).rstrip()),
     ),
-    "flow-map": ("spec: {nodeSelector: {" + KEY + ": a}}\n", 1, 23, BIG),
-    "quoted": ('spec:\n  nodeSelector:\n    "' + KEY + '": a\n', 3, 5, BIG + 2),
+    "flow-map": (lambda key: "spec: {nodeSelector: {" + key + ": a}}\n", 1, 23, BIG),
+    "quoted": (lambda key: 'spec:\n  nodeSelector:\n    "' + key + '": a\n', 3, 5, BIG + 2),
 }
 
 
-def _refusal(read: str, text: str) -> str:
+def _refusal(read: str, text: str | Callable[[str], str]) -> str:
+    if callable(text):
+        text = text("k" * BIG)
     try:
         if read == "manifest":
             read_documents(text, "big.yaml")
