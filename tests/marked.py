@@ -87,6 +87,7 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_podfold_apply_refuses_it_in_one_line",
         "test_podfold_validate_takes_lws_s_claim_template_sample",
     ),
+    "test_kubectl_plugin.py": EVERY_TEST,  # the real kubectl, finding the plugin on PATH
     "test_kubectl_workloads.py": (
         "test_spec_fields_outside_the_template_merge_like_kubectl",
         "test_workload_patch_agrees_with_kubectl",
