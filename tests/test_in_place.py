@@ -226,3 +226,27 @@ def test_a_symbolic_link_keeps_pointing_at_the_file_written(tmp_path: Path) -> N
     link.symlink_to(real.name)
     write_in_place(str(link), "kind: Job\n")
     assert link.is_symlink() and real.read_text() == "kind: Job\n"
+
+
+def test_a_failure_on_one_file_leaves_every_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transforms.io.writing import write_files_in_place
+
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text(JOB)
+    second.write_text(JOB)
+    real_fsync = os.fsync
+    seen: list[int] = []
+
+    def fails_second(descriptor: int) -> None:
+        seen.append(descriptor)
+        if len(seen) == 2:
+            raise OSError(errno.EIO, "Input/output error")
+        real_fsync(descriptor)
+
+    fail_at(monkeypatch, "fsync", fails_second)
+    with pytest.raises(WriteError, match="Input/output error"):
+        write_files_in_place([(str(first), "kind: Job\n"), (str(second), "kind: Job\n")])
+    assert first.read_text() == JOB and second.read_text() == JOB
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml", "b.yaml"]

@@ -239,7 +239,7 @@ def _write_back(streams: list[Any], results: list[list[Any]]) -> None:
     """Splice each stream's changes into its file's text and write the files that change,
     each atomically; a file refused is named with why and left as it is (exit 1)."""
     from transforms.io.splicing import SpliceError, splice
-    from transforms.io.writing import write_in_place
+    from transforms.io.writing import write_files_in_place
 
     edited: list[tuple[str, str]] = []
     refused = 0
@@ -256,8 +256,8 @@ def _write_back(streams: list[Any], results: list[list[Any]]) -> None:
             continue
         if text != stream.text:
             edited.append((stream.path, text))
-    for path, text in edited:
-        write_in_place(path, text)
+    write_files_in_place(edited)  # each whole or not at all: none, where one cannot be
+    for path, _ in edited:
         click.echo(f"podfold: {path}: written in place", err=True)
     if refused:
         click.get_current_context().exit(1)

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -131,12 +131,6 @@ def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> li
                 changed.append((number, before, after, changes))
     if not changed:
         return []
-    nodes = _compose(text, source)
-    if len(nodes) != len(documents):
-        raise SpliceError(
-            f"the text holds {len(nodes)} documents, where {len(documents)} were given",
-            source=source,
-        )
     from transforms.io.safe_yaml import LIBYAML
 
     # libyaml counts its marks from after a byte-order mark, PyYAML's reader from before it
@@ -144,25 +138,33 @@ def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> li
     newline = "\r\n" if "\r\n" in text else "\n"
     edits: list[Edit] = []
     rendered: dict[tuple[str, int | None], list[str]] = {}  # each value written once
-    for number, before, after, changes in changed:
-        _Document(text, source, offset, newline, nodes[number], number + 1, edits, rendered).edit(
-            before, after, changes
+    by_number = {number: (before, after, changes) for number, before, after, changes in changed}
+    count = 0
+    for count, node in enumerate(_composed(text, source), 1):  # one document's nodes at a time
+        found = by_number.get(count - 1)
+        if found is not None:
+            before, after, changes = found
+            document = _Document(text, source, offset, newline, node, count, edits, rendered)
+            document.edit(before, after, changes)
+    if count != len(documents):
+        raise SpliceError(
+            f"the text holds {count} documents, where {len(documents)} were given",
+            source=source,
         )
     return edits
 
 
-def _compose(text: str, source: str) -> list[yaml.Node]:
-    """The stream's documents as composed nodes, with their marks; empty ones left out."""
+def _composed(text: str, source: str) -> Iterator[yaml.Node]:
+    """The stream's documents as composed nodes, with their marks, one after another;
+    empty ones left out."""
     from transforms.io.safe_yaml import strict_loader, yaml_error
 
     loader = _marks_loader(strict_loader())(text)
     try:
-        found = []
         while loader.check_node():
             node = loader.get_node()
             if not (isinstance(node, yaml.ScalarNode) and node.tag == _NULL):
-                found.append(node)
-        return found
+                yield node
     except yaml.YAMLError as err:
         raise yaml_error(err, source, text=text) from None
     finally:
@@ -231,6 +233,8 @@ def _check(spliced: str, afters: Sequence[Any], source: str) -> None:
             f"the edited text would hold {len(found)} documents, not {len(afters)}",
             source=source,
         )
+    if _canonical(found) == _canonical(afters):
+        return  # the kinds told apart (1, 1.0, true), key order not: a key keeps its place
     for number, (read, after) in enumerate(zip(found, afters, strict=True), 1):
         if not strict_equal(read, after):
             raise SpliceError(
@@ -238,6 +242,11 @@ def _check(spliced: str, afters: Sequence[Any], source: str) -> None:
                 f"folded document (a change no edit of the text can make exactly)",
                 source=source,
             )
+
+
+def _canonical(documents: Any) -> str:
+    """JSON's text of ``documents``, keys sorted: equal for equal documents, in C."""
+    return json.dumps(documents, ensure_ascii=False, sort_keys=True, default=repr)
 
 
 def _render(
@@ -390,29 +399,28 @@ class _Document:
     # -- the walk -----------------------------------------------------------------------
 
     def child(
-        self, node: yaml.Node, data: Any, part: Part, where: str
+        self, node: yaml.Node, data: Any, part: Part, prefix: Sequence[Part]
     ) -> tuple[yaml.Node | None, yaml.Node, Any]:
-        """The node and value at ``part`` of ``node`` (whose value is ``data``), and the
-        node of its key where ``node`` is a map."""
+        """The node and value at ``part`` of ``node`` (whose value is ``data``, at
+        ``prefix``), and the node of its key where ``node`` is a map."""
         if isinstance(part, Key):
             if not isinstance(node, yaml.MappingNode):
-                self.refuse(node, f"{where or 'the document'} is not written as a map")
-            self.no_merge(node, where)
+                self.refuse(node, f"{_text(prefix)} is not written as a map")
+            self.no_merge(node, prefix)
             for key_node, value_node in node.value:
                 if isinstance(key_node, yaml.ScalarNode) and key_node.value == part.name:
-                    self.not_aliased(key_node, value_node, where, part)
+                    self.not_aliased(key_node, value_node, (*prefix, part))
                     return key_node, value_node, data[part.name]
             self.refuse(
-                node,
-                f"the key {part.name!r} of {where or 'the document'} is not written as it is read",
+                node, f"the key {part.name!r} of {_text(prefix)} is not written as it is read"
             )
         if not isinstance(node, yaml.SequenceNode):
-            self.refuse(node, f"{where or 'the document'} is not written as a list")
+            self.refuse(node, f"{_text(prefix)} is not written as a list")
         index = part.index if isinstance(part, Index) else self.index_of(data, part)
         if index is None or not 0 <= index < len(node.value):
-            self.refuse(node, f"no element {part.text()} of {where}")
+            self.refuse(node, f"no element {part.text()} of {_text(prefix)}")
         element = node.value[index]
-        self.not_aliased(None, element, where, part, container=node)
+        self.not_aliased(None, element, (*prefix, part), container=node)
         return None, element, data[index]
 
     @staticmethod
@@ -423,43 +431,43 @@ class _Document:
             return part.index
         return None
 
-    def no_merge(self, node: yaml.MappingNode, where: str) -> None:
+    def no_merge(self, node: yaml.MappingNode, prefix: Sequence[Part]) -> None:
         if any(key.tag == _MERGE for key, _ in node.value):
             self.refuse(
                 node,
-                f"{where or 'the document'} merges another map ('<<'): what is merged "
-                f"is written elsewhere",
+                f"{_text(prefix)} merges another map ('<<'): what is merged is written elsewhere",
             )
 
     def not_aliased(
         self,
         key: yaml.Node | None,
         node: yaml.Node,
-        where: str,
-        part: Part,
+        parts: Sequence[Part],
         container: yaml.Node | None = None,
     ) -> None:
         at = self.start(node)
         before = self.end(key) if key is not None else self.start(container) if container else 0
-        here = f"{where}{'.' if where and isinstance(part, Key) else ''}{part.text()}"
         if at < before:
-            self.refuse(key, f"{here} is an alias (*): what it stands for is written elsewhere")
+            self.refuse(
+                key, f"{_text(parts)} is an alias (*): what it stands for is written elsewhere"
+            )
         if self.text.startswith("&", at):
-            self.refuse(node, f"{here} is anchored (&): an alias may stand for it elsewhere")
+            self.refuse(
+                node, f"{_text(parts)} is anchored (&): an alias may stand for it elsewhere"
+            )
 
     def resolve(
         self, parts: Sequence[Part], before: Any
     ) -> list[tuple[yaml.Node | None, yaml.Node, Any]]:
         """The chain of (key node, node, value) from the document down ``parts``."""
         chain: list[tuple[yaml.Node | None, yaml.Node, Any]] = [(None, self.root, before)]
-        where = ""
         for depth, part in enumerate(parts, 1):
-            known = self.resolved.get(tuple(parts[:depth]))
+            here = tuple(parts[:depth])
+            known = self.resolved.get(here)
             if known is None:
                 _, node, data = chain[-1]
-                known = self.resolved[tuple(parts[:depth])] = self.child(node, data, part, where)
+                known = self.resolved[here] = self.child(node, data, part, here[:-1])
             chain.append(known)
-            where = f"{where}{'.' if where and isinstance(part, Key) else ''}{part.text()}"
         return chain
 
     # -- the edits ----------------------------------------------------------------------
@@ -590,7 +598,7 @@ class _Document:
         if isinstance(last, Key):
             if not isinstance(node, yaml.MappingNode):
                 self.refuse(node, f"{_text(parts[:-1])} is not written as a map")
-            self.no_merge(node, _text(parts[:-1]))
+            self.no_merge(node, parts[:-1])
             value = new_list[last.name]
             if node.flow_style:
                 self.flow_insert(

@@ -27,12 +27,12 @@ import signal
 import stat
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from transforms.errors import OverlayError
 
-__all__ = ("WriteError", "write_in_place")
+__all__ = ("WriteError", "write_in_place", "write_files_in_place")
 
 
 class WriteError(OverlayError):
@@ -86,36 +86,106 @@ def _terminable() -> Iterator[None]:
 def write_in_place(path: str, text: str) -> None:
     """Replace the file at ``path`` by ``text`` (UTF-8), atomically (see the module);
     a :class:`WriteError` naming ``path`` where it cannot, the file left as it was."""
-    target = os.path.realpath(path)
-    data = text.encode("utf-8")
+    write_files_in_place([(path, text)])
+
+
+def write_files_in_place(files: Sequence[tuple[str, str]]) -> None:
+    """Replace each file ``path`` by its ``text``, each atomically (see the module): every
+    new text is written to its temporary file and flushed to the disk (the flushes at
+    once, on threads: the disk takes them together) before any file is renamed over,
+    so that a failure to write any of them (a :class:`WriteError` naming it) or an
+    interruption before the renames leaves every file as it was; the renames follow,
+    then each directory is flushed once.
+
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.yaml").write_text("a: 1\\n"); _ = (folder / "b.yaml").write_text("b: 1\\n")
+    >>> write_files_in_place([(str(folder / "a.yaml"), "a: 2\\n"), (str(folder / "b.yaml"), "b: 2\\n")])
+    >>> (folder / "a.yaml").read_text(), (folder / "b.yaml").read_text()
+    ('a: 2\\n', 'b: 2\\n')
+    """
+    pending: list[tuple[str, str, str]] = []  # (path as given, the file, its temporary file)
+    try:
+        with _terminable():
+            try:
+                descriptors = []
+                try:
+                    for path, text in files:
+                        target = os.path.realpath(path)
+                        descriptor, temporary = _temporary(path, target, text)
+                        descriptors.append(descriptor)
+                        pending.append((path, target, temporary))
+                    _flush(descriptors, [given for given, _, _ in pending])
+                finally:
+                    for descriptor in descriptors:
+                        os.close(descriptor)
+                while pending:
+                    path, target, temporary = pending[0]
+                    try:
+                        os.replace(temporary, target)
+                    except OSError as err:
+                        raise WriteError.of(err, path) from None
+                    pending.pop(0)
+            except BaseException:
+                for _, _, temporary in pending:
+                    with contextlib.suppress(OSError):
+                        os.unlink(temporary)
+                raise
+    except _Terminated:
+        os.kill(os.getpid(), signal.SIGTERM)  # its own action now: the run ends by it
+        raise
+    for directory in dict.fromkeys(os.path.dirname(os.path.realpath(path)) for path, _ in files):
+        _sync_directory(directory)
+
+
+def _temporary(path: str, target: str, text: str) -> tuple[int, str]:
+    """A temporary file beside ``target`` holding ``text``, with ``target``'s mode (and owner,
+    where it may be given): its descriptor, open, and its path."""
     try:
         status = os.stat(target)
-        directory = os.path.dirname(target)
         descriptor, temporary = tempfile.mkstemp(
-            prefix=f".{os.path.basename(target)}.", suffix=".podfold", dir=directory
+            prefix=f".{os.path.basename(target)}.", suffix=".podfold", dir=os.path.dirname(target)
         )
     except OSError as err:
         raise WriteError.of(err, path) from None
     try:
-        with _terminable():
-            try:
-                _write_all(descriptor, data)
-                os.fchmod(descriptor, stat.S_IMODE(status.st_mode))
-                with contextlib.suppress(OSError):  # only a privileged user may give it away
-                    os.fchown(descriptor, status.st_uid, status.st_gid)
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
-            os.replace(temporary, target)
+        _write_all(descriptor, text.encode("utf-8"))
+        os.fchmod(descriptor, stat.S_IMODE(status.st_mode))
+        with contextlib.suppress(OSError):  # only a privileged user may give it away
+            os.fchown(descriptor, status.st_uid, status.st_gid)
     except BaseException as err:
+        os.close(descriptor)
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-        if isinstance(err, _Terminated):
-            os.kill(os.getpid(), signal.SIGTERM)  # its own action now: the run ends by it
         if isinstance(err, OSError):
             raise WriteError.of(err, path) from None
         raise
-    _sync_directory(directory)
+    return descriptor, temporary
+
+
+def _flush(descriptors: Sequence[int], paths: Sequence[str]) -> None:
+    """``fsync`` each descriptor, several at once; a failure is a :class:`WriteError`
+    naming the first file whose flush failed."""
+    if len(descriptors) <= 1:
+        failures: list[BaseException | None] = [_fsync(each) for each in descriptors]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(16, len(descriptors))) as pool:
+            failures = list(pool.map(_fsync, descriptors))
+    for path, failure in zip(paths, failures, strict=True):
+        if isinstance(failure, OSError):
+            raise WriteError.of(failure, path) from None
+        if failure is not None:
+            raise failure
+
+
+def _fsync(descriptor: int) -> BaseException | None:
+    try:
+        os.fsync(descriptor)
+    except BaseException as err:  # brought back to the caller's thread, as raised
+        return err
+    return None
 
 
 def _write_all(descriptor: int, data: bytes) -> None:
