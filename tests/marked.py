@@ -109,6 +109,7 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_a_patch_reaches_its_deployment_inside_a_list",
         "test_podfold_apply_with_a_deployment_patch_and_a_gpu_overlay",
     ),
+    "test_pre_commit.py": EVERY_TEST,  # the real pre-commit, and git, in a throwaway repository
     "test_problems_the_manifest_had.py": EVERY_TEST,
     "test_read_once.py": EVERY_TEST,
     "test_recipes_fit.py": (
