@@ -238,24 +238,31 @@ def _check_in_place(manifests: tuple[str, ...], output: str) -> None:
 def _write_back(streams: list[Any], results: list[list[Any]]) -> None:
     """Splice each stream's changes into its file's text and write the files that change,
     each atomically; a file refused is named with why and left as it is (exit 1)."""
+    import gc
+
     from transforms.io.splicing import SpliceError, splice
     from transforms.io.writing import write_files_in_place
 
     edited: list[tuple[str, str]] = []
     refused = 0
-    for stream, result in zip(streams, results, strict=True):
-        if all(after is before for after, before in zip(result, stream.documents, strict=True)):
-            continue
-        try:
-            text = splice(
-                stream.text, list(zip(stream.documents, result, strict=True)), stream.source
-            )
-        except SpliceError as err:
-            click.echo(f"podfold: error: {err}; the file is left as it is", err=True)
-            refused += 1
-            continue
-        if text != stream.text:
-            edited.append((stream.path, text))
+    # what splicing makes (each text's nodes, the text read back) holds no cycle: the
+    # collector would walk every document of the run again and again, for nothing
+    gc.disable()
+    try:
+        for stream, result in zip(streams, results, strict=True):
+            pairs = list(zip(stream.documents, result, strict=True))
+            if all(after is before for before, after in pairs):
+                continue
+            try:
+                text = splice(stream.text, pairs, stream.source)
+            except SpliceError as err:
+                click.echo(f"podfold: error: {err}; the file is left as it is", err=True)
+                refused += 1
+                continue
+            if text != stream.text:
+                edited.append((stream.path, text))
+    finally:
+        gc.enable()
     write_files_in_place(edited)  # each whole or not at all: none, where one cannot be
     for path, _ in edited:
         click.echo(f"podfold: {path}: written in place", err=True)
