@@ -87,6 +87,10 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_podfold_apply_refuses_it_in_one_line",
         "test_podfold_validate_takes_lws_s_claim_template_sample",
     ),
+    "test_krm_function.py": (  # the real kpt
+        "test_kpt_fn_eval_runs_the_function_on_a_package",
+        "test_kpt_fn_render_runs_a_kptfile_pipeline_and_fails_on_an_error",
+    ),
     "test_kubectl_plugin.py": EVERY_TEST,  # the real kubectl, finding the plugin on PATH
     "test_kubectl_workloads.py": (
         "test_spec_fields_outside_the_template_merge_like_kubectl",

@@ -30,6 +30,7 @@ from combinators import TransformError
 from transforms.cli.apply import apply_command
 from transforms.cli.explain import explain_command
 from transforms.cli.kinds import kinds_command
+from transforms.cli.krm import fn_command
 from transforms.cli.options import debug_option
 from transforms.cli.output import OutputError, discard_stdout, flush_stdout
 from transforms.cli.recipes import recipes_command
@@ -73,6 +74,7 @@ podfold.add_command(validate_command)
 podfold.add_command(render_command)
 podfold.add_command(recipes_command)
 podfold.add_command(kinds_command)
+podfold.add_command(fn_command)
 
 
 def one_line(err: BaseException) -> str:
