@@ -104,6 +104,8 @@ def test_in_place_refuses_stdin_and_o(tmp_path: Path) -> None:
     (tmp_path / "job.yaml").write_text(JOB)
     stdin = podfold("apply", "-f", "o.yaml", "-i", cwd=tmp_path)
     assert stdin.returncode == 2 and "not standard input" in stdin.stderr
+    remote = podfold("apply", "-f", "o.yaml", "-i", "s3://bucket/job.yaml", cwd=tmp_path)
+    assert remote.returncode == 2 and "not s3://bucket/job.yaml" in remote.stderr
     output = podfold("apply", "-f", "o.yaml", "-i", "-o", "json", "job.yaml", cwd=tmp_path)
     assert output.returncode == 2 and "-o json is for what is printed" in output.stderr
     assert (tmp_path / "job.yaml").read_text() == JOB

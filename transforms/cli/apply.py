@@ -228,6 +228,9 @@ def _check_in_place(manifests: tuple[str, ...], output: str) -> None:
         raise click.UsageError(
             "--in-place writes the files it is given: give FILEs or DIRs, not standard input"
         )
+    remote = next((path for path in manifests if "://" in path or "::" in path), None)
+    if remote is not None:
+        raise click.UsageError(f"--in-place writes files on this machine, not {remote}")
     source = click.get_current_context().get_parameter_source("output")
     if source is not None and source.name != "DEFAULT":
         raise click.UsageError(

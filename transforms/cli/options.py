@@ -176,7 +176,7 @@ def read_manifests(
     ``-`` or nothing: standard input), each read within bounds and parsed on its own, as
     kubectl reads each file of ``-f DIR`` (documents do not run on from one file into the
     next); where ``purpose`` is given, a stream with no document is refused
-    (:func:`require_documents`)."""
+    (:func:`require_documents`), and of several, only all of them with none."""
     import sys
 
     from transforms.cli.documents import ManifestError, read_manifest
@@ -202,9 +202,12 @@ def read_manifests(
                     err.message, source=err.source, line=err.line, column=err.column
                 ) from None
         documents, booleans = read_manifest(text, source)
-        if purpose is not None:
+        if purpose is not None and len(paths) == 1:
             require_documents(documents, source, stream, purpose)
         read.append(Manifest(source, None if path == "-" else path, text, documents, booleans))
+    if purpose is not None and len(paths) > 1 and not any(each.documents for each in read):
+        # of several, one file with none is warned about (as kubectl skips it); all: refused
+        require_documents([], f"the {len(paths)} files", None, purpose)
     return read
 
 
