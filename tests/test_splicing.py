@@ -275,3 +275,18 @@ def test_an_edit_through_an_alias_or_merge_is_refused_naming_where(
     with pytest.raises(SpliceError) as caught:
         _fold(text, upsert(*step))
     assert str(caught.value) == message
+
+
+def test_a_json_file_keeps_an_entry_a_line_and_stays_json() -> None:
+    from combinators import upsert
+
+    text = '{\n  "kind": "Pod",\n  "spec": {\n    "containers": [{"name": "c"}]\n  }\n}\n'
+    spliced = _fold(text, upsert("spec.nodeSelector", {"gpu": "a100"}), upsert("kind", "Pod2"))
+    assert spliced == (
+        '{\n  "kind": "Pod2",\n  "spec": {\n    "containers": [{"name": "c"}],\n'
+        '    "nodeSelector": {"gpu": "a100"}\n  }\n}\n'
+    )
+    assert json.loads(spliced) == {
+        "kind": "Pod2",
+        "spec": {"containers": [{"name": "c"}], "nodeSelector": {"gpu": "a100"}},
+    }

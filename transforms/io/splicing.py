@@ -658,14 +658,19 @@ class _Document:
         entries = node.value
         if not entries:
             self.refuse(node, "an empty flow collection")  # written anew, whole, by edit()
+        mapping = isinstance(node, yaml.MappingNode)
+        starts = [self.start(entry[0] if mapping else entry) for entry in entries]
+        # a collection written an entry a line (a JSON file, pretty-printed) gets its new
+        # entries a line each, at its entries' indentation
+        own_lines = all(self.starts_line(start) for start in starts)
         if slot < len(entries):
-            first = entries[slot][0] if isinstance(node, yaml.MappingNode) else entries[slot]
-            at = self.start(first)
-            self.add(at, at, written + ", ")
+            at = starts[slot]
+            pad = "\n" + " " * self.column(at) if own_lines else " "
+            self.add(at, at, written + "," + pad)
             return
-        last = entries[-1][1] if isinstance(node, yaml.MappingNode) else entries[-1]
-        at = self.content_end(last)
-        self.add(at, at, ", " + written)
+        at = self.content_end(entries[-1][1] if mapping else entries[-1])
+        pad = "\n" + " " * self.column(starts[-1]) if own_lines else " "
+        self.add(at, at, "," + pad + written)
 
     def remove(self, parts: Sequence[Part], before: Any) -> None:
         chain = self.resolve(parts, before)
