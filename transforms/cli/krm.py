@@ -186,6 +186,10 @@ def function_settings(config: Any) -> FunctionSettings:
             conflicts=_text(conflicts, f"{field}.conflicts"),
         )
         checks.path_policy  # noqa: B018 - built now: a bad path is the config's fault
+        if checks.validate and checks.k8s_version is not None:
+            from transforms.kube.schema import schema_for
+
+            schema_for(checks.k8s_version)  # an unknown version, before any item is folded
     except TransformError as err:
         if err.__class__.__name__ == "OverlayError":
             raise
