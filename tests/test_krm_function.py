@@ -161,7 +161,7 @@ def test_a_bad_function_config_is_an_error_result_and_the_items_pass_unchanged()
         "k8s-version)"
     )
     assert done["items"] == yaml.safe_load(text)["items"]
-    with pytest.raises(OverlayError, match="data: no pod schema for Kubernetes 9.9; supported"):
+    with pytest.raises(OverlayError, match=r"data: no pod schema for Kubernetes 9\.9; supported"):
         function_settings({"kind": "ConfigMap", "data": {"k8s-version": "9.9"}})
     with pytest.raises(OverlayError, match="ConfigMap or a PodOverlay"):
         function_settings({"kind": "Secret"})
