@@ -71,7 +71,9 @@ def post_render_command(errors: str | None, apply_args: tuple[str, ...]) -> None
     its '# Source:' lines, comments and layout are kept, and so is every
     annotation, Helm 4's postrenderer.helm.sh/postrender-filename too.
     """
-    text = sys.stdin.read()
+    from transforms.cli.documents import read_input
+
+    text, _ = read_input(sys.stdin)  # within the bounds apply keeps, as UTF-8
     code, written, said, failure = post_render(text, apply_args)
     if said:
         click.echo(said, err=True, nl=False)
