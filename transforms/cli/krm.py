@@ -222,13 +222,14 @@ def krm_function(text: str, source: str = "<stdin>") -> tuple[str, bool]:
 def _fold(settings: FunctionSettings, items: list[Any]) -> tuple[list[Any], list[dict[str, Any]]]:
     """The items overlaid, and the results: the run's findings of each template, each pod
     no overlay reaches, overlays that reach none."""
-    from combinators import get_at, identity
+    from combinators import identity
     from transforms.cli.documents import document_path
     from transforms.cli.located import apply_located
     from transforms.io.resource_list import result
     from transforms.kube.selection import check_selection
     from transforms.kube.workloads import Selector, pod_templates, unreached_pods
-    from transforms.run import Overlays, run, written_by
+    from transforms.run import Overlays, written_by
+    from transforms.run.documents import run_documents
 
     overlays = Overlays(settings.overlays)
     selector = Selector.parse(",".join(settings.select)) if settings.select else None
@@ -244,29 +245,20 @@ def _fold(settings: FunctionSettings, items: list[Any]) -> tuple[list[Any], list
         templates=found,
         texts=texts,
     )
-    checks = settings.checks
     results: list[dict[str, Any]] = []
-    for item, overlaid, templates in zip(items, after, found, strict=True):
+    for item in items:
         for unreached in unreached_pods(item):
             results.append(result(str(unreached), "warning", item))
-        if overlaid is item and checks.policy is None:
-            continue
-        for template in templates:
-            selected = selector is None or selector.matches(template)
-            if not selected and overlaid is item:
-                continue
-            before = get_at(item, template.path) if template.path.parts else item
-            pod = get_at(overlaid, template.path) if template.path.parts else overlaid
-            asked = checks if selected else checks.validation_only
-            if not asked.any or (not selected and pod is before):
-                continue
-            done = run(overlays, before, asked, kind=template.root, template=template, after=pod)
-            for finding in done.findings:
-                field = document_path(str(template.path), finding.path)
-                message = f"{finding.message}{written_by(finding.writers)}"
-                if finding.kind == "conflict":
-                    message = f"conflict: {finding.message}"
-                results.append(result(message, finding.severity, overlaid, field))
+    checked = run_documents(
+        overlays, settings.checks, items, after, select=selector, templates=found
+    )
+    for index, template, done in checked:
+        for finding in done.findings:
+            field = document_path(str(template.path), finding.path)
+            message = f"{finding.message}{written_by(finding.writers)}"
+            if finding.kind == "conflict":
+                message = f"conflict: {finding.message}"
+            results.append(result(message, finding.severity, after[index], field))
     steps = overlays.transforms
     if (
         items
