@@ -151,7 +151,41 @@ def _in_tests(folder: pathlib.Path) -> bool:
     return folder.resolve() == TESTS
 
 
+#: The modules that fork most (a child per case, tests/budget.py and tests/warm.py): a fork
+#: costs in proportion to what the forking process holds, and a worker holds more the more
+#: tests it has run (schemas, caches), so these run first.
+FORKING_FIRST = (
+    "test_hostile.py",
+    "test_fuzz.py",
+    "test_short_errors.py",
+    "test_yaml_paths.py",
+    "test_cli.py",
+    "test_yaml_safety.py",
+)
+
+
+def _forking_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with the tests of :data:`FORKING_FIRST` at the start of each worker's share
+    (pytest-xdist hands each worker a contiguous share of the list), the order else kept."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    forking = [
+        item for item in items if _in_tests(item.path.parent) and item.path.name in FORKING_FIRST
+    ]
+    if not forking:
+        return items
+    chosen = {id(item) for item in forking}
+    rest = [item for item in items if id(item) not in chosen]
+    ordered: list[pytest.Item] = []
+    for share in range(workers):
+        ordered += (
+            forking[share::workers]
+            + rest[share * len(rest) // workers : (share + 1) * len(rest) // workers]
+        )
+    return ordered
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items[:] = _forking_first(items)
     for item in items:
         missing = _missing(item.path) if item.path.name in _NEEDED_NAMES else None
         if missing is not None:
