@@ -352,6 +352,9 @@ class _Document:
     def starts_line(self, index: int) -> bool:
         return not self.text[self.line_start(index) : index].strip()
 
+    def starts_same_line(self, node: yaml.Node, index: int) -> bool:
+        return self.line_start(self.start(node)) == self.line_start(index)
+
     def column(self, index: int) -> int:
         return index - self.line_start(index)
 
@@ -552,9 +555,9 @@ class _Document:
             lines = _render([value], cache=self.rendered)
         content = self.content_end(node)
         end = self.line_end(content)
-        tail = self.text[content:end].strip()
-        if tail.startswith("#") and self.line_start(self.start(node)) == self.line_start(content):
-            lines[0] = lines[0].rstrip("\r\n") + "  " + tail + "\n"  # the value's comment
+        tail = self.text[content:end].rstrip("\r\n")
+        if tail.lstrip().startswith("#") and self.starts_same_line(node, content):
+            lines[0] = lines[0].rstrip("\r\n") + tail + "\n"  # the value's comment, as spaced
         self.add(start, end, self.indented(lines, column, end))
 
     def scalar(self, value: Any, node: yaml.ScalarNode, flow: bool) -> str | None:
