@@ -12,7 +12,7 @@ import yaml
 from transforms.checks.validation import problems, without_filled_in
 from transforms.kube.workloads import with_added_volumes
 
-__all__ = ("MANIFESTS", "documents", "errors")
+__all__ = ("MANIFESTS", "documents", "errors", "knative_revision")
 
 MANIFESTS = Path(__file__).parent / "manifests"
 
@@ -29,3 +29,21 @@ def errors(template: Any, value: Any) -> set[tuple[str, str | None]]:
         problems(made, kind=template.root), made, template.filled_in, kind=template.root
     )
     return {(problem.path, problem.message) for problem in found if problem.severity == "error"}
+
+
+def knative_revision(configuration: Any) -> dict[str, Any]:
+    """The Revision Knative makes of a Configuration's (or a Service's) template, as its
+    MakeRevision does: the template's metadata and spec, the namespace and a name of the
+    Configuration's (Knative's upstream repositories publish no Revision manifest)."""
+    template = configuration["spec"]["template"]
+    metadata = {
+        **template.get("metadata", {}),
+        "namespace": configuration["metadata"].get("namespace", "default"),
+    }
+    metadata.setdefault("name", f"{configuration['metadata']['name']}-00001")
+    return {
+        "apiVersion": configuration["apiVersion"],
+        "kind": "Revision",
+        "metadata": metadata,
+        "spec": template["spec"],
+    }

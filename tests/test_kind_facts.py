@@ -42,6 +42,7 @@ from kubernetes.client import (
 import recipes
 from combinators import Key, TransformError, get_at
 from combinators.paths import Path as PodPath
+from tests.kind_fixtures import knative_revision
 from transforms.checks.validation import problems
 from transforms.kube import (
     WORKLOAD_KINDS,
@@ -111,6 +112,7 @@ KUEUE_DECIDES = {
     ("ClusterTrainingRuntime", "trainer.kubeflow.org"): "no metadata",
     ("InferenceService", "serving.kserve.io"): "refused",
     ("ClusterServingRuntime", "serving.kserve.io"): "refused",
+    ("ServingRuntime", "serving.kserve.io"): "refused",
     ("LLMInferenceService", "serving.kserve.io"): "refused",
     ("SparkApplication", "sparkoperator.k8s.io"): "queued",
     # upstream's example describes its pods by Spark's own fields only: no template to reach
@@ -118,6 +120,9 @@ KUEUE_DECIDES = {
     ("SparkConnect", "sparkoperator.k8s.io"): "refused",
     ("Service", "serving.knative.dev"): "refused",
     ("Configuration", "serving.knative.dev"): "refused",
+    ("Revision", "serving.knative.dev"): "refused",
+    # a Workload is Kueue's own record of a workload, queued by its spec.queueName
+    ("Workload", "kueue.x-k8s.io"): "refused",
     ("ScaledJob", "keda.sh"): "refused",
     ("DaskCluster", "kubernetes.dask.org"): "refused",
     ("DaskWorkerGroup", "kubernetes.dask.org"): "refused",
@@ -154,6 +159,12 @@ def first_of_each_kind() -> dict[tuple[str, str | None], tuple[Path, Any]]:
             entry = workload_kind(document.get("kind"), document.get("apiVersion"))
             if entry is not None and entry.kind != "List":
                 found.setdefault((entry.kind, entry.group), (path, document))
+    # upstream publishes no Revision: the one Knative makes of its Configuration's template
+    configuration = MANIFESTS / "knative" / "helloworld.yaml"
+    found[("Revision", "serving.knative.dev")] = (
+        configuration,
+        knative_revision(documents_of(configuration)[0]),
+    )
     return found
 
 

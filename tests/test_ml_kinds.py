@@ -1,5 +1,5 @@
 """The kinds ML teams run, on their upstream projects' own manifests: Kubeflow Trainer's
-runtimes, KServe, the Spark operator, Knative Serving, KEDA and Dask.
+runtimes, KServe, the Spark operator, Knative Serving, KEDA, Dask and Kueue's Workload.
 
 ``manifests/SOURCES.md`` says where each file comes from. For each document,
 the places written here by hand from each project's API types are the pod
@@ -20,7 +20,7 @@ import pytest
 
 import recipes
 from combinators import chain, get_at
-from tests.kind_fixtures import MANIFESTS, documents, errors
+from tests.kind_fixtures import MANIFESTS, documents, errors, knative_revision
 from transforms.kube.components import ComponentFieldError
 from transforms.kube.records import KindRecordError, kind_from_record
 from transforms.kube.workloads import (
@@ -65,6 +65,9 @@ EXPECTED: dict[str, list[tuple[str, str, str | None]]] = {
         ("ClusterServingRuntime", "spec", "head"),
         ("ClusterServingRuntime", "spec.workerSpec", "worker"),
     ],
+    # a namespaced ServingRuntime of KServe's ModelMesh, one model server or several
+    "kserve/servingruntime_custom.yaml": [("ServingRuntime", "spec", "head")],
+    "kserve/non-mm-runtime.yaml": [("ServingRuntime", "spec", "head")],
     "kserve/inference_pd_disaggregation.yaml": [
         ("LLMInferenceService", "spec.template", "main"),
         ("LLMInferenceService", "spec.prefill.template", "prefill"),
@@ -100,6 +103,13 @@ EXPECTED: dict[str, list[tuple[str, str, str | None]]] = {
         ("DaskJob", "spec.cluster.spec.worker.spec", "worker"),
     ],
     "dask/simpleworkergroup.yaml": [("DaskWorkerGroup", "spec.worker.spec", "worker")],
+    # a Workload's pod sets are pod templates, each its role by name (Kueue's PodSet)
+    "kueue/workload.yaml": [("Workload", "spec.podSets[0].template", "main")],
+    "kueue/kueue-pod.yaml": [("Pod", "", None)],
+    "kueue/sample-jobset.yaml": [
+        ("JobSet", "spec.replicatedJobs[0].template.spec.template", "workers"),
+        ("JobSet", "spec.replicatedJobs[1].template.spec.template", "driver"),
+    ],
 }
 
 # what a platform adds to every pod: Dask's bare pod specs have no place for a label
@@ -231,6 +241,37 @@ def test_knative_names_unnamed_containers_for_the_overlay_only() -> None:
     assert folded["spec"]["template"]["spec"]["timeoutSeconds"] == 30
     assert next(iter(folded["spec"]["template"]["spec"])) == "timeoutSeconds"  # order kept
     assert service["kind"] == "Service"
+
+
+@pytest.mark.parametrize("name", sorted(name for name in EXPECTED if name.startswith("knative/")))
+def test_a_knative_revision_is_its_spec_and_the_result_validates(name: str) -> None:
+    # a Revision's spec is the pod spec (RevisionSpec inlines it), beside fields of its own
+    made = [
+        knative_revision(doc)
+        for doc in documents(name)
+        if doc["kind"] in ("Service", "Configuration")
+    ]
+    before = copy.deepcopy(made)
+    found = [(template, doc) for doc in made for template in pod_templates(doc)]
+    assert [(doc["kind"], str(t.path), t.role) for t, doc in found] == [
+        ("Revision", "spec", None)
+    ] * len(made)
+    result = apply_to_documents(SCHEDULING, made)
+    assert made == before
+    for (template, doc), out in zip(found, result, strict=True):
+        spec = out["spec"]
+        assert spec["tolerations"][-1]["key"] == "nvidia.com/gpu"
+        assert spec["nodeSelector"] == {"pool": "gpu"}
+        assert all({"name": "TEAM", "value": "ml"} in c["env"] for c in spec["containers"][:1])
+        assert errors(template, spec) <= errors(template, doc["spec"])
+        for key in template.component.own_fields if template.component else ():
+            assert spec.get(key) == doc["spec"].get(key)
+        assert out["metadata"] == doc["metadata"]
+    # Knative gives the Revision's labels to its pods: podfold does not reach them from the
+    # spec, and refuses them naming where
+    with pytest.raises(ComponentFieldError) as caught:
+        apply_to_documents(recipes.add_labels(team="ml"), made)
+    assert caught.value.keys == ("metadata.labels",) and "Revision/" in str(caught.value)
 
 
 def test_the_core_service_is_not_knatives() -> None:

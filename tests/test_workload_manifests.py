@@ -138,8 +138,13 @@ CASES = [
 ]
 
 
+#: Kinds no upstream repository publishes a manifest of: Knative makes each Revision of a
+#: Configuration's template (the tests make them of Knative's files as its MakeRevision does)
+MADE_OF_ANOTHER = {("Revision", "serving.knative.dev")}
+
+
 def test_every_kind_in_the_table_has_a_real_manifest() -> None:
-    seen = set()
+    seen = set(MADE_OF_ANOTHER)
     for path in FILES:
         for document in documents_of(path):
             stack = [document]

@@ -118,6 +118,26 @@ _KSERVE_RUNTIME_POD: _Record = {
 }
 
 
+#: A Knative revision's pod spec: RevisionSpec inlines the pod spec beside fields of its own.
+_KNATIVE_REVISION: _Record = {
+    "ownFields": [
+        "containerConcurrency",
+        "timeoutSeconds",
+        "responseStartTimeoutSeconds",
+        "idleTimeoutSeconds",
+    ],
+    "containerName": "user-container",
+    "filledIn": [
+        {
+            "path": f"containers[*].{probe}.{handler}.port",
+            "why": "Knative gives a probe with no port the port of the container it serves on",
+        }
+        for probe in ("readinessProbe", "livenessProbe", "startupProbe")
+        for handler in ("httpGet", "tcpSocket")
+    ],
+}
+
+
 #: The Spark operator's driver or executor pod: its main container's image is the
 #: application's where the template names none.
 def _spark(path: str, role: str) -> _Record:
@@ -382,6 +402,12 @@ RECORDS: tuple[_Record, ...] = freeze(
             "kind": "JobTemplate",
             "pods": [{"path": "spec.tasks[*].template", "roleField": "name"}],
         },
+        # Kueue's Workload: each pod set's template (PodSet), its role the pod set's name
+        {
+            "apiVersion": "kueue.x-k8s.io/*",
+            "kind": "Workload",
+            "pods": [{"path": "spec.podSets[*].template", "roleField": "name"}],
+        },
         {
             "kind": "AppWrapper",
             "pods": [
@@ -579,9 +605,8 @@ RECORDS: tuple[_Record, ...] = freeze(
                     {**_KSERVE_RUNTIME_POD, "path": "spec.workerSpec", "role": "worker"},
                 ],
             }
-            # a namespaced ServingRuntime has the same shape: declared with this record, it
-            # waits for an upstream manifest to be built in with
-            for kind in ("ClusterServingRuntime",)
+            # a namespaced ServingRuntime has the cluster-wide one's shape (ServingRuntimeSpec)
+            for kind in ("ClusterServingRuntime", "ServingRuntime")
         ),
         # the pools' pods are bare pod specs; with prefill, the main pool decodes
         {
@@ -632,30 +657,17 @@ RECORDS: tuple[_Record, ...] = freeze(
             {
                 "apiVersion": "serving.knative.dev/*",
                 "kind": kind,
-                "pods": [
-                    {
-                        "path": "spec.template",
-                        "ownFields": [
-                            "containerConcurrency",
-                            "timeoutSeconds",
-                            "responseStartTimeoutSeconds",
-                            "idleTimeoutSeconds",
-                        ],
-                        "containerName": "user-container",
-                        "filledIn": [
-                            {
-                                "path": f"containers[*].{probe}.{handler}.port",
-                                "why": "Knative gives a probe with no port the port of the "
-                                "container it serves on",
-                            }
-                            for probe in ("readinessProbe", "livenessProbe", "startupProbe")
-                            for handler in ("httpGet", "tcpSocket")
-                        ],
-                    }
-                ],
+                "pods": [{**_KNATIVE_REVISION, "path": "spec.template"}],
             }
             for kind in ("Service", "Configuration")
         ),
+        # a Revision's spec is the pod spec (RevisionSpec inlines it); Knative gives the
+        # Revision's labels and annotations to its pods, which are refused from the spec
+        {
+            "apiVersion": "serving.knative.dev/*",
+            "kind": "Revision",
+            "pods": [{**_KNATIVE_REVISION, "path": "spec", "holds": "spec"}],
+        },
         {
             "apiVersion": "keda.sh/*",
             "kind": "ScaledJob",
