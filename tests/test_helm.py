@@ -161,6 +161,52 @@ def _helm(binary: Path, home: Path, *args: str) -> subprocess.CompletedProcess[s
     )
 
 
+def _helm_in_terminal(
+    binary: Path, home: Path, *args: str
+) -> tuple[subprocess.CompletedProcess[str], str]:
+    """Run helm as from a terminal (a pseudo-terminal its controlling one, stdout and stderr
+    captured): what it did, and what was written on the terminal."""
+    import fcntl
+    import pty
+    import select
+    import termios
+
+    main, secondary = pty.openpty()
+    env = {
+        **os.environ,
+        "HELM_CACHE_HOME": str(home / "cache"),
+        "HELM_CONFIG_HOME": str(home / "config"),
+        "HELM_DATA_HOME": str(home / "data"),
+    }
+    try:
+        process = subprocess.Popen(
+            [str(binary), *args],
+            stdin=secondary,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            start_new_session=True,
+            # the child, a session of its own, takes the pseudo-terminal as its terminal
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        )
+        os.close(secondary)
+        stdout, stderr = process.communicate(timeout=120)
+        seen = b""
+        while select.select([main], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal closed with the last process that held it
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(main)
+    done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    return done, seen.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
 def _post_rendered(plain: str, rendered: str) -> list[str]:
     """The lines of ``rendered`` not in ``plain``, stripped; ``plain``'s all kept in order."""
     lines = plain.splitlines()
@@ -216,7 +262,7 @@ def test_helm_4_plugin_post_renders_and_its_errors_are_kept(
     # (the hook's pod too: Helm 4 post-renders hooks), Helm's filename annotations come back
     # as they were (Helm splits the output by them, and leaves none in what it prints); a
     # failing overlay fails helm, and podfold's messages, dropped from stderr by Helm 4,
-    # are in the plugin's podfold-errors.log
+    # are written on the terminal helm runs in and into the plugin's podfold-errors.log
     helm = helms[4]
     assert _helm(helm, tmp_path, "version", "--short").stdout.startswith("v4.1")
     plugin = tmp_path / "podfold-plugin"
@@ -238,11 +284,15 @@ def test_helm_4_plugin_post_renders_and_its_errors_are_kept(
         assert done.stdout.count("# Source:") == plain.stdout.count("# Source:") > 0
         # Helm 4 writes the documents anew (its own indentation) once split by file
         assert done.stdout.count(ADDED[1]) == templates
-    failed = _helm(
+    # run as from a terminal: the terminal is the way podfold's messages reach the user
+    failed, terminal = _helm_in_terminal(
         helm, tmp_path, "template", "r", str(tmp_path / "demo"), "--post-renderer", "podfold",
         "--post-renderer-args", "-f", "--post-renderer-args", str(tmp_path / "bad.yaml"),
     )  # fmt: skip
     assert failed.returncode == 1
     assert 'plugin "podfold" exited with error' in failed.stderr, failed.stderr
+    assert "bad.yaml" not in failed.stderr  # Helm 4 says no more
+    assert f"podfold: error: {tmp_path / 'bad.yaml'}:1:" in terminal, terminal
+    assert "podfold-errors.log" in terminal
     errors = (tmp_path / "data" / "plugins" / plugin.name / "podfold-errors.log").read_text()
     assert f"{tmp_path / 'bad.yaml'}:1" in errors and "names present: demo" in errors, errors
