@@ -78,6 +78,9 @@ def test_every_message_names_its_file(tree: Path) -> None:
         none.returncode == 1
         and "holds no file whose name ends in .yaml, .yml, .json" in none.stderr
     )
+    for command in ("validate", "explain"):  # as before: a FILE, or '-' for stdin, is asked for
+        bare = podfold(command, *(["-f", str(A100)] if command == "explain" else []), cwd=tree)
+        assert bare.returncode == 2 and "Missing argument 'FILE|DIR|-...'" in bare.stderr
     absent = podfold("apply", "-f", str(A100), "absent.yaml", cwd=tree)
     assert absent.returncode == 2 and "'absent.yaml': No such file or directory" in absent.stderr
 

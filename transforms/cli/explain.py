@@ -12,9 +12,9 @@ from transforms.cli.options import (
     debug_option,
     kinds_option,
     load_files,
-    manifests_argument,
     overlay_option,
     parse_selector,
+    required_manifests_argument,
     select_option,
 )
 
@@ -72,7 +72,7 @@ def _yaml_lines(value: Any) -> list[str]:
 )
 @check_options
 @kinds_option
-@manifests_argument
+@required_manifests_argument
 def explain_command(
     declared_kinds: tuple[object, ...],
     overlays: tuple[str, ...],
@@ -91,7 +91,7 @@ def explain_command(
     """Show what the overlays would change in each FILE, per document and pod template.
 
     FILEs and DIRs are read as podfold apply reads them (-R for
-    subdirectories; '-' or none: stdin), each file on its own; with several,
+    subdirectories; '-': stdin), each file on its own; with several,
     each template's label begins with its file.
 
     A unified diff of each pod template's YAML; templates that do not change

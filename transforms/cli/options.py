@@ -19,6 +19,7 @@ __all__ = (
     "kinds_option",
     "read_input",
     "manifests_argument",
+    "required_manifests_argument",
     "Manifest",
     "read_manifests",
     "load_overlays",
@@ -133,6 +134,15 @@ def read_input(stream: Any) -> tuple[str, str]:
 def manifests_argument(command: F) -> F:
     """``[FILE|DIR|-]...`` and ``-R/--recursive``: the manifests, as ``kubectl apply -f``
     takes them (none, or ``-``: standard input)."""
+    return _manifests(command, required=False)
+
+
+def required_manifests_argument(command: F) -> F:
+    """``FILE|DIR|-...``: as :func:`manifests_argument`, at least one (``-`` for stdin)."""
+    return _manifests(command, required=True)
+
+
+def _manifests(command: F, required: bool) -> F:
     command = click.option(
         "-R",
         "--recursive",
@@ -140,9 +150,10 @@ def manifests_argument(command: F) -> F:
         help="Read the directories given, and their subdirectories, each file whose "
         "name ends in .yaml, .yml or .json.",
     )(command)
-    return click.argument("manifests", metavar="[FILE|DIR|-]...", nargs=-1, callback=_paths_exist)(
-        command
-    )
+    metavar = "FILE|DIR|-..." if required else "[FILE|DIR|-]..."
+    return click.argument(
+        "manifests", metavar=metavar, nargs=-1, required=required, callback=_paths_exist
+    )(command)
 
 
 def _paths_exist(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from transforms.cli.checks import check_k8s_version, k8s_version_option, policy_option
-from transforms.cli.options import debug_option, kinds_option, manifests_argument
+from transforms.cli.options import debug_option, kinds_option, required_manifests_argument
 
 __all__ = ("validate_command",)
 
@@ -15,7 +15,7 @@ __all__ = ("validate_command",)
 @k8s_version_option
 @policy_option
 @kinds_option
-@manifests_argument
+@required_manifests_argument
 def validate_command(
     declared_kinds: tuple[object, ...],
     k8s_version: str | None,
@@ -26,7 +26,7 @@ def validate_command(
     """Check every pod template of each FILE against the official schema and its references.
 
     FILEs and DIRs are read as podfold apply reads them (-R for
-    subdirectories; '-' or none: stdin), each file on its own.
+    subdirectories; '-': stdin), each file on its own.
 
     The same checks the TorchX fold runs on every pod: unknown fields (with
     a suggestion), types, enumerations, required fields, quantities, volume
