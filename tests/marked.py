@@ -247,11 +247,14 @@ SPAWN: dict[str, tuple[str, ...]] = {
 
 SLOW: dict[str, tuple[str, ...]] = {
     "test_blame.py": ("test_blame_on_8000_volumes_stays_within_budget",),
+    "test_client_objects.py": ("test_every_recipe_gives_on_client_objects_what_it_gives_on_dicts",),
     "test_combinators.py": (
         "test_no_transform_mutates_its_input_or_its_values",
         "test_persistent_in_persistent_out",
         "test_transforms_are_values",
+        "test_values_given_to_a_factory_are_copied",
     ),
+    "test_conflicts.py": ("test_finding_the_conflicts_of_every_container_grows_with_the_pod",),
     "test_dumping.py": (
         "test_law_load_dump_load_partial_pods",
         "test_law_load_dump_load_pipelines",
@@ -269,14 +272,20 @@ SLOW: dict[str, tuple[str, ...]] = {
     ),
     "test_fuzz.py": EVERY_TEST,
     "test_growth.py": (
-        "test_list_operations_on_20000_items_stay_within_budget",
-        "test_the_budget_catches_a_memory_blowup",
-        "test_the_budget_catches_quadratic_work",
         "test_apply_naming_the_line_of_a_validation_problem_grows_with_the_pod",
         "test_apply_naming_the_line_of_each_denied_change_grows_with_the_pod",
         "test_apply_naming_the_line_of_each_validation_problem_grows_with_the_pod",
+        "test_apply_naming_the_lines_of_conflicts_grows_with_the_pod",
+        "test_blame_of_overlay_files_grows_with_the_pod",
         "test_explain_blame_command_grows_with_the_pod",
+        "test_explain_of_every_container_grows_with_the_pod",
+        "test_list_operations_on_20000_items_stay_within_budget",
+        "test_the_budget_catches_a_memory_blowup",
+        "test_the_budget_catches_quadratic_work",
+        "test_the_count_catches_quadratic_work",
+        "test_the_diff_of_lines_that_repeat_grows_with_the_pod",
         "test_the_lines_of_conflicts_are_found_in_time_that_grows_with_the_pod",
+        "test_written_by_lookups_grow_with_the_pod",
     ),
     "test_hostile.py": ("test_hostile_case",),
     "test_input_faults.py": ("test_the_timeout_bounds_a_library_read_too",),
@@ -285,10 +294,12 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_law_inputs_are_unmodified",
     ),
     "test_kind_records.py": ("test_each_builtin_record_finds_the_templates_of_a_real_manifest",),
+    "test_kinds_open.py": ("test_an_installed_package_ships_its_kinds",),
     "test_kit_can_fail.py": ("test_pods_find_the_pod_a_function_assuming_too_much_breaks_on",),
     "test_kit_on_podfold.py": (
         "test_chains_of_recipes_and_combinators_are_pure_idempotent_and_keep_pods_valid",
         "test_combinators_are_pure_idempotent_and_write_only_under_their_path",
+        "test_recipe_on_torchx_pods_is_pure_idempotent_valid_and_writes_only_its_fields",
     ),
     "test_laws.py": (
         "test_law_chain_agrees_with_oracle",
@@ -298,6 +309,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_law_replace_at_put_get",
         "test_law_structural_sharing",
     ),
+    "test_markers.py": ("test_every_name_listed_is_a_test_of_its_module",),
     "test_near_misses.py": (
         "test_only_the_room_chooses_near_misses",
         "test_only_the_room_writes_did_you_mean",
@@ -307,13 +319,20 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_law_json_patch_plan_equals_the_general_walk",
         "test_law_strategic_plan_equals_the_general_merge",
     ),
+    "test_quantities.py": (
+        "test_a_request_and_its_limit_never_hang_validation",
+        "test_hostile_quantities_are_valued_in_bounded_time",
+        "test_quantity_value_agrees_with_exact_arithmetic",
+    ),
     "test_recipes.py": ("test_output_on_torchx_pod_is_valid",),
+    "test_schema.py": ("test_tables_are_small_and_rebuild_byte_for_byte",),
     "test_short_errors.py": (
         "test_command_line_errors_are_short",
         "test_library_errors_are_short",
         "test_recipe_errors_are_short",
         "test_validate_lists_every_problem_of_a_long_pod_each_in_one_short_line",
     ),
+    "test_splicing.py": ("test_spliced_text_reads_back_as_the_fold",),
     "test_strategic.py": ("test_law_chained_patches_equal_patches_applied_one_by_one",),
     "test_testing_kit.py": (
         "test_generated_pods_are_valid",
@@ -329,6 +348,8 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_law_workload_steps_write_the_workload_pod_steps_each_template",
     ),
     "test_yaml_paths.py": (
+        "test_a_plain_document_is_built_as_the_constructor_builds_it",
+        "test_each_class_of_characters_is_the_complement_of_what_it_allows",
         "test_hostile_yaml_on_the_pure_path",
         "test_libyaml_and_pure_python_write_the_same_text",
     ),
@@ -338,7 +359,12 @@ SLOW: dict[str, tuple[str, ...]] = {
     ),
     "test_yaml_safety.py": (
         "test_a_manifest_may_write_out_many_nodes_but_aliases_add_few",
+        "test_alias_bombs_stay_refused",
+        "test_an_alias_inside_its_own_anchor_is_a_cycle",
+        "test_deep_yaml_in_an_overlay_file_names_the_file",
         "test_deep_yaml_is_refused_at_the_documented_depth",
+        "test_depth_made_by_aliases_is_counted",
+        "test_the_node_bound_is_the_whole_files",
     ),
-    "test_kinds_open.py": ("test_an_installed_package_ships_its_kinds",),
+    "test_yaml_trust.py": ("test_a_key_of_megabytes_is_refused_at_once",),
 }
