@@ -632,3 +632,24 @@ def test_a_step_that_runs_a_step_action_takes_its_container_from_it(name: str) -
     assert step["ref"] == run["spec"]["taskSpec"]["steps"][0]["ref"]
     assert "name" not in step or step["name"] == run["spec"]["taskSpec"]["steps"][0]["name"]
     assert new["spec"]["podTemplate"] == {"nodeSelector": {"pool": "gpu"}}
+
+
+def test_the_run_over_documents_checks_a_runs_pod_fields_as_the_fold_left_them() -> None:
+    # what every door over manifests asks of the run (the KRM function's): a change the
+    # overlays wrote into a TaskRun's podTemplate is one of its pod's
+    from transforms.run import Checks, Overlays, given
+    from transforms.run.documents import run_documents
+
+    given_documents = documents("tekton/template-volume.yaml")
+    overlays = Overlays([given(recipes.node_selector(pool="gpu"), "pool.yaml")])
+    result = apply_to_documents(overlays.transform, given_documents)
+    assert result[0]["spec"]["podTemplate"]["nodeSelector"] == {"pool": "gpu"}
+    assert result[0]["spec"]["taskSpec"] is given_documents[0]["spec"]["taskSpec"]
+    checks = Checks(deny=("spec.nodeSelector",), policy="baseline")
+    [(_, template, done)] = run_documents(overlays, checks, given_documents, result)
+    assert str(template.path) == "spec.taskSpec"
+    assert [(found.kind, found.path) for found in done.findings] == [("paths", "nodeSelector")]
+    assert [str(writer.origin) for writer in done.findings[0].writers] == ["pool.yaml"]
+    # left as it was, the pod meets the policy, and nothing was changed to deny
+    [(_, _, unchanged)] = run_documents(overlays, checks, given_documents, given_documents)
+    assert unchanged.findings == ()

@@ -557,3 +557,71 @@ def test_a_workload_patch_that_targets_no_document_is_warned_about(tmp_path: Pat
     result = podfold("apply", "-f", str(named), str(DEPLOYMENT))
     assert result.returncode == 0 and result.stderr == ""
     assert "hostIPC: true" in result.stdout
+
+
+# ---------------------------------------------------------------- pods as their controllers make them
+
+TEKTON = MANIFESTS / "tekton"
+TASKRUN = TEKTON / "template-volume.yaml"  # a TaskRun with a podTemplate (its volumes)
+TASKRUN_AT = "document 1: TaskRun/template-volume- template (spec.taskSpec)"
+
+
+def test_the_checks_see_what_the_overlays_wrote_where_a_run_keeps_its_pod_fields(
+    tmp_path: Path,
+) -> None:
+    # a TaskRun's pod fields are its spec.podTemplate's, not its task spec's: the checks
+    # after the fold read the pod as Tekton makes it, the podTemplate as the fold left it
+    selector = written(tmp_path, "pool.yaml", "- {recipe: node_selector, pool: gpu}\n")
+    denied = podfold("apply", "-f", str(selector), "--deny", "spec.nodeSelector", str(TASKRUN))
+    assert denied.returncode == 1 and denied.stdout == ""
+    assert (
+        f"{TASKRUN}: {TASKRUN_AT}: spec.taskSpec.nodeSelector: a denied path was changed "
+        f"(denied: spec.nodeSelector) (written by {selector}:1)"
+    ) in denied.stderr.splitlines()
+    allowed = podfold("apply", "-f", str(selector), "--allow", "spec.containers", str(TASKRUN))
+    assert allowed.returncode == 1 and "spec.taskSpec.nodeSelector: " in allowed.stderr
+    # what the overlays did not change there is no change
+    env = written(tmp_path, "env.yaml", "- {recipe: add_env, A: '1'}\n")
+    passed = podfold("apply", "-f", str(env), "--deny", "spec.volumes", str(TASKRUN))
+    assert passed.returncode == 0, passed.stderr
+    assert yaml.safe_load(passed.stdout)["spec"]["taskSpec"]["steps"][0]["env"][-1]["name"] == "A"
+    # the policy and validation read it as it is after the fold
+    host = written(tmp_path, "host.yaml", "- {op: upsert, path: spec.hostNetwork, value: true}\n")
+    policed = podfold("apply", "-f", str(host), "--policy", "baseline", str(TASKRUN))
+    assert policed.returncode == 1
+    assert f"{TASKRUN_AT}: spec.taskSpec.hostNetwork: sharing the host's namespaces" in (
+        policed.stderr
+    )
+    bad = written(tmp_path, "dns.yaml", "- {op: upsert, path: spec.dnsPolicy, value: [1]}\n")
+    invalid = podfold("apply", "-f", str(bad), str(TASKRUN))
+    assert invalid.returncode == 1
+    assert (
+        f"{TASKRUN}: {TASKRUN_AT}: spec.taskSpec.dnsPolicy: expected string, found list [1] "
+        f"(written by {bad}:1)"
+    ) in invalid.stderr.splitlines()
+    # a PipelineRun's task: its pod fields are its taskRunSpecs element's, made by the fold
+    runs = TEKTON / "pipelinerun-with-pipelinespec-and-taskspec.yaml"
+    tasks = podfold("apply", "-f", str(selector), "--deny", "spec.nodeSelector", str(runs))
+    assert tasks.returncode == 1
+    assert tasks.stderr.count("taskSpec.nodeSelector: a denied path was changed") == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "where"),
+    [
+        # a bare pod spec (Dask's) and one kept among a kind's own fields (KServe's)
+        ("dask/simpleworkergroup.yaml", "spec.worker.spec.nodeSelector"),
+        ("kserve/sklearn.yaml", "spec.predictor.nodeSelector"),
+    ],
+)
+def test_allow_and_deny_name_a_pods_paths_in_every_kind(
+    tmp_path: Path, name: str, where: str
+) -> None:
+    selector = written(tmp_path, "pool.yaml", "- {recipe: node_selector, pool: gpu}\n")
+    done = podfold(
+        "apply", "-f", str(selector), "--deny", "spec.nodeSelector", str(MANIFESTS / name)
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"{where}: a denied path was changed (denied: spec.nodeSelector) (written by " in (
+        done.stderr
+    )

@@ -289,24 +289,49 @@ class TemplateChecks:
             if macro not in self.macros:
                 self.macros[macro] = _text(label)
 
-    def changed(self, label: Label, template: Any, before: Any, after: Any) -> None:
+    def changed(
+        self,
+        label: Label,
+        template: Any,
+        before: Any,
+        after: Any,
+        after_template: Any = None,
+    ) -> None:
         """Validate a template the selector did not pick but the overlays changed
         (a patch of whole workloads): the other checks are for the selected ones."""
-        if after is before:
+        if after is before and (after_template is None or after_template == template):
             return
         self._macros(label, before, after)
         if self.checks.validate:
-            self._written(label, template, before, after, self.checks.validation_only)
+            self._written(
+                label, template, before, after, self.checks.validation_only, after_template
+            )
 
-    def template(self, label: Label, template: Any, before: Any, after: Any) -> None:
+    def template(
+        self,
+        label: Label,
+        template: Any,
+        before: Any,
+        after: Any,
+        after_template: Any = None,
+    ) -> None:
         """Check one template: ``before`` and ``after`` the overlays; ``label`` says where
-        (or makes the text that does, called only for a finding)."""
+        (or makes the text that does, called only for a finding). ``after_template`` is
+        the template as the result has it, where its kind keeps pod fields apart from it
+        (:func:`~transforms.kube.discovery.found_again`): what the overlays wrote there is
+        checked as what they wrote in the pod is."""
         if after is not before:
             self._macros(label, before, after)
-        self._written(label, template, before, after, self.checks)
+        self._written(label, template, before, after, self.checks, after_template)
 
     def _written(
-        self, label: Label, template: Any, before: Any, after: Any, checks: Checks
+        self,
+        label: Label,
+        template: Any,
+        before: Any,
+        after: Any,
+        checks: Checks,
+        after_template: Any = None,
     ) -> None:
         """Run ``checks`` on the template, and write each finding as a line: an error of
         validation is a problem, any other error a violation, a warning a warning."""
@@ -315,7 +340,13 @@ class TemplateChecks:
         if not checks.any:
             return
         done = run(
-            self.overlays, before, checks, kind=template.root, template=template, after=after
+            self.overlays,
+            before,
+            checks,
+            kind=template.root,
+            template=template,
+            after=after,
+            after_template=after_template,
         )
         if not done.findings:
             return
@@ -357,6 +388,7 @@ class TemplateChecks:
         pod templates, where the caller found them already)."""
         from combinators import get_at
         from transforms.cli.documents import template_label
+        from transforms.kube.discovery import found_again
         from transforms.kube.workloads import pod_templates
 
         for number, (document, overlaid) in enumerate(zip(documents, result, strict=True), 1):
@@ -370,10 +402,13 @@ class TemplateChecks:
                 before = get_at(document, template.path) if template.path.parts else document
                 after = get_at(overlaid, template.path) if template.path.parts else overlaid
                 label = functools.partial(template_label, number, template)
+                # the pod fields its kind keeps apart (a TaskRun's podTemplate), as the
+                # result has them: a change there is the pod's too
+                made = template if overlaid is document else found_again(template, overlaid)
                 if selected:
-                    self.template(label, template, before, after)
+                    self.template(label, template, before, after, made)
                 else:
-                    self.changed(label, template, before, after)
+                    self.changed(label, template, before, after, made)
 
     def report(self, source: str) -> None:
         """Print the warnings, then the problems and violations, and exit 1 if there

@@ -27,7 +27,7 @@ from combinators.data import is_map, is_seq
 from combinators.limits import MAX_NAME, short_repr
 from combinators.paths import All, Index, Key, Part, Path
 from combinators.reading import select
-from transforms.kube.components import Component, as_made, referring_steps, resolved
+from transforms.kube.components import Component, as_made, pod_of, referring_steps, resolved
 from transforms.kube.containers import MainContainer
 from transforms.kube.records import DOCUMENT, SPEC, TEMPLATE, FilledIn, WorkloadKind, reach
 from transforms.kube.registry import KindsLike, resolve_kinds
@@ -39,6 +39,8 @@ __all__ = (
     "pod_templates",
     "templates_of",
     "with_added_volumes",
+    "found_again",
+    "made_pod",
 )
 
 
@@ -309,3 +311,48 @@ def with_added_volumes(pod: Any, template: PodTemplate) -> Any:
     if not added:
         return pod
     return {**pod, "spec": {**(spec or {}), "volumes": [*(volumes or ()), *added]}}
+
+
+def found_again(template: PodTemplate, document: Any) -> PodTemplate:
+    """``template`` as it is found in ``document``, another version of the document it
+    was found in (what a fold made of it): where its kind keeps pod fields apart from it
+    (a Tekton TaskRun's ``spec.podTemplate``), the template of that path in ``document``,
+    whose :attr:`Component.outside_given` are those fields as ``document`` has them;
+    else, or where ``document`` has no template there, ``template`` itself.
+
+    >>> run = {"apiVersion": "tekton.dev/v1", "kind": "TaskRun", "spec": {
+    ...     "taskSpec": {"steps": [{"name": "a", "image": "i"}]}}}
+    >>> [template] = pod_templates(run)
+    >>> later = {**run, "spec": {**run["spec"], "podTemplate": {"hostNetwork": True}}}
+    >>> dict(found_again(template, later).component.outside_given)
+    {'hostNetwork': True}
+    >>> found_again(template, run) == template
+    True
+    """
+    component = template.component
+    if component is None or component.pod_fields_at is None:
+        return template
+    again = next((each for each in pod_templates(document) if each.path == template.path), None)
+    return template if again is None else again
+
+
+def made_pod(value: Any, template: PodTemplate) -> Any:
+    """``value`` (the template's, in a document) as its controller makes the pod
+    (:func:`with_added_volumes`), in a pod's form, ``{metadata, spec}``, whatever the
+    template holds: a bare pod spec in ``spec``, with the metadata its kind keeps beside
+    it. The paths of ``--allow`` and ``--deny`` name a pod's fields so.
+
+    >>> from combinators import path
+    >>> bare = PodTemplate(path("spec.worker.spec"), "DaskCluster", "x", "worker", SPEC)
+    >>> made_pod({"containers": []}, bare)
+    {'spec': {'containers': []}}
+    """
+    made = with_added_volumes(value, template)
+    if template.root != SPEC or not is_map(made):
+        return made
+    pod: dict[str, Any] = {"spec": made}
+    if template.component is not None and is_map(value):
+        metadata = pod_of(value, template.component, SPEC).get("metadata")
+        if metadata:
+            pod["metadata"] = metadata
+    return pod

@@ -42,6 +42,7 @@ def run_documents(
     (after them) the checks have a question about, in order (see the module); ``templates``
     are each document's pod templates, where the caller found them already."""
     from combinators import get_at
+    from transforms.kube.discovery import found_again
     from transforms.kube.workloads import pod_templates
     from transforms.run.running import run
 
@@ -53,10 +54,21 @@ def run_documents(
             selected = select is None or select.matches(template)
             before = get_at(document, template.path) if template.path.parts else document
             after = get_at(overlaid, template.path) if template.path.parts else overlaid
-            if not selected and after is before:
+            # the pod fields its kind keeps apart (a TaskRun's podTemplate), as the result
+            # has them: a change there is the pod's too
+            made = template if overlaid is document else found_again(template, overlaid)
+            if not selected and after is before and made == template:
                 continue
             asked = checks if selected else checks.validation_only
             if not asked.any:
                 continue
-            done = run(overlays, before, asked, kind=template.root, template=template, after=after)
+            done = run(
+                overlays,
+                before,
+                asked,
+                kind=template.root,
+                template=template,
+                after=after,
+                after_template=made,
+            )
             yield index, template, done

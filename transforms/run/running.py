@@ -53,11 +53,11 @@ class _Writers:
     of its findings, and holding neither (no reference cycle: a fold of 1,000 pods
     leaves nothing for the collector)."""
 
-    __slots__ = ("before", "after", "overlays", "_walk", "_prefixes", "_walks")
+    __slots__ = ("before", "changed", "overlays", "_walk", "_prefixes", "_walks")
 
-    def __init__(self, before: Any, after: Any, overlays: Overlays) -> None:
-        self.before = before
-        self.after = after
+    def __init__(self, before: Any, changed: bool, overlays: Overlays) -> None:
+        self.before = before  # the pod the overlays were given
+        self.changed = changed
         self.overlays = overlays
         self._walk: Any = MISSING
         self._prefixes: dict[int, Any] = {}
@@ -76,7 +76,7 @@ class _Writers:
     def at(self, where: str) -> tuple[Any, ...]:
         from combinators import path
 
-        if self.after is self.before:
+        if not self.changed:
             return ()
         try:
             at = path(where)
@@ -129,10 +129,15 @@ class Run:
         self.after = after
         self.overlays = overlays
         self.findings: tuple[Finding, ...] = ()
+        # the pod the overlays were given, where it is not ``before`` (a pod spec kept among
+        # a kind's own fields, or with fields kept apart), and whether they changed it
+        self._given: Any = before
+        self._changed_given = after is not before
 
     @functools.cached_property
     def _writers(self) -> _Writers:
-        return _Writers(self.before, self.after, self.overlays)  # only where a finding asks
+        # only where a finding asks
+        return _Writers(self._given, self._changed_given, self.overlays)
 
     @property
     def changed(self) -> bool:
@@ -168,7 +173,11 @@ class Run:
         and ``None`` where none can be told (an overlay given in Python)."""
         return self._writers.located(label, where)
 
-    def _finding(self, kind: str, problem: Any, severity: str | None = None) -> Finding:
+    def _finding(
+        self, kind: str, problem: Any, severity: str | None = None, at: str | None = None
+    ) -> Finding:
+        """A finding of ``problem``, its writers those of ``at`` in the pod the overlays
+        were given (``problem.path`` by default)."""
         from transforms.run.findings import Finding  # imported by the first finding
 
         return Finding(
@@ -177,7 +186,7 @@ class Run:
             problem.path,
             problem.message,
             problem,
-            functools.partial(self._writers.at, problem.path),
+            functools.partial(self._writers.at, problem.path if at is None else at),
         )
 
     def _conflict(self, conflict: Any, severity: str) -> Finding:
@@ -227,6 +236,7 @@ def run(
     kind: str = "Pod",
     template: Any = None,
     after: Any = MISSING,
+    after_template: Any = None,
     then: Callable[[Any], Any] | None = None,
 ) -> Run:
     """Fold ``overlays`` over ``pod`` (API-form data of ``kind``: ``Pod``,
@@ -237,7 +247,12 @@ def run(
     it is checked, where the overlays changed it (TorchX substitutes its macros).
     ``template`` is the :class:`~transforms.kube.workloads.PodTemplate` the pod is,
     where it is one: the volumes its controller adds count as the pod's own for
-    validation and the policy. An overlay that fails raises its
+    validation and the policy, and the checks read the pod as the controller makes it
+    (:func:`~transforms.kube.discovery.made_pod`). ``after_template`` is that template as
+    the fold's result has it, where its kind keeps pod fields apart from it (a Tekton
+    TaskRun's ``podTemplate``: :func:`~transforms.kube.discovery.found_again`), so that a
+    change the overlays wrote there is validated, checked by the policy and by
+    ``allow``/``deny``, as one in the pod is. An overlay that fails raises its
     :class:`~combinators.TransformError`; what the checks find is in ``findings``.
 
     >>> from combinators import upsert
@@ -264,23 +279,29 @@ def run(
     if not checks.any:
         return done
     found: list[Finding] = []
-    changed = after is not pod
+    made = template if after_template is None else after_template
+    # a change may be only in the pod fields its kind keeps apart from the template
+    changed = after is not pod or _kept_apart_changed(template, made)
+    if template is not None and template.component is not None:
+        done._given, done._changed_given = _given_pod(pod, template), changed
     # the pod as it runs: with the volumes its controller adds (a StatefulSet's claims)
     validating = checks.validate and (changed or not checks.only_new)
-    whole = _with_volumes(after, template) if validating or checks.policy is not None else after
+    whole = _with_volumes(after, made) if validating or checks.policy is not None else after
+    # a bare spec's overlays were given {spec: ...}: who wrote what is said so
+    bare = template is not None and template.root == "PodSpec"
     if validating:
-        found += _invalid(done, checks, kind, template, whole)
+        found += _invalid(done, checks, kind, template, whole, made)
     if checks.policy is not None:
         from transforms.checks.policies import policy_problems
 
         found += [
-            done._finding("policy", problem, "error")
+            done._finding("policy", problem, "error", _of_pod(problem.path) if bare else None)
             for problem in policy_problems(whole, checks.policy, kind=kind)
         ]
     if checks.path_policy is not None and changed:
         found += [
-            done._finding("paths", problem, "error")
-            for problem in checks.path_policy.problems(pod, after)
+            done._finding("paths", problem, "error", _of_pod(problem.path) if bare else None)
+            for problem in _path_problems(checks.path_policy, pod, after, template, made)
         ]
     severity = "error" if checks.conflicts == "error" else "warning"
     found += [done._conflict(conflict, severity) for conflict in conflicts]
@@ -296,13 +317,68 @@ def _with_volumes(pod: Any, template: Any) -> Any:
     return with_added_volumes(pod, template)
 
 
-def _invalid(done: Run, checks: Checks, kind: str, template: Any, whole: Any) -> list[Finding]:
-    """Validation's findings: every problem of ``whole`` (the pod after, as it runs), or
-    only those the pod before did not have (see :func:`_same`)."""
+def _given_pod(value: Any, template: Any) -> Any:
+    """The pod the overlays are given for ``value``, a pod spec kept among fields of its
+    kind's own (:func:`~transforms.kube.components.pod_of`, with the fields kept apart)."""
+    from combinators.data import copy_plain, is_map
+    from transforms.kube.components import pod_of
+
+    component = template.component
+    if not is_map(value):
+        return value
+    outside = component.outside_given
+    return pod_of(value, component, template.root, None if outside is None else copy_plain(outside))
+
+
+def _kept_apart_changed(template: Any, made: Any) -> bool:
+    """Whether the pod fields ``template``'s kind keeps apart from it differ in ``made``,
+    the template as the fold's result has it."""
+    if made is template or template is None or template.component is None:
+        return False
+    return bool(template.component.outside_given != made.component.outside_given)
+
+
+def _path_problems(policy: Any, pod: Any, after: Any, template: Any, made: Any) -> list[Any]:
+    """What ``policy`` (``allow``/``deny``) finds in the change from ``pod`` to ``after``,
+    read as the pods their controller makes (a pod's paths, as the policy names them)
+    where the template is not one already: a bare spec, a pod kept among a kind's own
+    fields or with fields kept apart. A problem's path is then the pod's under the
+    template, as validation's: its spec's without ``spec.``."""
+    if template is None or (template.component is None and template.root != "PodSpec"):
+        return list(policy.problems(pod, after))
+    from transforms.kube.discovery import made_pod
+
+    found = policy.problems(made_pod(pod, template), made_pod(after, made))
+    if template.root != "PodSpec":
+        return list(found)
+    return [dataclasses.replace(problem, path=_in_spec(problem.path)) for problem in found]
+
+
+def _of_pod(where: str) -> str:
+    """A spec's path as its pod's: ``nodeSelector`` is ``spec.nodeSelector``."""
+    if not where:
+        return "spec"
+    return f"spec{where}" if where.startswith("[") else f"spec.{where}"
+
+
+def _in_spec(where: str) -> str:
+    """A pod's path as its spec's: ``spec.nodeSelector`` is ``nodeSelector``."""
+    if where == "spec":
+        return ""
+    return where[len("spec.") :] if where.startswith("spec.") else where
+
+
+def _invalid(
+    done: Run, checks: Checks, kind: str, template: Any, whole: Any, made: Any = None
+) -> list[Finding]:
+    """Validation's findings: every problem of ``whole`` (the pod after, as it runs, of
+    ``made``, the template as the result has it), or only those the pod before did not
+    have (see :func:`_same`)."""
     from transforms.checks.validation import problems
 
     found = problems(whole, kind=kind, k8s_version=checks.k8s_version)
-    filled = () if template is None else getattr(template, "filled_in", ())
+    made = template if made is None else made
+    filled = () if made is None else getattr(made, "filled_in", ())
     if found and filled:  # what the kind's controller fills in is no problem
         from transforms.checks.validation import without_filled_in
 
@@ -314,4 +390,8 @@ def _invalid(done: Run, checks: Checks, kind: str, template: Any, whole: Any) ->
             for problem in problems(before, kind=kind, k8s_version=checks.k8s_version)
         }
         found = [problem for problem in found if _same(problem) not in had]
-    return [done._finding("validation", problem) for problem in found]
+    bare = template is not None and template.root == "PodSpec"
+    return [
+        done._finding("validation", problem, None, _of_pod(problem.path) if bare else None)
+        for problem in found
+    ]
