@@ -18,7 +18,10 @@ from combinators import PathError, TransformError, TypeClashError
 from tests.kubectl import kubectl_patch, needs_kubectl
 from transforms.forms.patches import InvalidPatchError, PatchTestFailed, json_patch
 
-TABLE = yaml.safe_load((Path(__file__).parent / "kubectl_cases" / "json_patch.yaml").read_text())
+TABLE = yaml.load(  # libyaml where PyYAML has it: the table is read as each worker collects
+    (Path(__file__).parent / "kubectl_cases" / "json_patch.yaml").read_text(),
+    getattr(yaml, "CSafeLoader", yaml.SafeLoader),
+)
 CASES = TABLE["cases"]
 ERRORS = {
     "PathError": PathError,

@@ -14,7 +14,10 @@ from hypothesis import strategies as st
 from tests.kubectl import kubectl_patch, needs_kubectl
 from transforms.forms.patches import merge_patch
 
-TABLE = yaml.safe_load((Path(__file__).parent / "kubectl_cases" / "merge_patch.yaml").read_text())
+TABLE = yaml.load(  # libyaml where PyYAML has it: the table is read as each worker collects
+    (Path(__file__).parent / "kubectl_cases" / "merge_patch.yaml").read_text(),
+    getattr(yaml, "CSafeLoader", yaml.SafeLoader),
+)
 CASES = TABLE["cases"]
 
 

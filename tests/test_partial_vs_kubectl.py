@@ -57,7 +57,8 @@ def manifest_pods() -> list[tuple[str, dict[str, Any]]]:
     pods: list[tuple[str, dict[str, Any]]] = []
     seen: set[str] = set()
     for file in sorted(MANIFESTS.rglob("*.y*ml")):
-        for document in yaml.safe_load_all(file.read_text(encoding="utf-8")):
+        text = file.read_text(encoding="utf-8")
+        for document in yaml.load_all(text, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
             for template in pod_templates(document) if document is not None else ():
                 # the pod as the kind's controller makes it: a bare spec, or one kept
                 # among the kind's own fields (KServe, Knative, Argo), as a template

@@ -22,7 +22,10 @@ from combinators import compose
 from tests.kubectl import kubectl_patch, needs_kubectl
 from transforms.forms.patches import InvalidPatchError, strategic_merge
 
-TABLE = yaml.safe_load((Path(__file__).parent / "kubectl_cases" / "strategic.yaml").read_text())
+TABLE = yaml.load(  # libyaml where PyYAML has it: the table is read as each worker collects
+    (Path(__file__).parent / "kubectl_cases" / "strategic.yaml").read_text(),
+    getattr(yaml, "CSafeLoader", yaml.SafeLoader),
+)
 CASES = TABLE["cases"]
 
 
