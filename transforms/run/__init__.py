@@ -10,7 +10,9 @@ what are decided here, once.
 * :mod:`~transforms.run.loaded`: :class:`Loaded` overlays (a transform and its
   finest steps, each with its origin), loaded once; :class:`Overlays`, those of a run;
 * :mod:`~transforms.run.findings`: :class:`Finding`, one check's finding with its writers;
-* :mod:`~transforms.run.running`: :func:`run` and the :class:`Run` it returns.
+* :mod:`~transforms.run.running`: :func:`run` and the :class:`Run` it returns;
+* :mod:`~transforms.run.documents`: :func:`run_documents`, the run of each pod template of a
+  stream of documents the checks ask about.
 
 Each name is imported from its module when first asked for: the command line's
 ``--help`` reads :data:`CONFLICT_MODES` and nothing else.
@@ -19,6 +21,7 @@ Each name is imported from its module when first asked for: the command line's
 from transforms._lazy import TYPE_CHECKING, lazy_exports
 
 if TYPE_CHECKING:
+    from transforms.run.documents import run_documents
     from transforms.run.findings import FINDING_KINDS, Finding, label_of, written_by
     from transforms.run.loaded import Loaded, Overlays, given, load_file, loads, unique_labels
     from transforms.run.running import Run, run
@@ -40,6 +43,7 @@ _HOMES = {
     "label_of": "transforms.run.findings",
     "Run": "transforms.run.running",
     "run": "transforms.run.running",
+    "run_documents": "transforms.run.documents",
 }
 
 __all__ = (
@@ -58,6 +62,7 @@ __all__ = (
     "label_of",
     "Run",
     "run",
+    "run_documents",
 )
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
