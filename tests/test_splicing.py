@@ -99,6 +99,17 @@ def written_docs(draw: st.DrawFn) -> tuple[str, Any]:
     return text, read[0]
 
 
+OTHER = "kind: ConfigMap  # left as it is\ndata: {x: '1'}\n"
+
+
+def _with_others(draw: st.DrawFn, text: str) -> tuple[str, int, int]:
+    """``text`` among documents that do not change: the text, how many come before it
+    and how many after."""
+    before, after = draw(st.integers(0, 2)), draw(st.integers(0, 2))
+    parts = [OTHER] * before + [text] + [OTHER] * after
+    return "---\n".join(parts), before, after
+
+
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.data())
 def test_spliced_text_reads_back_as_the_fold(data: st.DataObject) -> None:
@@ -110,11 +121,15 @@ def test_spliced_text_reads_back_as_the_fold(data: st.DataObject) -> None:
     except TransformError:
         assume(False)
     assume(isinstance(after, dict))
+    stream, ahead, behind = _with_others(data.draw, text)
+    other = load_manifest(OTHER, "o.yaml")[0][0]
+    pairs = [(other, other)] * ahead + [(doc, after)] + [(other, other)] * behind
     try:
-        spliced = splice(text, [(doc, after)], "m.yaml")
+        spliced = splice(stream, pairs, "m.yaml")
     except SpliceError as err:
-        pytest.fail(f"{err}\n{text}\n{doc}\n->{after}")
-    assert load_manifest(spliced, "m.yaml")[0] == [after]
+        pytest.fail(f"{err}\n{stream}\n{doc}\n->{after}")
+    assert load_manifest(spliced, "m.yaml")[0] == [pair[1] for pair in pairs]
+    assert spliced.count(OTHER) == ahead + behind
 
 
 @given(written_docs())

@@ -67,6 +67,7 @@ _NOT_IN_JSON_QUOTES = frozenset("\x7f\x85\u2028\u2029\ufeff") | frozenset(
     chr(code) for code in range(0x80, 0xA0)
 )
 _DASH_ENDS_LINE = re.compile(r"-[ \t]*(?:#.*)?$")
+_DIRECTIVE = re.compile(r"^%", re.MULTILINE)
 _FLOW_INDICATORS = frozenset(",[]{}")
 _BREAKS = frozenset("\r\n\x85\u2028\u2029")
 _WIDE = 2**30  # no folding of a long scalar rewritten where it stands
@@ -108,11 +109,15 @@ def splice(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> str:
     >>> splice("a: 1\\n", [({"a": 1}, {"a": 1, "b": [2]})], "m.yaml")
     'a: 1\\nb:\\n- 2\\n'
     """
-    edits = edits_of(text, documents, source)
+    edits: list[Edit] = []
+    spans = _edits(text, documents, source, edits)
     if not edits:
         return text
     spliced = _apply(text, edits, source)
-    _check(spliced, [after for _, after in documents], source)
+    if len(spans) < len(documents) and _DIRECTIVE.search(text) is None:
+        _check_each(spliced, spans, edits, documents, source)
+    else:
+        _check(spliced, [after for _, after in documents], source)
     return spliced
 
 
@@ -123,6 +128,16 @@ def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> li
     >>> edits_of("a: 1  # one\\n", [({"a": 1}, {"a": 2})], "m.yaml")
     [Edit(start=3, end=4, text='2')]
     """
+    edits: list[Edit] = []
+    _edits(text, documents, source, edits)
+    return edits
+
+
+def _edits(
+    text: str, documents: Sequence[tuple[Any, Any]], source: str, edits: list[Edit]
+) -> list[tuple[int, int, int, int, int]]:
+    """Put the edits into ``edits``; for each document changed, ``(its index, where its
+    text begins and ends, where its edits begin and end in edits)``."""
     changed = []
     for number, (before, after) in enumerate(documents):
         if before is not after:
@@ -136,22 +151,25 @@ def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> li
     # libyaml counts its marks from after a byte-order mark, PyYAML's reader from before it
     offset = 1 if LIBYAML and text.startswith("\ufeff") else 0
     newline = "\r\n" if "\r\n" in text else "\n"
-    edits: list[Edit] = []
     rendered: dict[tuple[str, int | None], list[str]] = {}  # each value written once
     by_number = {number: (before, after, changes) for number, before, after, changes in changed}
+    spans: list[tuple[int, int, int, int, int]] = []
     count = 0
     for count, node in enumerate(_composed(text, source), 1):  # one document's nodes at a time
         found = by_number.get(count - 1)
         if found is not None:
             before, after, changes = found
+            first = len(edits)
             document = _Document(text, source, offset, newline, node, count, edits, rendered)
             document.edit(before, after, changes)
+            start, end = document.start(node), document.end(node)
+            spans.append((count - 1, start, end, first, len(edits)))
     if count != len(documents):
         raise SpliceError(
             f"the text holds {count} documents, where {len(documents)} were given",
             source=source,
         )
-    return edits
+    return spans
 
 
 def _composed(text: str, source: str) -> Iterator[yaml.Node]:
@@ -242,6 +260,38 @@ def _check(spliced: str, afters: Sequence[Any], source: str) -> None:
                 f"folded document (a change no edit of the text can make exactly)",
                 source=source,
             )
+
+
+def _check_each(
+    spliced: str,
+    spans: Sequence[tuple[int, int, int, int, int]],
+    edits: Sequence[Edit],
+    documents: Sequence[tuple[Any, Any]],
+    source: str,
+) -> None:
+    """:func:`_check` of each changed document's own text only: the text between the
+    documents is as it was, so the others read as they did (no directive makes one
+    document's reading depend on another's)."""
+    shift = 0  # how much longer the text is up to the document
+    for number, start, end, first, last in spans:
+        own = edits[first:last]
+        low = min(start, *(edit.start for edit in own))
+        high = max(end, *(edit.end for edit in own))
+        grown = sum(len(edit.text) - (edit.end - edit.start) for edit in own)
+        piece = spliced[low + shift : high + shift + grown]
+        lines = spliced.count("\n", 0, low + shift)
+        try:
+            _check(piece, [documents[number][1]], source)
+        except SpliceError as err:
+            if err.line is not None:
+                err.line += lines
+            raise SpliceError(
+                err.message.replace("document 1: ", f"document {number + 1}: "),
+                source=source,
+                line=err.line,
+                column=err.column,
+            ) from None
+        shift += grown
 
 
 def _canonical(documents: Any) -> str:
