@@ -116,6 +116,7 @@ def test_both_function_configs_overlay_alike_and_findings_become_results() -> No
     }
     assert unreached["file"] == {"path": "file1.yaml", "index": 0}
     assert "spec.workers.containers" in unreached["message"]
+    assert "declare the kind with a record in the functionConfig's kinds" in unreached["message"]
 
 
 def test_a_policy_violation_a_problem_and_a_conflict_are_results_with_their_fields() -> None:
@@ -158,7 +159,7 @@ def test_a_bad_function_config_is_an_error_result_and_the_items_pass_unchanged()
     assert refused["message"] == (
         "functionConfig: data[polcy] is no overlay (a key ending in .yaml) and no option; did "
         "you mean policy? (options: select, policy, allow, deny, conflicts, validate, "
-        "k8s-version)"
+        "k8s-version, kinds)"
     )
     assert done["items"] == yaml.safe_load(text)["items"]
     with pytest.raises(OverlayError, match=r"data: no pod schema for Kubernetes 9\.9; supported"):
@@ -228,3 +229,30 @@ def test_kpt_fn_render_runs_a_kptfile_pipeline_and_fails_on_an_error(tmp_path: P
     job = (package / "job.yaml").read_text()
     assert "# the training job" in job and "# pinned later" in job
     assert yaml.safe_load(job)["spec"]["template"]["spec"]["volumes"][0]["name"] == "dshm"
+
+
+def test_kinds_declared_in_the_function_config_reach_their_pods() -> None:
+    # the record a --kinds file holds, as a ConfigMap's data[kinds] text and as a
+    # PodOverlay's spec.kinds list: the Trainer's workers are reached, and not warned about
+    record = "- apiVersion: example.com/*\n  kind: Trainer\n  pods:\n  - {path: spec.workers, holds: spec}\n"
+    as_text = (
+        CONFIG_MAP.rstrip("\n")
+        + "\n  kinds: |\n"
+        + "".join(f"    {line}\n" for line in record.splitlines())
+    )
+    typed = yaml.safe_load(POD_OVERLAY)
+    typed["spec"]["kinds"] = yaml.safe_load(record)
+    for config in (as_text, yaml.safe_dump(typed, sort_keys=False)):
+        written, failed = krm_function(_listed(config, ODD))
+        listed = yaml.safe_load(written)
+        assert not failed and not listed.get("results"), listed.get("results")
+        [odd] = listed["items"]
+        assert odd["spec"]["workers"]["nodeSelector"] == {
+            "cloud.google.com/gke-accelerator": "nvidia-tesla-a100"
+        }
+    # a record with a field no record has is an error result naming where it is
+    bad = CONFIG_MAP.rstrip("\n") + "\n  kinds: |\n    - {kind: Trainer, podz: []}\n"
+    written, failed = krm_function(_listed(bad, ODD))
+    [found] = yaml.safe_load(written)["results"]
+    assert failed and found["severity"] == "error"
+    assert "functionConfig data[kinds]:1" in found["message"] and "podz" in found["message"]

@@ -11,11 +11,12 @@ The ``functionConfig`` is a ``ConfigMap`` or a ``PodOverlay`` (``podfold.dev/v1a
 * ``ConfigMap``: each ``data`` key that ends in ``.yaml`` is the text of an overlay file,
   applied in the order of the keys' names; the other keys are options: ``select``
   (``;``-separated selectors), ``policy``, ``allow``, ``deny`` (``;``-separated paths),
-  ``conflicts``, ``validate`` (``"true"``/``"false"``), ``k8s-version``;
+  ``conflicts``, ``validate`` (``"true"``/``"false"``), ``k8s-version``, ``kinds`` (the text
+  of a kinds file: the records of the kinds the items hold that podfold does not know);
 * ``PodOverlay``: ``spec.overlays`` lists the overlays, each what an overlay file holds
   (a partial pod, or a list of steps), applied in order; ``spec.select``, ``spec.allow``
   and ``spec.deny`` are lists, ``spec.policy``, ``spec.conflicts``, ``spec.k8sVersion``
-  strings and ``spec.validate`` a boolean.
+  strings, ``spec.validate`` a boolean and ``spec.kinds`` a list of kind records.
 
 >>> settings = function_settings({"apiVersion": "v1", "kind": "ConfigMap",
 ...     "data": {"gpu.yaml": "spec: {hostIPC: true}", "policy": "baseline"}})
@@ -25,7 +26,7 @@ The ``functionConfig`` is a ``ConfigMap`` or a ``PodOverlay`` (``podfold.dev/v1a
 ...     "spec": {"overlay": []}})
 Traceback (most recent call last):
   ...
-transforms.errors.OverlayError: functionConfig: spec.overlay is no field of a PodOverlay's spec; did you mean overlays? (its fields: allow, conflicts, deny, k8sVersion, overlays, policy, select, validate)
+transforms.errors.OverlayError: functionConfig: spec.overlay is no field of a PodOverlay's spec; did you mean overlays? (its fields: allow, conflicts, deny, k8sVersion, kinds, overlays, policy, select, validate)
 """
 
 from __future__ import annotations
@@ -50,7 +51,19 @@ __all__ = (
 TYPED_API_VERSION = "podfold.dev/v1alpha1"
 TYPED_KIND = "PodOverlay"
 _WHERE = "functionConfig"
-_MAP_OPTIONS = ("select", "policy", "allow", "deny", "conflicts", "validate", "k8s-version")
+_DECLARE_HERE = (
+    "in the functionConfig's kinds (a ConfigMap's data.kinds, a PodOverlay's spec.kinds)"
+)
+_MAP_OPTIONS = (
+    "select",
+    "policy",
+    "allow",
+    "deny",
+    "conflicts",
+    "validate",
+    "k8s-version",
+    "kinds",
+)
 _SPEC_FIELDS = (
     "overlays",
     "select",
@@ -60,17 +73,21 @@ _SPEC_FIELDS = (
     "conflicts",
     "validate",
     "k8sVersion",
+    "kinds",
 )
 
 
 @dataclass(frozen=True)
 class FunctionSettings:
     """What a ``functionConfig`` asks for: the ``overlays`` (:class:`transforms.run.Loaded`,
-    in order), the ``select`` conditions and the ``checks`` (:class:`transforms.run.Checks`)."""
+    in order), the ``select`` conditions, the ``checks`` (:class:`transforms.run.Checks`) and
+    the ``kinds`` it declares (:class:`transforms.kube.DeclaredKind`, none where it declares
+    none)."""
 
     overlays: tuple[Any, ...]
     select: tuple[str, ...]
     checks: Any
+    kinds: tuple[Any, ...] = ()
 
 
 def _refuse(message: str) -> Any:
@@ -197,8 +214,28 @@ def function_settings(config: Any) -> FunctionSettings:
     if checks.policy is not None and checks.policy not in ("baseline", "restricted"):
         _refuse(f"{field}.policy is baseline or restricted, got {checks.policy!r}")
     return FunctionSettings(
-        tuple(overlays), _texts(options.get("select"), f"{field}.select"), checks
+        tuple(overlays),
+        _texts(options.get("select"), f"{field}.select"),
+        checks,
+        _kinds(options.get("kinds"), field),
     )
+
+
+def _kinds(value: Any, field: str) -> tuple[Any, ...]:
+    """The kinds ``functionConfig`` declares at ``field``'s ``kinds``: a kinds file's text
+    (a ConfigMap's data) or its list of records (a PodOverlay's spec); each error names
+    ``functionConfig`` and the record's line."""
+    if value is None:
+        return ()
+    from transforms.io.kind_files import loads_kinds
+    from transforms.io.streams import dump_stream
+
+    where = f"{_WHERE} {field}.kinds" if field == "spec" else f"{_WHERE} data[kinds]"
+    if field == "spec":
+        if not isinstance(value, list):
+            _refuse("spec.kinds is a list of kind records, as a kinds file holds")
+        value = dump_stream([value])
+    return loads_kinds(_text(value, f"{field}[kinds]"), where)
 
 
 def krm_function(text: str, source: str = "<stdin>") -> tuple[str, bool]:
@@ -221,7 +258,18 @@ def krm_function(text: str, source: str = "<stdin>") -> tuple[str, bool]:
 
 def _fold(settings: FunctionSettings, items: list[Any]) -> tuple[list[Any], list[dict[str, Any]]]:
     """The items overlaid, and the results: the run's findings of each template, each pod
-    no overlay reaches, overlays that reach none."""
+    no overlay reaches, overlays that reach none; within the kinds it declares."""
+    if settings.kinds:
+        from transforms.kube.registry import using_kinds
+
+        with using_kinds(settings.kinds):
+            return _fold_items(settings, items)
+    return _fold_items(settings, items)
+
+
+def _fold_items(
+    settings: FunctionSettings, items: list[Any]
+) -> tuple[list[Any], list[dict[str, Any]]]:
     from combinators import identity
     from transforms.cli.documents import document_path
     from transforms.cli.located import apply_located
@@ -248,7 +296,9 @@ def _fold(settings: FunctionSettings, items: list[Any]) -> tuple[list[Any], list
     results: list[dict[str, Any]] = []
     for item in items:
         for unreached in unreached_pods(item):
-            results.append(result(str(unreached), "warning", item))
+            # the function's kinds are declared in its config, not with a flag
+            message = str(unreached).replace("in a --kinds file", _DECLARE_HERE)
+            results.append(result(message, "warning", item))
     checked = run_documents(
         overlays, settings.checks, items, after, select=selector, templates=found
     )
