@@ -75,18 +75,18 @@ def apply_command(
     MPIJob, XGBoostJob, PaddleJob and JAXJob, Kubeflow Trainer's
     TrainingRuntime and ClusterTrainingRuntime, RayCluster, RayJob,
     RayService, RayCronJob, LeaderWorkerSet, KServe's InferenceService,
-    ClusterServingRuntime and LLMInferenceService, the Spark
+    ServingRuntime, ClusterServingRuntime and LLMInferenceService, the Spark
     operator's SparkApplication, ScheduledSparkApplication and SparkConnect,
-    Knative's Service and Configuration (told from the core Service by
-    group), KEDA's ScaledJob, Dask's DaskCluster, DaskWorkerGroup and
-    DaskJob, Argo's Workflow, WorkflowTemplate, ClusterWorkflowTemplate and
-    CronWorkflow (each template with a container or a script), Tekton's
-    Task, TaskRun, Pipeline and PipelineRun, and List ('podfold kinds' lists them all, with where their pods
-    are). A document of another kind that holds what
-    looks like containers (image or not) is printed unchanged, with a
-    warning naming its kind and apiVersion, where the containers are, and a
-    kind record that reaches them; overlays that reach no pod template in
-    the whole stream are warned about too.
+    Knative's Service, Configuration and Revision (told from the core
+    Service by group), KEDA's ScaledJob, Dask's DaskCluster, DaskWorkerGroup
+    and DaskJob, Argo's Workflow, WorkflowTemplate, ClusterWorkflowTemplate
+    and CronWorkflow (each template with a container or a script), Tekton's
+    Task, TaskRun, Pipeline and PipelineRun, Kueue's Workload, and List
+    ('podfold kinds' lists them all, with where their pods are). A document
+    of another kind that holds what looks like containers (image or not) is
+    printed unchanged, with a warning naming its kind and apiVersion, where
+    the containers are, and a kind record that reaches them; overlays that
+    reach no pod template in the whole stream are warned about too.
 
     --kinds FILE (repeatable) declares more kinds for the run: a YAML list
     of kind records (apiVersion, kind, pods: path, holds, role...), checked
