@@ -51,3 +51,19 @@ def test_explain_of_a_workload_level_step_alone(tmp_path: Path) -> None:
     assert lines[-1] == (
         "# 0 of 1 pod template in 1 document change; the metadata of 1 workload changes"
     )
+
+
+def test_explain_shows_what_lands_in_a_tekton_runs_pod_template(tmp_path: Path) -> None:
+    # a TaskRun keeps its pod fields in spec.podTemplate, apart from its steps: the diff is
+    # of the pod as Tekton makes it, so the node selector written there is shown
+    overlay = tmp_path / "pool.yaml"
+    overlay.write_text("spec:\n  nodeSelector: {pool: gpu}\n")
+    run = REPO / "tests" / "manifests" / "tekton" / "template-volume.yaml"
+    lines = explain("-f", str(overlay), str(run))
+    assert "+  nodeSelector:" in lines and "+    pool: gpu" in lines, lines
+    assert lines[-1] == "# 1 of 1 pod template in 1 document change", lines
+    # and the checks read it there too: denying the path refuses the change
+    done = warm.run(
+        "podfold", ["explain", "--deny", "spec.nodeSelector", "-f", str(overlay), str(run)]
+    )
+    assert done.returncode == 1 and "spec.nodeSelector" in done.stderr, done.stderr

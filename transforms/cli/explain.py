@@ -121,6 +121,7 @@ def explain_command(
     )
     from transforms.cli.options import read_manifests
     from transforms.cli.output import echo
+    from transforms.kube.discovery import found_again, made_pod
     from transforms.kube.scopes import is_workload_level
     from transforms.kube.selection import check_selection
     from transforms.kube.workloads import pod_templates, workloads_of
@@ -164,9 +165,18 @@ def explain_command(
         )
     echo_color = {"auto": None, "always": True, "never": False}[color]
 
-    def show(label: str, before: Any, after: Any, blamed: list[Any]) -> bool:
-        """Print the diff of ``before`` and ``after`` (and its blame); whether they differ."""
-        changes = changes_between(before, after) if before is not after else []
+    def show(
+        label: str,
+        before: Any,
+        after: Any,
+        blamed: list[Any],
+        seen: tuple[Any, Any] | None = None,
+    ) -> bool:
+        """Print the diff of ``before`` and ``after`` (and its blame); whether they differ.
+        ``seen``: the two pods the diff is of, where they are not ``before`` and ``after``
+        themselves (a kind that keeps pod fields apart from its template)."""
+        old, new = seen if seen is not None else (before, after)
+        changes = changes_between(old, new) if old is not new else []
         if not changes:
             return False
         count = len(changes)
@@ -174,7 +184,7 @@ def explain_command(
             click.style(f"# {label}: {count} change{'s' if count != 1 else ''}", bold=True),
             color=echo_color,
         )
-        lines = unified_diff(_yaml_lines(before), _yaml_lines(after))
+        lines = unified_diff(_yaml_lines(old), _yaml_lines(new))
         echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
         if blame:
             echo("# blame:")
@@ -200,13 +210,21 @@ def explain_command(
                     get_at(after_document, template.path) if template.path.parts else after_document
                 )
                 label = prefix + template_label(number, template)
+                # where the kind keeps pod fields apart (a Tekton run's podTemplate), the
+                # template as the result has them: what the overlays wrote there counts
+                again = found_again(template, after_document)
                 if selector is not None and not selector.matches(template):
-                    checks.changed(label, template, before, after)
+                    checks.changed(label, template, before, after, again)
                     continue
                 total += 1
-                checks.template(label, template, before, after)
+                checks.template(label, template, before, after, again)
                 blamed = steps if template.workload_metadata is None else pod_steps
-                changed += show(label, before, after, blamed)
+                seen = (
+                    None
+                    if again is template
+                    else (made_pod(before, template), made_pod(after, again))
+                )
+                changed += show(label, before, after, blamed, seen)
             for metadata in workloads_of(templates, selector):
                 if metadata.path is None:
                     continue
