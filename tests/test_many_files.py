@@ -127,3 +127,20 @@ def test_files_joined_without_a_separator_say_so_where_they_meet(tree: Path) -> 
         cwd=tree,
     )
     assert separated.returncode == 0, separated.stderr
+
+
+def test_an_overlay_kept_beside_its_manifests_is_left_out_of_them(tree: Path) -> None:
+    # a directory's file that is given with -f is an overlay, not a manifest: left out, said
+    shutil.copy(A100, tree / "gpu.yaml")
+    done = podfold("apply", "-f", "gpu.yaml", ".", cwd=tree)
+    assert done.returncode == 0, done.stderr
+    assert kinds(done.stdout) == ["ConfigMap", "Job"]
+    assert "podfold: warning: ./gpu.yaml: given as an overlay (-f), so left out of the " in (
+        done.stderr
+    )
+    # the same file named as a manifest is read as one, as asked (and refused: it is none)
+    named = podfold("apply", "-f", "gpu.yaml", "gpu.yaml", cwd=tree)
+    assert named.returncode != 0 and "gpu.yaml:9:16" in named.stderr, named.stderr
+    # explain leaves it out too
+    explained = podfold("explain", "-f", "gpu.yaml", ".", cwd=tree)
+    assert explained.returncode == 0 and "left out of the manifests" in explained.stderr

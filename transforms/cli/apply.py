@@ -173,7 +173,7 @@ def apply_command(
     )
     checks = build()  # a bad flag (a path, a version): a usage error before any manifest is read
     warn_empty_overlays(overlays, steps)
-    streams = read_manifests(manifests, recursive, "apply the overlays to")
+    streams = read_manifests(manifests, recursive, "apply the overlays to", overlays)
     transform = chain(*steps)
     several = len(streams) > 1
     # each document's pod templates, found once, used by the fold, the checks and the notices

@@ -144,7 +144,7 @@ def explain_command(
     )
     warn_empty_overlays(overlays, each)
     steps = [step for overlay in loaded for step in overlay.steps] if blame else []
-    streams = read_manifests(manifests, recursive)
+    streams = read_manifests(manifests, recursive, overlays=overlays)
     several = len(streams) > 1
     if several and selector is not None:  # picks something somewhere: each file may lack it
         check_selection(selector, [], [pod_templates(d) for x in streams for d in x.documents])

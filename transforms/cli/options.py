@@ -181,13 +181,18 @@ class Manifest:
 
 
 def read_manifests(
-    given: Sequence[str], recursive: bool, purpose: str | None = None
+    given: Sequence[str],
+    recursive: bool,
+    purpose: str | None = None,
+    overlays: Sequence[str] = (),
 ) -> list[Manifest]:
     """The streams ``given`` names (files, directories: :func:`~transforms.io.sources.manifest_files`;
     ``-`` or nothing: standard input), each read within bounds and parsed on its own, as
     kubectl reads each file of ``-f DIR`` (documents do not run on from one file into the
     next); where ``purpose`` is given, a stream with no document is refused
-    (:func:`require_documents`), and of several, only all of them with none."""
+    (:func:`require_documents`), and of several, only all of them with none. A file of a
+    directory given that is one of the ``overlays`` (an overlay kept beside the manifests it
+    is for) is left out, with a warning: it is no manifest."""
     import sys
 
     from transforms.cli.documents import ManifestError, read_manifest
@@ -199,6 +204,7 @@ def read_manifests(
         paths = manifest_files(given or ["-"], recursive)
     except OverlayError as err:
         raise ManifestError(err.message, source=err.source) from None
+    paths = _without_overlays(paths, given, overlays)
     read: list[Manifest] = []
     for path in paths:
         if path == "-":
@@ -235,6 +241,40 @@ def load_each(overlays: Sequence[str], texts: dict[str, str] | None = None) -> l
     ``(written by FILE:LINE)``), which must not read it again: a pipe or process
     substitution (``-f <(...)``) gives its text once."""
     return [loaded.transform for loaded in load_files(overlays, texts)]
+
+
+def _without_overlays(paths: list[str], given: Sequence[str], overlays: Sequence[str]) -> list[str]:
+    """``paths`` without the files found in a directory of ``given`` that are among the
+    ``overlays`` (the same file, however named), each warned about; a file named itself
+    is read as it is asked."""
+    import os
+
+    from transforms.cli.notices import warn
+
+    if not overlays:
+        return paths
+    named = set(given)
+    kept = []
+    for path in paths:
+        if (
+            path != "-"
+            and path not in named
+            and any(_same_file(path, overlay) for overlay in overlays)
+        ):
+            folder = os.path.dirname(path) or "."
+            warn(f"{path}: given as an overlay (-f), so left out of the manifests of {folder}")
+            continue
+        kept.append(path)
+    return kept
+
+
+def _same_file(path: str, overlay: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(path, overlay)
+    except (OSError, ValueError):  # a URI, a file that is not there: not this file
+        return False
 
 
 def load_files(overlays: Sequence[str], texts: dict[str, str] | None = None) -> list[Any]:
