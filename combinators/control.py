@@ -63,7 +63,9 @@ class _ForEach(PathEdit):
     def _compile(self) -> None:
         # no compiled fast path: an error inside must learn which element it came from
         super()._compile()
-        self._compiled = self._lone = None
+        # and no fast leaf: a bound method held by its own object is a cycle, which only
+        # the collector frees (a for_each may be made for each document of a stream)
+        self._compiled = self._lone = self._fast_leaf = None
 
     def _fusion_ops(self) -> tuple[Op, ...] | None:
         # A path that selects at most one element, and an inner transform made of

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -16,6 +17,7 @@ from transforms.cli.options import (
     output_option,
     overlay_option,
     parse_selector,
+    require_documents,
     select_option,
 )
 
@@ -138,20 +140,6 @@ def apply_command(
     check fails.
     """
     from combinators import chain
-    from transforms.cli.documents import boolean_warnings, dump_documents
-    from transforms.cli.located import apply_located
-    from transforms.cli.notices import (
-        warn,
-        warn_empty_overlays,
-        warn_reached_nothing,
-        warn_unmatched_patches,
-        warn_unreached,
-        warn_unused_places,
-    )
-    from transforms.cli.options import read_manifests
-    from transforms.cli.output import echo
-    from transforms.kube.selection import check_selection
-    from transforms.kube.workloads import pod_templates
 
     if in_place:
         _check_in_place(manifests, output)
@@ -172,54 +160,167 @@ def apply_command(
         loaded=loaded,
     )
     checks = build()  # a bad flag (a path, a version): a usage error before any manifest is read
+    from transforms.cli.notices import warn_empty_overlays
+
     warn_empty_overlays(overlays, steps)
-    streams = read_manifests(manifests, recursive, "apply the overlays to", overlays)
-    transform = chain(*steps)
-    several = len(streams) > 1
-    # each document's pod templates, found once, used by the fold, the checks and the notices
-    found = [[pod_templates(document) for document in each.documents] for each in streams]
-    everything = [templates for each in found for templates in each]
-    if several and selector is not None:  # picks something somewhere: each file may lack it
-        check_selection(selector, [], everything)
-    results: list[list[Any]] = []
-    failed = unreached = 0
-    for number, stream in enumerate(streams):
-        documents, source = stream.documents, stream.source
-        # the manifest's own problem, not the overlays': said, not failed; the check (and
-        # the schema it reads) is loaded only where a plain YAML 1.1 boolean was read
-        if stream.booleans:
-            for line in boolean_warnings(documents, stream.booleans, source, k8s_version):
-                warn(line)
-        unreached += warn_unreached(documents, source)
-        warn_unused_places(documents, source)
-        warn_unmatched_patches(overlays, steps, documents)
-        templates = found[number]
-        result = apply_located(
-            transform,
-            documents,
-            select=selector,
-            require_match=not several,
-            overlays=overlays,
-            templates=templates,
-            texts=texts,
+    run = _Run(chain(*steps), steps, overlays, texts, selector, build, checks, k8s_version)
+    if in_place:
+        _apply_in_place(run, manifests, recursive, overlays)
+        return
+    from transforms.cli.withheld import Withheld
+
+    with Withheld(output) as printed:
+        _apply_streams(run, manifests, recursive, overlays, printed.add)
+        printed.release()
+
+
+class _Run:
+    """What ``apply`` folds and checks each stream with, and what it learns of them all."""
+
+    def __init__(
+        self,
+        transform: Any,
+        steps: list[Any],
+        overlays: tuple[str, ...],
+        texts: dict[str, str],
+        selector: Any,
+        build: Any,
+        checks: Any,
+        k8s_version: str | None,
+    ) -> None:
+        self.transform, self.steps, self.overlays, self.texts = transform, steps, overlays, texts
+        self.selector, self.build, self.checks = selector, build, checks
+        self.k8s_version = k8s_version
+        self.documents = 0  # of every stream
+        self.reached = False  # a pod template met, or a document changed, in any stream
+        self.unreached = 0  # documents warned about, holding pods podfold does not reach
+        self.failed = 0  # streams whose checks failed
+        from transforms.kube.selection import SelectionSeen
+
+        # what the selector picked: in the only stream, or in any of several
+        self.seen = SelectionSeen(selector) if selector is not None else None
+
+    def stream(self, stream: Any, several: bool, number: int) -> Iterator[list[Any]]:
+        """Fold the overlays over each part of ``stream`` (its documents, read as asked
+        for) and check them; give each part's result. Said at the end: the checks'
+        findings, workload patches and places of kinds that met nothing; a selection
+        that picks nothing in the only stream is an error."""
+        from transforms.cli.documents import boolean_warnings
+        from transforms.cli.located import apply_located
+        from transforms.cli.notices import (
+            UnmatchedPatches,
+            UnusedPlaces,
+            warn,
+            warn_unreached,
         )
-        results.append(result)
-        checks = checks if number == 0 else build()  # each file's findings, said with its name
-        checks.documents(documents, result, selector, templates)
+        from transforms.kube.workloads import pod_templates
+
+        source, selector = stream.source, self.selector
+        checks = self.checks if number == 0 else self.build()  # each file's, with its name
+        patches, places = UnmatchedPatches(self.overlays, self.steps), UnusedPlaces()
+        seen = self.seen
+        recorded: set[Any] = set()
+        count = 0
+        for part in stream.parts:
+            documents, first = part.documents, part.first
+            # the manifest's own problem, not the overlays': said, not failed; the check (and
+            # the schema it reads) is loaded only where a plain YAML 1.1 boolean was read
+            if part.booleans:
+                for line in boolean_warnings(
+                    documents, part.booleans, source, self.k8s_version, first=first
+                ):
+                    warn(line)
+            self.unreached += warn_unreached(
+                documents, source, first=first, recorded=recorded, whole=False
+            )
+            # each document's pod templates, found once, for the fold, the checks and notices
+            templates = [pod_templates(document) for document in documents]
+            if seen is not None:
+                seen.see(templates)
+            result = apply_located(
+                self.transform,
+                documents,
+                select=selector,
+                overlays=self.overlays,
+                templates=templates,
+                texts=self.texts,
+                first=first,
+            )
+            checks.documents(documents, result, selector, templates, first=first)
+            patches.see(documents)
+            places.see(documents)
+            if not self.reached:
+                self.reached = any(templates) or any(
+                    after is not before for after, before in zip(result, documents, strict=True)
+                )
+            count += len(documents)
+            yield result
+        self.documents += count
+        if not count:
+            if not several:
+                require_documents([], source, stream.opened, "apply the overlays to")
+            warn(f"{source}: no documents (the input is empty, or only comments and '---')")
+        places.warn(source)
+        patches.warn()
+        if seen is not None and not several:
+            seen.check()
         try:
             checks.report(source)
         except click.exceptions.Exit:  # said, naming the file: the others are checked too
-            failed += 1
-    documents_all = [document for each in streams for document in each.documents]
-    results_all = [document for result in results for document in result]
-    everywhere = streams[0].source if not several else f"the {len(streams)} files"
-    warn_reached_nothing(everywhere, steps, documents_all, everything, results_all, unreached)
-    if failed:
-        click.get_current_context().exit(1)
-    if in_place:
-        _write_back(streams, results)
-        return
-    echo(dump_documents(results_all, output), nl=False)
+            self.failed += 1
+
+    def end(self, streams: int, first_source: str) -> None:
+        """What is said of all the streams: overlays that reached nothing, a stream of
+        several files with no document at all; exit 1 where a stream's checks failed."""
+        from transforms.cli.notices import warn_reached_none
+
+        if streams > 1 and not self.documents:
+            require_documents([], f"the {streams} files", None, "apply the overlays to")
+        if streams > 1 and self.seen is not None:
+            self.seen.check()  # picks something somewhere: each file may lack it
+        everywhere = first_source if streams == 1 else f"the {streams} files"
+        warn_reached_none(everywhere, self.steps, self.documents, self.reached, self.unreached)
+        if self.failed:
+            click.get_current_context().exit(1)
+
+
+def _apply_streams(
+    run: _Run,
+    manifests: tuple[str, ...],
+    recursive: bool,
+    overlays: tuple[str, ...],
+    emit: Any,
+) -> None:
+    """Fold and check each stream a part at a time, giving each part's result to ``emit``."""
+    from transforms.cli.options import manifest_paths, stream_manifests
+
+    paths = manifest_paths(manifests, recursive, overlays)
+    several = len(paths) > 1
+    first_source = "<stdin>"
+    for number, stream in enumerate(stream_manifests(paths)):
+        if number == 0:
+            first_source = stream.source
+        for result in run.stream(stream, several, number):
+            emit(result)
+    run.end(len(paths), first_source)
+
+
+def _apply_in_place(
+    run: _Run, manifests: tuple[str, ...], recursive: bool, overlays: tuple[str, ...]
+) -> None:
+    """Fold and check each file whole, and write back those the overlays change."""
+    from transforms.cli.options import Streamed, read_manifests
+    from transforms.cli.parts import Part
+
+    streams = read_manifests(manifests, recursive, "apply the overlays to", overlays)
+    several = len(streams) > 1
+    results: list[list[Any]] = []
+    for number, stream in enumerate(streams):
+        parts = iter([Part(stream.documents, stream.booleans, 1)] if stream.documents else [])
+        whole = Streamed(stream.source, stream.path, stream.path, parts)
+        results.append([doc for result in run.stream(whole, several, number) for doc in result])
+    run.end(len(streams), streams[0].source if streams else "<stdin>")
+    _write_back(streams, results)
 
 
 def _check_in_place(manifests: tuple[str, ...], output: str) -> None:

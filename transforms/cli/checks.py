@@ -382,19 +382,21 @@ class TemplateChecks:
         result: Sequence[Any],
         selector: Any,
         templates: Sequence[Any] | None = None,
+        first: int = 1,
     ) -> None:
         """Check every selected template of ``documents``, as ``result`` has it, and
         validate every other one the overlays changed (``templates``: each document's
-        pod templates, where the caller found them already)."""
+        pod templates, where the caller found them already; ``first``, the number of the
+        first of ``documents`` in its stream)."""
         from combinators import get_at
         from transforms.cli.documents import template_label
         from transforms.kube.discovery import found_again
         from transforms.kube.workloads import pod_templates
 
-        for number, (document, overlaid) in enumerate(zip(documents, result, strict=True), 1):
+        for number, (document, overlaid) in enumerate(zip(documents, result, strict=True), first):
             if overlaid is document and self.policy is None:
                 continue  # only a policy checks the templates the overlays left as they were
-            found = pod_templates(document) if templates is None else templates[number - 1]
+            found = pod_templates(document) if templates is None else templates[number - first]
             for template in found:
                 selected = selector is None or selector.matches(template)
                 if not selected and overlaid is document:

@@ -268,6 +268,7 @@ def boolean_warnings(
     booleans: Sequence[PlainBoolean],
     source: str,
     k8s_version: str | None = None,
+    first: int = 1,
 ) -> list[str]:
     """A line for each of YAML 1.1's booleans written plain where a pod template's
     schema wants no boolean (a string: an env value, a label, an annotation), naming
@@ -290,7 +291,7 @@ def boolean_warnings(
     lines: list[str] = []
     numbers = sorted({boolean.document for boolean in booleans})
     for number in numbers:
-        document = documents[number - 1]
+        document = documents[number - first]
         for template in pod_templates(document):
             pod = get_at(document, template.path) if template.path.parts else document
             pod = with_added_volumes(pod, template)

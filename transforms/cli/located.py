@@ -54,13 +54,13 @@ class OverlayStepError(TransformError):
 
 
 def _failing_document(
-    err: TransformError, transform: Any, documents: Sequence[Any], select: Any
+    err: TransformError, transform: Any, documents: Sequence[Any], select: Any, first: int = 1
 ) -> int | None:
     from transforms.kube.workloads import apply_to_documents
 
     found = _DOCUMENT.match(err.steps[0]) if err.steps else None
-    if found is not None and 1 <= int(found.group(1)) <= len(documents):
-        return int(found.group(1)) - 1
+    if found is not None and first <= int(found.group(1)) < first + len(documents):
+        return int(found.group(1)) - first
     for index, document in enumerate(documents):
         try:
             apply_to_documents(transform, [document], select=select)
@@ -106,9 +106,11 @@ def apply_located(
     overlays: Sequence[str] = (),
     templates: Sequence[Any] | None = None,
     texts: Mapping[str, str] | None = None,
+    first: int = 1,
 ) -> list[Any]:
     """:func:`~transforms.kube.workloads.apply_to_documents` (``templates``: each
-    document's, where the caller found them already), whose errors name the
+    document's, where the caller found them already; ``first``, the number of the first
+    of ``documents`` in its stream), whose errors name the
     overlay file and line of the step that raised them (an :class:`OverlayStepError`)
     where the steps of ``overlays`` (the files ``transform`` was loaded from, whose
     texts as read are ``texts``: none is read again) find it."""
@@ -116,12 +118,17 @@ def apply_located(
 
     try:
         return apply_to_documents(
-            transform, documents, select=select, require_match=require_match, templates=templates
+            transform,
+            documents,
+            select=select,
+            require_match=require_match,
+            templates=templates,
+            first=first,
         )
     except SelectionError:
         raise
     except TransformError as err:
-        index = _failing_document(err, transform, documents, select)
+        index = _failing_document(err, transform, documents, select, first)
         origin = _origin(documents[index], select, overlays, texts) if index is not None else None
         if origin is None or origin.source is None:
             raise

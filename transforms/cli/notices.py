@@ -24,6 +24,9 @@ __all__ = (
     "warn_unmatched_patches",
     "warn_unreached",
     "warn_reached_nothing",
+    "warn_reached_none",
+    "UnmatchedPatches",
+    "UnusedPlaces",
     "warn_unused_places",
     "macros_written",
 )
@@ -51,9 +54,14 @@ def warn_unmatched_patches(
 ) -> None:
     """Warn for each workload patch (a strategic patch naming its kind and name, as
     kustomize writes one) that targets no document of the stream: it changes nothing."""
-    from transforms.kube.workloads import workload_kind
+    patches = UnmatchedPatches(uris, steps)
+    patches.see(documents)
+    patches.warn()
 
-    searched = [
+
+def _searched(documents: Sequence[Any]) -> list[Any]:
+    """The documents, and the items of each ``kind: List`` among them."""
+    return [
         *documents,
         *(
             item
@@ -62,25 +70,51 @@ def warn_unmatched_patches(
             for item in (document.get("items") or [])
         ),
     ]
-    for uri, step in zip(uris, steps, strict=True):
-        for patch in _workload_patches(step):
-            if not any(patch.matches_document(document) for document in searched):
-                metadata = patch.patch.get("metadata")
-                name = metadata.get("name") if isinstance(metadata, dict) else None
-                kinds = sorted(
-                    {
-                        str(document.get("kind"))
-                        for document in searched
-                        if isinstance(document, dict)
-                        and workload_kind(document.get("kind"), document.get("apiVersion"))
-                        is not None
-                    }
-                )
-                warn(
-                    f"{uri}: the strategic patch for {patch.patch.get('kind')}"
-                    f"{f' {name!r}' if name else ''} matches no document of the stream, so it "
-                    f"changes nothing (workloads present: {', '.join(kinds) or 'none'})"
-                )
+
+
+class UnmatchedPatches:
+    """:func:`warn_unmatched_patches`, for a stream seen a part at a time: what it keeps
+    is a flag a patch and the workload kinds seen, whatever the stream's length."""
+
+    def __init__(self, uris: Sequence[str], steps: Sequence[Any]) -> None:
+        self.patches = [
+            (uri, patch)
+            for uri, step in zip(uris, steps, strict=True)
+            for patch in _workload_patches(step)
+        ]
+        self.matched = [False] * len(self.patches)
+        self.kinds: set[str] = set()
+
+    def see(self, documents: Sequence[Any]) -> None:
+        """Note the workload patches that target one of ``documents``."""
+        if not self.patches:
+            return
+        from transforms.kube.workloads import workload_kind
+
+        searched = _searched(documents)
+        for index, (_, patch) in enumerate(self.patches):
+            if not self.matched[index]:
+                self.matched[index] = any(patch.matches_document(each) for each in searched)
+        self.kinds.update(
+            str(document.get("kind"))
+            for document in searched
+            if isinstance(document, dict)
+            and workload_kind(document.get("kind"), document.get("apiVersion")) is not None
+        )
+
+    def warn(self) -> None:
+        """Warn for each patch that targeted no document seen."""
+        kinds = sorted(self.kinds)
+        for (uri, patch), matched in zip(self.patches, self.matched, strict=True):
+            if matched:
+                continue
+            metadata = patch.patch.get("metadata")
+            name = metadata.get("name") if isinstance(metadata, dict) else None
+            warn(
+                f"{uri}: the strategic patch for {patch.patch.get('kind')}"
+                f"{f' {name!r}' if name else ''} matches no document of the stream, so it "
+                f"changes nothing (workloads present: {', '.join(kinds) or 'none'})"
+            )
 
 
 def _workload_patches(step: Any) -> list[Any]:
@@ -92,22 +126,31 @@ def _workload_patches(step: Any) -> list[Any]:
     return [piece for piece in split_at_documents(step) if is_document_level(piece)]
 
 
-def warn_unreached(documents: Sequence[Any], source: str) -> int:
+def warn_unreached(
+    documents: Sequence[Any],
+    source: str,
+    *,
+    first: int = 1,
+    recorded: set[tuple[str | None, str]] | None = None,
+    whole: bool = True,
+) -> int:
     """Warn for each document that holds pods no overlay reaches (an unknown kind with
     what looks like containers, a template that is missing or not a map):
     :func:`~transforms.kube.workloads.unreached_pods`; and for a stream with no document
     at all (an empty file, only comments or ``---``), as kubectl does. Returns how many
-    documents were warned about."""
+    documents were warned about. For a part of a stream (``whole`` false), ``first`` is
+    the number of its first document, ``recorded`` the kinds whose record was shown
+    already (and is given this part's)."""
     from textwrap import indent
 
     from transforms.kube.table import api_group
     from transforms.kube.workloads import unreached_pods
 
-    if not documents:
+    if not documents and whole:
         warn(f"{source}: no documents (the input is empty, or only comments and '---')")
     warned = 0
-    recorded: set[tuple[str | None, str]] = set()  # each kind's record once
-    for number, document in enumerate(documents, 1):
+    recorded = set() if recorded is None else recorded  # each kind's record once
+    for number, document in enumerate(documents, first):
         found = unreached_pods(document)
         warned += bool(found)
         for unreached in found:
@@ -128,44 +171,56 @@ def warn_unused_places(documents: Sequence[Any], source: str) -> None:
     a package's, one registered in Python) that no document of that kind in the stream
     has, as a ``--select`` that picks nothing is warned about: a path mistyped, or a
     kind's other version. Kinds with no document in the stream are not about it."""
-    from combinators.data import is_map
-    from transforms.kube.records import reach
-    from transforms.kube.registry import BUILT_IN, current_kinds, kind_origin
+    places = UnusedPlaces()
+    places.see(documents)
+    places.warn(source)
 
-    registry = current_kinds()
-    seen: dict[Any, int] = {}  # each declared kind: how many of its documents
-    reached: set[tuple[Any, int]] = set()
-    searched = [
-        *documents,
-        *(
-            item
-            for document in documents
-            if is_map(document) and document.get("kind") == "List"
-            for item in (document.get("items") or [])
-        ),
-    ]
-    for document in searched:
-        if not is_map(document):
-            continue
-        entry = registry.lookup(document.get("kind"), document.get("apiVersion"))
-        if entry is None or kind_origin(entry) == BUILT_IN:
-            continue
-        seen[entry] = seen.get(entry, 0) + 1
-        for index, location in enumerate(entry.locations):
-            if (entry, index) not in reached and any(
-                True for _ in reach(document, location.path.parts, location)
-            ):
-                reached.add((entry, index))
-    for entry, count in seen.items():
-        for index, location in enumerate(entry.locations):
-            if (entry, index) in reached:
+
+class UnusedPlaces:
+    """:func:`warn_unused_places`, for a stream seen a part at a time: what it keeps is a
+    count a declared kind and the places reached, whatever the stream's length."""
+
+    def __init__(self) -> None:
+        from transforms.kube.registry import current_kinds
+
+        self.registry = current_kinds()
+        self.seen: dict[Any, int] = {}  # each declared kind: how many of its documents
+        self.reached: set[tuple[Any, int]] = set()
+
+    def see(self, documents: Sequence[Any]) -> None:
+        """Note the declared kinds of ``documents`` and the places they have."""
+        from combinators.data import is_map
+        from transforms.kube.records import reach
+        from transforms.kube.registry import BUILT_IN, kind_origin
+
+        seen, reached = self.seen, self.reached
+        for document in _searched(documents):
+            if not is_map(document):
                 continue
-            documents_of = f"{count} {entry.kind} document{'s' if count != 1 else ''}"
-            warn(
-                f"{kind_origin(entry)}: kind record {entry.kind}, pods[{index}]: no document "
-                f"of {source} has {location.path or 'the top level'} (of its {documents_of}), "
-                f"so no pod is found there"
-            )
+            entry = self.registry.lookup(document.get("kind"), document.get("apiVersion"))
+            if entry is None or kind_origin(entry) == BUILT_IN:
+                continue
+            seen[entry] = seen.get(entry, 0) + 1
+            for index, location in enumerate(entry.locations):
+                if (entry, index) not in reached and any(
+                    True for _ in reach(document, location.path.parts, location)
+                ):
+                    reached.add((entry, index))
+
+    def warn(self, source: str) -> None:
+        """Warn for each place of a declared kind seen that no document of it had."""
+        from transforms.kube.registry import kind_origin
+
+        for entry, count in self.seen.items():
+            for index, location in enumerate(entry.locations):
+                if (entry, index) in self.reached:
+                    continue
+                documents_of = f"{count} {entry.kind} document{'s' if count != 1 else ''}"
+                warn(
+                    f"{kind_origin(entry)}: kind record {entry.kind}, pods[{index}]: no "
+                    f"document of {source} has {location.path or 'the top level'} (of its "
+                    f"{documents_of}), so no pod is found there"
+                )
 
 
 def warn_reached_nothing(
@@ -180,14 +235,18 @@ def warn_reached_nothing(
     so changed nothing (as a ``--select`` that picks nothing is refused; kubectl has no
     such case, so it is no error). Where ``unreached`` documents were warned about
     already (:func:`warn_unreached`: pods no overlay reaches), it says so."""
+    changed = any(after is not before for after, before in zip(result, documents, strict=True))
+    warn_reached_none(source, steps, len(documents), any(templates) or changed, unreached)
+
+
+def warn_reached_none(
+    source: str, steps: Sequence[Any], count: int, reached: bool, unreached: int = 0
+) -> None:
+    """:func:`warn_reached_nothing` of a stream of ``count`` documents, seen a part at a
+    time: ``reached``, whether any held a pod template or was changed."""
     from combinators import identity
 
-    if (
-        not documents
-        or all(step is identity for step in steps)
-        or any(templates)
-        or any(after is not before for after, before in zip(result, documents, strict=True))
-    ):
+    if not count or reached or all(step is identity for step in steps):
         return
     if unreached:  # each was named: say what it comes to
         held = (
@@ -200,7 +259,6 @@ def warn_reached_nothing(
             f"nothing changed"
         )
         return
-    count = len(documents)
     held = (
         f"none of the {count} documents holds one podfold knows of"
         if count != 1

@@ -3,7 +3,7 @@ reading a stream, and refusing one with no document."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -22,6 +22,9 @@ __all__ = (
     "required_manifests_argument",
     "Manifest",
     "read_manifests",
+    "Streamed",
+    "manifest_paths",
+    "stream_manifests",
     "load_overlays",
     "load_each",
     "load_files",
@@ -226,6 +229,66 @@ def read_manifests(
         # of several, one file with none is warned about (as kubectl skips it); all: refused
         require_documents([], f"the {len(paths)} files", None, purpose)
     return read
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """One stream of manifests read a part at a time (:func:`stream_manifests`): ``source``
+    names it in every message, ``path`` is the file (``None`` for standard input),
+    ``opened`` what was opened (the path, or ``sys.stdin``), ``parts`` its documents
+    (:class:`~transforms.cli.parts.Part`), read as they are asked for."""
+
+    source: str
+    path: str | None
+    opened: Any
+    parts: Iterator[Any]
+
+
+def manifest_paths(
+    given: Sequence[str], recursive: bool, overlays: Sequence[str] = ()
+) -> list[str]:
+    """The manifest files ``given`` names (``-``: standard input), as :func:`read_manifests`
+    finds them: a file of a directory that is one of the ``overlays`` left out, warned about."""
+    from transforms.cli.documents import ManifestError
+    from transforms.errors import OverlayError
+    from transforms.io.sources import manifest_files
+
+    try:
+        paths = manifest_files(given or ["-"], recursive)
+    except OverlayError as err:
+        raise ManifestError(err.message, source=err.source) from None
+    return _without_overlays(paths, given, overlays)
+
+
+def stream_manifests(paths: Sequence[str]) -> Iterator[Streamed]:
+    """The streams of ``paths`` (:func:`manifest_paths`), as :func:`read_manifests` reads
+    them, each opened when it is reached and read a part at a time
+    (:func:`~transforms.cli.parts.read_parts`): what is held is one part of one
+    stream, whatever their length. A stream's file is closed when the next is asked
+    for; a stream with no document is the caller's to refuse
+    (:func:`require_documents`)."""
+    import sys
+
+    from transforms.cli.documents import ManifestError
+    from transforms.cli.parts import read_parts
+    from transforms.errors import OverlayError
+    from transforms.io.sources import open_source
+
+    for path in paths:
+        source = "<stdin>" if path == "-" else path
+        try:
+            handle = open_source(path, "manifest")
+        except OverlayError as err:
+            raise ManifestError(
+                err.message, source=err.source, line=err.line, column=err.column
+            ) from None
+        with handle:
+            yield Streamed(
+                source,
+                None if path == "-" else path,
+                sys.stdin if path == "-" else path,
+                read_parts(handle, source),
+            )
 
 
 def load_overlays(overlays: Sequence[str]) -> Any:

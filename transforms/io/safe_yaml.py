@@ -77,6 +77,7 @@ __all__ = (
     "decode",
     "load_documents",
     "load_manifest",
+    "load_manifest_part",
     "read_stream",
     "yaml_error",
 )
@@ -656,6 +657,26 @@ def load_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]
     return _load(text, source, None, manifest_loader(), ManifestLoader, found), found
 
 
+def load_manifest_part(
+    text: str, source: str, added: list[int]
+) -> tuple[list[Any], list[PlainBoolean]]:
+    """:func:`load_manifest` of one part of a stream, cut between documents (read a part
+    at a time so that a stream of any length is never held whole): ``added`` holds how
+    many nodes the aliases of the stream's earlier parts added, and is given this
+    part's; their sum is bounded as :func:`load_manifest` bounds a whole stream's. The
+    booleans' lines and documents are counted from the part's start.
+
+    >>> added = [0]
+    >>> load_manifest_part("a: &x [1, 2]\nb: *x\n", "m.yaml", added)[0], added
+    ([{'a': [1, 2], 'b': [1, 2]}], [2])
+    """
+    found: list[PlainBoolean] = []
+    return (
+        _load(text, source, None, manifest_loader(), ManifestLoader, found, added),
+        found,
+    )
+
+
 def _load(
     text: str,
     source: str,
@@ -663,16 +684,21 @@ def _load(
     loader_class: Any,
     pure: Any,
     found: list[PlainBoolean] | None,
+    before: list[int] | None = None,
 ) -> list[Any]:
     """The documents of ``text`` (see :func:`load_documents`); where ``found`` is given,
-    the plain booleans of YAML 1.1 a loader noted reading (``yaml11_read``) go into it."""
+    the plain booleans of YAML 1.1 a loader noted reading (``yaml11_read``) go into it;
+    where ``before`` is, it holds the nodes the aliases of the stream's earlier parts
+    added, and is given those of this one's too."""
     check_text(text, source)
+    earlier = before[0] if before is not None else 0
 
     def read(loader: Any, nodes: Iterator[yaml.Node]) -> list[Any]:
         documents: list[Any] = []
         if found is not None:
             found.clear()  # what libyaml's pass found, where PyYAML's reads it all again
-        expanded = added = 0  # the stream's nodes so far; those its aliases added
+        expanded = 0  # the stream's nodes so far; and those its aliases added
+        added = earlier
         try:
             for node in nodes:
                 if max_nodes is not None:  # a bound on the whole stream, aliases expanded
@@ -694,6 +720,8 @@ def _load(
                         loader.yaml11_read = False
         except yaml.YAMLError as err:
             raise yaml_error(err, source, text=text) from None
+        if before is not None:
+            before[0] = added
         return documents
 
     return read_stream(text, read, loader_class, pure)

@@ -59,6 +59,7 @@ __all__ = (
     "max_bytes",
     "read_timeout",
     "read_source",
+    "open_source",
     "read_open",
     "describe_failure",
     "MANIFEST_SUFFIXES",
@@ -397,6 +398,106 @@ def read_open(
         raise OverlayError(
             f"cannot read the {what}: {describe_failure(err, source)}", source=source
         ) from err
+
+
+def open_source(source: str, what: str = "manifest") -> IO[bytes]:
+    """``source`` (a path, any fsspec URI, ``-`` for standard input) open to be read from
+    its start, within the bounds of a ``what``, as :func:`read_source` and
+    :func:`read_open` read it, whose errors it raises: a regular file open as it is, so
+    that it is read a part at a time, never held whole; anything else (a pipe, a URI)
+    copied first, within its bound, into a temporary file, which is seekable. The
+    caller closes it.
+
+    >>> import io, sys
+    >>> with open_source("memory://podfold-doc/absent.yaml") as handle:
+    ...     pass
+    Traceback (most recent call last):
+      ...
+    transforms.errors.OverlayError: memory://podfold-doc/absent.yaml: cannot read the manifest: FileNotFoundError
+    """
+    import sys
+    import tempfile
+
+    if source == "-":
+        stream: Any = sys.stdin
+        binary = getattr(stream, "buffer", stream)
+        try:
+            status = os.fstat(binary.fileno())
+        except (AttributeError, OSError, ValueError):
+            status = None
+        if status is not None and stat.S_ISREG(status.st_mode) and binary.seekable():
+            limit = max_bytes(what)
+            if status.st_size - binary.tell() > limit:
+                raise OverlayError(
+                    f"cannot read the {what}: {_too_large(what, limit, status.st_size)}",
+                    source="<stdin>",
+                )
+            return os.fdopen(os.dup(binary.fileno()), "rb")  # closed apart from stdin
+        if binary is not stream and status is not None:  # a pipe: copied a chunk at a time
+            return _spool_pipe(binary, status, what)
+        data = read_open(stream, "<stdin>", what)
+    elif _is_uri(source) and not (source.startswith("file://") and "::" not in source):
+        data = read_source(source, what)
+    else:
+        path = source[len("file://") :] if _is_uri(source) else os.path.expanduser(source)
+        try:
+            status = os.stat(path)
+        except OSError:
+            status = None  # read_source says why, in the system's words
+        if status is not None and stat.S_ISREG(status.st_mode):
+            limit = max_bytes(what)
+            if status.st_size > limit:
+                raise OverlayError(
+                    f"cannot read the {what}: {_too_large(what, limit, status.st_size)}",
+                    source=source,
+                )
+            try:
+                return open(path, "rb")
+            except OSError:
+                pass  # read_source says why
+        data = read_source(source, what)
+    if isinstance(data, str):  # a text stream with no bytes beneath (a test's StringIO)
+        data = data.encode("utf-8", "surrogatepass")
+    spooled = tempfile.TemporaryFile()  # noqa: SIM115 - the caller's to close
+    try:
+        spooled.write(data)
+        spooled.seek(0)
+    except OSError as err:
+        spooled.close()
+        raise OverlayError(
+            f"cannot read the {what}: {describe_failure(err, source)}", source=source
+        ) from err
+    return spooled
+
+
+def _spool_pipe(reader: IO[bytes], status: os.stat_result, what: str) -> IO[bytes]:
+    """A temporary file holding what the pipe ``reader`` (standard input) gives, copied a
+    chunk at a time within the bound of a ``what``, as :func:`read_open` reads it."""
+    import tempfile
+
+    limit = max_bytes(what)
+    spooled = tempfile.TemporaryFile()  # noqa: SIM115 - the caller's to close
+    try:
+        _check_kind(status, reader.fileno())
+        total = 0
+        while True:
+            chunk = reader.read(min(_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:
+                raise _Refused(_too_large(what, limit, None))
+            spooled.write(chunk)
+        spooled.seek(0)
+    except _Refused as err:
+        spooled.close()
+        raise OverlayError(f"cannot read the {what}: {err}", source="<stdin>") from None
+    except Exception as err:
+        spooled.close()
+        raise OverlayError(
+            f"cannot read the {what}: {describe_failure(err, '<stdin>')}", source="<stdin>"
+        ) from err
+    return spooled
 
 
 def manifest_files(given: Sequence[str], recursive: bool = False) -> list[str]:

@@ -225,6 +225,11 @@ def dump_stream(documents: Sequence[Any], *, width: int | None = None) -> str:
     return stream.getvalue()
 
 
+def _written(data: Any, level: int) -> bool:  # pragma: no cover - never called
+    """What ``_events``' walk is once the document is written: none of its own."""
+    return False
+
+
 def _events(document: Any, dumper: Any, scalars: dict[Any, ScalarEvent]) -> list[Event] | None:
     """The events PyYAML's representer and serializer make of a plain ``document``, or
     ``None`` where it holds anything else (a map or list inside itself, another type).
@@ -295,7 +300,12 @@ def _events(document: Any, dumper: Any, scalars: dict[Any, ScalarEvent]) -> list
             return False
         return True
 
-    if not value(document, 1):
-        return None
+    try:
+        if not value(document, 1):
+            return None
+    finally:
+        # ``value`` calls itself through its closure: a cycle that would keep the events
+        # (and the document's strings) until the collector ran
+        value = _written
     append(_DOCUMENT_END)
     return events

@@ -6,6 +6,7 @@ decides which steps go where; these apply them there, copying along the path onl
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from combinators.control import for_each
@@ -154,6 +155,13 @@ def _apply_at_component(
     return doc
 
 
+@functools.lru_cache(maxsize=256)
+def _for_each_at(path: Any, transform: Any) -> Any:
+    """``for_each(path, transform)``, made once for each place of a template a run meets,
+    not once for each document of a stream."""
+    return for_each(path, transform)
+
+
 def apply_at_template(
     template: PodTemplate, doc: Any, owned: Owned, transform: TransformLike
 ) -> Any:
@@ -176,7 +184,11 @@ def apply_at_template(
         elif not template.path.parts:
             new = apply_step(transform, doc, owned)
         else:
-            new = apply_step(for_each(template.path, transform), doc, owned)
+            try:
+                at = _for_each_at(template.path, transform)
+            except TypeError:  # a callable of the caller's that cannot be hashed
+                at = for_each(template.path, transform)
+            new = apply_step(at, doc, owned)
         if new is not doc:
             check_still_a_template(new, template)
         return new

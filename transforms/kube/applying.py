@@ -366,6 +366,7 @@ def apply_to_documents(
     require_match: bool = False,
     templates: Sequence[tuple[PodTemplate, ...]] | None = None,
     kinds: KindsLike | None = None,
+    first: int = 1,
 ) -> list[Any]:
     """:func:`apply_to_workload` on each document of a stream; order kept.
 
@@ -377,7 +378,8 @@ def apply_to_documents(
 
     A ``kind: List`` stays one document, its items overlaid in place (each
     item is searched like a document). Errors also name the document's
-    place in the stream (from 1).
+    place in the stream (from 1; ``first``, where the documents are a part of a stream
+    that begins further on).
 
     >>> import combinators
     >>> docs = [{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}},
@@ -398,10 +400,10 @@ def apply_to_documents(
     if require_match and select:
         check_selection(select, documents, templates, kinds=overlay.kinds)
     out = []
-    for number, document in enumerate(documents, 1):
+    for number, document in enumerate(documents, first):
         try:
             if templates is not None and type(document) is dict:
-                out.append(overlay._apply(document, Owned(), templates[number - 1]))
+                out.append(overlay._apply(document, Owned(), templates[number - first]))
             else:
                 out.append(overlay(document))
         except TransformError as err:

@@ -19,7 +19,7 @@ from transforms.kube.discovery import PodTemplate, WorkloadMetadata, shown_name,
 from transforms.kube.registry import KindsLike, resolve_kinds
 from transforms.kube.table import KindRegistry
 
-__all__ = ("Selector", "workloads_of", "SelectionError", "check_selection")
+__all__ = ("Selector", "workloads_of", "SelectionError", "SelectionSeen", "check_selection")
 
 
 def _strings(value: Any, argument: str) -> tuple[str, ...]:
@@ -258,11 +258,49 @@ def check_selection(
         if registry is not None
         else [template for each in templates or () for template in each]
     )
-    if any(select.matches(template) for template in found):
-        return
-    present = tuple(dict.fromkeys(_describe_template(template) for template in found))
-    raise SelectionError(
-        f"no pod template matches {select!r}"
-        + ("" if found else " (the documents hold no pod template)"),
-        present=present,
-    )
+    seen = SelectionSeen(select)
+    seen.see([found])
+    seen.check()
+
+
+class SelectionSeen:
+    """:func:`check_selection` for a stream seen a part at a time: whether ``select`` picked
+    a template yet and, until it does, the templates present (to name in the error).
+
+    >>> job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a"},
+    ...        "spec": {"template": {"spec": {}}}}
+    >>> seen = SelectionSeen(Selector.parse("kind=CronJob"))
+    >>> seen.see([templates_of(job, resolve_kinds(None))]); seen.check()
+    Traceback (most recent call last):
+      ...
+    transforms.kube.selection.SelectionError: no pod template matches Selector(kinds=('CronJob',)); templates present: Job/a
+    """
+
+    def __init__(self, select: Selector) -> None:
+        self.select = select
+        self.matched = False
+        self.any = False
+        self.present: dict[str, None] = {}
+
+    def see(self, templates: Sequence[Sequence[PodTemplate]]) -> None:
+        """Note each document's ``templates``."""
+        if self.matched:
+            return
+        for each in templates:
+            for template in each:
+                self.any = True
+                if self.select.matches(template):
+                    self.matched = True
+                    self.present.clear()
+                    return
+                self.present[_describe_template(template)] = None
+
+    def check(self) -> None:
+        """Raise the :class:`SelectionError` of a selector that picked no template seen."""
+        if self.matched:
+            return
+        raise SelectionError(
+            f"no pod template matches {self.select!r}"
+            + ("" if self.any else " (the documents hold no pod template)"),
+            present=tuple(self.present),
+        )

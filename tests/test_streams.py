@@ -1,0 +1,210 @@
+"""A stream read a part at a time reads as the whole stream does: the same documents, the
+same plain booleans (documents and lines of the whole stream), the same refusals; and
+``podfold apply`` of a stream in many parts prints and says what it does in one part."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests import warm
+from transforms.cli.documents import ManifestError, read_manifest
+from transforms.cli.parts import read_parts
+from transforms.errors import OverlayError
+from transforms.io import batches
+from transforms.io.batches import document_parts, line_breaks
+from transforms.io.safe_yaml import decode
+
+REPO = Path(__file__).resolve().parent.parent
+MANIFESTS = sorted((REPO / "tests" / "manifests").rglob("*.yaml"))
+A100 = REPO / "examples" / "a100.yaml"
+
+
+def whole(data: bytes, source: str) -> tuple[list[Any], list[Any]]:
+    """The stream read whole, as ``podfold`` read every stream before it read in parts."""
+    try:
+        text = decode(data, source)
+    except OverlayError as err:
+        raise ManifestError(
+            err.message, source=err.source, line=err.line, column=err.column
+        ) from None
+    return read_manifest(text, source)
+
+
+def in_parts(data: bytes, source: str, size: int) -> tuple[list[Any], list[Any]]:
+    documents: list[Any] = []
+    booleans: list[Any] = []
+    for part in read_parts(io.BytesIO(data), source, size):
+        assert part.first == len(documents) + 1
+        documents += part.documents
+        booleans += part.booleans
+    return documents, booleans
+
+
+def refusal(read: Any) -> str:
+    with pytest.raises(ManifestError) as caught:
+        read()
+    return str(caught.value)
+
+
+def test_the_upstream_manifests_read_alike_in_parts() -> None:
+    assert len(MANIFESTS) > 50
+    plain = b"kind: Pod\nmetadata:\n  labels: {a: y, b: 'n', c: on}\n"
+    joined = plain
+    for path in MANIFESTS:
+        data = path.read_bytes()
+        expected = whole(data, path.name)
+        for size in (1, 200):
+            assert in_parts(data, path.name, size) == expected, (path, size)
+        joined += data if data.startswith(b"---") else b"---\n" + data
+        if not joined.endswith(b"\n"):
+            joined += b"\n"
+    joined += b"---\n" + plain
+    # all of them in one stream: documents and booleans numbered from the stream's start
+    expected = whole(joined, "all.yaml")
+    assert sum(1 for _ in document_parts(io.BytesIO(joined), 1)) > 50
+    assert in_parts(joined, "all.yaml", 1) == expected
+    count = len(expected[0])
+    assert [found.document for found in expected[1]] == [1, 1, count, count]
+    assert expected[1][-1].line == joined.count(b"\n")
+
+
+BROKEN = {
+    "syntax": b"a: [1, 2\n",
+    "not UTF-8": b"metadata: {name: caf\xe9}\n",
+    "a list": b"- kind: Pod\n",
+    "joined": b"kind: Pod\nmetadata: {name: b}\nkind: Job\n",
+    "tab": b"a:\n\tb: 1\n",
+    "a directive twice": b"%YAML 1.1\n%YAML 1.1\n",
+    "an alias of nothing": b"a: *nowhere\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_a_refusal_late_in_a_stream_is_said_as_the_whole_stream_says_it(name: str) -> None:
+    good = b"".join(
+        b"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d}\nspec: {containers: []}\n" % n
+        for n in range(40)
+    )
+    data = good + b"---\n" + BROKEN[name] + b"---\nkind: Pod\n"
+    said = refusal(lambda: whole(data, "s.yaml"))
+    assert ":" in said and said.startswith("s.yaml")
+    for size in (1, 100, 10_000):
+        assert refusal(lambda size=size: in_parts(data, "s.yaml", size)) == said
+
+
+def test_aliases_are_bounded_over_the_whole_stream_not_each_part() -> None:
+    from transforms.io.safe_yaml import MAX_NODES
+
+    # each document adds just under a tenth of the bound through its aliases
+    width = MAX_NODES // 10 // 100
+    document = (
+        b"---\nkind: ConfigMap\nx: &x [" + b", ".join([b"1"] * width) + b"]\n"
+        b"y: [" + b", ".join([b"*x"] * 99) + b"]\n"
+    )
+    data = document * 12
+    said = refusal(lambda: whole(data, "a.yaml"))
+    assert "expands to more than" in said
+    assert refusal(lambda: in_parts(data, "a.yaml", 1)) == said
+    assert in_parts(document * 5, "a.yaml", 1) == whole(document * 5, "a.yaml")
+
+
+lines = st.sampled_from(
+    [
+        b"a: 1\n",
+        b"---\n",
+        b"--- |\n",
+        b"  x\n",
+        b"---x: 1\n",
+        b"# c\n",
+        b"%YAML 1.1\n",
+        b"...\n",
+        b"\n",
+        b"b: 'q'\r\n",
+        b"c: d\xc2\x85e\n",
+        b"--- {}\n",
+    ]
+)
+
+
+@given(st.lists(lines, max_size=30), st.integers(1, 40))
+def test_parts_cut_only_before_a_document_start_and_join_to_the_stream(
+    stream: list[bytes], size: int
+) -> None:
+    data = b"".join(stream)
+    parts = list(document_parts(io.BytesIO(data), size))
+    assert b"".join(part for part, _ in parts) == data
+    before = 0
+    for number, (part, counted) in enumerate(parts):
+        assert counted == before
+        before += line_breaks(part)
+        if number:  # a document start, or the directives (and comments) before one
+            start = part
+            while start[:1] in (b"%", b"#"):
+                start = start.split(b"\n", 1)[1]
+            assert start.startswith(b"---") and start[3:4] in (b"", b" ", b"\t", b"\r", b"\n")
+        # a directive stays with the document start it is for
+        assert not part.rstrip(b"\n").endswith(b"%YAML 1.1") or number == len(parts) - 1
+
+
+def jobs(count: int) -> str:
+    documents = []
+    for number in range(count):
+        value = "y" if number % 7 == 3 else f"'{number}'"
+        documents.append(
+            f"apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j{number}\nspec:\n"
+            f"  template:\n    metadata:\n      labels: {{shard: {value}}}\n    spec:\n"
+            f"      containers:\n      - name: c\n        image: busybox\n"
+        )
+        if number % 11 == 5:
+            documents.append(
+                "apiVersion: example.com/v1\nkind: Trainer\nmetadata: {name: t}\n"
+                "spec: {replicas: {containers: [{name: c, image: busybox}]}}\n"
+            )
+    return "---\n".join(documents)
+
+
+@pytest.mark.parametrize("output", ["yaml", "json"])
+def test_apply_of_a_stream_in_many_parts_says_and_prints_what_it_does_whole(
+    output: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = tmp_path / "jobs.yaml"
+    stream.write_text(jobs(120))
+    args = ["apply", "-o", output, "-f", str(A100), str(stream)]
+    monkeypatch.setattr(batches, "PART_BYTES", 1 << 30)
+    one = warm.run("podfold", args)
+    monkeypatch.setattr(batches, "PART_BYTES", 300)
+    assert sum(1 for _ in document_parts(io.BytesIO(stream.read_bytes()), 300)) > 40
+    many = warm.run("podfold", args)
+    assert one.returncode == 0, one.stderr
+    # a kind unreached and a boolean, late in the stream, named by their place in it
+    assert "jobs.yaml: document 115: Trainer/t" in one.stderr
+    assert "jobs.yaml:1553:23: document 126: Job/j115" in one.stderr
+    assert (many.returncode, many.stdout) == (one.returncode, one.stdout)
+    # the same warnings; each part's said as it is read, so a part's come together
+    assert sorted(many.stderr.splitlines()) == sorted(one.stderr.splitlines())
+    # and from standard input, as from the file
+    piped = warm.run("podfold", [*args[:-1], "-"], input=stream.read_text())
+    assert piped.stdout == one.stdout
+    assert piped.stderr == many.stderr.replace(str(stream), "<stdin>")
+
+
+def test_a_check_failing_late_in_a_stream_prints_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = tmp_path / "jobs.yaml"
+    stream.write_text(jobs(60))
+    overlay = tmp_path / "bad.yaml"
+    overlay.write_text(
+        "- op: upsert\n  path: spec.containers[name=c].resources.limits.cpu\n  value: lots\n"
+    )
+    monkeypatch.setattr(batches, "PART_BYTES", 300)
+    done = warm.run("podfold", ["apply", "-f", str(overlay), str(stream)])
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert "document 60" in done.stderr and "cpu" in done.stderr
