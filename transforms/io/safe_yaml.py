@@ -398,6 +398,46 @@ read_as_kubectl(ManifestLoader)
 read_as_kubectl(CManifestLoader)
 
 
+def _remember_tags(loader: type[Any]) -> None:
+    """Make libyaml's ``loader`` resolve each plain text once (``Job``, ``name``, ``1``):
+    libyaml asks the resolver, in Python, for every scalar of every document, and a
+    manifest repeats most of its texts. The tag of a scalar depends on its text and
+    whether it is plain or quoted only (the loader has no path resolvers), so one
+    remembered is the one PyYAML's resolver gives; at most :data:`_REMEMBERED` are
+    kept, forgotten all at once past that. A loader with path resolvers is left as it is.
+    """
+    if loader.yaml_path_resolvers:  # pragma: no cover - podfold's loaders have none
+        return
+    resolve = loader.resolve
+    scalar = yaml.ScalarNode
+    tags: dict[tuple[str, Any], str] = {}
+
+    def remembered(self: Any, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is scalar:
+            key = (value, implicit)
+            tag = tags.get(key)
+            if tag is None:
+                if len(tags) >= _REMEMBERED:
+                    tags.clear()
+                tag = tags[key] = resolve(self, kind, value, implicit)
+            return tag
+        return resolve(self, kind, value, implicit)
+
+    def unmoved(self: Any, *_: Any) -> None:
+        return None  # no path resolver to follow the composer down and up the document
+
+    loader.resolve = remembered
+    loader.descend_resolver = unmoved
+    loader.ascend_resolver = unmoved
+
+
+_REMEMBERED = 4096
+"""How many plain texts' tags :func:`_remember_tags` keeps."""
+
+if LIBYAML:
+    _remember_tags(CManifestLoader)
+
+
 def manifest_loader() -> Any:
     """The loader class :func:`load_manifest` reads with: :class:`CManifestLoader` where
     :data:`LIBYAML` holds, else :class:`ManifestLoader`.

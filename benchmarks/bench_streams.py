@@ -1,0 +1,254 @@
+"""``podfold apply`` on streams of 1,000 and 50,000 Jobs against ``kubectl patch --local``
+and ``kubectl kustomize``: wall time and peak memory, side by side.
+
+Run ``python benchmarks/bench_streams.py [--rounds N] [--long-rounds N] [--sizes 1000,50000]``.
+
+Each tool makes the same change (a GPU pool: a node selector and a toleration on every
+Job's pod template, as in ``benchmarks/bench_cli.py``) to the same stream, as a whole
+process started from the shell writing YAML to a file:
+
+* ``podfold apply -f gpu-pool.yaml jobs.yaml``;
+* ``kubectl patch --local -f jobs.yaml --type strategic -p ... -o yaml``;
+* ``kubectl kustomize`` of a kustomization whose patch targets every Job.
+
+Each stream is run in rounds (5 on 1,000 Jobs, 3 on 50,000), one run of each tool per
+round in an order that turns from round to round, after one round that is not timed
+(the file cache filled, podfold's bytecode written). Each run's peak resident memory
+is the child's own (``ru_maxrss`` of ``wait4``). Before a figure is believed, the
+tools' outputs on 1,000 Jobs are checked to hold the same pod templates, and on
+50,000 podfold's is checked to hold every Job, each with the pool.
+
+It prints, for each stream, each tool's minimum and median wall time and median peak
+memory, and podfold's median over each other tool's. Targets (issue 19, part 3):
+
+* time: podfold's median at most 0.8 of ``kubectl patch``'s on 1,000 Jobs, at most
+  0.5 of it on 50,000;
+* memory: podfold's peak on 50,000 Jobs at most 1.5 times its peak on 1,000, and at
+  most ``kubectl patch``'s on 50,000.
+
+The exit status is 1 if a target is missed or the outputs disagree. Where ``kubectl``
+is not on PATH only podfold is run, and only its memory target is judged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_cli import GPU_POOL, job, templates
+
+SIZES = (1000, 50000)
+ROUNDS = {1000: 5, 50000: 3}
+SPEED = {1000: 0.8, 50000: 0.5}
+"""The most podfold's median time may be, as a fraction of kubectl patch's, by stream."""
+GROWTH = 1.5
+"""The most podfold's peak memory on the longest stream may be over its peak on the shortest."""
+
+
+def write_inputs(work: Path, count: int) -> dict[str, list[str]]:
+    """The stream of ``count`` Jobs and each tool's command line, in ``work``."""
+    work.mkdir(parents=True)
+    jobs = work / "jobs.yaml"
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    with jobs.open("w") as out:
+        yaml.dump_all((job(n) for n in range(count)), out, Dumper=dumper, sort_keys=False)
+    (work / "gpu-pool.yaml").write_text(yaml.safe_dump({"spec": GPU_POOL}, sort_keys=False))
+    kustomize = work / "kustomize"
+    kustomize.mkdir()
+    os.link(jobs, kustomize / "jobs.yaml")
+    patch = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "any"},
+        "spec": {"template": {"spec": GPU_POOL}},
+    }
+    (kustomize / "kustomization.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "resources": ["jobs.yaml"],
+                "patches": [{"target": {"kind": "Job"}, "patch": yaml.safe_dump(patch)}],
+            }
+        )
+    )
+    podfold = str(Path(sys.executable).with_name("podfold"))
+    tools = {"podfold apply": [podfold, "apply", "-f", "gpu-pool.yaml", "jobs.yaml"]}
+    kubectl = shutil.which("kubectl")
+    if kubectl is not None:
+        tools["kubectl patch --local"] = [
+            kubectl,
+            "patch",
+            "--local",
+            "-f",
+            "jobs.yaml",
+            "--type",
+            "strategic",
+            "-p",
+            json.dumps({"spec": {"template": {"spec": GPU_POOL}}}),
+            "-o",
+            "yaml",
+        ]
+        tools["kubectl kustomize"] = [kubectl, "kustomize", "kustomize"]
+    return tools
+
+
+def run(command: list[str], work: Path, output: Path) -> tuple[float, int]:
+    """Wall seconds and peak resident kilobytes of one run of ``command`` in ``work``."""
+    environment = {
+        key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"
+    }
+    with output.open("wb") as sink:
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            command, cwd=work, stdout=sink, stderr=subprocess.PIPE, env=environment
+        )
+        assert child.stderr is not None
+        said = child.stderr.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(
+            f"{' '.join(command)} failed ({child.returncode}): {said.decode(errors='replace')}"
+        )
+    return seconds, usage.ru_maxrss
+
+
+def agree(outputs: dict[str, Path], count: int) -> list[str]:
+    """What differs between the tools' pod templates of ``count`` Jobs (nothing, when they
+    agree); on a long stream, only that podfold's output holds every Job with the pool."""
+    wanted = {f"train-{n}" for n in range(count)}
+    if count > 5000:
+        pool = yaml.safe_dump(GPU_POOL["nodeSelector"]).strip()
+        text = outputs["podfold apply"].read_text()
+        names = text.count("\n  name: train-")
+        with_pool = text.count(pool)
+        if names != count or with_pool != count:
+            return [f"podfold apply: {names} Jobs, {with_pool} with the pool, of {count}"]
+        return []
+    found = {name: templates(name, path.read_text()) for name, path in outputs.items()}
+    problems = [
+        f"{name}: {len(wanted - set(jobs))} Jobs missing, {len(set(jobs) - wanted)} unexpected"
+        for name, jobs in found.items()
+        if set(jobs) != wanted
+    ]
+    reference = found.get("kubectl patch --local")
+    for name, jobs in found.items():
+        if reference is None:
+            break
+        differing = sorted(job for job in wanted & set(jobs) if jobs[job] != reference.get(job))
+        if differing:
+            problems.append(f"{name}: {len(differing)} pod templates differ from kubectl patch's")
+    first = found["podfold apply"].get("train-0", {}).get("spec", {})
+    if first.get("nodeSelector") != GPU_POOL["nodeSelector"]:
+        problems.append(f"the GPU pool is not in podfold's output: {first!r}")
+    return problems
+
+
+def stream(
+    count: int, rounds: int, root: Path
+) -> tuple[dict[str, list[float]], dict[str, list[int]], list[str]]:
+    work = root / f"jobs-{count}"
+    tools = write_inputs(work, count)
+    outputs = {name: work / f"out-{number}.yaml" for number, name in enumerate(tools)}
+    times: dict[str, list[float]] = {name: [] for name in tools}
+    peaks: dict[str, list[int]] = {name: [] for name in tools}
+    names = list(tools)
+    for name in names:  # not timed
+        run(tools[name], work, outputs[name])
+    problems = agree(outputs, count)
+    for number in range(rounds):
+        turn = number % len(names)
+        for name in names[turn:] + names[:turn]:
+            seconds, peak = run(tools[name], work, outputs[name])
+            times[name].append(seconds)
+            peaks[name].append(peak)
+    shutil.rmtree(work)
+    return times, peaks, problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS[1000], help="rounds on 1,000 Jobs")
+    parser.add_argument(
+        "--long-rounds", type=int, default=ROUNDS[50000], help="rounds on 50,000 Jobs"
+    )
+    parser.add_argument(
+        "--sizes",
+        default=",".join(map(str, SIZES)),
+        help="the streams' lengths, comma-separated (targets judged on 1000 and 50000)",
+    )
+    args = parser.parse_args(argv)
+    sizes = [int(size) for size in args.sizes.split(",")]
+    failed = False
+    podfold_peak: dict[int, float] = {}
+    kubectl_peak: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for count in sizes:
+            rounds = args.rounds if count <= 5000 else args.long_rounds
+            times, peaks, problems = stream(count, rounds, Path(tmp))
+            ours = statistics.median(times["podfold apply"])
+            print(
+                f"{count} Jobs, the same GPU pool on each pod template; the whole process, "
+                f"{rounds} runs each, interleaved"
+            )
+            print(
+                f"  {'tool':<24}{'min s':>9}{'median s':>10}{'peak MB':>10}"
+                f"   podfold's median time / this one's"
+            )
+            for name, seconds in times.items():
+                median = statistics.median(seconds)
+                peak = statistics.median(peaks[name]) / 1024
+                line = f"  {name:<24}{min(seconds):>9.2f}{median:>10.2f}{peak:>10.1f}"
+                if name != "podfold apply":
+                    line += f"   {ours / median:5.2f}"
+                    target = SPEED.get(count)
+                    if name == "kubectl patch --local" and target is not None:
+                        ok = ours <= target * median
+                        failed |= not ok
+                        line += f"  {'ok' if ok else 'MISS'} (target <= {target:.2f})"
+                print(line)
+            podfold_peak[count] = statistics.median(peaks["podfold apply"]) / 1024
+            if "kubectl patch --local" in peaks:
+                kubectl_peak[count] = statistics.median(peaks["kubectl patch --local"]) / 1024
+            for problem in problems:
+                print(f"MISS the outputs disagree: {problem}")
+                failed = True
+            if not problems:
+                print(
+                    f"  the outputs agree ({'every Job, with the pool' if count > 5000 else 'pod templates, across the tools'})"
+                )
+    shortest, longest = min(podfold_peak), max(podfold_peak)
+    if longest != shortest:
+        growth = podfold_peak[longest] / podfold_peak[shortest]
+        ok = growth <= GROWTH
+        failed |= not ok
+        print(
+            f"podfold's peak memory: {podfold_peak[longest]:.1f} MB on {longest} Jobs, "
+            f"{podfold_peak[shortest]:.1f} MB on {shortest}: {growth:.2f} times  "
+            f"{'ok' if ok else 'MISS'} (target <= {GROWTH:.2f})"
+        )
+    if longest in kubectl_peak:
+        ratio = podfold_peak[longest] / kubectl_peak[longest]
+        ok = ratio <= 1.0
+        failed |= not ok
+        print(
+            f"podfold's peak memory on {longest} Jobs over kubectl patch's "
+            f"({kubectl_peak[longest]:.1f} MB): {ratio:.2f}  "
+            f"{'ok' if ok else 'MISS'} (target <= 1.00)"
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
