@@ -134,6 +134,11 @@ SPAWN: dict[str, tuple[str, ...]] = {
     ),
     "test_schema.py": ("test_nothing_is_loaded_at_import_time",),
     "test_shadowing.py": EVERY_TEST,
+    "test_streams.py": (
+        "test_a_check_failing_late_in_a_stream_prints_nothing",
+        "test_a_long_run_draws_its_progress_on_a_terminal_only",
+        "test_apply_of_a_stream_in_many_parts_says_and_prints_what_it_does_whole",
+    ),
     "test_startup.py": (
         "test_client_objects_find_their_adapter_on_first_use",
         "test_every_lazy_package_defers_through_the_one_mechanism",

@@ -38,6 +38,13 @@ __all__ = ("apply_command",)
     help="Write the overlays' changes into each FILE (and each file of each DIR) that "
     "they change, keeping its comments, layout and quoting; print nothing.",
 )
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Draw no progress line on stderr (drawn only where stderr is a terminal, once "
+    "the run takes more than a second).",
+)
 @manifests_argument
 def apply_command(
     declared_kinds: tuple[object, ...],
@@ -51,6 +58,7 @@ def apply_command(
     deny: tuple[str, ...],
     conflicts: str,
     in_place: bool,
+    quiet: bool,
     recursive: bool,
     manifests: tuple[str, ...],
 ) -> None:
@@ -163,15 +171,23 @@ def apply_command(
     from transforms.cli.notices import warn_empty_overlays
 
     warn_empty_overlays(overlays, steps)
-    run = _Run(chain(*steps), steps, overlays, texts, selector, build, checks, k8s_version)
-    if in_place:
-        _apply_in_place(run, manifests, recursive, overlays)
-        return
-    from transforms.cli.withheld import Withheld
+    from transforms.cli.progress import Progress
 
-    with Withheld(output) as printed:
-        _apply_streams(run, manifests, recursive, overlays, printed.add)
-        printed.release()
+    progress = Progress(quiet=quiet)
+    run = _Run(chain(*steps), steps, overlays, texts, selector, build, checks, k8s_version)
+    run.progress = progress
+    try:
+        if in_place:
+            _apply_in_place(run, manifests, recursive, overlays)
+            return
+        from transforms.cli.withheld import Withheld
+
+        with Withheld(output) as printed:
+            _apply_streams(run, manifests, recursive, overlays, printed.add)
+            progress.close()
+            printed.release()
+    finally:
+        progress.close()
 
 
 class _Run:
@@ -195,6 +211,7 @@ class _Run:
         self.reached = False  # a pod template met, or a document changed, in any stream
         self.unreached = 0  # documents warned about, holding pods podfold does not reach
         self.failed = 0  # streams whose checks failed
+        self.progress: Any = None  # a Progress, where one is drawn
         from transforms.kube.selection import SelectionSeen
 
         # what the selector picked: in the only stream, or in any of several
@@ -221,6 +238,9 @@ class _Run:
         seen = self.seen
         recorded: set[Any] = set()
         count = 0
+        progress = self.progress
+        if progress is not None:
+            progress.update(files=1)
         for part in stream.parts:
             documents, first = part.documents, part.first
             # the manifest's own problem, not the overlays': said, not failed; the check (and
@@ -254,7 +274,13 @@ class _Run:
                     after is not before for after, before in zip(result, documents, strict=True)
                 )
             count += len(documents)
+            if progress is not None:
+                progress.update(
+                    documents=len(documents), changed=_changed(templates, result, documents)
+                )
             yield result
+        if progress is not None:
+            progress.erase()  # what follows is said on lines of its own
         self.documents += count
         if not count:
             if not several:
@@ -282,6 +308,27 @@ class _Run:
         warn_reached_none(everywhere, self.steps, self.documents, self.reached, self.unreached)
         if self.failed:
             click.get_current_context().exit(1)
+
+
+def _changed(templates: list[Any], result: list[Any], documents: list[Any]) -> int:
+    """How many pod templates of ``documents`` ``result`` changed."""
+    from combinators import TransformError, get_at
+
+    changed = 0
+    for found, after, before in zip(templates, result, documents, strict=True):
+        if after is not before:
+            for template in found:
+                parts = template.path.parts
+                try:
+                    same = (
+                        get_at(after, template.path) is get_at(before, template.path)
+                        if parts
+                        else after is before
+                    )
+                except TransformError:  # the overlays moved it: changed
+                    same = False
+                changed += not same
+    return changed
 
 
 def _apply_streams(

@@ -33,7 +33,10 @@ __all__ = (
 
 
 def warn(message: str) -> None:
-    """Print ``podfold: warning: message`` on stderr."""
+    """Print ``podfold: warning: message`` on stderr (a progress line there cleared first)."""
+    from transforms.cli.progress import clear
+
+    clear()
     click.echo(f"podfold: warning: {message}", err=True)
 
 
