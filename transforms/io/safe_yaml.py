@@ -403,8 +403,9 @@ def _remember_tags(loader: type[Any]) -> None:
     libyaml asks the resolver, in Python, for every scalar of every document, and a
     manifest repeats most of its texts. The tag of a scalar depends on its text and
     whether it is plain or quoted only (the loader has no path resolvers), so one
-    remembered is the one PyYAML's resolver gives; at most :data:`_REMEMBERED` are
-    kept, forgotten all at once past that. A loader with path resolvers is left as it is.
+    remembered is the one PyYAML's resolver gives. The first :data:`_REMEMBERED` texts
+    met are kept (a stream's keys and common values come first and come back; names
+    met once, later, are resolved each time). A loader with path resolvers is left as it is.
     """
     if loader.yaml_path_resolvers:  # pragma: no cover - podfold's loaders have none
         return
@@ -417,9 +418,9 @@ def _remember_tags(loader: type[Any]) -> None:
             key = (value, implicit)
             tag = tags.get(key)
             if tag is None:
-                if len(tags) >= _REMEMBERED:
-                    tags.clear()
-                tag = tags[key] = resolve(self, kind, value, implicit)
+                tag = resolve(self, kind, value, implicit)
+                if len(tags) < _REMEMBERED:
+                    tags[key] = tag
             return tag
         return resolve(self, kind, value, implicit)
 
@@ -707,8 +708,8 @@ def load_manifest_part(
     booleans' lines and documents are counted from the part's start.
 
     >>> added = [0]
-    >>> load_manifest_part("a: &x [1, 2]\nb: *x\n", "m.yaml", added)[0], added
-    ([{'a': [1, 2], 'b': [1, 2]}], [2])
+    >>> load_manifest_part("a: &x [1, 2]\\nb: *x\\n", "m.yaml", added)[0], added
+    ([{'a': [1, 2], 'b': [1, 2]}], [3])
     """
     found: list[PlainBoolean] = []
     return (
