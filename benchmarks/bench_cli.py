@@ -115,10 +115,13 @@ def job(number: int) -> dict[str, Any]:
     }
 
 
-def commands(work: Path, kubectl: str) -> dict[str, list[str]]:
-    """Each tool's command line, its inputs written into ``work``."""
+def commands(work: Path, kubectl: str, count: int = JOBS) -> dict[str, list[str]]:
+    """Each tool's command line, its inputs (a stream of ``count`` Jobs) written into
+    ``work``."""
     jobs = work / "jobs.yaml"
-    jobs.write_text(yaml.safe_dump_all([job(n) for n in range(JOBS)], sort_keys=False))
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    with jobs.open("w") as out:  # a Job at a time: a long stream is never held whole
+        yaml.dump_all((job(n) for n in range(count)), out, Dumper=dumper, sort_keys=False)
     (work / "gpu-pool.yaml").write_text(yaml.safe_dump({"spec": GPU_POOL}, sort_keys=False))
     kustomize = work / "kustomize"
     kustomize.mkdir()

@@ -35,7 +35,6 @@ is not on PATH only podfold is run, and only its memory target is judged.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -48,7 +47,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cli import GPU_POOL, job, templates
+from bench_cli import GPU_POOL, commands, templates
 
 SIZES = (1000, 50000)
 ROUNDS = {1000: 5, 50000: 3}
@@ -62,49 +61,16 @@ GROWTH = 1.5
 
 
 def write_inputs(work: Path, count: int) -> dict[str, list[str]]:
-    """The stream of ``count`` Jobs and each tool's command line, in ``work``."""
+    """The stream of ``count`` Jobs and each tool's command line, in ``work``: those of
+    ``benchmarks/bench_cli.py``, kustomize left out of a stream longer than
+    :data:`KUSTOMIZE_MOST`, and kubectl's where it is not on PATH."""
     work.mkdir(parents=True)
-    jobs = work / "jobs.yaml"
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    with jobs.open("w") as out:
-        yaml.dump_all((job(n) for n in range(count)), out, Dumper=dumper, sort_keys=False)
-    (work / "gpu-pool.yaml").write_text(yaml.safe_dump({"spec": GPU_POOL}, sort_keys=False))
-    kustomize = work / "kustomize"
-    kustomize.mkdir()
-    os.link(jobs, kustomize / "jobs.yaml")
-    patch = {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": "any"},
-        "spec": {"template": {"spec": GPU_POOL}},
-    }
-    (kustomize / "kustomization.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "resources": ["jobs.yaml"],
-                "patches": [{"target": {"kind": "Job"}, "patch": yaml.safe_dump(patch)}],
-            }
-        )
-    )
-    podfold = str(Path(sys.executable).with_name("podfold"))
-    tools = {"podfold apply": [podfold, "apply", "-f", "gpu-pool.yaml", "jobs.yaml"]}
     kubectl = shutil.which("kubectl")
-    if kubectl is not None:
-        tools["kubectl patch --local"] = [
-            kubectl,
-            "patch",
-            "--local",
-            "-f",
-            "jobs.yaml",
-            "--type",
-            "strategic",
-            "-p",
-            json.dumps({"spec": {"template": {"spec": GPU_POOL}}}),
-            "-o",
-            "yaml",
-        ]
-        if count <= KUSTOMIZE_MOST:
-            tools["kubectl kustomize"] = [kubectl, "kustomize", "kustomize"]
+    tools = commands(work, kubectl or "kubectl", count)
+    if kubectl is None:
+        return {"podfold apply": tools["podfold apply"]}
+    if count > KUSTOMIZE_MOST:
+        del tools["kubectl kustomize"]
     return tools
 
 

@@ -174,8 +174,9 @@ def apply_command(
     from transforms.cli.progress import Progress
 
     progress = Progress(quiet=quiet)
-    run = _Run(chain(*steps), steps, overlays, texts, selector, build, checks, k8s_version)
-    run.progress = progress
+    run = _Run(
+        chain(*steps), steps, overlays, texts, selector, build, checks, k8s_version, progress
+    )
     try:
         if in_place:
             _apply_in_place(run, manifests, recursive, overlays)
@@ -203,6 +204,7 @@ class _Run:
         build: Any,
         checks: Any,
         k8s_version: str | None,
+        progress: Any,
     ) -> None:
         self.transform, self.steps, self.overlays, self.texts = transform, steps, overlays, texts
         self.selector, self.build, self.checks = selector, build, checks
@@ -211,7 +213,7 @@ class _Run:
         self.reached = False  # a pod template met, or a document changed, in any stream
         self.unreached = 0  # documents warned about, holding pods podfold does not reach
         self.failed = 0  # streams whose checks failed
-        self.progress: Any = None  # a Progress, where one is drawn
+        self.progress = progress  # drawn where stderr is a terminal and the run is long
         from transforms.kube.selection import SelectionSeen
 
         # what the selector picked: in the only stream, or in any of several
@@ -239,8 +241,7 @@ class _Run:
         recorded: set[Any] = set()
         count = 0
         progress = self.progress
-        if progress is not None:
-            progress.update(files=1)
+        progress.update(files=1)
         for part in stream.parts:
             documents, first = part.documents, part.first
             # the manifest's own problem, not the overlays': said, not failed; the check (and
@@ -274,13 +275,11 @@ class _Run:
                     after is not before for after, before in zip(result, documents, strict=True)
                 )
             count += len(documents)
-            if progress is not None:
-                progress.update(
-                    documents=len(documents), changed=_changed(templates, result, documents)
-                )
+            # the templates changed are counted only where the line is drawn
+            changed = _changed(templates, result, documents) if progress.on else 0
+            progress.update(documents=len(documents), changed=changed)
             yield result
-        if progress is not None:
-            progress.erase()  # what follows is said on lines of its own
+        progress.erase()  # what follows is said on lines of its own
         self.documents += count
         if not count:
             if not several:

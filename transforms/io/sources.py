@@ -319,6 +319,16 @@ def _is_uri(source: str) -> bool:
     return "://" in source or "::" in source
 
 
+def _is_remote(source: str) -> bool:
+    """Whether fsspec reads ``source``: a URI but a plain ``file://`` path."""
+    return _is_uri(source) and not (source.startswith("file://") and "::" not in source)
+
+
+def _local_path(source: str) -> str:
+    """The path of a local ``source``, as fsspec reads it: ``~`` expanded."""
+    return source[len("file://") :] if _is_uri(source) else os.path.expanduser(source)
+
+
 def read_source(
     source: str, what: str = "overlay", *, limit: int | None = None, timeout: float | None = None
 ) -> bytes:
@@ -336,14 +346,12 @@ def read_source(
     transforms.errors.OverlayError: memory://podfold-doc/absent.yaml: cannot read the overlay: FileNotFoundError
     """
     limit = max_bytes(what) if limit is None else limit
-    uri = _is_uri(source) and not (source.startswith("file://") and "::" not in source)
+    uri = _is_remote(source)
     seconds = (read_timeout() if timeout is None else timeout) if uri else 0.0
     try:
         if uri:
             return _within(seconds, lambda: _read_uri(source, what, limit, seconds))
-        # as fsspec reads a path: ``~`` expanded, errors naming the absolute path
-        path = source[len("file://") :] if _is_uri(source) else os.path.expanduser(source)
-        return _read_path(os.path.abspath(path), what, limit)
+        return _read_path(os.path.abspath(_local_path(source)), what, limit)
     except _Refused as err:
         raise OverlayError(f"cannot read the {what}: {err}", source=source) from None
     except Exception as err:
@@ -436,10 +444,10 @@ def open_source(source: str, what: str = "manifest") -> IO[bytes]:
         if binary is not stream and status is not None:  # a pipe: copied a chunk at a time
             return _spool_pipe(binary, status, what)
         data = read_open(stream, "<stdin>", what)
-    elif _is_uri(source) and not (source.startswith("file://") and "::" not in source):
+    elif _is_remote(source):
         data = read_source(source, what)
     else:
-        path = source[len("file://") :] if _is_uri(source) else os.path.expanduser(source)
+        path = _local_path(source)
         try:
             status = os.stat(path)
         except OSError:
