@@ -184,6 +184,14 @@ def _forking_first(items: list[pytest.Item]) -> list[pytest.Item]:
     return ordered
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """What ``-n auto`` starts: a worker per usable core, and one more. The tests wait on
+    the programs they start, on pipes and on timers (a stalled server is given up on after a
+    second), and the extra worker keeps the cores busy meanwhile: on two cores, the whole
+    run took 205 s with three workers against 226-234 s with two."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items[:] = _forking_first(items)
     for item in items:
