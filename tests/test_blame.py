@@ -336,7 +336,7 @@ STEPS = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=settings.default.max_examples * 6 // 5, deadline=None)
 @given(st.lists(STEPS, max_size=6))
 def test_each_part_is_the_last_step_that_wrote_at_or_above_it(overlay: list[Any]) -> None:
     # every part named is what the last state has there, written by a step whose own

@@ -41,7 +41,7 @@ from tests import doc_strategies
 from tests.doc_strategies import KINDS, PLAIN_KINDS, json_docs, json_values, pods, transforms_for
 
 PER_KIND = settings(
-    max_examples=25,
+    max_examples=settings.default.max_examples // 2,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

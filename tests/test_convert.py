@@ -105,7 +105,11 @@ def assert_same(pod: Any) -> None:
 
 
 @needs_torchx
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=settings.default.max_examples * 4 // 5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(role=roles, service_account=st.one_of(st.none(), names))
 def test_volcano_pods(role: specs.Role, service_account: str | None) -> None:
     pod = kubernetes_scheduler.role_to_pod(f"{role.name}-0", role, service_account)
@@ -113,7 +117,11 @@ def test_volcano_pods(role: specs.Role, service_account: str | None) -> None:
 
 
 @pytest.mark.skipif(kubernetes_mcad_scheduler is None, reason="this TorchX has no MCAD scheduler")
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=settings.default.max_examples // 2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     role=roles,
     service_account=st.one_of(st.none(), names),
@@ -375,7 +383,11 @@ def test_real_torchx_pods_round_trip() -> None:
 
 
 @needs_torchx
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=settings.default.max_examples // 2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(role=roles, service_account=st.one_of(st.none(), names))
 def test_rendered_pods_round_trip_through_data(
     role: specs.Role, service_account: str | None

@@ -157,7 +157,7 @@ def _pairs(draw: st.DrawFn) -> tuple[Any, Any]:
     return {"l": before}, {"l": list(after)}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=settings.default.max_examples * 3, deadline=None)
 @given(_pairs())
 def test_law_every_reading_is_the_one_diff(pair: tuple[Any, Any]) -> None:
     # changes_between == between == diff (with the pod's key table, which names no `l`);
@@ -168,7 +168,7 @@ def test_law_every_reading_is_the_one_diff(pair: tuple[Any, Any]) -> None:
     assert writes(before, after) == [c for c in diff(before, after, moves=moved) if not c.reordered]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=settings.default.max_examples * 3, deadline=None)
 @given(_pairs())
 def test_law_each_change_is_what_its_path_reaches(pair: tuple[Any, Any]) -> None:
     # select(before, change.path) == [change.before], and alike after, the path read back

@@ -452,7 +452,7 @@ def steps(depth: int = 1) -> st.SearchStrategy[Any]:
 PIPELINES = st.lists(steps(), max_size=4).map(lambda found: chain(*found))
 # the fixture that picks the YAML path is set once for all of a law's examples
 LAW = settings(
-    max_examples=150,
+    max_examples=settings.default.max_examples * 3,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -290,7 +290,7 @@ class EngineMachine(RuleBasedStateMachine):
 
 
 EngineMachine.TestCase.settings = settings(
-    max_examples=200,
+    max_examples=settings.default.max_examples * 4,
     stateful_step_count=15,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],

@@ -246,7 +246,7 @@ def test_explain_takes_any_overlay_form_and_mutates_nothing(tmp_path: Any) -> No
     assert pod == before
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=settings.default.max_examples * 8 // 5, deadline=None)
 @given(
     st.dictionaries(
         st.sampled_from(["a", "b", "name"]),
@@ -484,7 +484,7 @@ def _assert_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) ->
     assert rebuilt_old + old[done:] == old and rebuilt_new + old[done:] == new
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=settings.default.max_examples * 3, deadline=None)
 @given(
     st.lists(st.sampled_from("abcdef"), max_size=12),
     st.lists(st.sampled_from("abcxyz"), max_size=12),
@@ -493,7 +493,7 @@ def test_the_diff_rebuilds_both_sides(before: list[str], after: list[str]) -> No
     _assert_the_diff_rebuilds_both_sides(before, after)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=settings.default.max_examples * 3, deadline=None)
 @given(
     st.lists(st.sampled_from("abcdef"), max_size=12),
     st.lists(st.sampled_from("abcxyz"), max_size=12),

@@ -1,5 +1,6 @@
 """The hypothesis profile of the run (tests/conftest.py) holds in every process that runs tests,
-pytest-xdist's workers too, and nothing but the conftest loads one."""
+pytest-xdist's workers too, nothing but the conftest loads one, and the counts tests set are
+shares of the profile's."""
 
 from __future__ import annotations
 
@@ -49,3 +50,17 @@ def test_no_test_module_loads_a_profile() -> None:
         and node.func.attr == "load_profile"
     ]
     assert loading == []
+
+
+def test_every_count_a_test_sets_is_a_share_of_the_profiles() -> None:
+    # max_examples=150 would run 150 examples under fuzz too: written as a share of
+    # settings.default.max_examples, the fuzz profile multiplies it as it does the rest
+    fixed = [
+        f"{path.name}:{node.lineno}"
+        for path in sorted(TESTS.glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.keyword)
+        and node.arg == "max_examples"
+        and isinstance(node.value, ast.Constant)
+    ]
+    assert fixed == [], "give these counts as shares of settings.default.max_examples"

@@ -49,7 +49,7 @@ from transforms.torchx.roles import with_overlays
 # deterministic: a failure to find the bug is the same failure on every run; finding it is
 # the point, so the first example found will do (shrinking large pods costs minutes)
 must_find = settings(
-    max_examples=100,
+    max_examples=settings.default.max_examples * 2,
     deadline=None,
     derandomize=True,
     database=None,

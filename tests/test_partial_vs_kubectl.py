@@ -381,7 +381,7 @@ FLUENTD = known_case(
 @example(VLLM)
 @example(FLUENTD)
 @settings(
-    max_examples=40,
+    max_examples=settings.default.max_examples * 4 // 5,
     derandomize=True,
     database=None,
     deadline=None,

@@ -367,7 +367,11 @@ def _outcome(function: Any, value: Any) -> Any:
         return type(err)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=settings.default.max_examples * 6 // 5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     first=strategies.transforms(max_steps=2),
     then=strategies.transforms(max_steps=2),

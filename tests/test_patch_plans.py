@@ -120,7 +120,7 @@ def walked(ops: list[dict[str, Any]]) -> Any:
     return apply
 
 
-@settings(max_examples=300)
+@settings(max_examples=settings.default.max_examples * 6)
 @given(docs_and_ops())
 def test_law_json_patch_plan_equals_the_general_walk(
     case: tuple[Any, list[dict[str, Any]]],
@@ -356,7 +356,7 @@ list_patches = st.fixed_dictionaries(
 patches = st.one_of(list_patches, any_patches)  # lists merged in one pass, and all the rest
 
 
-@settings(max_examples=400)
+@settings(max_examples=settings.default.max_examples * 8)
 @given(pods, st.data())
 def test_law_strategic_plan_equals_the_general_merge(pod: Any, data: st.DataObject) -> None:
     # strategic_merge(patch)(pod) == the whole patch merged by the general merge, errors included

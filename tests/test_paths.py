@@ -121,7 +121,7 @@ def test_path_rejects_what_is_not_a_path() -> None:
         Match(())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=settings.default.max_examples * 4, deadline=None)
 @given(any_paths())
 def test_str_round_trips(generated: Path) -> None:
     text = str(generated)

@@ -197,7 +197,7 @@ SUFFIXES = st.sampled_from(sorted(_BINARY) + sorted(_DECIMAL)) | st.builds(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=settings.default.max_examples * 8, deadline=None)
 @given(st.sampled_from(["", "+", "-"]), DIGITS, st.none() | DIGITS, SUFFIXES)
 def test_quantity_value_agrees_with_exact_arithmetic(
     sign: str, whole: str, fraction: str | None, suffix: str

@@ -85,7 +85,7 @@ _VALUE = st.lists(st.text("abc.:/-_", min_size=1, max_size=6), min_size=1, max_s
 _SEP = st.sampled_from([",", ";"])
 
 
-@settings(max_examples=200, derandomize=True)
+@settings(max_examples=settings.default.max_examples * 4, derandomize=True)
 @given(
     st.lists(st.tuples(_KEY, _VALUE, _SEP), min_size=1, max_size=5, unique_by=lambda pair: pair[0])
 )

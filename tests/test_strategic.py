@@ -281,7 +281,11 @@ def test_law_restating_the_pod_is_a_no_op(pod: Any) -> None:
 
 
 @needs_kubectl
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=settings.default.max_examples * 4 // 5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(pods, patches())
 def test_law_agrees_with_kubectl_on_generated_patches(pod: Any, patch: Any) -> None:
     """Merge order, set merges, delete and order directives, on random pods and patches.

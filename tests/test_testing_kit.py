@@ -48,7 +48,9 @@ _HYPOTHESIS_STORAGE = (
 )
 
 kit_settings = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=settings.default.max_examples * 4 // 5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 

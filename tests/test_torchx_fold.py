@@ -282,7 +282,7 @@ def fresh_macros(new: Any, old: Any) -> bool:
     return False
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=settings.default.max_examples * 6, deadline=None)
 @given(st.data(), documents)
 def test_macros_are_substituted_as_the_oracle_says(data: st.DataObject, old: Any) -> None:
     # substitute_macros(new, old) == oracle(new, old); the inputs are left alone;
@@ -296,7 +296,7 @@ def test_macros_are_substituted_as_the_oracle_says(data: st.DataObject, old: Any
         assert result is new
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=settings.default.max_examples * 10, deadline=None)
 @given(
     st.lists(
         st.sampled_from(

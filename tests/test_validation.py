@@ -719,7 +719,7 @@ def mutated(draw: st.DrawFn) -> tuple[Pod, str]:
     return pod, how
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=settings.default.max_examples * 3, deadline=None)
 @given(mutated())
 def test_mutations_of_valid_pods_are_caught(case: tuple[Pod, str]) -> None:
     pod, _ = case
@@ -728,7 +728,7 @@ def test_mutations_of_valid_pods_are_caught(case: tuple[Pod, str]) -> None:
         validate_pod(pod)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=settings.default.max_examples * 4 // 5, deadline=None)
 @given(mutated())
 def test_mutations_agree_with_the_strict_official_schema(case: tuple[Pod, str]) -> None:
     pod, _ = case

@@ -432,7 +432,11 @@ def _outcome(function: Any, value: Any) -> Any:
         return type(err)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=settings.default.max_examples * 6 // 5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     overlay=strategies.transforms(max_steps=3),
     pod=strategies.pods(),
@@ -462,7 +466,11 @@ def test_law_workload_steps_write_the_workload_pod_steps_each_template(
     assert done["metadata"]["labels"][QUEUE] == queue
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=settings.default.max_examples * 6 // 5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     overlay=strategies.transforms(max_steps=3),
     pod=strategies.pods(),

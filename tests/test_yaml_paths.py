@@ -48,7 +48,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 LIBYAML = hasattr(yaml, "CSafeLoader")
 needs_libyaml = pytest.mark.skipif(not LIBYAML, reason="PyYAML is built without libyaml here")
 EXAMPLES = settings(
-    max_examples=300,
+    max_examples=settings.default.max_examples * 6,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],

@@ -557,7 +557,7 @@ PIECES = st.sampled_from(
     ]
 )
 TRICKY = st.lists(PIECES, max_size=8).map("".join) | st.sampled_from(CORPUS)
-EXAMPLES = settings(max_examples=400, deadline=None, database=None)
+EXAMPLES = settings(max_examples=settings.default.max_examples * 8, deadline=None, database=None)
 
 
 @EXAMPLES

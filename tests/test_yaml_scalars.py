@@ -808,7 +808,7 @@ TEXTS = (
 
 @needs_kubectl
 @settings(
-    max_examples=25,
+    max_examples=settings.default.max_examples // 2,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

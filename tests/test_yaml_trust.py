@@ -145,7 +145,7 @@ def test_a_manifest_is_read_as_kubectl_reads_it() -> None:
     assert read_documents(text, "pod.yaml") == [_kubectl_reads(text)]
 
 
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=settings.default.max_examples * 3, deadline=None, database=None)
 @given(
     st.sampled_from(TRUE_WORDS + FALSE_WORDS)
     | st.text(alphabet="yYnNoOeEsSfFtTrRuUlLaA", min_size=1, max_size=5)
