@@ -4,6 +4,7 @@ list: a renamed test cannot keep a marker it no longer has a name for."""
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 from types import SimpleNamespace
 
@@ -14,7 +15,8 @@ from tests.marked import EVERY_TEST, SLOW, SPAWN
 TESTS = pathlib.Path(__file__).resolve().parent
 
 
-def _defined(module: str) -> set[str]:
+@functools.cache
+def _defined(module: str) -> frozenset[str]:
     """The test functions and classes of ``module``, and its doctests' name."""
     tree = ast.parse((TESTS / module).read_text(encoding="utf-8"))
     names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.ClassDef)}
@@ -25,7 +27,7 @@ def _defined(module: str) -> set[str]:
         for target in node.targets
         if isinstance(target, ast.Name)
     }
-    return {name for name in names if name.startswith(("test_", "Test"))} | {
+    return frozenset({name for name in names if name.startswith(("test_", "Test"))}) | {
         f"tests.{module.removesuffix('.py')}"
     }
 

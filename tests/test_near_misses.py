@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -163,6 +164,7 @@ def test_messages_built_on_it_find_a_wrong_case() -> None:
 # moved to combinators.near, the two xfail tests below pass and lose their marks
 
 
+@functools.cache
 def _modules() -> list[tuple[pathlib.Path, ast.Module]]:
     return [
         (file.relative_to(ROOT), ast.parse(file.read_text(encoding="utf-8"), str(file)))

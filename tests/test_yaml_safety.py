@@ -120,8 +120,11 @@ def test_alias_bombs_stay_refused() -> None:
 
 
 def test_a_manifest_may_write_out_many_nodes_but_aliases_add_few() -> None:
-    items = "items:\n" + "".join(f"- {{name: n{n}, v: [1, 2]}}\n" for n in range(MAX_NODES // 4))
-    assert len(_manifest(items)[0]["items"]) == MAX_NODES // 4
+    # each item writes out seven nodes (a map, two keys, their values, a list's two items):
+    # the text holds about 117,000, more than MAX_NODES, and none of them is an alias's
+    count = MAX_NODES // 6
+    items = "items:\n" + "".join(f"- {{name: n{n}, v: [1, 2]}}\n" for n in range(count))
+    assert len(_manifest(items)[0]["items"]) == count
 
 
 def _fan_out(levels: int, name: str = "a") -> str:
