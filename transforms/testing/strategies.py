@@ -22,7 +22,8 @@ come from pools :func:`pods` never draws from (:data:`RESERVED_NAMES`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from hypothesis import strategies as st
@@ -77,15 +78,52 @@ RESERVED_NAMES = frozenset(
 )
 """Names of containers and volumes that overlays add; :func:`pods` never uses them."""
 
-dns_labels: st.SearchStrategy[str] = st.from_regex(
-    r"[a-z]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True
+MOUNT_PATHS = ("/data", "/ckpt", "/secrets/extra", "/etc/extra", "/scratch")
+"""Where the storage recipes :func:`transforms` draws mount their volumes; :func:`pods`
+mounts nothing there."""
+
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_DIGITS = "0123456789"
+
+
+def _names(
+    first: str, inner: str, last: str, inner_size: int, separators: str = ""
+) -> st.SearchStrategy[str]:
+    """Texts of one character of ``first``, then maybe up to ``inner_size`` of ``inner``
+    ended by one of ``last`` (the regex ``[first]([inner]{0,n}[last])?``); where the
+    inner part may be long, one of ``separators`` (all in ``inner``) often begins it, as
+    names (``log-shipper``) have them where a naive reader breaks.
+
+    Each part is one drawn text, where ``st.from_regex`` draws a character at a time: a
+    pod of :func:`pods` took 2.6 times as long to draw."""
+    return st.builds(
+        functools.partial(_name, inner_size),
+        st.text(first, min_size=1, max_size=1),
+        st.text(separators, max_size=1) if separators else st.just(""),
+        st.text(inner, max_size=inner_size),
+        st.text(last, max_size=1),
+    )
+
+
+def _name(inner_size: int, first: str, separator: str, inner: str, last: str) -> str:
+    if not last:
+        return first
+    return first + (separator + inner)[:inner_size] + last
+
+
+dns_labels: st.SearchStrategy[str] = _names(
+    _LOWER, _LOWER + _DIGITS + "-", _LOWER + _DIGITS, 10, "-"
 ).filter(lambda name: name not in RESERVED_NAMES)
 """DNS-1123 labels: names of containers, volumes, claims and secrets."""
 
-env_names: st.SearchStrategy[str] = st.from_regex(r"[A-Z_][A-Z0-9_]{0,12}", fullmatch=True)
+env_names: st.SearchStrategy[str] = st.builds(
+    str.__add__,
+    st.text(_LOWER.upper() + "_", min_size=1, max_size=1),
+    st.text(_LOWER.upper() + _DIGITS + "_", max_size=12),
+)
 """Environment variable names."""
 
-_label_names = st.from_regex(r"[a-z0-9]([a-z0-9._-]{0,10}[a-z0-9])?", fullmatch=True)
+_label_names = _names(_LOWER + _DIGITS, _LOWER + _DIGITS + "._-", _LOWER + _DIGITS, 10, "._-")
 label_keys: st.SearchStrategy[str] = st.one_of(
     _label_names,
     st.builds(
@@ -98,9 +136,11 @@ label_values: st.SearchStrategy[str] = st.one_of(st.just(""), _label_names)
 # every character UTF-8 can carry: all but the surrogates (Cs), so no codec is named, whose
 # alphabet hypothesis would work out anew (seconds) in each project without its cache
 _texts = st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=20)
-_paths = st.from_regex(r"/[a-z]{1,8}(/[a-z0-9]{1,8}){0,2}", fullmatch=True).filter(
-    lambda text: not text.startswith("/dev/")
-)
+_paths = st.builds(
+    lambda first, rest: "/" + "/".join([first, *rest]),
+    st.text(_LOWER, min_size=1, max_size=8),
+    st.lists(st.text(_LOWER + _DIGITS, min_size=1, max_size=8), max_size=2),
+).filter(lambda text: not text.startswith("/dev/"))
 _images = st.sampled_from(
     [
         "ghcr.io/example/trainer:1.0",
@@ -112,6 +152,7 @@ _images = st.sampled_from(
 )
 
 
+@functools.cache
 def label_maps(min_size: int = 0, max_size: int = 3) -> st.SearchStrategy[dict[str, str]]:
     """Maps of label keys (``team``, ``example.com/pool``) to label values.
 
@@ -154,45 +195,72 @@ def tolerations(draw: st.DrawFn) -> dict[str, Any]:
     return toleration
 
 
-_VOLUME_SOURCES: dict[str, Callable[[str], st.SearchStrategy[dict[str, Any]]]] = {
-    "emptyDir": lambda _: st.sampled_from([{}, {"medium": "Memory"}, {"sizeLimit": "1Gi"}]),
-    "persistentVolumeClaim": lambda name: st.fixed_dictionaries(
-        {"claimName": st.just(name)}, optional={"readOnly": st.booleans()}
-    ),
-    "configMap": lambda name: st.fixed_dictionaries({"name": st.just(name)}),
-    "secret": lambda name: st.fixed_dictionaries(
-        {"secretName": st.just(name)}, optional={"defaultMode": st.integers(0, 0o777)}
-    ),
-    "hostPath": lambda _: st.fixed_dictionaries({"path": _paths}),
-}
+# Strategies are built once, here, not inside the draws: hypothesis checks each new one
+# the first time it draws from it, which took longer than the draw itself.
+_booleans = st.booleans()
+_modes = st.integers(0, 0o777)
+_empty_dirs = st.sampled_from([{}, {"medium": "Memory"}, {"sizeLimit": "1Gi"}])
+_VOLUME_KINDS = st.sampled_from(
+    sorted(["emptyDir", "persistentVolumeClaim", "configMap", "secret", "hostPath"])
+)
+
+
+def _volume_source(draw: st.DrawFn, kind: str, name: str) -> dict[str, Any]:
+    if kind == "emptyDir":
+        return dict(draw(_empty_dirs))
+    if kind == "persistentVolumeClaim":
+        claim: dict[str, Any] = {"claimName": name}
+        _optional(draw, claim, "readOnly", _booleans)
+        return claim
+    if kind == "configMap":
+        return {"name": name}
+    if kind == "secret":
+        secret: dict[str, Any] = {"secretName": name}
+        _optional(draw, secret, "defaultMode", _modes)
+        return secret
+    return {"path": draw(_paths)}  # hostPath
+
+
+@functools.cache
+def _unique_lists(
+    elements: st.SearchStrategy[Any], min_size: int = 0, max_size: int | None = None
+) -> st.SearchStrategy[list[Any]]:
+    return st.lists(elements, min_size=min_size, max_size=max_size, unique=True)
 
 
 @st.composite
 def volumes(draw: st.DrawFn, max_size: int = 3) -> list[dict[str, Any]]:
     """Volumes with distinct names, each of one kind (emptyDir, PVC, ConfigMap, Secret, hostPath)."""
-    names = draw(st.lists(dns_labels, max_size=max_size, unique=True))
+    return _volumes(draw, max_size)
+
+
+def _volumes(draw: st.DrawFn, max_size: int) -> list[dict[str, Any]]:
     found = []
-    for name in names:
-        kind = draw(st.sampled_from(sorted(_VOLUME_SOURCES)))
-        found.append({"name": name, kind: draw(_VOLUME_SOURCES[kind](name))})
+    for name in draw(_unique_lists(dns_labels, 0, max_size)):
+        kind = draw(_VOLUME_KINDS)
+        found.append({"name": name, kind: _volume_source(draw, kind, name)})
     return found
 
 
-@st.composite
+_UNITS = {
+    "cpu": ("m", 100, 64_000),
+    "memory": ("Mi", 64, 512_000),
+    "nvidia.com/gpu": ("", 1, 8),
+    "ephemeral-storage": ("Gi", 1, 500),
+}
+_resource_names = st.lists(st.sampled_from(sorted(_UNITS)), max_size=3, unique=True)
+_limits = {resource: st.integers(low, high) for resource, (_, low, high) in _UNITS.items()}
+_which = st.sampled_from(["requests", "limits", "both"])
+
+
 def _resources(draw: st.DrawFn) -> dict[str, Any]:
     resources: dict[str, dict[str, str]] = {}
-    units = {
-        "cpu": ("m", 100, 64_000),
-        "memory": ("Mi", 64, 512_000),
-        "nvidia.com/gpu": ("", 1, 8),
-        "ephemeral-storage": ("Gi", 1, 500),
-    }
-    for resource in draw(st.lists(st.sampled_from(sorted(units)), max_size=3, unique=True)):
-        suffix, low, high = units[resource]
-        limit = draw(st.integers(low, high))
+    for resource in draw(_resource_names):
+        suffix, low, _ = _UNITS[resource]
+        limit = draw(_limits[resource])
         # extended resources (GPUs) need requests equal to limits
         request = limit if "/" in resource else draw(st.integers(low, limit))
-        which = draw(st.sampled_from(["requests", "limits", "both"]))
+        which = draw(_which)
         if which in ("limits", "both"):
             resources.setdefault("limits", {})[resource] = f"{limit}{suffix}"
         if which in ("requests", "both") and ("/" not in resource or which == "both"):
@@ -203,13 +271,13 @@ def _resources(draw: st.DrawFn) -> dict[str, Any]:
 _FIELD_PATHS = st.sampled_from(
     ["metadata.name", "metadata.namespace", "spec.nodeName", "status.podIP"]
 )
+_env_kinds = st.integers(0, 9)
 
 
-@st.composite
-def _env_vars(draw: st.DrawFn, name: str) -> dict[str, Any]:
+def _env_var(draw: st.DrawFn, name: str) -> dict[str, Any]:
     """An env var named ``name``: mostly a value; else none (it is empty), or one taken
     from a secret, a config map or a field of the pod, which have no ``value``."""
-    kind = draw(st.integers(0, 9))
+    kind = draw(_env_kinds)
     if kind < 6:
         return {"name": name, "value": draw(_texts)}
     if kind == 6:
@@ -223,6 +291,16 @@ def _env_vars(draw: st.DrawFn, name: str) -> dict[str, Any]:
     }
 
 
+_commands = st.sampled_from(["train", "serve"])
+_arg_lists = st.lists(_texts, max_size=3)
+_env_lists = st.lists(env_names, max_size=4, unique=True)
+_port_lists = st.lists(st.integers(1, 65535), max_size=2, unique=True)
+_port_names = st.text(_LOWER, min_size=1, max_size=8)
+_protocols = st.sampled_from(["TCP", "UDP"])
+_pull_policies = st.sampled_from(["Always", "IfNotPresent", "Never"])
+_mount_paths_drawn = _paths.filter(lambda text: text not in MOUNT_PATHS)
+
+
 @st.composite
 def containers(
     draw: st.DrawFn, name: str | None = None, volume_names: tuple[str, ...] = ()
@@ -230,61 +308,58 @@ def containers(
     """A container: name, image, maybe command and args, env (values, or from secrets,
     config maps and fields), ports (with or without names), resources and volumeMounts of
     some of ``volume_names`` (at distinct paths)."""
+    return _container(draw, name, volume_names)
+
+
+def _container(draw: st.DrawFn, name: str | None, volume_names: tuple[str, ...]) -> dict[str, Any]:
     container: dict[str, Any] = {
         "name": name if name is not None else draw(dns_labels),
         "image": draw(_images),
     }
-    if draw(st.booleans()):
-        container["command"] = ["python", "-m", draw(st.sampled_from(["train", "serve"]))]
-    if draw(st.booleans()):
-        container["args"] = draw(st.lists(_texts, max_size=3))
-    env = draw(st.lists(env_names, max_size=4, unique=True))
+    if draw(_booleans):
+        container["command"] = ["python", "-m", draw(_commands)]
+    if draw(_booleans):
+        container["args"] = draw(_arg_lists)
+    env = draw(_env_lists)
     if env:
-        container["env"] = [draw(_env_vars(key)) for key in env]
-    ports = draw(st.lists(st.integers(1, 65535), max_size=2, unique=True))
+        container["env"] = [_env_var(draw, key) for key in env]
+    ports = draw(_port_lists)
     if ports:
-        port_names = draw(
-            st.lists(
-                st.from_regex(r"[a-z]{1,8}", fullmatch=True),
-                min_size=len(ports),
-                max_size=len(ports),
-                unique=True,
-            )
-        )
+        port_names = draw(_unique_lists(_port_names, len(ports), len(ports)))
         container["ports"] = []
         for port, port_name in zip(ports, port_names, strict=True):
             entry: dict[str, Any] = {"containerPort": port}
             # both optional: a port needs no name, and its protocol defaults to TCP
             _optional(draw, entry, "name", st.just(port_name))
-            _optional(draw, entry, "protocol", st.sampled_from(["TCP", "UDP"]))
+            _optional(draw, entry, "protocol", _protocols)
             container["ports"].append(entry)
-    resources = draw(_resources())
+    resources = _resources(draw)
     if resources:
         container["resources"] = resources
-    mounted = draw(st.lists(st.sampled_from(volume_names), unique=True)) if volume_names else []
+    mounted = draw(_unique_lists(st.sampled_from(volume_names))) if volume_names else []
     if mounted:
-        mount_paths = draw(
-            st.lists(
-                _paths.filter(lambda text: text not in MOUNT_PATHS),
-                min_size=len(mounted),
-                max_size=len(mounted),
-                unique=True,
-            )
-        )
+        mount_paths = draw(_unique_lists(_mount_paths_drawn, len(mounted), len(mounted)))
         container["volumeMounts"] = [
-            {"name": volume, "mountPath": mount_path, "readOnly": draw(st.booleans())}
+            {"name": volume, "mountPath": mount_path, "readOnly": draw(_booleans)}
             for volume, mount_path in zip(mounted, mount_paths, strict=True)
         ]
-    if draw(st.booleans()):
-        container["imagePullPolicy"] = draw(st.sampled_from(["Always", "IfNotPresent", "Never"]))
+    if draw(_booleans):
+        container["imagePullPolicy"] = draw(_pull_policies)
     return container
 
 
 def _optional(
     draw: st.DrawFn, into: dict[str, Any], key: str, strategy: st.SearchStrategy[Any]
 ) -> None:
-    if draw(st.booleans()):
+    if draw(_booleans):
         into[key] = draw(strategy)
+
+
+_container_names = st.one_of(st.just("trainer-0"), dns_labels)
+_toleration_lists = st.lists(tolerations(), max_size=3)
+_restart_policies = st.sampled_from(["Never", "OnFailure", "Always"])
+_grace_periods = st.integers(0, 3600)
+_annotations = st.dictionaries(label_keys, _texts, max_size=2)
 
 
 @st.composite
@@ -303,37 +378,30 @@ def pods(draw: st.DrawFn, max_containers: int = 3, max_volumes: int = 3) -> dict
     ...     assert not [p for p in problems(pod) if p.severity == "error"]
     >>> check()
     """
-    pod_volumes = draw(volumes(max_size=max_volumes))
+    pod_volumes = _volumes(draw, max_volumes)
     volume_names = tuple(volume["name"] for volume in pod_volumes)
-    names = draw(
-        st.lists(
-            st.one_of(st.just("trainer-0"), dns_labels),
-            min_size=1,
-            max_size=max_containers + 2,
-            unique=True,
-        )
-    )
+    names = draw(_unique_lists(_container_names, 1, max_containers + 2))
     count = draw(st.integers(1, min(len(names), max_containers)))
     spec: dict[str, Any] = {
-        "containers": [draw(containers(name, volume_names)) for name in names[:count]]
+        "containers": [_container(draw, name, volume_names) for name in names[:count]]
     }
     if names[count:]:
-        spec["initContainers"] = [draw(containers(name, volume_names)) for name in names[count:]]
+        spec["initContainers"] = [_container(draw, name, volume_names) for name in names[count:]]
     if pod_volumes:
         spec["volumes"] = pod_volumes
-    _optional(draw, spec, "tolerations", st.lists(tolerations(), max_size=3))
+    _optional(draw, spec, "tolerations", _toleration_lists)
     _optional(draw, spec, "nodeSelector", label_maps())
-    _optional(draw, spec, "restartPolicy", st.sampled_from(["Never", "OnFailure", "Always"]))
+    _optional(draw, spec, "restartPolicy", _restart_policies)
     _optional(draw, spec, "serviceAccountName", dns_labels)
-    _optional(draw, spec, "hostIPC", st.booleans())
-    _optional(draw, spec, "terminationGracePeriodSeconds", st.integers(0, 3600))
+    _optional(draw, spec, "hostIPC", _booleans)
+    _optional(draw, spec, "terminationGracePeriodSeconds", _grace_periods)
     pod: dict[str, Any] = {}
-    if draw(st.booleans()):
+    if draw(_booleans):
         pod.update(apiVersion="v1", kind="Pod")
     metadata: dict[str, Any] = {}
     _optional(draw, metadata, "name", dns_labels)
     _optional(draw, metadata, "labels", label_maps())
-    _optional(draw, metadata, "annotations", st.dictionaries(label_keys, _texts, max_size=2))
+    _optional(draw, metadata, "annotations", _annotations)
     if metadata:
         pod["metadata"] = metadata
     pod["spec"] = spec
@@ -367,9 +435,6 @@ _qualified = st.sampled_from(
     ["nvidia.com/gpu", "dedicated", "example.com/pool", "node.kubernetes.io/unreachable"]
 )
 _zones = st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
-MOUNT_PATHS = ("/data", "/ckpt", "/secrets/extra", "/etc/extra", "/scratch")
-"""Where the storage recipes :func:`transforms` draws mount their volumes; :func:`pods`
-mounts nothing there."""
 _mount_paths = st.sampled_from(MOUNT_PATHS)
 _env_values = st.one_of(
     _texts,
