@@ -166,10 +166,13 @@ def label_maps(min_size: int = 0, max_size: int = 3) -> st.SearchStrategy[dict[s
     return st.dictionaries(label_keys, label_values, min_size=min_size, max_size=max_size)
 
 
+_effects = st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "NoExecute"])
+
+
 @st.composite
 def tolerations(draw: st.DrawFn) -> dict[str, Any]:
-    """A toleration: ``Exists`` without a value, now and then without a key too (it
-    tolerates every taint), or ``Equal`` with a value, the operator sometimes left out
+    """A toleration: ``Exists`` without a value, half of these without a key too (it
+    tolerates every taint: the case code that reads ``toleration["key"]`` breaks on), or ``Equal`` with a value, the operator sometimes left out
     (it defaults to ``Equal``); maybe an effect.
 
     >>> from hypothesis import find, settings
@@ -179,7 +182,7 @@ def tolerations(draw: st.DrawFn) -> dict[str, Any]:
     """
     toleration: dict[str, Any] = {}
     if draw(st.booleans()):
-        if draw(st.integers(0, 5)) < 5:
+        if draw(st.booleans()):
             toleration["key"] = draw(label_keys)
         toleration["operator"] = "Exists"
     else:
@@ -187,7 +190,7 @@ def tolerations(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.booleans()):
             toleration["operator"] = "Equal"
         toleration["value"] = draw(label_values)
-    effect = draw(st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "NoExecute"]))
+    effect = draw(_effects)
     if effect is not None:
         toleration["effect"] = effect
         if effect == "NoExecute" and draw(st.booleans()):
