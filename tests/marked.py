@@ -138,6 +138,8 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_a_check_failing_late_in_a_stream_prints_nothing",
         "test_a_long_run_draws_its_progress_on_a_terminal_only",
         "test_apply_of_a_stream_in_many_parts_says_and_prints_what_it_does_whole",
+        "test_validate_of_a_stream_in_many_parts_says_what_it_says_whole",
+        "test_validate_of_a_stream_refused_late_prints_no_problem",
     ),
     "test_startup.py": (
         "test_client_objects_find_their_adapter_on_first_use",
@@ -373,6 +375,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_law_chained_patches_equal_patches_applied_one_by_one",
         "test_law_inputs_are_unmodified",
     ),
+    "test_streams.py": ("test_the_memory_a_command_holds_does_not_grow_with_the_stream",),
     "test_testing_kit.py": (
         "test_generated_pods_are_valid",
         "test_generated_pods_have_varied_shapes",

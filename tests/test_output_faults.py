@@ -106,7 +106,8 @@ class Command:
 
 
 HELD_IN_MEMORY = 2**20
-"""What ``apply`` holds of its output in memory before a temporary file takes it."""
+"""What ``apply`` and ``validate`` hold of their output in memory before a temporary file
+takes it."""
 
 RENDER = ["render", "--queue", "default", "-f", str(A100), "examples/trainer.py:trainer"]
 COMMANDS = (
@@ -283,9 +284,10 @@ def test_a_file_past_its_size_limit_is_an_error(
     with out.open("wb") as stdout:
         status, stderr = podfold(command.args(inputs), stdout, buffering, limited)
     assert status == 1
-    if command.name.startswith("apply") and len(whole) > HELD_IN_MEMORY:
-        # apply holds what it prints until the run has succeeded, past a megabyte in a
-        # temporary file: the limit is on every file the process writes, that one first
+    if command.name.startswith(("apply", "validate")) and len(whole) > HELD_IN_MEMORY:
+        # apply (and validate) holds what it prints until the run has succeeded, past a
+        # megabyte in a temporary file: the limit is on every file the process writes,
+        # that one first
         assert the_error(stderr) == (
             f"stdout: cannot hold the output until the run ends, in the temporary "
             f"directory (TMPDIR): {NAMES[errno.EFBIG]}; nothing was printed"

@@ -210,6 +210,110 @@ def test_a_check_failing_late_in_a_stream_prints_nothing(
     assert "document 60" in done.stderr and "cpu" in done.stderr
 
 
+def invalid_jobs(count: int) -> str:
+    """:func:`jobs`, every 13th Job with an image pull policy Kubernetes has not."""
+    documents = jobs(count).split("---\n")
+    return "---\n".join(
+        document + "        imagePullPolicy: Sometimes\n"
+        if number % 13 == 4 and "kind: Job" in document
+        else document
+        for number, document in enumerate(documents)
+    )
+
+
+def test_validate_of_a_stream_in_many_parts_says_what_it_says_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = tmp_path / "jobs.yaml"
+    stream.write_text(invalid_jobs(120))
+    monkeypatch.setattr(batches, "PART_BYTES", 1 << 30)
+    one = warm.run("podfold", ["validate", str(stream)])
+    monkeypatch.setattr(batches, "PART_BYTES", 300)
+    assert sum(1 for _ in document_parts(io.BytesIO(stream.read_bytes()), 300)) > 40
+    many = warm.run("podfold", ["validate", str(stream)])
+    # problems late in the stream, and a boolean there, named by their place in it
+    assert one.stdout.splitlines()[-2:] == [
+        f"{stream}: document 122: Job/j111 template (spec.template): "
+        "spec.template.spec.containers[name=c].imagePullPolicy: 'Sometimes' is not one of: "
+        "Always, Never, IfNotPresent",
+        f"{stream}:1562:23: document 126: Job/j115 template (spec.template): "
+        "spec.template.metadata.labels.shard: expected string, found boolean True; y, written "
+        "plain, is the boolean true to kubectl (YAML 1.1): quote it ('y') if a string is meant",
+    ]
+    assert f"{stream}: document 127: Trainer/t" in one.stderr
+    assert one.stderr.endswith(
+        "podfold: 26 errors in 120 pod templates; 11 documents hold pods podfold does not "
+        "reach, not checked (named above)\n"
+    )
+    assert (many.returncode, many.stdout) == (one.returncode, one.stdout) == (1, one.stdout)
+    # the same warnings; each part's said as it is read, so a part's come together
+    assert sorted(many.stderr.splitlines()) == sorted(one.stderr.splitlines())
+    piped = warm.run("podfold", ["validate", "-"], input=stream.read_text())
+    assert (piped.returncode, piped.stdout) == (1, many.stdout.replace(str(stream), "<stdin>"))
+    assert piped.stderr == many.stderr.replace(str(stream), "<stdin>")
+
+
+def test_validate_of_a_stream_refused_late_prints_no_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as when streams were read whole: the refusal, and none of the problems before it
+    stream = tmp_path / "jobs.yaml"
+    stream.write_text(invalid_jobs(60) + "---\n[a, b\n")
+    monkeypatch.setattr(batches, "PART_BYTES", 300)
+    done = warm.run("podfold", ["validate", str(stream)])
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines()[-1] == (
+        f"podfold: error: {stream}:811:1: expected ',' or ']', but got '<stream end>'"
+    )
+
+
+def _peak_of_a_run(args: list[str], out: Path) -> tuple[int, int]:
+    """Run podfold with ``args`` in this process, its stdout on ``out``: its exit code and
+    the most it allocated at once (tracemalloc), the caches it fills filled before."""
+    import contextlib
+    import tracemalloc
+
+    from transforms.cli import podfold
+
+    def once() -> int:
+        with out.open("w") as stdout, contextlib.redirect_stdout(stdout):
+            try:
+                podfold.main(args, standalone_mode=False)
+            except SystemExit as exit:
+                return int(exit.code or 0)
+        return 0
+
+    once()
+    tracemalloc.start()
+    try:
+        code = once()
+        return code, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("command", ["validate", "apply"])
+def test_the_memory_a_command_holds_does_not_grow_with_the_stream(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # at its peak, on streams of 300 and 1,200 Jobs in parts of 8 KiB, with what is held
+    # of the output in memory before a temporary file takes it (a megabyte) as small:
+    # validate, reading each stream whole, held 3.3 times as much on the longer one
+    from transforms.cli import withheld
+
+    monkeypatch.setattr(batches, "PART_BYTES", 8192)
+    monkeypatch.setattr(withheld, "_IN_MEMORY", 8192)
+    peaks = []
+    for count in (300, 1200):
+        stream = tmp_path / f"jobs-{count}.yaml"
+        stream.write_text(jobs(count).replace("{shard: y}", "{shard: 'y'}"))
+        overlays = ["-f", str(A100)] if command == "apply" else []
+        code, peak = _peak_of_a_run([command, *overlays, str(stream)], tmp_path / "out")
+        assert code == 0, (tmp_path / "out").read_text()
+        peaks.append(peak)
+    assert peaks[1] < 1.5 * peaks[0], peaks
+
+
 def _on_a_terminal(args: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
     """Run podfold with stderr on a pseudo-terminal: its status, stdout and what the
     terminal got (read as it comes: a terminal's buffer is small)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from transforms.cli.checks import check_k8s_version, k8s_version_option, policy_option
@@ -48,27 +50,82 @@ def validate_command(
     and says to quote it. A FILE with no document (empty, or only comments)
     is an error: there is nothing to find valid.
     """
-    from combinators import get_at
-    from combinators.limits import short_repr
-    from transforms.cli.documents import document_path, template_booleans, template_label
-    from transforms.cli.notices import warn_unreached, warn_unused_places
-    from transforms.cli.options import read_manifests
-    from transforms.cli.output import echo
-    from transforms.kube.workloads import pod_templates, with_added_volumes
-    from transforms.run import Checks, Overlays, run
+    from transforms.cli.options import manifest_paths, require_documents, stream_manifests
+    from transforms.cli.withheld import Withheld
+    from transforms.run import Checks
 
     check_k8s_version(k8s_version)  # a usage error, found before any document is read
     checks = Checks(validate=True, k8s_version=k8s_version, only_new=False, policy=policy)
+    paths = manifest_paths(manifests, recursive)
+    tally = _Tally()
+    # the problems are printed once every stream has been read: a stream refused late (a
+    # syntax error in its last document) prints none, as when streams were read whole
+    with Withheld("text") as printed:
+        for stream in stream_manifests(paths):
+            before = tally.documents
+            _validate_stream(stream, checks, tally, printed.add_text, len(paths) > 1)
+            if tally.documents == before and len(paths) == 1:
+                require_documents([], stream.source, stream.opened, "validate")
+        if len(paths) > 1 and not tally.documents:
+            require_documents([], f"the {len(paths)} files", None, "validate")
+        printed.release()
+    click.echo(f"podfold: {tally.summary()}", err=True)
+    if tally.errors:
+        click.get_current_context().exit(1)
+
+
+class _Tally:
+    """What ``validate`` counts over every stream, for its summary."""
+
+    def __init__(self) -> None:
+        self.errors = self.templates = self.unreached = self.documents = 0
+
+    def summary(self) -> str:
+        templates, count = self.templates, self.documents
+        plural = "s" if templates != 1 else ""
+        summary = (
+            f"{self.errors} error{'s' if self.errors != 1 else ''} in {templates} "
+            f"pod template{plural}"
+            if self.errors
+            else f"{templates} pod template{plural} in {count} "
+            f"document{'s' if count != 1 else ''}: valid"
+        )
+        if self.unreached:  # "valid" is about the templates checked: say which were not
+            summary += (
+                f"; {self.unreached} document"
+                f"{'s hold' if self.unreached != 1 else ' holds'} pods "
+                f"podfold does not reach, not checked (named above)"
+            )
+        return summary
+
+
+def _validate_stream(stream: Any, checks: Any, tally: _Tally, emit: Any, several: bool) -> None:
+    """Check every pod template of ``stream``, a part at a time: ``emit`` each problem's
+    line; warn (on stderr) of what the checks do not reach, as each part is read, and of
+    declared places no document of the stream had, once it has all been read. A stream
+    with no document is warned about where it is one of ``several`` (else refused)."""
+    from combinators import get_at
+    from combinators.limits import short_repr
+    from transforms.cli.documents import document_path, template_booleans, template_label
+    from transforms.cli.notices import UnusedPlaces, warn, warn_unreached
+    from transforms.kube.workloads import pod_templates, with_added_volumes
+    from transforms.run import Overlays, run
+
     none = Overlays([])
-    errors = templates = unreached = count = 0
-    for stream in read_manifests(manifests, recursive, "validate"):
-        documents, booleans, source = stream.documents, stream.booleans, stream.source
+    source = stream.source
+    places = UnusedPlaces()
+    recorded: set[Any] = set()
+    count = 0
+    for part in stream.parts:
+        documents, booleans = part.documents, part.booleans
         count += len(documents)
-        unreached += warn_unreached(documents, source)
-        warn_unused_places(documents, source)
-        for number, document in enumerate(documents, 1):
+        tally.unreached += warn_unreached(
+            documents, source, first=part.first, recorded=recorded, whole=False
+        )
+        places.see(documents)
+        for number, document in enumerate(documents, part.first):
             for template in pod_templates(document):
-                templates += 1
+                tally.templates += 1
                 pod = get_at(document, template.path) if template.path.parts else document
                 # the run of no overlay: every problem the template has, and its policy's
                 found = run(none, pod, checks, kind=template.root, template=template).findings
@@ -78,7 +135,7 @@ def validate_command(
                 else:
                     located = {}
                 for problem in (finding.found for finding in found):
-                    errors += problem.severity == "error"
+                    tally.errors += problem.severity == "error"
                     prefix = "" if problem.severity == "error" else "warning: "
                     boolean = (
                         located.get((problem.path, problem.found))
@@ -91,22 +148,11 @@ def validate_command(
                         else (f"{source}:{boolean.line}:{boolean.column}", f"; {boolean.note()}")
                     )
                     at = short_repr(document_path(str(template.path), problem.path), quoted=False)
-                    echo(
+                    emit(
                         f"{where}: {template_label(number, template)}: {prefix}{at}: "
-                        f"{problem.message}{note}"
+                        f"{problem.message}{note}\n"
                     )
-    plural = "s" if templates != 1 else ""
-    summary = (
-        f"{errors} error{'s' if errors != 1 else ''} in {templates} pod template{plural}"
-        if errors
-        else f"{templates} pod template{plural} in {count} "
-        f"document{'s' if count != 1 else ''}: valid"
-    )
-    if unreached:  # "valid" is about the templates checked: say which were not
-        summary += (
-            f"; {unreached} document{'s hold' if unreached != 1 else ' holds'} pods "
-            f"podfold does not reach, not checked (named above)"
-        )
-    click.echo(f"podfold: {summary}", err=True)
-    if errors:
-        click.get_current_context().exit(1)
+    tally.documents += count
+    if not count and several:
+        warn(f"{source}: no documents (the input is empty, or only comments and '---')")
+    places.warn(source)

@@ -1,5 +1,7 @@
 """Output written as a stream is made and printed once the run has succeeded: nothing is
 printed where a check fails, and the memory held does not grow with the stream.
+``podfold validate`` holds the lines of the problems it finds so
+(:meth:`Withheld.add_text`): a stream refused late prints none of them.
 
 A :class:`Withheld` takes the documents a part at a time (:meth:`Withheld.add`),
 writes them as :func:`~transforms.cli.documents.dump_documents` writes them all
@@ -86,6 +88,11 @@ class Withheld:
                 code=err.errno,
                 reason=reason,
             ) from None
+
+    def add_text(self, text: str) -> None:
+        """Write ``text`` as it is: what a command prints that is not documents (the
+        problems ``validate`` finds, a line each), with ``output`` ``"text"``."""
+        self._write(text)
 
     def add(self, documents: Sequence[Any]) -> None:
         """Write ``documents``, the stream's next."""
