@@ -256,3 +256,20 @@ def test_kinds_declared_in_the_function_config_reach_their_pods() -> None:
     [found] = yaml.safe_load(written)["results"]
     assert failed and found["severity"] == "error"
     assert "functionConfig data[kinds]:1" in found["message"] and "podz" in found["message"]
+
+
+def test_a_plain_yaml_11_boolean_where_a_string_is_wanted_is_a_warning_result() -> None:
+    # as podfold apply warns of it: kubectl reads `y` as true, which a label cannot be
+    job = JOB.replace("  template:\n", "  template:\n    metadata:\n      labels: {debug: y}\n")
+    text = _listed(CONFIG_MAP, JOB, job).replace("debug: true", "debug: y")
+    written, failed = krm_function(text)
+    assert not failed
+    [found] = yaml.safe_load(written)["results"]
+    assert found == {
+        "message": "expected string, found boolean True; y, written plain, is the boolean "
+        "true to kubectl (YAML 1.1): quote it ('y') if a string is meant",
+        "severity": "warning",
+        "resourceRef": {"apiVersion": "batch/v1", "kind": "Job", "name": "train"},
+        "field": {"path": "spec.template.metadata.labels.debug"},
+        "file": {"path": "file1.yaml", "index": 0},
+    }

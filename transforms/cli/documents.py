@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from combinators import TransformError
@@ -44,6 +45,8 @@ __all__ = (
     "template_label",
     "template_booleans",
     "boolean_warnings",
+    "BooleanProblem",
+    "plain_boolean_problems",
     "document_path",
     "FORMATS",
 )
@@ -283,14 +286,44 @@ def boolean_warnings(
     ...     print(line)
     pod.yaml:4:19: document 1: Pod/p template (the document itself): metadata.labels.debug: expected string, found boolean False; n, written plain, is the boolean false to kubectl (YAML 1.1): quote it ('n') if a string is meant
     """
-    from combinators import get_at
     from combinators.limits import short_repr
+
+    return [
+        f"{source}:{found.boolean.line}:{found.boolean.column}: "
+        f"{template_label(found.number, found.template)}: "
+        f"{short_repr(found.field, quoted=False)}: {found.message}"
+        for found in plain_boolean_problems(documents, booleans, k8s_version, first)
+    ]
+
+
+@dataclass(frozen=True)
+class BooleanProblem:
+    """A plain YAML 1.1 boolean where a pod template's schema wants no boolean: the
+    document's ``number`` (from 1), the ``template``, the ``field`` (a path from the
+    document's top), the ``message`` (the problem, and how to quote the text), the
+    ``boolean`` as read."""
+
+    number: int
+    template: Any
+    field: str
+    message: str
+    boolean: PlainBoolean
+
+
+def plain_boolean_problems(
+    documents: Sequence[Any],
+    booleans: Sequence[PlainBoolean],
+    k8s_version: str | None = None,
+    first: int = 1,
+) -> list[BooleanProblem]:
+    """What :func:`boolean_warnings` says, as records, for front doors that say it
+    their own way (``podfold fn``: a result of the ResourceList)."""
+    from combinators import get_at
     from transforms.checks.validation import problems
     from transforms.kube.workloads import pod_templates, with_added_volumes
 
-    lines: list[str] = []
-    numbers = sorted({boolean.document for boolean in booleans})
-    for number in numbers:
+    found: list[BooleanProblem] = []
+    for number in sorted({boolean.document for boolean in booleans}):
         document = documents[number - first]
         for template in pod_templates(document):
             pod = get_at(document, template.path) if template.path.parts else document
@@ -305,13 +338,16 @@ def boolean_warnings(
                     else None
                 )
                 if boolean is not None:
-                    at = short_repr(document_path(str(template.path), problem.path), quoted=False)
-                    lines.append(
-                        f"{source}:{boolean.line}:{boolean.column}: "
-                        f"{template_label(number, template)}: {at}: "
-                        f"{problem.message}; {boolean.note()}"
+                    found.append(
+                        BooleanProblem(
+                            number,
+                            template,
+                            document_path(str(template.path), problem.path),
+                            f"{problem.message}; {boolean.note()}",
+                            boolean,
+                        )
                     )
-    return lines
+    return found
 
 
 def document_path(prefix: str, path: str) -> str:

@@ -249,29 +249,32 @@ def krm_function(text: str, source: str = "<stdin>") -> tuple[str, bool]:
     items = list(listed.items)
     try:
         settings = function_settings(listed.function_config)
-        items, results = _fold(settings, items)
+        items, results = _fold(settings, items, listed.booleans)
     except TransformError as err:
         results = [result(str(err), "error")]
     failed = any(found["severity"] == "error" for found in results)
     return write_resource_list(listed, items, results), failed
 
 
-def _fold(settings: FunctionSettings, items: list[Any]) -> tuple[list[Any], list[dict[str, Any]]]:
+def _fold(
+    settings: FunctionSettings, items: list[Any], booleans: Sequence[Any] = ()
+) -> tuple[list[Any], list[dict[str, Any]]]:
     """The items overlaid, and the results: the run's findings of each template, each pod
-    no overlay reaches, overlays that reach none; within the kinds it declares."""
+    no overlay reaches, each plain YAML 1.1 boolean (``booleans``, of the items) where a
+    template wants a string, overlays that reach none; within the kinds it declares."""
     if settings.kinds:
         from transforms.kube.registry import using_kinds
 
         with using_kinds(settings.kinds):
-            return _fold_items(settings, items)
-    return _fold_items(settings, items)
+            return _fold_items(settings, items, booleans)
+    return _fold_items(settings, items, booleans)
 
 
 def _fold_items(
-    settings: FunctionSettings, items: list[Any]
+    settings: FunctionSettings, items: list[Any], booleans: Sequence[Any]
 ) -> tuple[list[Any], list[dict[str, Any]]]:
     from combinators import identity
-    from transforms.cli.documents import document_path
+    from transforms.cli.documents import document_path, plain_boolean_problems
     from transforms.cli.located import apply_located
     from transforms.io.resource_list import result
     from transforms.kube.selection import check_selection
@@ -299,6 +302,9 @@ def _fold_items(
             # the function's kinds are declared in its config, not with a flag
             message = str(unreached).replace("in a --kinds file", _DECLARE_HERE)
             results.append(result(message, "warning", item))
+    # the items' own problem, not the overlays': a warning, as podfold apply says it
+    for plain in plain_boolean_problems(items, booleans, settings.checks.k8s_version):
+        results.append(result(plain.message, "warning", items[plain.number - 1], plain.field))
     checked = run_documents(
         overlays, settings.checks, items, after, select=selector, templates=found
     )

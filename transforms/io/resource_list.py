@@ -35,6 +35,7 @@ items:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,13 +65,16 @@ _INDEXES = ("config.kubernetes.io/index", "internal.config.kubernetes.io/index")
 class ResourceList:
     """A ``ResourceList`` as read: ``items`` (its resources, in order), ``function_config``
     (``None`` where it has none), the whole ``document``, and the ``text`` and ``source``
-    it was read from."""
+    it was read from; ``booleans``, the plain YAML 1.1 booleans written in the items
+    (:class:`~transforms.io.booleans.PlainBoolean`), each of the item numbered from 1 as a
+    document, its keys from the item's top."""
 
     items: tuple[Any, ...]
     function_config: Any
     document: Mapping[str, Any]
     text: str
     source: str
+    booleans: tuple[Any, ...] = ()
 
 
 def read_resource_list(text: str, source: str) -> ResourceList:
@@ -88,7 +92,7 @@ def read_resource_list(text: str, source: str) -> ResourceList:
     from transforms.errors import OverlayError
     from transforms.io.safe_yaml import load_manifest
 
-    documents, _ = load_manifest(text, source)
+    documents, booleans = load_manifest(text, source)
     if len(documents) != 1:
         raise OverlayError(
             f"a KRM function reads one ResourceList, got {len(documents)} documents",
@@ -122,7 +126,14 @@ def read_resource_list(text: str, source: str) -> ResourceList:
                 f"items[{number}] is {kind_name(item)}, not a resource (a map with a kind)",
                 source=source,
             )
-    return ResourceList(tuple(items), document.get("functionConfig"), document, text, source)
+    in_items = tuple(
+        dataclasses.replace(found, document=found.keys[1] + 1, keys=found.keys[2:])
+        for found in booleans
+        if len(found.keys) >= 2 and found.keys[0] == "items" and type(found.keys[1]) is int
+    )
+    return ResourceList(
+        tuple(items), document.get("functionConfig"), document, text, source, in_items
+    )
 
 
 def write_resource_list(
