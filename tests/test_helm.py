@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from transforms.cli.helm import post_render
+from transforms.cli.helm import chart_templates, post_render
 from transforms.cli.main import podfold
 
 REPO = Path(__file__).resolve().parent.parent
@@ -92,6 +92,41 @@ def test_post_render_keeps_helm_s_text_and_changes_only_the_pod_templates(
     assert f"{bad}:1" in str(failure) and "names present: demo" in str(failure)
     code, written, said, failure = post_render(RENDERED, ["--no-such-flag"])
     assert code == 2 and "No such option '--no-such-flag'" in said
+
+
+def test_post_render_messages_name_the_chart_template_of_each_document(
+    tmp_path: Path,
+) -> None:
+    # Helm's stream is no file of the user's: its '# Source:' line says which template a
+    # document came from; a template that rendered nothing is no document
+    rendered = "---\n# Source: demo/templates/empty.yaml\n" + RENDERED.replace(
+        "labels: {app: demo}   #", "labels: {app: demo, debug: y}   #"
+    )
+    assert chart_templates(rendered) == {
+        1: "demo/templates/deployment.yaml",
+        2: "demo/templates/service.yaml",
+    }
+    quiet = tmp_path / "quiet.yaml"
+    quiet.write_text("spec: {hostIPC: false}\n")
+    code, _, said, _ = post_render(rendered, ["-f", str(quiet), "--policy", "restricted"])
+    assert code == 1
+    lines = said.splitlines()
+    assert lines[0].startswith(
+        "podfold: warning: <stdin>:16:34: document 1 (demo/templates/deployment.yaml): "
+        "Deployment/r-demo template (spec.template): spec.template.metadata.labels.debug: "
+    )
+    assert lines[1].startswith(
+        "<stdin>: document 1 (demo/templates/deployment.yaml): Deployment/r-demo template"
+    )
+    assert lines[-1] == "podfold: error: 4 violations in 1 pod template"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(BAD)
+    code, _, _, failure = post_render(rendered, ["-f", str(bad)])
+    assert code == 1
+    assert str(failure).endswith(
+        "[in document 1 (demo/templates/deployment.yaml) > Deployment/r-demo template "
+        "(spec.template)]"
+    )
 
 
 def test_helm_plugin_writes_a_postrenderer_plugin(tmp_path: Path) -> None:

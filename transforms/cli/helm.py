@@ -11,12 +11,17 @@ its ``# Source:`` lines, comments and layout survive, and every annotation Helm 
 drops a plugin's stderr (and says only that the plugin "exited with error"): the plugin runs
 the post-renderer with ``--errors``, which writes apply's messages into the plugin's
 ``podfold-errors.log`` and on the terminal Helm runs in, where there is one.
+
+Every message that names a document of Helm's stream names the chart template it came from
+too, as its ``# Source:`` line says (:func:`chart_templates`): ``<stdin>: document 3
+(demo/templates/deployment.yaml): Deployment/r-demo ...``.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +31,7 @@ import click
 from combinators import TransformError
 from transforms.cli.options import debug_option
 
-__all__ = ("helm_group", "post_render", "plugin_files", "PLUGIN_NAME")
+__all__ = ("helm_group", "post_render", "chart_templates", "plugin_files", "PLUGIN_NAME")
 
 PLUGIN_NAME = "podfold"
 _ERRORS = "podfold-errors.log"
@@ -126,9 +131,68 @@ def post_render(
         sys.stdin, sys.stdout, sys.stderr = saved
     stdout.flush()
     printed = stdout.buffer.getvalue().decode("utf-8")
+    said = stderr.getvalue()
+    if said or failure is not None:
+        said, failure = _with_templates(text, said, failure)
     if code != 0:
-        return code, "", stderr.getvalue(), failure
-    return 0, _kept(text, printed), stderr.getvalue(), None
+        return code, "", said, failure
+    return 0, _kept(text, printed), said, None
+
+
+_SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
+_DOCUMENT = re.compile(r"(?<![\w-])document (\d+)(?=: | >|\]|$)")
+
+
+def chart_templates(text: str) -> dict[int, str]:
+    """The chart template each document of Helm's stream ``text`` was rendered from, as
+    the ``# Source:`` line before it says, by the document's number as podfold counts
+    them (from 1; an empty document, a template that rendered nothing, is not counted).
+
+    >>> chart_templates("---\\n# Source: c/templates/none.yaml\\n---\\n"
+    ...                 "# Source: c/templates/job.yaml\\nkind: Job\\n")
+    {1: 'c/templates/job.yaml'}
+    """
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    sources = [
+        (text.count("\n", 0, found.start()), found.group(1)) for found in _SOURCE.finditer(text)
+    ]
+    named: dict[int, str] = {}
+    number, after = 0, -1  # documents counted; the line the document before ended on
+    try:
+        for node in yaml.compose_all(text, Loader=loader):
+            if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")):
+                continue
+            number += 1
+            start = node.start_mark.line
+            above = [path for line, path in sources if after < line < start]
+            if above:
+                named[number] = above[-1]
+            after = node.end_mark.line
+    except yaml.YAMLError:  # said by apply already; the documents before it are named
+        pass
+    return named
+
+
+def _with_templates(
+    text: str, said: str, failure: TransformError | None
+) -> tuple[str, TransformError | None]:
+    """``said`` and ``failure`` with each document they name followed by its chart
+    template (:func:`chart_templates`)."""
+    named = chart_templates(text)
+    if not named:
+        return said, failure
+
+    def name(found: re.Match[str]) -> str:
+        template = named.get(int(found.group(1)))
+        return found.group(0) if template is None else f"{found.group(0)} ({template})"
+
+    if failure is not None:  # where it was, as an error travelling up records its steps
+        for err in (failure, getattr(failure, "error", None)):
+            if isinstance(err, TransformError):
+                err.steps = tuple(_DOCUMENT.sub(name, step) for step in err.steps)
+    return _DOCUMENT.sub(name, said), failure
 
 
 def _invoke(command: click.Command, args: list[str]) -> int:
