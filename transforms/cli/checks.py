@@ -387,30 +387,17 @@ class TemplateChecks:
         """Check every selected template of ``documents``, as ``result`` has it, and
         validate every other one the overlays changed (``templates``: each document's
         pod templates, where the caller found them already; ``first``, the number of the
-        first of ``documents`` in its stream)."""
-        from combinators import get_at
+        first of ``documents`` in its stream): the templates the run over documents asks
+        about (:func:`~transforms.run.documents.considered_templates`)."""
         from transforms.cli.documents import template_label
-        from transforms.kube.discovery import found_again
-        from transforms.kube.workloads import pod_templates
+        from transforms.run.documents import considered_templates
 
-        for number, (document, overlaid) in enumerate(zip(documents, result, strict=True), first):
-            if overlaid is document and self.policy is None:
-                continue  # only a policy checks the templates the overlays left as they were
-            found = pod_templates(document) if templates is None else templates[number - first]
-            for template in found:
-                selected = selector is None or selector.matches(template)
-                if not selected and overlaid is document:
-                    continue
-                before = get_at(document, template.path) if template.path.parts else document
-                after = get_at(overlaid, template.path) if template.path.parts else overlaid
-                label = functools.partial(template_label, number, template)
-                # the pod fields its kind keeps apart (a TaskRun's podTemplate), as the
-                # result has them: a change there is the pod's too
-                made = template if overlaid is document else found_again(template, overlaid)
-                if selected:
-                    self.template(label, template, before, after, made)
-                else:
-                    self.changed(label, template, before, after, made)
+        for found in considered_templates(
+            documents, result, select=selector, templates=templates, policy=self.policy
+        ):
+            label = functools.partial(template_label, found.index + first, found.template)
+            check = self.template if found.selected else self.changed
+            check(label, found.template, found.before, found.after, found.after_template)
 
     def report(self, source: str) -> None:
         """Print the warnings, then the problems and violations, and exit 1 if there

@@ -12,7 +12,8 @@ what are decided here, once.
 * :mod:`~transforms.run.findings`: :class:`Finding`, one check's finding with its writers;
 * :mod:`~transforms.run.running`: :func:`run` and the :class:`Run` it returns;
 * :mod:`~transforms.run.documents`: :func:`run_documents`, the run of each pod template of a
-  stream of documents the checks ask about.
+  stream of documents the checks ask about (:func:`considered_templates`, which a front door
+  that says its findings its own way walks itself).
 
 Each name is imported from its module when first asked for: the command line's
 ``--help`` reads :data:`CONFLICT_MODES` and nothing else.
@@ -21,7 +22,7 @@ Each name is imported from its module when first asked for: the command line's
 from transforms._lazy import TYPE_CHECKING, lazy_exports
 
 if TYPE_CHECKING:
-    from transforms.run.documents import run_documents
+    from transforms.run.documents import Considered, considered_templates, run_documents
     from transforms.run.findings import FINDING_KINDS, Finding, label_of, written_by
     from transforms.run.loaded import Loaded, Overlays, given, load_file, loads, unique_labels
     from transforms.run.running import Run, run
@@ -44,6 +45,8 @@ _HOMES = {
     "Run": "transforms.run.running",
     "run": "transforms.run.running",
     "run_documents": "transforms.run.documents",
+    "considered_templates": "transforms.run.documents",
+    "Considered": "transforms.run.documents",
 }
 
 __all__ = (
@@ -63,6 +66,8 @@ __all__ = (
     "Run",
     "run",
     "run_documents",
+    "considered_templates",
+    "Considered",
 )
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())
