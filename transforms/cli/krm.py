@@ -54,27 +54,19 @@ _WHERE = "functionConfig"
 _DECLARE_HERE = (
     "in the functionConfig's kinds (a ConfigMap's data.kinds, a PodOverlay's spec.kinds)"
 )
-_MAP_OPTIONS = (
-    "select",
-    "policy",
-    "allow",
-    "deny",
-    "conflicts",
-    "validate",
-    "k8s-version",
-    "kinds",
-)
-_SPEC_FIELDS = (
-    "overlays",
-    "select",
-    "policy",
-    "allow",
-    "deny",
-    "conflicts",
-    "validate",
-    "k8sVersion",
-    "kinds",
-)
+_OPTIONS = ("select", "policy", "allow", "deny", "conflicts", "validate", "k8sVersion", "kinds")
+"""The options a function config may give, as a PodOverlay's spec names them; a ConfigMap's
+data names each in kebab case (``k8s-version``)."""
+
+
+def _kebab(name: str) -> str:
+    """``name`` as a ConfigMap's key writes it: ``k8sVersion`` -> ``k8s-version``."""
+    return "".join(f"-{char.lower()}" if char.isupper() else char for char in name)
+
+
+_BY_KEY = {_kebab(name): name for name in _OPTIONS}  # a ConfigMap's key: the option
+_MAP_OPTIONS = tuple(_BY_KEY)
+_SPEC_FIELDS = ("overlays", *_OPTIONS)
 
 
 @dataclass(frozen=True)
@@ -156,8 +148,8 @@ def function_settings(config: Any) -> FunctionSettings:
             if key.endswith((".yaml", ".yml")):
                 label = f"{_WHERE} data[{key}]"
                 overlays.append(loads(_text(data[key], f"data[{key}]"), label))
-            elif key in _MAP_OPTIONS:
-                options[key.replace("k8s-version", "k8sVersion")] = data[key]
+            elif key in _BY_KEY:
+                options[_BY_KEY[key]] = data[key]
             else:
                 _refuse(
                     f"data[{key}] is no overlay (a key ending in .yaml) and no option"
