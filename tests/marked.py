@@ -138,6 +138,8 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_a_check_failing_late_in_a_stream_prints_nothing",
         "test_a_long_run_draws_its_progress_on_a_terminal_only",
         "test_apply_of_a_stream_in_many_parts_says_and_prints_what_it_does_whole",
+        "test_explain_of_a_stream_in_many_parts_says_what_it_says_whole",
+        "test_explain_of_a_stream_refused_late_prints_no_diff",
         "test_validate_of_a_stream_in_many_parts_says_what_it_says_whole",
         "test_validate_of_a_stream_refused_late_prints_no_problem",
     ),

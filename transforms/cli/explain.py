@@ -108,29 +108,16 @@ def explain_command(
     stderr after the diffs, and a problem or a violation makes the exit code 1.
     Warnings are those of podfold apply, and so is --kinds FILE.
     """
-    from combinators import chain, exists, get_at
-    from transforms.analysis.blame import blame as blame_of
-    from transforms.analysis.explanation import changes_between, unified_diff
-    from transforms.cli.documents import template_label
-    from transforms.cli.located import apply_located
-    from transforms.cli.notices import (
-        warn_empty_overlays,
-        warn_unmatched_patches,
-        warn_unreached,
-        warn_unused_places,
-    )
-    from transforms.cli.options import read_manifests
-    from transforms.cli.output import echo
-    from transforms.kube.discovery import found_again, made_pod
-    from transforms.kube.scopes import is_workload_level
-    from transforms.kube.selection import check_selection
-    from transforms.kube.workloads import pod_templates, workloads_of
+    from combinators import chain
+    from transforms.cli.notices import warn_empty_overlays
+    from transforms.cli.options import manifest_paths, stream_manifests
+    from transforms.cli.withheld import Withheld
+    from transforms.kube.selection import SelectionSeen
 
     selector = parse_selector(select)
     texts: dict[str, str] = {}  # each overlay file read once: blame names lines from it
     loaded = load_files(overlays, texts)  # and parsed once: its steps keep their lines
     each = [overlay.transform for overlay in loaded]
-    transform = chain(*each)
     checks = TemplateChecks.build(
         policy,
         allow,
@@ -143,114 +130,187 @@ def explain_command(
         loaded=loaded,
     )
     warn_empty_overlays(overlays, each)
-    steps = [step for overlay in loaded for step in overlay.steps] if blame else []
-    streams = read_manifests(manifests, recursive, overlays=overlays)
-    several = len(streams) > 1
-    if several and selector is not None:  # picks something somewhere: each file may lack it
-        check_selection(selector, [], [pod_templates(d) for x in streams for d in x.documents])
-    results = []
-    for stream in streams:
-        warn_unreached(stream.documents, stream.source)
-        warn_unused_places(stream.documents, stream.source)
-        warn_unmatched_patches(overlays, each, stream.documents)
-        results.append(
-            apply_located(
-                transform,
-                stream.documents,
-                select=selector,
-                require_match=not several,
-                overlays=overlays,
-                texts=texts,
+    paths = manifest_paths(manifests, recursive, overlays)
+    several = len(paths) > 1
+    explained = _Explained(
+        chain(*each),
+        each,
+        [step for overlay in loaded for step in overlay.steps] if blame else [],
+        overlays,
+        texts,
+        selector,
+        checks,
+        blame,
+        color,
+    )
+    seen = SelectionSeen(selector) if selector is not None else None
+    # the diffs are printed once every stream has been read: a stream refused late (a
+    # syntax error in its last document), or an overlay failing there, prints none
+    with Withheld("text") as printed:
+        explained.out = printed.add_text
+        for stream in stream_manifests(paths):
+            explained.stream(stream, f"{stream.source}: " if several else "", seen)
+            if seen is not None and not several:
+                seen.check()
+        if seen is not None and several:
+            seen.check()  # picks something somewhere: each file may lack it
+        printed.add_text(explained.summary() + "\n")
+        printed.release(color={"auto": None, "always": True, "never": False}[color])
+    first = "<stdin>" if paths[0] == "-" else paths[0]
+    checks.report(first if not several else f"the {len(paths)} files")
+
+
+class _Explained:
+    """What ``explain`` diffs and checks each stream with, a part at a time, and what it
+    counts of them all: ``out`` takes the text it prints."""
+
+    def __init__(
+        self,
+        transform: Any,
+        each: list[Any],
+        steps: list[Any],
+        overlays: tuple[str, ...],
+        texts: dict[str, str],
+        selector: Any,
+        checks: Any,
+        blame: bool,
+        color: str,
+    ) -> None:
+        from transforms.kube.scopes import is_workload_level
+
+        self.transform, self.each, self.overlays, self.texts = transform, each, overlays, texts
+        self.selector, self.checks, self.blame, self.color = selector, checks, blame, color
+        self.steps = steps
+        # a workload-level step (kueue_queue) acts on the workload's metadata, not its pods
+        self.workload_steps = [step for step in steps if is_workload_level(step.transform)]
+        self.pod_steps = [step for step in steps if not is_workload_level(step.transform)]
+        self.changed = self.total = self.workloads = self.read = 0
+        self.out: Any = None
+
+    def summary(self) -> str:
+        total, read, workloads = self.total, self.read, self.workloads
+        return (
+            f"# {self.changed} of {total} pod template{'s' if total != 1 else ''} "
+            f"in {read} document{'s' if read != 1 else ''} change"
+            + (
+                f"; the metadata of {workloads} workload{'s' if workloads != 1 else ''} changes"
+                if workloads
+                else ""
             )
         )
-    echo_color = {"auto": None, "always": True, "never": False}[color]
+
+    def stream(self, stream: Any, prefix: str, seen: Any) -> None:
+        """Diff and check each part of ``stream``; warn, as each part is read, of pods no
+        overlay reaches and, once it has all been read, of workload patches and declared
+        places that met nothing in it."""
+        from transforms.cli.located import apply_located
+        from transforms.cli.notices import UnmatchedPatches, UnusedPlaces, warn, warn_unreached
+        from transforms.kube.workloads import pod_templates
+
+        source = stream.source
+        places, patches = UnusedPlaces(), UnmatchedPatches(self.overlays, self.each)
+        recorded: set[Any] = set()
+        count = 0
+        for part in stream.parts:
+            documents = part.documents
+            count += len(documents)
+            warn_unreached(documents, source, first=part.first, recorded=recorded, whole=False)
+            places.see(documents)
+            patches.see(documents)
+            templates = [pod_templates(document) for document in documents]
+            if seen is not None:
+                seen.see(templates)
+            result = apply_located(
+                self.transform,
+                documents,
+                select=self.selector,
+                overlays=self.overlays,
+                templates=templates,
+                texts=self.texts,
+                first=part.first,
+            )
+            for number, (document, after, found) in enumerate(
+                zip(documents, result, templates, strict=True), part.first
+            ):
+                self.document(prefix, number, document, after, found)
+        self.read += count
+        if not count:
+            warn(f"{source}: no documents (the input is empty, or only comments and '---')")
+        places.warn(source)
+        patches.warn()
+
+    def document(
+        self, prefix: str, number: int, document: Any, after_document: Any, templates: Any
+    ) -> None:
+        """Diff and check each pod template of one document, and its workload's metadata."""
+        from combinators import exists, get_at
+        from transforms.cli.documents import template_label
+        from transforms.kube.discovery import found_again, made_pod
+        from transforms.kube.workloads import workloads_of
+
+        selector, checks = self.selector, self.checks
+        for template in templates:
+            before = get_at(document, template.path) if template.path.parts else document
+            after = get_at(after_document, template.path) if template.path.parts else after_document
+            label = prefix + template_label(number, template)
+            # where the kind keeps pod fields apart (a Tekton run's podTemplate), the
+            # template as the result has them: what the overlays wrote there counts
+            again = found_again(template, after_document)
+            if selector is not None and not selector.matches(template):
+                checks.changed(label, template, before, after, again)
+                continue
+            self.total += 1
+            checks.template(label, template, before, after, again)
+            blamed = self.steps if template.workload_metadata is None else self.pod_steps
+            shown = (
+                None if again is template else (made_pod(before, template), made_pod(after, again))
+            )
+            self.changed += self.show(label, before, after, blamed, shown)
+        for metadata in workloads_of(templates, selector):
+            if metadata.path is None:
+                continue
+            before = (
+                {"metadata": get_at(document, metadata.path)}
+                if exists(document, metadata.path)
+                else {}
+            )
+            after = (
+                {"metadata": get_at(after_document, metadata.path)}
+                if exists(after_document, metadata.path)
+                else {}
+            )
+            self.workloads += self.show(
+                f"{prefix}document {number}: {metadata.describe()}",
+                before,
+                after,
+                self.workload_steps,
+            )
 
     def show(
+        self,
         label: str,
         before: Any,
         after: Any,
         blamed: list[Any],
         seen: tuple[Any, Any] | None = None,
     ) -> bool:
-        """Print the diff of ``before`` and ``after`` (and its blame); whether they differ.
+        """Write the diff of ``before`` and ``after`` (and its blame); whether they differ.
         ``seen``: the two pods the diff is of, where they are not ``before`` and ``after``
         themselves (a kind that keeps pod fields apart from its template)."""
+        from transforms.analysis.blame import blame as blame_of
+        from transforms.analysis.explanation import changes_between, unified_diff
+
         old, new = seen if seen is not None else (before, after)
         changes = changes_between(old, new) if old is not new else []
         if not changes:
             return False
         count = len(changes)
-        echo(
-            click.style(f"# {label}: {count} change{'s' if count != 1 else ''}", bold=True),
-            color=echo_color,
-        )
-        lines = unified_diff(_yaml_lines(old), _yaml_lines(new))
-        echo(styled_diff(lines, color != "never"), nl=False, color=echo_color)
-        if blame:
-            echo("# blame:")
+        out = self.out
+        out(click.style(f"# {label}: {count} change{'s' if count != 1 else ''}", bold=True) + "\n")
+        out(styled_diff(unified_diff(_yaml_lines(old), _yaml_lines(new)), self.color != "never"))
+        if self.blame:
+            out("# blame:\n")
             for found in blame_of(blamed, before):
                 origin = found.origin if found.origin is not None else "(no one step)"
-                echo(f"#   {found.change.path or '(the pod)'}  <- {origin}")
+                out(f"#   {found.change.path or '(the pod)'}  <- {origin}\n")
         return True
-
-    # a workload-level step (kueue_queue) acts on the workload's metadata, not on its pods
-    workload_steps = [step for step in steps if is_workload_level(step.transform)]
-    pod_steps = [step for step in steps if not is_workload_level(step.transform)]
-    changed = total = workloads = 0
-    read = 0  # documents, in all the files
-    for stream, result in zip(streams, results, strict=True):
-        documents = stream.documents
-        read += len(documents)
-        prefix = f"{stream.source}: " if several else ""
-        for number, (document, after_document) in enumerate(zip(documents, result, strict=True), 1):
-            templates = pod_templates(document)
-            for template in templates:
-                before = get_at(document, template.path) if template.path.parts else document
-                after = (
-                    get_at(after_document, template.path) if template.path.parts else after_document
-                )
-                label = prefix + template_label(number, template)
-                # where the kind keeps pod fields apart (a Tekton run's podTemplate), the
-                # template as the result has them: what the overlays wrote there counts
-                again = found_again(template, after_document)
-                if selector is not None and not selector.matches(template):
-                    checks.changed(label, template, before, after, again)
-                    continue
-                total += 1
-                checks.template(label, template, before, after, again)
-                blamed = steps if template.workload_metadata is None else pod_steps
-                seen = (
-                    None
-                    if again is template
-                    else (made_pod(before, template), made_pod(after, again))
-                )
-                changed += show(label, before, after, blamed, seen)
-            for metadata in workloads_of(templates, selector):
-                if metadata.path is None:
-                    continue
-                before = (
-                    {"metadata": get_at(document, metadata.path)}
-                    if exists(document, metadata.path)
-                    else {}
-                )
-                after = (
-                    {"metadata": get_at(after_document, metadata.path)}
-                    if exists(after_document, metadata.path)
-                    else {}
-                )
-                workloads += show(
-                    f"{prefix}document {number}: {metadata.describe()}",
-                    before,
-                    after,
-                    workload_steps,
-                )
-    echo(
-        f"# {changed} of {total} pod template{'s' if total != 1 else ''} "
-        f"in {read} document{'s' if read != 1 else ''} change"
-        + (
-            f"; the metadata of {workloads} workload{'s' if workloads != 1 else ''} changes"
-            if workloads
-            else ""
-        )
-    )
-    checks.report(streams[0].source if not several else f"the {len(streams)} files")

@@ -121,8 +121,10 @@ class Withheld:
             self._write(",\n" + _json(document, "    "))
         self.count += 1
 
-    def release(self) -> None:
-        """Print what was written, as ``dump_documents`` of all the documents prints it."""
+    def release(self, color: bool | None = None) -> None:
+        """Print what was written, as ``dump_documents`` of all the documents prints it
+        (text with ANSI styles: as :func:`~transforms.cli.output.echo` prints it with
+        ``color``)."""
         from transforms.cli.output import echo
 
         if self.output == "json":
@@ -137,4 +139,4 @@ class Withheld:
             chunk = self._file.read(_CHUNK)
             if not chunk:
                 break
-            echo(chunk, nl=False)
+            echo(chunk, nl=False, color=color)
