@@ -91,6 +91,9 @@ class NameClashError(TransformError, ValueError):
         self.existing = existing
 
 
+_CONTAINERS = Path([Key("spec"), Key("containers")])
+
+
 def _spec(pod: Any) -> Any:
     spec = pod.get("spec") if is_map(pod) else None
     return spec if is_map(spec) else None
@@ -357,16 +360,21 @@ def displaced_mounts(
     pod: Any, container: ContainerTarget, mount_path: str, volume: str
 ) -> Iterator[tuple[Path, Any, Any]]:
     """``(path, container, mount)`` for each mount of another volume than ``volume`` at
-    ``mount_path`` in the containers ``container`` selects."""
-    containers = Path([Key("spec"), Key("containers")])
-    selected = {id(found) for found in select(pod, container_path(container))}
-    for index, found in _items(_spec(pod), "containers"):
-        if id(found) not in selected:
-            continue
-        mounts = _element(containers, found, index).child(Key("volumeMounts"))
-        for _, mount in _items(found, "volumeMounts"):
-            if mount.get("mountPath") == mount_path and mount.get("name") != volume:
-                yield mounts.child(Match([("mountPath", mount_path)])), found, mount
+    ``mount_path`` in the containers ``container`` selects (no path is made where no
+    container mounts another volume there: the case of nearly every pod)."""
+    found = [
+        (index, item, mount)
+        for index, item in _items(_spec(pod), "containers")
+        for _, mount in _items(item, "volumeMounts")
+        if mount.get("mountPath") == mount_path and mount.get("name") != volume
+    ]
+    if not found:
+        return
+    selected = {id(item) for item in select(pod, container_path(container))}
+    for index, item, mount in found:
+        if id(item) in selected:
+            mounts = _element(_CONTAINERS, item, index).child(Key("volumeMounts"))
+            yield mounts.child(Match([("mountPath", mount_path)])), item, mount
 
 
 class ReleasingVolumes(Transform):
