@@ -226,20 +226,13 @@ class _Run:
         that picks nothing in the only stream is an error."""
         from transforms.cli.documents import boolean_warnings
         from transforms.cli.located import apply_located
-        from transforms.cli.notices import (
-            UnmatchedPatches,
-            UnusedPlaces,
-            warn,
-            warn_unreached,
-        )
+        from transforms.cli.notices import StreamNotices, warn
         from transforms.kube.workloads import pod_templates
 
         source, selector = stream.source, self.selector
         checks = self.checks if number == 0 else self.build()  # each file's, with its name
-        patches, places = UnmatchedPatches(self.overlays, self.steps), UnusedPlaces()
+        notices = StreamNotices(source, self.overlays, self.steps)
         seen = self.seen
-        recorded: set[Any] = set()
-        count = 0
         progress = self.progress
         progress.update(files=1)
         for part in stream.parts:
@@ -251,9 +244,7 @@ class _Run:
                     documents, part.booleans, source, self.k8s_version, first=first
                 ):
                     warn(line)
-            self.unreached += warn_unreached(
-                documents, source, first=first, recorded=recorded, whole=False
-            )
+            notices.see(documents, first)
             # each document's pod templates, found once, for the fold, the checks and notices
             templates = [pod_templates(document) for document in documents]
             if seen is not None:
@@ -268,25 +259,20 @@ class _Run:
                 first=first,
             )
             checks.documents(documents, result, selector, templates, first=first)
-            patches.see(documents)
-            places.see(documents)
             if not self.reached:
                 self.reached = any(templates) or any(
                     after is not before for after, before in zip(result, documents, strict=True)
                 )
-            count += len(documents)
             # the templates changed are counted only where the line is drawn
             changed = _changed(templates, result, documents) if progress.on else 0
             progress.update(documents=len(documents), changed=changed)
             yield result
         progress.erase()  # what follows is said on lines of its own
-        self.documents += count
-        if not count:
-            if not several:
-                require_documents([], source, stream.opened, "apply the overlays to")
-            warn(f"{source}: no documents (the input is empty, or only comments and '---')")
-        places.warn(source)
-        patches.warn()
+        self.documents += notices.documents
+        self.unreached += notices.unreached
+        if not notices.documents and not several:
+            require_documents([], source, stream.opened, "apply the overlays to")
+        notices.end()
         if seen is not None and not several:
             seen.check()
         try:

@@ -204,19 +204,14 @@ class _Explained:
         overlay reaches and, once it has all been read, of workload patches and declared
         places that met nothing in it."""
         from transforms.cli.located import apply_located
-        from transforms.cli.notices import UnmatchedPatches, UnusedPlaces, warn, warn_unreached
+        from transforms.cli.notices import StreamNotices
         from transforms.kube.workloads import pod_templates
 
         source = stream.source
-        places, patches = UnusedPlaces(), UnmatchedPatches(self.overlays, self.each)
-        recorded: set[Any] = set()
-        count = 0
+        notices = StreamNotices(source, self.overlays, self.each)
         for part in stream.parts:
             documents = part.documents
-            count += len(documents)
-            warn_unreached(documents, source, first=part.first, recorded=recorded, whole=False)
-            places.see(documents)
-            patches.see(documents)
+            notices.see(documents, part.first)
             templates = [pod_templates(document) for document in documents]
             if seen is not None:
                 seen.see(templates)
@@ -233,11 +228,8 @@ class _Explained:
                 zip(documents, result, templates, strict=True), part.first
             ):
                 self.document(prefix, number, document, after, found)
-        self.read += count
-        if not count:
-            warn(f"{source}: no documents (the input is empty, or only comments and '---')")
-        places.warn(source)
-        patches.warn()
+        self.read += notices.documents
+        notices.end()
 
     def document(
         self, prefix: str, number: int, document: Any, after_document: Any, templates: Any

@@ -27,6 +27,7 @@ __all__ = (
     "warn_reached_none",
     "UnmatchedPatches",
     "UnusedPlaces",
+    "StreamNotices",
     "warn_unused_places",
     "macros_written",
 )
@@ -177,6 +178,43 @@ def warn_unused_places(documents: Sequence[Any], source: str) -> None:
     places = UnusedPlaces()
     places.see(documents)
     places.warn(source)
+
+
+class StreamNotices:
+    """What a command that reads a stream a part at a time says of it besides its own
+    output, the same for ``apply``, ``explain`` and ``validate``: as each part is read
+    (:meth:`see`), the documents holding pods no overlay reaches
+    (:func:`warn_unreached`, each kind's record shown once); once it has all been read
+    (:meth:`end`), a stream with no document, and the declared places
+    (:class:`UnusedPlaces`) and workload patches (:class:`UnmatchedPatches`, of ``uris``
+    and their ``steps``) that met nothing in it. ``documents`` and ``unreached`` count
+    what was read and warned about."""
+
+    def __init__(self, source: str, uris: Sequence[str] = (), steps: Sequence[Any] = ()) -> None:
+        self.source = source
+        self.places = UnusedPlaces()
+        self.patches = UnmatchedPatches(uris, steps)
+        self.recorded: set[tuple[str | None, str]] = set()
+        self.documents = 0
+        self.unreached = 0
+
+    def see(self, documents: Sequence[Any], first: int) -> None:
+        """Warn of what ``documents`` (the part whose first is document ``first``) hold
+        that no overlay reaches; note them for :meth:`end`."""
+        self.documents += len(documents)
+        self.unreached += warn_unreached(
+            documents, self.source, first=first, recorded=self.recorded, whole=False
+        )
+        self.places.see(documents)
+        self.patches.see(documents)
+
+    def end(self) -> None:
+        """Warn of a stream with no document, and of the places and patches that met
+        nothing in it."""
+        if not self.documents:
+            warn(f"{self.source}: no documents (the input is empty, or only comments and '---')")
+        self.places.warn(self.source)
+        self.patches.warn()
 
 
 class UnusedPlaces:

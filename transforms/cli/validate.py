@@ -107,22 +107,16 @@ def _validate_stream(stream: Any, checks: Any, tally: _Tally, emit: Any, several
     from combinators import get_at
     from combinators.limits import short_repr
     from transforms.cli.documents import document_path, template_booleans, template_label
-    from transforms.cli.notices import UnusedPlaces, warn, warn_unreached
+    from transforms.cli.notices import StreamNotices
     from transforms.kube.workloads import pod_templates, with_added_volumes
     from transforms.run import Overlays, run
 
     none = Overlays([])
     source = stream.source
-    places = UnusedPlaces()
-    recorded: set[Any] = set()
-    count = 0
+    notices = StreamNotices(source)
     for part in stream.parts:
         documents, booleans = part.documents, part.booleans
-        count += len(documents)
-        tally.unreached += warn_unreached(
-            documents, source, first=part.first, recorded=recorded, whole=False
-        )
-        places.see(documents)
+        notices.see(documents, part.first)
         for number, document in enumerate(documents, part.first):
             for template in pod_templates(document):
                 tally.templates += 1
@@ -152,7 +146,7 @@ def _validate_stream(stream: Any, checks: Any, tally: _Tally, emit: Any, several
                         f"{where}: {template_label(number, template)}: {prefix}{at}: "
                         f"{problem.message}{note}\n"
                     )
-    tally.documents += count
-    if not count and several:
-        warn(f"{source}: no documents (the input is empty, or only comments and '---')")
-    places.warn(source)
+    tally.documents += notices.documents
+    tally.unreached += notices.unreached
+    if notices.documents or several:  # the only stream, with none: refused by the caller
+        notices.end()
