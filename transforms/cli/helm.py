@@ -155,20 +155,29 @@ def chart_templates(text: str) -> dict[int, str]:
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    sources = [
-        (text.count("\n", 0, found.start()), found.group(1)) for found in _SOURCE.finditer(text)
-    ]
+    sources: list[tuple[int, str]] = []  # (line, template), in order: lines counted once
+    line, at = 0, 0
+    for found in _SOURCE.finditer(text):
+        line += text.count("\n", at, found.start())
+        at = found.start()
+        sources.append((line, found.group(1)))
     named: dict[int, str] = {}
-    number, after = 0, -1  # documents counted; the line the document before ended on
+    number = 0  # documents counted
+    after = -1  # the line the document before ended on
+    next_source = 0  # the first of the sources not yet passed
     try:
         for node in yaml.compose_all(text, Loader=loader):
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")):
                 continue
             number += 1
             start = node.start_mark.line
-            above = [path for line, path in sources if after < line < start]
-            if above:
-                named[number] = above[-1]
+            above = None
+            while next_source < len(sources) and sources[next_source][0] < start:
+                if sources[next_source][0] > after:
+                    above = sources[next_source][1]
+                next_source += 1
+            if above is not None:
+                named[number] = above
             after = node.end_mark.line
     except yaml.YAMLError:  # said by apply already; the documents before it are named
         pass
