@@ -134,6 +134,13 @@ SPAWN: dict[str, tuple[str, ...]] = {
     ),
     "test_schema.py": ("test_nothing_is_loaded_at_import_time",),
     "test_shadowing.py": EVERY_TEST,
+    "test_worker.py": (
+        "test_a_stream_folded_in_a_worker_prints_and_says_what_one_process_does",
+        "test_several_files_folded_in_a_worker_say_what_one_process_says",
+        "test_a_failure_late_in_a_stream_folded_in_a_worker_is_said_as_one_process_says_it",
+        "test_a_worker_that_dies_ends_the_run_naming_how_and_prints_nothing",
+        "test_an_interrupt_ends_the_reader_and_its_worker",
+    ),
     "test_streams.py": (
         "test_a_check_failing_late_in_a_stream_prints_nothing",
         "test_a_long_run_draws_its_progress_on_a_terminal_only",

@@ -184,7 +184,7 @@ def apply_command(
         from transforms.cli.withheld import Withheld
 
         with Withheld(output) as printed:
-            _apply_streams(run, manifests, recursive, overlays, printed.add)
+            _apply_streams(run, manifests, recursive, overlays, printed)
             progress.close()
             printed.release()
     finally:
@@ -321,19 +321,26 @@ def _apply_streams(
     manifests: tuple[str, ...],
     recursive: bool,
     overlays: tuple[str, ...],
-    emit: Any,
+    printed: Any,
 ) -> None:
-    """Fold and check each stream a part at a time, giving each part's result to ``emit``."""
+    """Fold and check each stream a part at a time, adding each part's result to
+    ``printed`` (:class:`~transforms.cli.withheld.Withheld`)."""
     from transforms.cli.options import manifest_paths, stream_manifests
 
     paths = manifest_paths(manifests, recursive, overlays)
+    from transforms.cli import worker
+
+    debug = bool((click.get_current_context().find_root().obj or {}).get("debug"))
+    if worker.worthwhile(paths, debug):  # a long stream: read here, folded in a worker
+        worker.fold_in_worker(run, paths, stream_manifests(paths), printed)
+        return
     several = len(paths) > 1
     first_source = "<stdin>"
     for number, stream in enumerate(stream_manifests(paths)):
         if number == 0:
             first_source = stream.source
         for result in run.stream(stream, several, number):
-            emit(result)
+            printed.add(result)
     run.end(len(paths), first_source)
 
 

@@ -104,11 +104,18 @@ class Withheld:
             return
         from transforms.io.streams import dump_stream
 
-        text = dump_stream(documents)
+        self.add_dumped(dump_stream(documents), len(documents))
+
+    def add_dumped(self, text: str, count: int) -> None:
+        """Write ``count`` documents that ``text`` is (:func:`~transforms.io.streams.dump_stream`
+        of them, made elsewhere: in the worker of :mod:`transforms.cli.worker`), with
+        ``output`` ``"yaml"``."""
+        if not count:
+            return
         if self.count:  # as the emitter parts documents: an empty one ('{}') on the '---' line
             text = ("--- " if text[:1] in "{[" else "---\n") + text
         self._write(text)
-        self.count += len(documents)
+        self.count += count
 
     def _add_json(self, document: Any) -> None:
         if self.count == 0:

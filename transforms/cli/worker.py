@@ -1,0 +1,398 @@
+"""A long stream folded in a second process while this one reads it: ``podfold apply`` on
+two cores.
+
+Reading a stream (libyaml's events, and the documents made of them) is about two fifths
+of what ``apply`` does with it; folding, checking and writing are the rest, and the two
+are independent once a part has been read. So where the stream is long
+(:func:`worthwhile`), this process reads the parts (:func:`~transforms.cli.parts.read_parts`)
+and writes the output, and one worker process, forked from it once the overlays are
+loaded, folds and checks each part in order: the run (``_Run`` of
+:mod:`transforms.cli.apply`, with every record it keeps of the streams) lives in the
+worker, which runs the same code on the same parts in the same order as this process
+would, so what it finds is what this process would find.
+
+* What the worker says on stderr (warnings, findings, a failure's message) is taken
+  with each part's result and said here in order, as it would have been said;
+  the progress line stays this process's (the worker counts, this process draws).
+* An error the worker meets (an overlay failing on a document, a check that fails the
+  run) ends the run here with that error: the same exception, sent back.
+* An error reading a part (a syntax error, bytes that are not UTF-8) is said once the
+  worker has folded every part before it, as it is when one process does all.
+* At most :data:`IN_FLIGHT` parts are between the two processes at once, so the memory
+  held does not grow with the stream. A worker that dies (killed, out of memory) is an
+  error naming how it ended; it never hangs the run, and nothing is printed. An
+  interrupt ends both.
+
+Only on Linux (``os.fork``), with two cores or more, and never with ``--debug`` (whose
+traceback is of one process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from combinators.errors import TransformError
+
+__all__ = ("IN_FLIGHT", "WORKER_BYTES", "WorkerLost", "worthwhile", "fold_in_worker")
+
+WORKER_BYTES = 256 * 1024
+"""The stream, in bytes, from which a second process folds it: below it, forking would
+cost more than it saves."""
+
+IN_FLIGHT = 4
+"""The most parts sent to the worker and not yet given back."""
+
+
+class WorkerLost(TransformError):
+    """The worker ended before the run did (a signal, the system out of memory)."""
+
+
+def worthwhile(paths: Sequence[str], debug: bool) -> bool:
+    """Whether the streams of ``paths`` are folded in a worker: long enough
+    (:data:`WORKER_BYTES` in all; standard input counts where it is a file, and a pipe
+    counts as long, its length unknown), on a system that forks, with a second core."""
+    if debug or sys.platform != "linux" or not hasattr(os, "fork"):
+        return False
+    if len(os.sched_getaffinity(0)) < 2:
+        return False
+    total = 0
+    for path in paths:
+        try:
+            info = os.stat(sys.stdin.fileno() if path == "-" else path)
+        except (OSError, ValueError, AttributeError):
+            return False  # said by the read, in the one process
+        import stat
+
+        if not stat.S_ISREG(info.st_mode):
+            return path == "-" and stat.S_ISFIFO(info.st_mode)
+        total += info.st_size
+    return total >= WORKER_BYTES
+
+
+class _Aborted(BaseException):
+    """The reader stopped (it could not read a part): the worker stops too."""
+
+
+class _Tally:
+    """The worker's stand-in for the progress line: it counts, the reader draws."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.counts = {"files": 0, "documents": 0, "changed": 0}
+
+    def update(self, *, files: int = 0, documents: int = 0, changed: int = 0) -> None:
+        self.counts["files"] += files
+        self.counts["documents"] += documents
+        self.counts["changed"] += changed
+
+    def take(self) -> dict[str, int]:
+        counts, self.counts = self.counts, {"files": 0, "documents": 0, "changed": 0}
+        return counts
+
+    def erase(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class _NoOutput(io.TextIOBase):
+    """The worker's stdout: the output is the reader's to write, so a write here is a bug;
+    its descriptor is the real one's (the checks that stdout is not the file read ask it)."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def fileno(self) -> int:
+        if self._real is None:
+            raise OSError("stdout is closed")
+        return int(self._real.fileno())
+
+    def write(self, text: str) -> int:
+        raise RuntimeError("podfold's worker process wrote to stdout")
+
+
+def _portable(err: BaseException) -> BaseException:
+    """``err``, as it can be sent to the reader: itself where it pickles, else a plain
+    error saying what it was."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(err))
+    except Exception:
+        if isinstance(err, TransformError):  # still podfold's error, in its words
+            return TransformError(str(err))
+        return RuntimeError(f"{type(err).__name__}: {err}")
+    return err
+
+
+def _child(run: Any, receive: Any, send: Any) -> None:
+    """The worker: fold each stream the reader sends, part by part, and send back each
+    part's result with what was said on stderr meanwhile."""
+    import signal
+
+    from transforms.cli import progress
+    from transforms.cli.options import Streamed
+    from transforms.cli.parts import Part
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the reader's to handle: it ends both
+    said = io.StringIO()
+    sys.stderr, sys.stdout = said, _NoOutput(sys.stdout)
+    progress._SHOWN.clear()  # the reader's line, never drawn from here
+    tally = _Tally(run.progress.on)
+    run.progress = tally
+    from transforms.io.streams import dump_stream
+
+    dumps: list[bool] = []  # of each part sent, not yet folded: whether it is written here
+
+    def taken() -> str:
+        text = said.getvalue()
+        said.seek(0)
+        said.truncate()
+        return text
+
+    idle = [0.0]  # seconds waiting for the reader, since the last result sent
+
+    def parts() -> Any:
+        while True:
+            began = time.monotonic()
+            message = receive.recv()
+            idle[0] += time.monotonic() - began
+            if message[0] == "part":
+                dumps.append(message[4])
+                yield Part(*message[1:4])
+            elif message[0] == "end-stream":
+                return
+            else:
+                raise _Aborted
+
+    try:
+        while True:
+            message = receive.recv()
+            if message[0] == "end":
+                run.end(*message[1:])
+                break
+            if message[0] != "stream":
+                raise _Aborted
+            number, source, path, several = message[1:]
+            stream = Streamed(source, path, sys.stdin if path is None else path, parts())
+            for result in run.stream(stream, several, number):
+                dumped = dumps.pop(0)
+                out = dump_stream(result) if dumped else result
+                send.send(("result", out, dumped, len(result), taken(), tally.take(), idle[0]))
+                idle[0] = 0.0
+            send.send(("said", taken(), tally.take()))
+        send.send(("done", taken(), None))
+    except _Aborted:
+        send.send(("aborted", taken()))
+    except BaseException as err:
+        send.send(("done", taken(), _portable(err)))
+
+
+def _receive(connection: Any, inbox: Any) -> None:
+    """The reader's thread that takes what the worker sends as it comes, so that neither
+    process ever waits on the other's full pipe."""
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            inbox.put(("lost",))
+            return
+        inbox.put(message)
+        if message[0] in ("done", "aborted"):
+            return
+
+
+class _Reader:
+    """The reader's side of a run folded in a worker (see the module)."""
+
+    def __init__(self, run: Any, printed: Any) -> None:
+        import queue
+        import threading
+        from multiprocessing.connection import Pipe
+
+        self.run, self.printed, self.progress = run, printed, run.progress
+        to_worker, self._send = Pipe(duplex=False)
+        from_worker, sent = Pipe(duplex=False)
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):  # its fault is said later
+                    stream.flush()
+        self.pid = os.fork()
+        if self.pid == 0:  # pragma: no cover - the worker; its work is seen in the reader
+            try:
+                self._send.close()
+                from_worker.close()
+                _child(run, to_worker, sent)
+            finally:
+                os._exit(0)
+        to_worker.close()
+        sent.close()
+        self._connection = from_worker
+        self.inbox: Any = queue.Queue()
+        self.thread = threading.Thread(target=_receive, args=(from_worker, self.inbox))
+        self.thread.daemon = True
+        self.thread.start()
+        self.pending = 0  # parts sent, not yet given back
+        # seconds each process waited for the other: the one that waits less writes less
+        self.idle = self.worker_idle = 0.0
+        self.ended = False  # the worker said it is done (or aborted)
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        """Send ``message``; a worker gone (it failed, and said so) is met when its last
+        messages are read, by :meth:`finish`."""
+        try:
+            self._send.send(message)
+        except OSError:
+            self.finish()
+            raise WorkerLost(self._how_it_ended()) from None
+
+    def part(self, part: Any) -> None:
+        """Send the next part, once fewer than :data:`IN_FLIGHT` are with the worker.
+        Where the worker was behind (this process waited for it), the part comes back as
+        documents, written here; else the worker writes it: each process does what the
+        other has no time for."""
+        began = time.monotonic()
+        while self.pending >= IN_FLIGHT:
+            self._handle(self.inbox.get())
+        self._drain()
+        there = self.printed.output == "yaml" and self.worker_idle >= self.idle
+        self.send(("part", part.documents, part.booleans, part.first, there))
+        self.idle += time.monotonic() - began
+        self.pending += 1
+
+    def _drain(self) -> None:
+        import queue
+
+        while True:
+            try:
+                message = self.inbox.get_nowait()
+            except queue.Empty:
+                return
+            self._handle(message)
+
+    def finish(self) -> None:
+        """Take every message until the worker ends; raise what it failed with."""
+        while not self.ended:
+            self._handle(self.inbox.get())
+
+    def _say(self, text: str) -> None:
+        if text:
+            from transforms.cli.progress import clear
+
+            clear()
+            sys.stderr.write(text)
+            sys.stderr.flush()
+
+    def _handle(self, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "result":
+            self.pending -= 1
+            self._say(message[4])
+            if message[2]:
+                self.printed.add_dumped(message[1], message[3])
+            else:
+                self.printed.add(message[1])
+            self.progress.update(**message[5])
+            self.worker_idle += message[6]
+        elif kind == "said":
+            self._say(message[1])
+            self.progress.update(**message[2])
+        elif kind == "aborted":
+            self.ended = True
+            self._say(message[1])
+        elif kind == "done":
+            self.ended = True
+            self._say(message[1])
+            if message[2] is not None:
+                raise message[2]
+        else:
+            self.ended = True
+            raise WorkerLost(self._how_it_ended())
+
+    def _how_it_ended(self) -> str:
+        import signal
+
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return "the process folding the stream ended before the run did"
+        self.pid = 0
+        if os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = f"signal {number}"
+            return f"the process folding the stream was ended by {name}; nothing was printed"
+        return (
+            f"the process folding the stream ended (status {os.WEXITSTATUS(status)}) before "
+            f"the run did; nothing was printed"
+        )
+
+    def close(self) -> None:
+        """End the worker, if it has not ended, and wait for it."""
+        import signal
+
+        self._send.close()
+        if self.pid:
+            if not self.ended:
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+        self.thread.join(timeout=5)
+        self._connection.close()
+
+
+def fold_in_worker(run: Any, paths: Sequence[str], streams: Any, printed: Any) -> None:
+    """Fold ``streams`` (:func:`~transforms.cli.options.stream_manifests` of ``paths``)
+    as ``run.stream`` and ``run.end`` fold them, in a worker (see the module), adding each
+    part's result to ``printed`` (:class:`~transforms.cli.withheld.Withheld`) in order."""
+    reader = _Reader(run, printed)
+    try:
+        several = len(paths) > 1
+        first_source = "<stdin>"
+        iterator = enumerate(streams)
+        while True:
+            try:
+                number, stream = next(iterator)
+            except StopIteration:
+                break
+            except Exception:  # cannot open or read the stream: said after what came before
+                _stop(reader)
+                raise
+            if number == 0:
+                first_source = stream.source
+            reader.send(("stream", number, stream.source, stream.path, several))
+            parts = iter(stream.parts)
+            while True:
+                try:
+                    part = next(parts)
+                except StopIteration:
+                    break
+                except Exception:  # the part cannot be read: as above
+                    _stop(reader)
+                    raise
+                reader.part(part)
+            reader.send(("end-stream",))
+        reader.send(("end", len(paths), first_source))
+        reader.finish()
+    finally:
+        reader.close()
+
+
+def _stop(reader: _Reader) -> None:
+    """Ask the worker to stop after the parts it has, and take what it says of them (an
+    error it met there is raised: it came first)."""
+    try:
+        reader.send(("abort",))
+    except WorkerLost:
+        return
+    reader.finish()
