@@ -61,14 +61,14 @@ def worthwhile(paths: Sequence[str], debug: bool) -> bool:
         return False
     if len(os.sched_getaffinity(0)) < 2:
         return False
+    import stat
+
     total = 0
     for path in paths:
         try:
             info = os.stat(sys.stdin.fileno() if path == "-" else path)
         except (OSError, ValueError, AttributeError):
             return False  # said by the read, in the one process
-        import stat
-
         if not stat.S_ISREG(info.st_mode):
             return path == "-" and stat.S_ISFIFO(info.st_mode)
         total += info.st_size
@@ -217,7 +217,7 @@ class _Reader:
         import threading
         from multiprocessing.connection import Pipe
 
-        self.run, self.printed, self.progress = run, printed, run.progress
+        self.printed, self.progress = printed, run.progress
         to_worker, self._send = Pipe(duplex=False)
         from_worker, sent = Pipe(duplex=False)
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
