@@ -80,6 +80,36 @@ def test_in_place_writes_only_the_changed_files_and_lines(tmp_path: Path) -> Non
     assert (tmp_path / "job.yaml").read_text() == written
 
 
+def test_an_upstream_file_s_new_lists_are_indented_as_its_own(tmp_path: Path) -> None:
+    # Kubeflow's PyTorchJob sample indents its lists under their keys ('args:' then
+    # '  - "python3"'), as many upstream manifests and Helm's charts do
+    upstream = REPO / "tests" / "manifests" / "kubeflow" / "pytorchjob-simple.yaml"
+    original = upstream.read_text()
+    (tmp_path / "job.yaml").write_text(original)
+    done = podfold("apply", "-f", str(A100), "-i", "job.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    each_replica = [
+        "+              volumeMounts:",
+        "+                - mountPath: /dev/shm",
+        "+                  name: dshm",
+        "+              env:",
+        "+                - name: NCCL_DEBUG",
+        "+                  value: INFO",
+        "+          nodeSelector:",
+        "+            cloud.google.com/gke-accelerator: nvidia-tesla-a100",
+        "+          tolerations:",
+        "+            - key: nvidia.com/gpu",
+        "+              operator: Exists",
+        "+              effect: NoSchedule",
+        "+          volumes:",
+        "+            - name: dshm",
+        "+              emptyDir:",
+        "+                medium: Memory",
+        "+                sizeLimit: 16Gi",
+    ]
+    assert changed_lines(original, (tmp_path / "job.yaml").read_text()) == 2 * each_replica
+
+
 def test_a_file_that_cannot_be_edited_exactly_is_refused_and_the_others_written(
     tmp_path: Path,
 ) -> None:

@@ -236,6 +236,87 @@ def test_new_keys_and_elements_go_where_they_belong_written_as_apply_writes() ->
     assert "        - |\n          echo 1\n          echo 2\n" in spliced
 
 
+HELM_STYLE = """\
+spec:
+  template:
+    spec:
+      containers:  # the lists are indented under their keys, as helm create writes them
+        - name: web
+          image: nginx
+          ports:
+            - containerPort: 80
+"""
+
+
+def test_new_lists_are_indented_under_their_keys_where_the_document_indents_its_own() -> None:
+    from combinators import append_at, upsert
+
+    new = {"name": "side", "image": "busybox", "args": ["a", "b"]}
+    overlays = (
+        append_at("spec.template.spec.containers", new),
+        upsert("spec.template.spec.containers[name=web].env", [{"name": "A", "value": "1"}]),
+        upsert("spec.template.spec.tolerations", [{"key": "gpu", "operator": "Exists"}]),
+    )
+    removed, added = _lines_changed(HELM_STYLE, _fold(HELM_STYLE, *overlays))
+    assert removed == []
+    assert added == [
+        "          env:",
+        "            - name: A",
+        "              value: '1'",
+        "        - name: side",
+        "          image: busybox",
+        "          args:",
+        "            - a",
+        "            - b",
+        "      tolerations:",
+        "        - key: gpu",
+        "          operator: Exists",
+    ]
+    # the same document written as kubectl writes lists, at their keys' indentation, gets
+    # its new lists so
+    kubectl_style = """\
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        ports:
+        - containerPort: 80
+"""
+    assert load_manifest(kubectl_style, "m.yaml")[0] == load_manifest(HELM_STYLE, "m.yaml")[0]
+    removed, added = _lines_changed(kubectl_style, _fold(kubectl_style, *overlays))
+    assert removed == []
+    assert added == [
+        "        env:",
+        "        - name: A",
+        "          value: '1'",
+        "      - name: side",
+        "        image: busybox",
+        "        args:",
+        "        - a",
+        "        - b",
+        "      tolerations:",
+        "      - key: gpu",
+        "        operator: Exists",
+    ]
+
+
+def test_the_list_style_is_the_one_the_document_writes_most() -> None:
+    from combinators import upsert
+
+    # two lists indented under their keys, one at its key's: indented, as most are
+    text = HELM_STYLE + "      volumes:\n      - name: v\n        emptyDir: {}\n"
+    assert _lines_changed(
+        text, _fold(text, upsert("spec.template.spec.tolerations", [{"key": "gpu"}]))
+    ) == ([], ["      tolerations:", "        - key: gpu"])
+    # no list to go by: as podfold writes them
+    text = "spec:\n  template:\n    spec:\n      hostIPC: true\n"
+    assert _lines_changed(
+        text, _fold(text, upsert("spec.template.spec.tolerations", [{"key": "gpu"}]))
+    ) == ([], ["      tolerations:", "      - key: gpu"])
+
+
 def test_removed_entries_are_cut_with_their_lines() -> None:
     from combinators import remove_at
 

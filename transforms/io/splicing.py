@@ -13,7 +13,8 @@ offsets where each value begins and ends; the changes are those of the one diff
 * a key added to a block map is a new line (or lines) after the map's last
   entry, at its indentation; an element added to a block list is a new ``-``
   entry where it goes among the others; what is added is written as
-  ``podfold apply`` writes it (:func:`~transforms.io.streams.dump_stream`);
+  ``podfold apply`` writes it (:func:`~transforms.io.streams.dump_stream`),
+  its lists indented under their keys where most of the document's are;
 * in a flow collection (``{...}``, ``[...]``, a JSON file) what is added is
   written as JSON, on the line where it goes;
 * a key or element removed is cut with its line(s); a collection left empty, a
@@ -151,7 +152,7 @@ def _edits(
     # libyaml counts its marks from after a byte-order mark, PyYAML's reader from before it
     offset = 1 if LIBYAML and text.startswith("\ufeff") else 0
     newline = "\r\n" if "\r\n" in text else "\n"
-    rendered: dict[tuple[str, int | None], list[str]] = {}  # each value written once
+    rendered: _Rendered = {}  # each value written once
     by_number = {number: (before, after, changes) for number, before, after, changes in changed}
     spans: list[tuple[int, int, int, int, int]] = []
     count = 0
@@ -299,20 +300,27 @@ def _canonical(documents: Any) -> str:
     return json.dumps(documents, ensure_ascii=False, sort_keys=True, default=repr)
 
 
+_Rendered = dict[tuple[str, int | None, bool], list[str]]
+
+
 def _render(
     document: Any,
     width: int | None = None,
-    cache: dict[tuple[str, int | None], list[str]] | None = None,
+    cache: _Rendered | None = None,
+    indented_lists: bool = False,
 ) -> list[str]:
     """The lines ``podfold apply`` writes for ``document`` (a map of one key, a list of
-    one element), each with its line break, the stream's end marker (``...``) left out;
-    kept in ``cache`` by the document's JSON text (kinds and key order told apart)."""
+    one element), each with its line break, the stream's end marker (``...``) left out,
+    a list that is a map's value indented under its key where ``indented_lists``; kept
+    in ``cache`` by the document's JSON text (kinds and key order told apart)."""
     from transforms.io.streams import dump_stream
 
-    key = (json.dumps(document, ensure_ascii=False, default=repr), width)
+    key = (json.dumps(document, ensure_ascii=False, default=repr), width, indented_lists)
     found = cache.get(key) if cache is not None else None
     if found is None:
-        found = dump_stream([document], width=width).splitlines(keepends=True)
+        found = dump_stream([document], width=width, indented_lists=indented_lists).splitlines(
+            keepends=True
+        )
         if found and found[-1].rstrip("\r\n") == "...":
             found.pop()
         if cache is not None:
@@ -348,7 +356,7 @@ class _Document:
         root: yaml.Node,
         number: int,
         edits: list[Edit],
-        rendered: dict[tuple[str, int | None], list[str]],
+        rendered: _Rendered,
     ) -> None:
         self.text = text
         self.source = source
@@ -361,6 +369,49 @@ class _Document:
         # what a path leads to in the document before (the changes' paths share their starts)
         self.resolved: dict[tuple[Part, ...], tuple[yaml.Node | None, yaml.Node, Any]] = {}
         self.rendered = rendered
+        self._indented_lists: bool | None = None
+
+    # -- what is written, as the document writes it ------------------------------------
+
+    def render(self, value: Any, width: int | None = None) -> list[str]:
+        """The lines of ``value`` (see :func:`_render`), its lists as the document's are."""
+        return _render(value, width, self.rendered, self.indented_lists())
+
+    def indented_lists(self) -> bool:
+        """Whether the document writes the lists that are a map's values indented under
+        their keys (``key:`` then ``  - item``, as Helm's charts do) more often than at
+        the key's indentation (``- item``, as kubectl and podfold write them)."""
+        if self._indented_lists is None:
+            under = at_key = 0
+            seen: set[int] = set()
+            stack = [self.root]
+            while stack:
+                node = stack.pop()
+                if id(node) in seen or isinstance(node, yaml.ScalarNode):
+                    continue
+                seen.add(id(node))
+                if isinstance(node, yaml.SequenceNode):
+                    stack.extend(node.value)
+                    continue
+                if not isinstance(node, yaml.MappingNode):
+                    continue
+                for key, value in node.value:
+                    stack.append(value)
+                    if (
+                        node.flow_style
+                        or not isinstance(value, yaml.SequenceNode)
+                        or value.flow_style
+                        or not value.value
+                    ):
+                        continue
+                    dash = self.dash_or_none(value.value[0])
+                    if dash is None or not self.starts_line(dash):
+                        continue
+                    offset = self.column(dash) - self.column(self.key_start(key))
+                    under += offset == 2
+                    at_key += offset == 0
+            self._indented_lists = under > at_key
+        return self._indented_lists
 
     # -- where things are ---------------------------------------------------------------
 
@@ -411,6 +462,13 @@ class _Document:
     def dash(self, element: yaml.Node) -> int:
         """Where the ``-`` of a block list's ``element`` is: before it on its line, or
         ending a line above it (comments and blank lines between)."""
+        found = self.dash_or_none(element)
+        if found is None:
+            self.refuse(element, "a list element whose '-' could not be found")
+        return found
+
+    def dash_or_none(self, element: yaml.Node) -> int | None:
+        """:meth:`dash`, or ``None`` where it cannot be found."""
         index = self.start(element) - 1
         while index >= 0 and self.text[index] in " \t":
             index -= 1
@@ -425,7 +483,7 @@ class _Document:
                     return start + found.start()
                 break
             index = start - 1
-        self.refuse(element, "a list element whose '-' could not be found")
+        return None
 
     def key_start(self, key: yaml.Node) -> int:
         """Where the entry of ``key`` begins: at its ``?`` where it is written with one."""
@@ -568,9 +626,7 @@ class _Document:
         if not parts:  # the document, emptied or made from an empty one: written anew
             root = self.root
             end = self.line_end(self.content_end(root))
-            self.add(
-                self.start(root), end, self.indented(_render(value, cache=self.rendered), 0, end)
-            )
+            self.add(self.start(root), end, self.indented(self.render(value), 0, end))
             return
         chain = self.resolve(parts, before)
         parent = chain[-2][1]
@@ -597,12 +653,12 @@ class _Document:
             return
         if key is not None:
             start, column = self.end(key), self.column(self.key_start(key))
-            lines = _render({"k": value}, cache=self.rendered)
+            lines = self.render({"k": value})
             lines[0] = lines[0][1:]  # what follows the key 'k'
         else:
             start = self.dash(node)
             column = self.column(start)
-            lines = _render([value], cache=self.rendered)
+            lines = self.render([value])
         content = self.content_end(node)
         end = self.line_end(content)
         tail = self.text[content:end].rstrip("\r\n")
@@ -613,7 +669,7 @@ class _Document:
     def scalar(self, value: Any, node: yaml.ScalarNode, flow: bool) -> str | None:
         """``value`` written on one line where ``node`` stands, in its style where ``value``
         can be written in it; ``None`` where it takes more than one line."""
-        lines = _render({"k": value}, _WIDE, self.rendered)
+        lines = self.render({"k": value}, _WIDE)
         if len(lines) != 1 or not lines[0].startswith("k: "):
             return None
         written = lines[0][3:].rstrip("\r\n")
@@ -660,7 +716,7 @@ class _Document:
                 return
             column = self.column(self.key_start(node.value[0][0]))
             at = self.line_end(self.content_end(node))
-            self.insert_lines(at, _render({last.name: value}, cache=self.rendered), column)
+            self.insert_lines(at, self.render({last.name: value}), column)
             return
         if not isinstance(node, yaml.SequenceNode):
             self.refuse(node, f"{_text(parts[:-1])} is not written as a list")
@@ -672,7 +728,7 @@ class _Document:
         if node.flow_style:
             self.flow_insert(node, slot, _json(value), value)
             return
-        lines = _render([value], cache=self.rendered)
+        lines = self.render([value])
         if slot < len(node.value):
             dash = self.dash(node.value[slot])
             column = self.column(dash)

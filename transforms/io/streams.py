@@ -55,7 +55,7 @@ from combinators.limits import MAX_DEPTH
 from transforms.io import safe_yaml
 from transforms.io.quoting import quote_foreign_scalars
 
-__all__ = ("dump_stream", "StreamDumper", "CStreamDumper")
+__all__ = ("dump_stream", "StreamDumper", "CStreamDumper", "IndentedListsDumper")
 
 _PREFIX = "tag:yaml.org,2002:"
 _STR, _INT, _BOOL, _NULL = (_PREFIX + name for name in ("str", "int", "bool", "null"))
@@ -198,15 +198,41 @@ CStreamDumper.add_representer(str, _represent_str)
 quote_foreign_scalars(CStreamDumper)
 
 
-def dump_stream(documents: Sequence[Any], *, width: int | None = None) -> str:
+class IndentedListsDumper(StreamDumper):
+    """:class:`StreamDumper` writing a list that is a map's value indented under its key
+    (``key:`` then ``  - item``), as Helm's charts and many hand-written manifests do,
+    where PyYAML and libyaml write it at the key's indentation (``- item``); everything
+    else as :class:`StreamDumper` writes it. In pure Python: libyaml's emitter has no such
+    choice."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def dump_stream(
+    documents: Sequence[Any], *, width: int | None = None, indented_lists: bool = False
+) -> str:
     """The YAML stream of ``documents`` (see the module); ``width``, where given, is the
-    column past which a long string is folded onto the next line (80 by default).
+    column past which a long string is folded onto the next line (80 by default);
+    ``indented_lists``: a list that is a map's value is indented under its key
+    (:class:`IndentedListsDumper`).
 
     >>> dump_stream([{"a": [1, None]}, {}])
     'a:\\n- 1\\n- null\\n--- {}\\n'
+    >>> print(dump_stream([{"a": [{"b": [1]}]}], indented_lists=True), end="")
+    a:
+      - b:
+          - 1
     """
     stream = io.StringIO()
-    dumper = (CStreamDumper if safe_yaml.LIBYAML else StreamDumper)(
+    kind = (
+        IndentedListsDumper
+        if indented_lists
+        else CStreamDumper
+        if safe_yaml.LIBYAML
+        else StreamDumper
+    )
+    dumper = kind(
         stream, default_flow_style=False, allow_unicode=True, sort_keys=False, width=width
     )
     scalars: dict[Any, ScalarEvent] = {}
