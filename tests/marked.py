@@ -61,6 +61,7 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_every_page_renders",
         "test_search_finds_a_recipe_and_links_to_its_entry",
     ),
+    "test_entry_points.py": ("test_a_run_reads_no_importlib_metadata",),
     "test_helm.py": (  # real Helm 3 and Helm 4 binaries (and npm, to fetch them once)
         "test_helm_3_post_renders_a_created_chart_and_ray_cluster",
         "test_helm_4_plugin_post_renders_and_its_errors_are_kept",
