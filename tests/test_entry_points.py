@@ -108,11 +108,11 @@ def test_a_zip_or_an_egg_on_the_path_or_another_finder_is_left_to_importlib(
         def find_distributions(self, context: Any) -> Any:
             return iter(())
 
-    plain = [entry for entry in sys.path if entry != str(archive)]
-    assert _plain(plain)
-    monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
-    assert not _plain(plain)
-    assert importlib.machinery.PathFinder in sys.meta_path
+    folders = [str(tmp_path), str(eggs)]
+    monkeypatch.setattr(sys, "meta_path", [importlib.machinery.PathFinder])
+    assert _plain(folders)
+    monkeypatch.setattr(sys, "meta_path", [Finder(), importlib.machinery.PathFinder])
+    assert not _plain(folders)
 
 
 def test_a_run_reads_no_importlib_metadata(tmp_path: Path) -> None:
