@@ -10,8 +10,6 @@ for a strategic merge step on a Deployment, to ``kubectl patch --local``;
 from __future__ import annotations
 
 import json
-import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +19,7 @@ import pytest
 import yaml
 
 from tests import warm
+from tests.terminal import on_a_terminal
 from transforms.io.loading import load_overlay
 from transforms.kube.workloads import Selector, apply_to_documents, pod_templates
 
@@ -291,29 +290,11 @@ def test_explain_colours_when_asked_and_on_a_terminal() -> None:
     forced = podfold("explain", "--color", "always", "-f", str(A100), str(DEPLOYMENT)).stdout
     assert "\x1b[32m+  nodeSelector:" in forced
     # on a terminal, by default
-    main, secondary = pty.openpty()
-    try:
-        done = subprocess.run(
-            [str(PODFOLD), "explain", "-f", str(A100), str(DEPLOYMENT)],
-            stdout=secondary,
-            stderr=subprocess.PIPE,
-            cwd=REPO,
-            timeout=60,
-        )
-        os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(main)
-    assert done.returncode == 0
-    assert b"\x1b[32m+  nodeSelector:" in b"".join(chunks)
+    status, _, shown = on_a_terminal(
+        ["explain", "-f", str(A100), str(DEPLOYMENT)], REPO, stream="stdout", timeout=60
+    )
+    assert status == 0
+    assert b"\x1b[32m+  nodeSelector:" in shown
 
 
 def test_explain_blame_names_file_line_and_recipe_steps() -> None:

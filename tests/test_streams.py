@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests import warm
+from tests.terminal import on_a_terminal
 from transforms.cli.documents import ManifestError, read_manifest
 from transforms.cli.parts import read_parts
 from transforms.errors import OverlayError
@@ -349,53 +350,11 @@ def test_the_memory_a_command_holds_does_not_grow_with_the_stream(
     assert peaks[1] < 1.5 * peaks[0], peaks
 
 
-def _on_a_terminal(args: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
-    """Run podfold with stderr on a pseudo-terminal: its status, stdout and what the
-    terminal got (read as it comes: a terminal's buffer is small)."""
-    import os
-    import pty
-    import subprocess
-    import sys
-    import threading
-
-    leader, follower = pty.openpty()
-    shown: list[bytes] = []
-
-    def read_terminal() -> None:
-        while True:
-            try:
-                chunk = os.read(leader, 1 << 16)
-            except OSError:  # the terminal's other side closed: all read
-                return
-            if not chunk:
-                return
-            shown.append(chunk)
-
-    reader = threading.Thread(target=read_terminal, daemon=True)
-    reader.start()
-    podfold = Path(sys.executable).with_name("podfold")
-    try:
-        done = subprocess.run(
-            [str(podfold), *args],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=follower,
-            timeout=120,
-            check=False,
-        )
-    finally:
-        os.close(follower)
-    reader.join(timeout=30)
-    os.close(leader)
-    return done.returncode, done.stdout, b"".join(shown)
-
-
 def test_a_long_run_draws_its_progress_on_a_terminal_only(tmp_path: Path) -> None:
     stream = tmp_path / "jobs.yaml"
     stream.write_text(jobs(4000).replace("shard: y}", "shard: 'y'}"))
     args = ["apply", "-f", str(A100), str(stream)]
-    status, out, shown = _on_a_terminal(args, tmp_path)
+    status, out, shown = on_a_terminal(args, tmp_path)
     assert status == 0, shown
     assert b"\rpodfold: 1 file, " in shown and b" pod templates changed\x1b[K" in shown
     assert shown.endswith(b"\r\x1b[K")  # cleared: nothing of it stays
@@ -403,7 +362,7 @@ def test_a_long_run_draws_its_progress_on_a_terminal_only(tmp_path: Path) -> Non
     assert last.startswith(b"1 file, ") and b"documents" in last
     plain = warm.run("podfold", args)
     assert out.decode() == plain.stdout and "podfold: 1 file" not in plain.stderr
-    quiet_status, quiet_out, quiet_shown = _on_a_terminal([*args[:1], "-q", *args[1:]], tmp_path)
+    quiet_status, quiet_out, quiet_shown = on_a_terminal([*args[:1], "-q", *args[1:]], tmp_path)
     assert (quiet_status, quiet_out) == (0, out)
     assert b"\rpodfold: " not in quiet_shown and b"\x1b[K" not in quiet_shown
     assert quiet_shown.count(b"podfold: warning: ") == shown.count(b"podfold: warning: ") > 300
