@@ -139,6 +139,8 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_a_stream_folded_in_a_worker_prints_and_says_what_one_process_does",
         "test_several_files_folded_in_a_worker_say_what_one_process_says",
         "test_a_failure_late_in_a_stream_folded_in_a_worker_is_said_as_one_process_says_it",
+        "test_a_stream_validated_in_a_worker_says_what_one_process_says",
+        "test_several_files_validated_in_a_worker_say_what_one_process_says",
         "test_a_worker_that_dies_ends_the_run_naming_how_and_prints_nothing",
         "test_an_interrupt_ends_the_reader_and_its_worker",
     ),

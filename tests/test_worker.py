@@ -1,5 +1,5 @@
-"""``podfold apply`` folding a long stream in a worker process prints and says, byte for
-byte and in order, what one process says; the worker's failures are the run's; a worker
+"""``podfold apply`` folding a long stream in a worker process, and ``podfold validate``
+checking one there, print and say, byte for byte and in order, what one process says; the worker's failures are the run's; a worker
 that dies, or an interrupt, ends the run at once, printing nothing."""
 
 from __future__ import annotations
@@ -138,6 +138,82 @@ def test_a_failure_late_in_a_stream_folded_in_a_worker_is_said_as_one_process_sa
     assert alone.returncode == 1 and alone.stdout == "", alone.stderr
     assert "error" in alone.stderr
     same(alone, folded)
+
+
+def invalid_jobs(count: int) -> str:
+    """``count`` Jobs, every ninth with a problem (a limit that is no quantity), a warning
+    (an env name twice) every eleventh, beside the kinds and booleans of :func:`jobs`."""
+    documents = jobs(count).split("---\n")
+    for number, document in enumerate(documents):
+        if number % 9 == 4 and "kind: Job" in document:
+            document += "        resources: {limits: {cpu: lots}}\n"
+        if number % 11 == 7 and "kind: Job" in document:
+            document += "        env: [{name: A, value: '1'}, {name: A, value: '2'}]\n"
+        documents[number] = document
+    return "---\n".join(documents)
+
+
+@pytest.mark.parametrize("case", ["valid", "problems", "a policy", "a syntax error late"])
+def test_a_stream_validated_in_a_worker_says_what_one_process_says(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = tmp_path / "jobs.yaml"
+    text = (
+        jobs(120).replace("{shard: y}", "{shard: 'y'}")
+        if case in ("valid", "a policy")
+        else invalid_jobs(120)
+    )
+    if case == "a syntax error late":
+        text += "---\nkind: Job\nspec: [1, 2\n"
+    stream.write_text(text)
+    args = ["validate", *(["--policy", "restricted"] if case == "a policy" else []), str(stream)]
+    alone, folded = both(args, tmp_path, monkeypatch)
+    if case == "valid":
+        assert alone.returncode == 0, alone.stderr
+        assert alone.stdout == ""
+        assert alone.stderr.splitlines()[-1] == (
+            "podfold: 120 pod templates in 131 documents: valid; 11 documents hold pods "
+            "podfold does not reach, not checked (named above)"
+        )
+        assert "jobs.yaml: document 115: Trainer/t" in alone.stderr  # a kind unreached
+    elif case == "a syntax error late":
+        assert (alone.returncode, alone.stdout) == (1, "")  # the problems before: withheld
+        assert "expected ',' or ']'" in alone.stderr
+    else:
+        assert alone.returncode == 1
+        lines = alone.stdout.splitlines()
+        assert len(lines) > 20 and lines == sorted(
+            lines, key=lambda line: int(line.split("document ")[1].split(":")[0])
+        )  # in the stream's order
+        if case == "problems":
+            assert any("warning: " in line for line in lines)
+    same(alone, folded)
+    if case == "problems":  # from a pipe, as from the file
+        piped = both(["validate", "-"], tmp_path, monkeypatch, input=text)
+        same(*piped)
+        assert piped[1].stdout == alone.stdout.replace(str(stream), "<stdin>")
+
+
+def test_several_files_validated_in_a_worker_say_what_one_process_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    documents = invalid_jobs(90).split("---\n")
+    for number in range(3):
+        (folder / f"{number}.yaml").write_text("---\n".join(documents[number * 33 :][:33]))
+    (folder / "empty.yaml").write_text("# nothing yet\n")
+    alone, folded = both(["validate", str(folder)], tmp_path, monkeypatch)
+    assert alone.returncode == 1 and "empty.yaml: no documents" in alone.stderr
+    assert {line.split(":")[0] for line in alone.stdout.splitlines()} == {
+        str(folder / f"{number}.yaml") for number in range(3)
+    }
+    same(alone, folded)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for number in range(2):
+        (empty / f"{number}.yaml").write_text("# nothing\n")
+    same(*both(["validate", str(empty)], tmp_path, monkeypatch))
 
 
 def test_a_worker_that_dies_ends_the_run_naming_how_and_prints_nothing(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -50,28 +51,64 @@ def validate_command(
     and says to quote it. A FILE with no document (empty, or only comments)
     is an error: there is nothing to find valid.
     """
-    from transforms.cli.options import manifest_paths, require_documents, stream_manifests
+    from transforms.cli import worker
+    from transforms.cli.options import manifest_paths, stream_manifests
     from transforms.cli.withheld import Withheld
     from transforms.run import Checks
 
     check_k8s_version(k8s_version)  # a usage error, found before any document is read
     checks = Checks(validate=True, k8s_version=k8s_version, only_new=False, policy=policy)
     paths = manifest_paths(manifests, recursive)
-    tally = _Tally()
+    run = _Validation(checks)
+    debug = bool((click.get_current_context().find_root().obj or {}).get("debug"))
     # the problems are printed once every stream has been read: a stream refused late (a
     # syntax error in its last document) prints none, as when streams were read whole
     with Withheld("text") as printed:
-        for stream in stream_manifests(paths):
-            before = tally.documents
-            _validate_stream(stream, checks, tally, printed.add_text, len(paths) > 1)
-            if tally.documents == before and len(paths) == 1:
-                require_documents([], stream.source, stream.opened, "validate")
-        if len(paths) > 1 and not tally.documents:
-            require_documents([], f"the {len(paths)} files", None, "validate")
+        if worker.worthwhile(paths, debug):  # a long stream: read here, checked in a worker
+            tally = worker.fold_in_worker(run, paths, stream_manifests(paths), printed)
+        else:
+            for number, stream in enumerate(stream_manifests(paths)):
+                for lines in run.stream(stream, len(paths) > 1, number):
+                    printed.add_text(lines)
+            tally = run.end(len(paths), "")
         printed.release()
     click.echo(f"podfold: {tally.summary()}", err=True)
     if tally.errors:
         click.get_current_context().exit(1)
+
+
+class _Validation:
+    """What ``validate`` does with each stream, a part at a time (:meth:`stream`), and
+    with all of them (:meth:`end`): the shape of a run that
+    :func:`~transforms.cli.worker.fold_in_worker` can fold in a worker."""
+
+    def __init__(self, checks: Any) -> None:
+        from transforms.cli.progress import Progress
+
+        self.checks = checks
+        self.tally = _Tally()
+        self.progress = Progress(terminal=False)  # validate draws none
+
+    def stream(self, stream: Any, several: bool, number: int) -> Any:
+        """The problem lines of each part of ``stream``, one text a part (see
+        :func:`_validate_stream`); the only stream, with no document, refused."""
+        from transforms.cli.options import require_documents
+
+        before = self.tally.documents
+        lines: list[str] = []
+        for _ in _validate_stream(stream, self.checks, self.tally, lines.append, several):
+            yield "".join(lines)
+            lines.clear()
+        if self.tally.documents == before and not several:
+            require_documents([], stream.source, stream.opened, "validate")
+
+    def end(self, streams: int, first_source: str) -> _Tally:
+        """The tally of every stream; several files with no document at all refused."""
+        from transforms.cli.options import require_documents
+
+        if streams > 1 and not self.tally.documents:
+            require_documents([], f"the {streams} files", None, "validate")
+        return self.tally
 
 
 class _Tally:
@@ -99,11 +136,14 @@ class _Tally:
         return summary
 
 
-def _validate_stream(stream: Any, checks: Any, tally: _Tally, emit: Any, several: bool) -> None:
-    """Check every pod template of ``stream``, a part at a time: ``emit`` each problem's
-    line; warn (on stderr) of what the checks do not reach, as each part is read, and of
-    declared places no document of the stream had, once it has all been read. A stream
-    with no document is warned about where it is one of ``several`` (else refused)."""
+def _validate_stream(
+    stream: Any, checks: Any, tally: _Tally, emit: Any, several: bool
+) -> Iterator[None]:
+    """Check every pod template of ``stream``, a part at a time, yielding after each:
+    ``emit`` each problem's line; warn (on stderr) of what the checks do not reach, as each
+    part is read, and of declared places no document of the stream had, once it has all
+    been read. A stream with no document is warned about where it is one of ``several``
+    (else refused)."""
     from combinators import get_at
     from combinators.limits import short_repr
     from transforms.cli.documents import document_path, template_booleans, template_label
@@ -146,6 +186,7 @@ def _validate_stream(stream: Any, checks: Any, tally: _Tally, emit: Any, several
                         f"{where}: {template_label(number, template)}: {prefix}{at}: "
                         f"{problem.message}{note}\n"
                     )
+        yield
     tally.documents += notices.documents
     tally.unreached += notices.unreached
     if notices.documents or several:  # the only stream, with none: refused by the caller

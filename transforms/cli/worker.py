@@ -1,5 +1,5 @@
-"""A long stream folded in a second process while this one reads it: ``podfold apply`` on
-two cores.
+"""A long stream folded in a second process while this one reads it: ``podfold apply`` and
+``podfold validate`` on two cores.
 
 Reading a stream (libyaml's events, and the documents made of them) is about two fifths
 of what ``apply`` does with it; folding, checking and writing are the rest, and the two
@@ -7,9 +7,10 @@ are independent once a part has been read. So where the stream is long
 (:func:`worthwhile`), this process reads the parts (:func:`~transforms.cli.parts.read_parts`)
 and writes the output, and one worker process, forked from it once the overlays are
 loaded, folds and checks each part in order: the run (``_Run`` of
-:mod:`transforms.cli.apply`, with every record it keeps of the streams) lives in the
-worker, which runs the same code on the same parts in the same order as this process
-would, so what it finds is what this process would find.
+:mod:`transforms.cli.apply`, ``_Validation`` of :mod:`transforms.cli.validate`, with
+every record it keeps of the streams) lives in the worker, which runs the same code on
+the same parts in the same order as this process would, so what it finds is what this
+process would find; what the run's end gives (validate's tally) is sent back.
 
 * What the worker says on stderr (warnings, findings, a failure's message) is taken
   with each part's result and said here in order, as it would have been said;
@@ -172,11 +173,12 @@ def _child(run: Any, receive: Any, send: Any) -> None:
             else:
                 raise _Aborted
 
+    ended: Any = None  # what the run's end gives
     try:
         while True:
             message = receive.recv()
             if message[0] == "end":
-                run.end(*message[1:])
+                ended = run.end(*message[1:])
                 break
             if message[0] != "stream":
                 raise _Aborted
@@ -188,11 +190,11 @@ def _child(run: Any, receive: Any, send: Any) -> None:
                 send.send(("result", out, dumped, len(result), taken(), tally.take(), idle[0]))
                 idle[0] = 0.0
             send.send(("said", taken(), tally.take()))
-        send.send(("done", taken(), None))
+        send.send(("done", taken(), None, ended))
     except _Aborted:
         send.send(("aborted", taken()))
     except BaseException as err:
-        send.send(("done", taken(), _portable(err)))
+        send.send(("done", taken(), _portable(err), None))
 
 
 def _receive(connection: Any, inbox: Any) -> None:
@@ -243,6 +245,7 @@ class _Reader:
         # seconds each process waited for the other: the one that waits less writes less
         self.idle = self.worker_idle = 0.0
         self.ended = False  # the worker said it is done (or aborted)
+        self.ended_with: Any = None  # what the run's end gave, in the worker
 
     def send(self, message: tuple[Any, ...]) -> None:
         """Send ``message``; a worker gone (it failed, and said so) is met when its last
@@ -297,6 +300,8 @@ class _Reader:
             self._say(message[4])
             if message[2]:
                 self.printed.add_dumped(message[1], message[3])
+            elif isinstance(message[1], str):  # a run's lines of text (validate's problems)
+                self.printed.add_text(message[1])
             else:
                 self.printed.add(message[1])
             self.progress.update(**message[5])
@@ -312,6 +317,7 @@ class _Reader:
             self._say(message[1])
             if message[2] is not None:
                 raise message[2]
+            self.ended_with = message[3]
         else:
             self.ended = True
             raise WorkerLost(self._how_it_ended())
@@ -351,10 +357,11 @@ class _Reader:
         self._connection.close()
 
 
-def fold_in_worker(run: Any, paths: Sequence[str], streams: Any, printed: Any) -> None:
+def fold_in_worker(run: Any, paths: Sequence[str], streams: Any, printed: Any) -> Any:
     """Fold ``streams`` (:func:`~transforms.cli.options.stream_manifests` of ``paths``)
     as ``run.stream`` and ``run.end`` fold them, in a worker (see the module), adding each
-    part's result to ``printed`` (:class:`~transforms.cli.withheld.Withheld`) in order."""
+    part's result to ``printed`` (:class:`~transforms.cli.withheld.Withheld`) in order:
+    documents, or a text of lines; give what ``run.end`` gave there."""
     reader = _Reader(run, printed)
     try:
         several = len(paths) > 1
@@ -386,6 +393,7 @@ def fold_in_worker(run: Any, paths: Sequence[str], streams: Any, printed: Any) -
         reader.finish()
     finally:
         reader.close()
+    return reader.ended_with
 
 
 def _stop(reader: _Reader) -> None:
