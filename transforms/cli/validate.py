@@ -89,7 +89,7 @@ class _Validation:
         self.tally = _Tally()
         self.progress = Progress(terminal=False)  # validate draws none
 
-    def stream(self, stream: Any, several: bool, number: int) -> Any:
+    def stream(self, stream: Any, several: bool, number: int) -> Iterator[str]:
         """The problem lines of each part of ``stream``, one text a part (see
         :func:`_validate_stream`); the only stream, with no document, refused."""
         from transforms.cli.options import require_documents
