@@ -328,6 +328,21 @@ def _render(
     return list(found)
 
 
+def _keyed_list(value: Any) -> bool:
+    """Whether ``value`` holds a list (not empty) that is a map's value."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            for item in current.values():
+                if isinstance(item, list) and item:
+                    return True
+                stack.append(item)
+        elif isinstance(current, list):
+            stack.extend(current)
+    return False
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -374,8 +389,11 @@ class _Document:
     # -- what is written, as the document writes it ------------------------------------
 
     def render(self, value: Any, width: int | None = None) -> list[str]:
-        """The lines of ``value`` (see :func:`_render`), its lists as the document's are."""
-        return _render(value, width, self.rendered, self.indented_lists())
+        """The lines of ``value`` (see :func:`_render`), its lists as the document's are
+        (asked of the document only where ``value`` has a list that is a map's value: the
+        one place the two styles differ)."""
+        indented = _keyed_list(value) and self.indented_lists()
+        return _render(value, width, self.rendered, indented)
 
     def indented_lists(self) -> bool:
         """Whether the document writes the lists that are a map's values indented under
