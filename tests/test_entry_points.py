@@ -59,9 +59,15 @@ def test_the_first_distribution_of_a_name_on_the_path_is_the_one_read(tmp_path: 
         "[podfold.recipes]\n  spaced   =   eggy.recipes : catalog  \n",
     )
     (second / "lonely-1.0.egg-info").write_text("Metadata-Version: 1.0\nName: lonely\n")
+    _dist(second, "broken-1.0.dist-info", "broken", None)
+    (second / "broken-1.0.dist-info" / "entry_points.txt").write_bytes(b"[g]\nx = \xff\n")
     path = [str(first), str(second), str(tmp_path / "missing")]
     read = _read_folders(path)
     assert read is not None
+    # importlib.metadata fails on a file that is not UTF-8; podfold leaves its points out
+    with pytest.raises(UnicodeDecodeError):
+        _from_importlib(path)
+    (second / "broken-1.0.dist-info" / "entry_points.txt").unlink()
     assert _keys(read) == _keys(_from_importlib(path))
     assert _keys(read) == [
         ("acme", "new:kinds", "podfold.kinds", "Acme.Kinds"),

@@ -151,7 +151,8 @@ def _normalized(name: str) -> str:
 def _read_folders(path: Iterable[str]) -> list[EntryPoint] | None:
     """The entry points of the first distribution of each name in ``path``'s folders, as
     :mod:`importlib.metadata` reads them; ``None`` where it meets what it leaves to
-    :mod:`importlib.metadata` (an egg)."""
+    :mod:`importlib.metadata` (an egg). An ``entry_points.txt`` that is not UTF-8 (another
+    package's, broken) gives none, where :mod:`importlib.metadata` fails on it."""
     seen: set[str] = set()
     points: list[EntryPoint] = []
     for entry in path:
@@ -175,6 +176,8 @@ def _read_folders(path: Iterable[str]) -> list[EntryPoint] | None:
                 with open(os.path.join(info, "entry_points.txt"), encoding="utf-8") as text:
                     written = text.read()
             except OSError:  # none (most have none), or an egg-info file
+                continue
+            except UnicodeDecodeError:  # another package's broken file: none of its points
                 continue
             points.extend(_parsed(written, Distribution(None, info)))
     return points
