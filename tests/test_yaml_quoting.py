@@ -575,6 +575,14 @@ def test_law_every_plain_string_is_a_string_to_every_reader(
     assert list(yaml.safe_load_all(pure)) == documents
     if safe_yaml.LIBYAML:
         assert dump_stream(documents) == pure
+    # with lists indented under their keys (apply -i, in a document written so): the same
+    # documents, the same lines but for their indentation
+    indented = dump_stream(documents, indented_lists=True)
+    assert _misread(indented) == {}
+    assert list(yaml.safe_load_all(indented)) == documents
+    assert [line.lstrip(" ") for line in indented.splitlines()] == [
+        line.lstrip(" ") for line in pure.splitlines()
+    ]
 
 
 @EXAMPLES
