@@ -74,15 +74,21 @@ def test_a_stream_folded_in_a_worker_prints_and_says_what_one_process_does(
     assert piped[1].stdout == alone.stdout
 
 
-def test_several_files_folded_in_a_worker_say_what_one_process_says(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _three_files_and_an_empty_one(tmp_path: Path, stream: str) -> Path:
+    """A folder holding ``stream``'s documents in three files of 33, and an empty file."""
     folder = tmp_path / "manifests"
     folder.mkdir()
-    documents = jobs(90).split("---\n")
+    documents = stream.split("---\n")
     for number in range(3):
         (folder / f"{number}.yaml").write_text("---\n".join(documents[number * 33 :][:33]))
     (folder / "empty.yaml").write_text("# nothing yet\n")
+    return folder
+
+
+def test_several_files_folded_in_a_worker_say_what_one_process_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _three_files_and_an_empty_one(tmp_path, jobs(90))
     args = ["apply", "-f", str(A100), "--select", "kind=Job", str(folder)]
     alone, folded = both(args, tmp_path, monkeypatch)
     assert alone.returncode == 0, alone.stderr
@@ -197,12 +203,7 @@ def test_a_stream_validated_in_a_worker_says_what_one_process_says(
 def test_several_files_validated_in_a_worker_say_what_one_process_says(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    folder = tmp_path / "manifests"
-    folder.mkdir()
-    documents = invalid_jobs(90).split("---\n")
-    for number in range(3):
-        (folder / f"{number}.yaml").write_text("---\n".join(documents[number * 33 :][:33]))
-    (folder / "empty.yaml").write_text("# nothing yet\n")
+    folder = _three_files_and_an_empty_one(tmp_path, invalid_jobs(90))
     alone, folded = both(["validate", str(folder)], tmp_path, monkeypatch)
     assert alone.returncode == 1 and "empty.yaml: no documents" in alone.stderr
     assert {line.split(":")[0] for line in alone.stdout.splitlines()} == {
