@@ -110,6 +110,28 @@ def test_an_upstream_file_s_new_lists_are_indented_as_its_own(tmp_path: Path) ->
     assert changed_lines(original, (tmp_path / "job.yaml").read_text()) == 2 * each_replica
 
 
+def test_a_list_a_strategic_patch_reorders_keeps_its_comments(tmp_path: Path) -> None:
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+        "  - name: trainer   # the main one\n    image: trainer:1.4\n"
+        "  # the sidecar ships logs\n  - name: logs\n    image: fluent-bit:3.0\n"
+        "  restartPolicy: Never\n"
+    )
+    (tmp_path / "pod.yaml").write_text(pod)
+    (tmp_path / "order.yaml").write_text(
+        "- strategic:\n    spec:\n"
+        "      $setElementOrder/containers: [{name: logs}, {name: trainer}]\n"
+    )
+    done = podfold("apply", "-f", "order.yaml", "-i", "pod.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "pod.yaml").read_text() == pod.replace(
+        "  - name: trainer   # the main one\n    image: trainer:1.4\n", ""
+    ).replace(
+        "  restartPolicy",
+        "  - name: trainer   # the main one\n    image: trainer:1.4\n  restartPolicy",
+    )
+
+
 def test_a_file_that_cannot_be_edited_exactly_is_refused_and_the_others_written(
     tmp_path: Path,
 ) -> None:

@@ -317,6 +317,60 @@ def test_the_list_style_is_the_one_the_document_writes_most() -> None:
     ) == ([], ["      tolerations:", "      - key: gpu"])
 
 
+REORDERED = """\
+spec:
+  containers:
+  # above the list: stays here
+  - name: a   # first
+    image: a:1
+    # b's own comment
+  - name: b
+    image: b:1
+
+  # c is the sidecar
+  - name: c
+    image: c:1  # pinned
+  # after the list
+  restartPolicy: Never
+"""
+
+
+def _reordered(text: str, order: list[int], **changed: Any) -> str:
+    documents, _ = load_manifest(text, "m.yaml")
+    before = documents[0]
+    containers = [dict(before["spec"]["containers"][index]) for index in order]
+    for name, image in changed.items():
+        next(item for item in containers if item["name"] == name)["image"] = image
+    after = {**before, "spec": {**before["spec"], "containers": containers}}
+    return splice(text, [(before, after)], "m.yaml")
+
+
+def test_a_reordered_list_moves_its_elements_lines_with_their_comments() -> None:
+    assert _reordered(REORDERED, [2, 0, 1]) == (
+        "spec:\n  containers:\n  # above the list: stays here\n"
+        "\n  # c is the sidecar\n  - name: c\n    image: c:1  # pinned\n"
+        "  - name: a   # first\n    image: a:1\n"
+        "    # b's own comment\n  - name: b\n    image: b:1\n"
+        "  # after the list\n  restartPolicy: Never\n"
+    )
+    crlf = REORDERED.replace("\n", "\r\n")
+    assert _reordered(crlf, [2, 0, 1]) == _reordered(REORDERED, [2, 0, 1]).replace("\n", "\r\n")
+    assert _reordered(REORDERED, [0, 1, 2]) is REORDERED
+
+
+def test_a_reordered_list_that_changed_too_is_written_anew() -> None:
+    # an element changed as well, an anchor in the list, the file ending on the list's
+    # last line: the list is written whole, as apply writes it (its comments with it)
+    for text, changed in (
+        (REORDERED, {"a": "a:2"}),
+        (REORDERED.replace("image: b:1", "image: &b b:1"), {}),
+        (REORDERED.split("  # after the list")[0].rstrip("\n"), {}),
+    ):
+        spliced = _reordered(text, [2, 0, 1], **changed)
+        assert "# c is the sidecar" not in spliced and "# b's own comment" not in spliced
+        assert "  - name: c\n    image: c:1\n  - name: a\n" in spliced
+
+
 def test_removed_entries_are_cut_with_their_lines() -> None:
     from combinators import remove_at
 

@@ -17,9 +17,11 @@ offsets where each value begins and ends; the changes are those of the one diff
   its lists indented under their keys where most of the document's are;
 * in a flow collection (``{...}``, ``[...]``, a JSON file) what is added is
   written as JSON, on the line where it goes;
-* a key or element removed is cut with its line(s); a collection left empty, a
-  list whose elements were reordered and a value of another kind are written
-  anew, whole, at their place.
+* a key or element removed is cut with its line(s);
+* a block list whose named elements were only reordered has their lines moved,
+  each element with the comments and blank lines above it;
+* a collection left empty, a list reordered where its elements changed too, and
+  a value of another kind are written anew, whole, at their place.
 
 An edit that cannot be made exactly is refused with a :class:`SpliceError`
 naming the file, line and why, and the text is left as it was: an edited value
@@ -602,16 +604,24 @@ class _Document:
     # -- the edits ----------------------------------------------------------------------
 
     def edit(self, before: Any, after: Any, changes: list[Change]) -> None:
-        # a list reordered, or a collection left empty or made from an empty one, is
-        # written anew, whole; what changed inside it is then written with it
+        # a list only reordered has its elements' lines moved; one reordered where its
+        # elements changed too, or a collection left empty or made from an empty one, is
+        # written anew, whole, and what changed inside it is written with it
         whole: list[tuple[Part, ...]] = []
+        moved: list[tuple[Part, ...]] = []  # lists reordered by moving their elements' lines
         counts: dict[tuple[Part, ...], list[int]] = {}
         for change in changes:
             parts = change.path.parts
             if not parts:
                 self.refuse(None, "the whole document changes")
             if change.reordered:
-                whole.append(parts)
+                alone = not any(
+                    _under(other.path.parts, parts) for other in changes if other is not change
+                )
+                if alone and self.move(parts, before, change):
+                    moved.append(parts)
+                else:
+                    whole.append(parts)
             elif change.before is MISSING or change.after is MISSING:
                 count = counts.setdefault(parts[:-1], [0, 0])
                 count[change.before is MISSING] += 1
@@ -631,7 +641,7 @@ class _Document:
             self.replace(parts, before, _value_at(after, parts))
         for change in changes:
             parts = change.path.parts
-            if any(_under(parts, other) or parts == other for other in whole):
+            if parts in moved or any(_under(parts, other) or parts == other for other in whole):
                 continue
             if change.before is MISSING:
                 self.insert(parts, before, after)
@@ -639,6 +649,41 @@ class _Document:
                 self.remove(parts, before)
             else:
                 self.replace(parts, before, change.after)
+
+    def move(self, parts: Sequence[Part], before: Any, change: Change) -> bool:
+        """Reorder the named elements of the block list at ``parts`` by moving their lines,
+        each with the comments and blank lines above it (those above the first stay where
+        they are), where that is all that changed in the list; ``False`` where it cannot
+        be done so (the list is then written anew)."""
+        node = self.resolve(parts, before)[-1][1]
+        if not isinstance(node, yaml.SequenceNode) or node.flow_style or len(node.value) < 2:
+            return False
+        old, new = change.before, change.after
+        names = [element_name(None, item) for item in old]
+        new_names = [element_name(None, item) for item in new]
+        if None in names or None in new_names:
+            return False
+        keys = [name.text() for name in names if name is not None]
+        new_keys = [name.text() for name in new_names if name is not None]
+        if len(set(keys)) != len(keys) or sorted(keys) != sorted(new_keys):
+            return False
+        place = {key: index for index, key in enumerate(keys)}
+        if any(
+            not strict_equal(item, old[place[key]]) for item, key in zip(new, new_keys, strict=True)
+        ):
+            return False  # an element changed too (a change under the list would say so)
+        dashes = [self.dash_or_none(element) for element in node.value]
+        if any(dash is None or not self.starts_line(dash) for dash in dashes):
+            return False
+        ends = [self.line_end(self.content_end(element)) for element in node.value]
+        starts = [self.line_start(dashes[0] or 0), *ends[:-1]]
+        region = self.text[starts[0] : ends[-1]]
+        if not region.endswith("\n") or "&" in region or "*" in region:
+            return False  # the file ends on its last line; an anchor or alias may be in it
+        blocks = [self.text[start:end] for start, end in zip(starts, ends, strict=True)]
+        moved = "".join(blocks[place[key]] for key in new_keys)
+        self.edits.append(Edit(starts[0], ends[-1], moved))  # its line breaks are the file's
+        return True
 
     def replace(self, parts: Sequence[Part], before: Any, value: Any) -> None:
         if not parts:  # the document, emptied or made from an empty one: written anew
