@@ -673,10 +673,11 @@ class _Document:
         ):
             return False  # an element changed too (a change under the list would say so)
         dashes = [self.dash_or_none(element) for element in node.value]
-        if any(dash is None or not self.starts_line(dash) for dash in dashes):
+        first = dashes[0]
+        if first is None or any(dash is None or not self.starts_line(dash) for dash in dashes):
             return False
         ends = [self.line_end(self.content_end(element)) for element in node.value]
-        starts = [self.line_start(dashes[0] or 0), *ends[:-1]]
+        starts = [self.line_start(first), *ends[:-1]]
         region = self.text[starts[0] : ends[-1]]
         if not region.endswith("\n") or "&" in region or "*" in region:
             return False  # the file ends on its last line; an anchor or alias may be in it
