@@ -42,6 +42,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests import collector
 from tests.marked import SLOW, SPAWN
 
 
@@ -60,6 +61,8 @@ def _bytecode_outside_the_checkout() -> None:
 
 
 _bytecode_outside_the_checkout()
+
+collector.for_the_run()  # full collections a tenth as often: see tests/collector.py
 
 CI_EXAMPLES = 50
 """Examples a test draws under the ``ci`` profile: the same ones on every run (derandomized),

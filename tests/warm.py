@@ -42,6 +42,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tests import collector
+
 __all__ = ("WARM_MODULES", "run")
 
 REPO = Path(__file__).resolve().parent.parent
@@ -157,6 +159,7 @@ def _child(program: str, argv: Sequence[str], cwd: Path, fds: tuple[int, int, in
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         os.chdir(cwd)
+        gc.set_threshold(*collector.INTERPRETER)  # a user's interpreter's, not the run's
         old = {id(stream): name for stream, name in _streams()}
         stdin = io.FileIO(0, "r", closefd=False)
         stdin.name = "<stdin>"  # type: ignore[misc]  # as the interpreter names it
