@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import copy
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ from kubernetes.client import (
 import recipes
 from combinators import Key, TransformError, get_at
 from combinators.paths import Path as PodPath
+from tests import warm
 from tests.kind_fixtures import knative_revision
 from transforms.checks.validation import problems
 from transforms.kube import (
@@ -57,7 +57,6 @@ from transforms.kube.workloads import with_added_volumes
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFESTS = REPO / "tests" / "manifests"
-PODFOLD = Path(sys.executable).with_name("podfold")
 QUEUE = "kueue.x-k8s.io/queue-name"
 LWS_CLAIMS = MANIFESTS / "lws" / "lws-volume-claim-templates.yaml"
 
@@ -67,9 +66,7 @@ def documents_of(path: Path) -> list[Any]:
 
 
 def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", args, input=stdin)
 
 
 def overlay_file(tmp_path: Path, text: str) -> Path:
