@@ -23,7 +23,7 @@ from tests.terminal import on_a_terminal
 from transforms.io.loading import load_overlay
 from transforms.kube.workloads import Selector, apply_to_documents, pod_templates
 
-from .kubectl import KUBECTL, needs_kubectl
+from .kubectl import KUBECTL, needs_kubectl, oracle_env
 
 REPO = Path(__file__).resolve().parent.parent
 PODFOLD = Path(sys.executable).with_name("podfold")
@@ -192,6 +192,7 @@ def test_a_strategic_step_gives_kubectl_s_result_on_a_deployment(tmp_path: Path)
             "json",
         ],
         capture_output=True,
+        env=oracle_env(),
         text=True,
         timeout=60,
     )

@@ -45,7 +45,7 @@ from transforms.kube.scopes import (
 )
 from transforms.testing import strategies
 
-from .kubectl import KUBECTL, needs_kubectl
+from .kubectl import KUBECTL, needs_kubectl, oracle_env
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFESTS = REPO / "tests" / "manifests"
@@ -415,6 +415,7 @@ def test_the_label_is_where_kubectl_label_puts_it_on_the_workload(
     done = subprocess.run(
         [KUBECTL, "label", "--local", "-f", str(manifest), f"{QUEUE}=team-a", "-o", "json"],
         capture_output=True,
+        env=oracle_env(),
         text=True,
         timeout=60,
         check=True,

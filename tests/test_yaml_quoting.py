@@ -35,7 +35,7 @@ from transforms.io import safe_yaml
 from transforms.io.quoting import quote_foreign_scalars
 from transforms.io.streams import CStreamDumper, StreamDumper, dump_stream
 
-from .kubectl import KUBECTL, needs_kubectl
+from .kubectl import KUBECTL, needs_kubectl, oracle_env
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -670,6 +670,7 @@ def test_kubectl_reads_podfold_apply_s_strings_as_strings(tmp_path: pathlib.Path
         [KUBECTL, "patch", "--local", "-f", "-", "--type", "merge", "-p", "{}", "-o", "json"],
         input=applied.stdout,
         capture_output=True,
+        env=oracle_env(),
         text=True,
         timeout=60,
         check=False,
@@ -719,6 +720,7 @@ def test_render_quotes_what_kubectl_would_misread(tmp_path: pathlib.Path) -> Non
             [KUBECTL, "patch", "--local", "-f", "-", "--type", "merge", "-p", "{}", "-o", "json"],
             input=rendered.stdout,
             capture_output=True,
+            env=oracle_env(),
             text=True,
             timeout=60,
             check=False,

@@ -35,7 +35,7 @@ from transforms.io import safe_yaml
 from transforms.io.loading import loads_overlay
 from transforms.io.safe_yaml import load_manifest
 
-from .kubectl import KUBECTL, needs_kubectl
+from .kubectl import KUBECTL, needs_kubectl, oracle_env
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
@@ -64,6 +64,7 @@ def _kubectl(text: str) -> tuple[int, Any]:
                 "json",
             ],
             capture_output=True,
+            env=oracle_env(),
             text=True,
             timeout=120,
             check=False,

@@ -47,7 +47,7 @@ from transforms.errors import OverlayError
 from transforms.io import safe_yaml
 from transforms.io.loading import loads_overlay
 
-from .kubectl import KUBECTL, needs_kubectl
+from .kubectl import KUBECTL, needs_kubectl, oracle_env
 from .test_yaml_quoting import go_yaml
 
 # ---------------------------------------------------------------- helpers
@@ -79,6 +79,7 @@ def _kubectl(text: str) -> tuple[int, str]:
                 "json",
             ],
             capture_output=True,
+            env=oracle_env(),
             text=True,
             timeout=60,
             check=False,
