@@ -14,7 +14,6 @@ says what works instead, and the way it names works.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import yaml
 
 import recipes
 from combinators import for_each
+from tests import warm
 from transforms import merge_patch
 from transforms.cli import main
 from transforms.kube import WorkloadKindError, apply_to_workload, pod_templates
@@ -30,7 +30,6 @@ from transforms.kube.table import a_kind
 from transforms.kube.unreached import unreached_pods
 
 REPO = Path(__file__).resolve().parent.parent
-PODFOLD = Path(sys.executable).with_name("podfold")
 
 # the Spark operator's spark-pi, with the driver's and executors' settings as its
 # examples write them (no image: the application's spec.image is every pod's)
@@ -284,9 +283,7 @@ def documents(text: str) -> list[Any]:
 
 
 def podfold(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PODFOLD), *args], input=stdin, cwd=REPO, capture_output=True, text=True, timeout=120
-    )
+    return warm.run("podfold", args, input=stdin)
 
 
 # ---------------------------------------------------------------- what is found
