@@ -23,7 +23,7 @@ from tests.terminal import on_a_terminal
 from transforms.io.loading import load_overlay
 from transforms.kube.workloads import Selector, apply_to_documents, pod_templates
 
-from .kubectl import KUBECTL, needs_kubectl, oracle_env
+from .kubectl import needs_kubectl, run_kubectl
 
 REPO = Path(__file__).resolve().parent.parent
 PODFOLD = Path(sys.executable).with_name("podfold")
@@ -176,25 +176,17 @@ def test_a_strategic_step_gives_kubectl_s_result_on_a_deployment(tmp_path: Path)
     overlay = tmp_path / "patch.yaml"
     overlay.write_text(yaml.safe_dump([{"strategic": pod_patch}]))
     ours = json.loads(podfold("apply", "-f", str(overlay), "-o", "json", str(DEPLOYMENT)).stdout)
-    assert KUBECTL is not None
-    kubectl = subprocess.run(
-        [
-            KUBECTL,
-            "patch",
-            "--local",
-            "-f",
-            str(DEPLOYMENT),
-            "--type",
-            "strategic",
-            "-p",
-            json.dumps({"spec": {"template": pod_patch}}),
-            "-o",
-            "json",
-        ],
-        capture_output=True,
-        env=oracle_env(),
-        text=True,
-        timeout=60,
+    kubectl = run_kubectl(
+        "patch",
+        "--local",
+        "-f",
+        str(DEPLOYMENT),
+        "--type",
+        "strategic",
+        "-p",
+        json.dumps({"spec": {"template": pod_patch}}),
+        "-o",
+        "json",
     )
     assert kubectl.returncode == 0, kubectl.stderr
     assert ours == json.loads(kubectl.stdout)

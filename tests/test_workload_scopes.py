@@ -45,7 +45,7 @@ from transforms.kube.scopes import (
 )
 from transforms.testing import strategies
 
-from .kubectl import KUBECTL, needs_kubectl, oracle_env
+from .kubectl import needs_kubectl, run_kubectl
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFESTS = REPO / "tests" / "manifests"
@@ -411,14 +411,8 @@ def test_the_label_is_where_kubectl_label_puts_it_on_the_workload(
     workload = unqueued(name)[0]
     manifest = tmp_path / "workload.json"
     manifest.write_text(json.dumps(workload))
-    assert KUBECTL is not None
-    done = subprocess.run(
-        [KUBECTL, "label", "--local", "-f", str(manifest), f"{QUEUE}=team-a", "-o", "json"],
-        capture_output=True,
-        env=oracle_env(),
-        text=True,
-        timeout=60,
-        check=True,
+    done = run_kubectl(
+        "label", "--local", "-f", str(manifest), f"{QUEUE}=team-a", "-o", "json", check=True
     )
     assert apply_to_workload(recipes.kueue_queue("team-a"), workload) == json.loads(done.stdout)
 

@@ -17,7 +17,6 @@ import json
 import math
 import pathlib
 import re
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -35,7 +34,7 @@ from transforms.io import safe_yaml
 from transforms.io.quoting import quote_foreign_scalars
 from transforms.io.streams import CStreamDumper, StreamDumper, dump_stream
 
-from .kubectl import KUBECTL, needs_kubectl, oracle_env
+from .kubectl import KUBECTL, needs_kubectl, run_kubectl
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -665,15 +664,18 @@ def test_kubectl_reads_podfold_apply_s_strings_as_strings(tmp_path: pathlib.Path
         timeout=120,
     )
     assert applied.returncode == 0, applied.stderr
-    assert KUBECTL is not None
-    read = subprocess.run(
-        [KUBECTL, "patch", "--local", "-f", "-", "--type", "merge", "-p", "{}", "-o", "json"],
+    read = run_kubectl(
+        "patch",
+        "--local",
+        "-f",
+        "-",
+        "--type",
+        "merge",
+        "-p",
+        "{}",
+        "-o",
+        "json",
         input=applied.stdout,
-        capture_output=True,
-        env=oracle_env(),
-        text=True,
-        timeout=60,
-        check=False,
     )
     assert read.returncode == 0, read.stderr
     by_kind = {item["kind"]: item for item in _json_objects(read.stdout)}
@@ -716,14 +718,18 @@ def test_render_quotes_what_kubectl_would_misread(tmp_path: pathlib.Path) -> Non
         }
         assert found == env
     if KUBECTL is not None:
-        read = subprocess.run(
-            [KUBECTL, "patch", "--local", "-f", "-", "--type", "merge", "-p", "{}", "-o", "json"],
+        read = run_kubectl(
+            "patch",
+            "--local",
+            "-f",
+            "-",
+            "--type",
+            "merge",
+            "-p",
+            "{}",
+            "-o",
+            "json",
             input=rendered.stdout,
-            capture_output=True,
-            env=oracle_env(),
-            text=True,
-            timeout=60,
-            check=False,
         )
         assert read.returncode == 0, read.stderr
         for task in json.loads(read.stdout)["spec"]["tasks"]:

@@ -17,7 +17,6 @@ import decimal
 import itertools
 import json
 import math
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from transforms.io import safe_yaml
 from transforms.io.loading import loads_overlay
 from transforms.io.safe_yaml import load_manifest
 
-from .kubectl import KUBECTL, needs_kubectl, oracle_env
+from .kubectl import needs_kubectl, run_kubectl
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
@@ -45,29 +44,21 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 def _kubectl(text: str) -> tuple[int, Any]:
     """What kubectl reads a manifest stream as: its exit code and the objects it prints (as
     data), or what it says when it cannot read the stream."""
-    assert KUBECTL is not None
     with tempfile.TemporaryDirectory() as tmp:
         manifest = Path(tmp) / "m.yaml"
         manifest.write_text(text, encoding="utf-8")
-        done = subprocess.run(
-            [
-                KUBECTL,
-                "patch",
-                "--local",
-                "-f",
-                str(manifest),
-                "--type",
-                "merge",
-                "-p",
-                "{}",
-                "-o",
-                "json",
-            ],
-            capture_output=True,
-            env=oracle_env(),
-            text=True,
+        done = run_kubectl(
+            "patch",
+            "--local",
+            "-f",
+            str(manifest),
+            "--type",
+            "merge",
+            "-p",
+            "{}",
+            "-o",
+            "json",
             timeout=120,
-            check=False,
         )
     if done.returncode != 0:
         return done.returncode, done.stderr.replace(str(manifest), "m.yaml")

@@ -23,7 +23,6 @@ what it must be:
 from __future__ import annotations
 
 import json
-import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -47,7 +46,7 @@ from transforms.errors import OverlayError
 from transforms.io import safe_yaml
 from transforms.io.loading import loads_overlay
 
-from .kubectl import KUBECTL, needs_kubectl, oracle_env
+from .kubectl import KUBECTL, needs_kubectl, run_kubectl
 from .test_yaml_quoting import go_yaml
 
 # ---------------------------------------------------------------- helpers
@@ -60,29 +59,11 @@ YAML11_WORDS = [word for word in TRUE_WORDS + FALSE_WORDS if word.lower() not in
 def _kubectl(text: str) -> tuple[int, str]:
     """kubectl on a one-object manifest: ``kubectl patch --local`` with an empty merge patch
     prints the object it read, as JSON, or says why it cannot read it."""
-    assert KUBECTL is not None
     with tempfile.TemporaryDirectory() as tmp:
         manifest = Path(tmp) / "pod.yaml"
         manifest.write_text(text)
-        done = subprocess.run(
-            [
-                KUBECTL,
-                "patch",
-                "--local",
-                "-f",
-                str(manifest),
-                "--type",
-                "merge",
-                "-p",
-                "{}",
-                "-o",
-                "json",
-            ],
-            capture_output=True,
-            env=oracle_env(),
-            text=True,
-            timeout=60,
-            check=False,
+        done = run_kubectl(
+            "patch", "--local", "-f", str(manifest), "--type", "merge", "-p", "{}", "-o", "json"
         )
     return done.returncode, (
         done.stdout if done.returncode == 0 else done.stderr.replace(str(manifest), "pod.yaml")
