@@ -330,7 +330,7 @@ class Path:
                     factory="Path",
                     value=part,
                 )
-        self._text = _render(self.parts)
+        self._text: str | None = None  # written when first asked for: most paths never are
 
     @classmethod
     def parse(cls, text: str) -> Path:
@@ -366,10 +366,13 @@ class Path:
         return hash((Path, self.parts))
 
     def __str__(self) -> str:
-        return self._text
+        text = self._text
+        if text is None:
+            text = self._text = _render(self.parts)
+        return text
 
     def __repr__(self) -> str:
-        return f"path({self._text!r})"
+        return f"path({str(self)!r})"
 
 
 PathLike = Path | str

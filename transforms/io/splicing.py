@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -58,7 +58,15 @@ from combinators.diff import Change, diff, element_name
 from combinators.paths import Index, Key, Match, Part
 from transforms.errors import OverlayError
 
-__all__ = ("SpliceError", "Edit", "splice", "edits_of")
+__all__ = (
+    "SpliceError",
+    "Edit",
+    "splice",
+    "splice_part",
+    "edits_of",
+    "splice_folded_part",
+    "line_break",
+)
 
 _MERGE = "tag:yaml.org,2002:merge"
 _NULL = "tag:yaml.org,2002:null"
@@ -74,6 +82,10 @@ _DIRECTIVE = re.compile(r"^%", re.MULTILINE)
 _FLOW_INDICATORS = frozenset(",[]{}")
 _BREAKS = frozenset("\r\n\x85\u2028\u2029")
 _WIDE = 2**30  # no folding of a long scalar rewritten where it stands
+# JSON's encoders made once (json.dumps makes one a call where it is given options)
+_JSON = json.JSONEncoder(ensure_ascii=False).encode
+_KEYED = json.JSONEncoder(ensure_ascii=False, default=repr).encode
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=repr).encode
 
 
 class SpliceError(OverlayError):
@@ -112,16 +124,52 @@ def splice(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> str:
     >>> splice("a: 1\\n", [({"a": 1}, {"a": 1, "b": [2]})], "m.yaml")
     'a: 1\\nb:\\n- 2\\n'
     """
-    edits: list[Edit] = []
-    spans = _edits(text, documents, source, edits)
-    if not edits:
-        return text
-    spliced = _apply(text, edits, source)
-    if len(spans) < len(documents) and _DIRECTIVE.search(text) is None:
-        _check_each(spliced, spans, edits, documents, source)
-    else:
-        _check(spliced, [after for _, after in documents], source)
-    return spliced
+    return _splice(text, documents, source, None, line_break(text))[0]
+
+
+def splice_part(
+    text: str,
+    documents: Sequence[tuple[Any, Any]],
+    source: str,
+    *,
+    last: bool = False,
+    newline: str | None = None,
+) -> tuple[str, int]:
+    """:func:`splice` of ``text``, a part of a longer stream cut just before a line that
+    begins a document (``---`` at a line's start: see :mod:`transforms.io.batches`), and
+    how many documents it holds: they are the first of the stream's ``documents`` (the
+    last, where ``last``), as many as the part holds. ``newline`` is the line break the
+    whole stream writes (what is added is written with it; the part's own by default).
+
+    Messages name lines and documents of the part: where it is refused, splice the
+    whole stream to be told where in it.
+
+    >>> stream = "a: 1\\n---\\nb: 1\\n"
+    >>> documents = [({"a": 1}, {"a": 2}), ({"b": 1}, {"b": 2})]
+    >>> splice_part(stream[:5], documents, "m.yaml"), splice_part(stream[5:], documents, "m.yaml", last=True)
+    (('a: 2\\n', 1), ('---\\nb: 2\\n', 1))
+    """
+    spliced, own = _splice(
+        text, documents, source, "last" if last else "first", newline or line_break(text)
+    )
+    return spliced, len(own)
+
+
+def splice_folded_part(
+    text: str, befores: Sequence[Any], source: str, fold: _Fold, *, newline: str | None = None
+) -> tuple[str, list[Any]]:
+    """:func:`splice_part` of the last part of a stream whose documents before the fold
+    are ``befores``: the part's are folded, by ``fold(them, the number of the first in
+    the stream)``, once the part is composed (and so known); the part's text spliced,
+    and its documents after the fold.
+
+    >>> splice_folded_part("---\\nb: 1\\n", [{"a": 1}, {"b": 1}], "m.yaml",
+    ...                    lambda documents, first: [{"b": first} for _ in documents])
+    ('---\\nb: 2\\n', [{'b': 2}])
+    """
+    pairs = [(before, before) for before in befores]
+    spliced, own = _splice(text, pairs, source, "last", newline or line_break(text), fold)
+    return spliced, [after for _, after in own]
 
 
 def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> list[Edit]:
@@ -132,34 +180,105 @@ def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> li
     [Edit(start=3, end=4, text='2')]
     """
     edits: list[Edit] = []
-    _edits(text, documents, source, edits)
+    _edits(text, documents, source, edits, None, line_break(text), None)
     return edits
 
 
+def line_break(text: str) -> str:
+    """The line break a stream's edits are written with: ``\\r\\n`` where ``text`` has one.
+
+    >>> line_break("a: 1\\r\\n"), line_break("a: 1\\n")
+    ('\\r\\n', '\\n')
+    """
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def _splice(
+    text: str,
+    documents: Sequence[tuple[Any, Any]],
+    source: str,
+    align: str | None,
+    newline: str,
+    fold: _Fold | None = None,
+) -> tuple[str, Sequence[tuple[Any, Any]]]:
+    """:func:`splice` (``align`` ``None``: ``documents`` are all the text's) or
+    :func:`splice_part` (``"first"``, ``"last"``: the text's are the first or last of
+    them; with ``fold``, see :func:`splice_folded_part`); the text, and the text's
+    documents before and after."""
+    edits: list[Edit] = []
+    spans, own = _edits(text, documents, source, edits, align, newline, fold)
+    if not edits:
+        return text, own
+    spliced = _apply(text, edits, source)
+    if len(spans) < len(own) and _DIRECTIVE.search(text) is None:
+        _check_each(spliced, spans, edits, own, source)
+    else:
+        _check(spliced, [after for _, after in own], source)
+    return spliced, own
+
+
 def _edits(
-    text: str, documents: Sequence[tuple[Any, Any]], source: str, edits: list[Edit]
-) -> list[tuple[int, int, int, int, int]]:
-    """Put the edits into ``edits``; for each document changed, ``(its index, where its
-    text begins and ends, where its edits begin and end in edits)``."""
-    changed = []
-    for number, (before, after) in enumerate(documents):
-        if before is not after:
-            changes = diff(before, after)
-            if changes:
-                changed.append((number, before, after, changes))
-    if not changed:
-        return []
+    text: str,
+    documents: Sequence[tuple[Any, Any]],
+    source: str,
+    edits: list[Edit],
+    align: str | None,
+    newline: str,
+    fold: _Fold | None,
+) -> tuple[list[tuple[int, int, int, int, int]], Sequence[tuple[Any, Any]]]:
+    """Put the edits into ``edits``; give, for each document changed, ``(its index among
+    the text's, where its text begins and ends, where its edits begin and end in
+    edits)``, and the text's documents, before and after (see :func:`_splice` for
+    ``align`` and ``fold``)."""
+    # each document changed, by its index in documents: found before the text is parsed
+    # for a whole stream (where nothing changed, nothing is), as each is met for a part
+    by_number: dict[int, tuple[Any, Any, list[Change]]] = {}
+    lazily = False
+    if align is None:
+        for number, (before, after) in enumerate(documents):
+            if before is not after:
+                changes = diff(before, after)
+                if changes:
+                    by_number[number] = (before, after, changes)
+        if not by_number:
+            return [], documents
+    elif fold is not None or any(before is not after for before, after in documents):
+        lazily = True  # else none changed: the part is parsed to count its documents
     from transforms.io.safe_yaml import LIBYAML
 
     # libyaml counts its marks from after a byte-order mark, PyYAML's reader from before it
     offset = 1 if LIBYAML and text.startswith("\ufeff") else 0
-    newline = "\r\n" if "\r\n" in text else "\n"
     rendered: _Rendered = {}  # each value written once
-    by_number = {number: (before, after, changes) for number, before, after, changes in changed}
     spans: list[tuple[int, int, int, int, int]] = []
+    nodes: Iterator[yaml.Node] = _composed(text, source)  # one document's nodes at a time
+    base = 0
+    if align == "last":  # which documents the text holds is known once it is composed
+        held = list(nodes)
+        base = len(documents) - len(held)
+        if base < 0:
+            raise SpliceError(
+                f"the text holds {len(held)} documents, where {len(documents)} were given",
+                source=source,
+            )
+        if fold is not None:  # the part's documents, now known, folded
+            befores = [before for before, _ in documents[base:]]
+            afters = fold(befores, base + 1)
+            documents = [*documents[:base], *zip(befores, afters, strict=True)]
+        nodes = iter(held)
     count = 0
-    for count, node in enumerate(_composed(text, source), 1):  # one document's nodes at a time
-        found = by_number.get(count - 1)
+    for count, node in enumerate(nodes, 1):
+        number = base + count - 1
+        if lazily:
+            if number >= len(documents):
+                raise SpliceError(
+                    f"the text holds more than the {len(documents)} documents given",
+                    source=source,
+                )
+            before, after = documents[number]
+            changes = diff(before, after) if before is not after else []
+            found = (before, after, changes) if changes else None
+        else:
+            found = by_number.get(number)
         if found is not None:
             before, after, changes = found
             first = len(edits)
@@ -167,12 +286,12 @@ def _edits(
             document.edit(before, after, changes)
             start, end = document.start(node), document.end(node)
             spans.append((count - 1, start, end, first, len(edits)))
-    if count != len(documents):
+    if align is None and count != len(documents):
         raise SpliceError(
             f"the text holds {count} documents, where {len(documents)} were given",
             source=source,
         )
-    return spans
+    return spans, documents[base : base + count]
 
 
 def _composed(text: str, source: str) -> Iterator[yaml.Node]:
@@ -298,11 +417,18 @@ def _check_each(
 
 
 def _canonical(documents: Any) -> str:
-    """JSON's text of ``documents``, keys sorted: equal for equal documents, in C."""
-    return json.dumps(documents, ensure_ascii=False, sort_keys=True, default=repr)
+    """JSON's text of ``documents``, keys sorted: equal for equal documents (the kinds told
+    apart: ``1``, ``1.0``, ``true``; key order not), in C.
+
+    >>> _canonical([{"b": 1, "a": True}]) == _canonical([{"a": True, "b": 1}]) != _canonical([{"a": 1, "b": 1}])
+    True
+    """
+    return _CANONICAL(documents)
 
 
 _Rendered = dict[tuple[str, int | None, bool], list[str]]
+_Fold = Callable[[list[Any], int], list[Any]]
+_Resolved = dict[Part, tuple[tuple["yaml.Node | None", yaml.Node, Any], "_Resolved"]]
 
 
 def _render(
@@ -317,7 +443,7 @@ def _render(
     in ``cache`` by the document's JSON text (kinds and key order told apart)."""
     from transforms.io.streams import dump_stream
 
-    key = (json.dumps(document, ensure_ascii=False, default=repr), width, indented_lists)
+    key = (_KEYED(document), width, indented_lists)
     found = cache.get(key) if cache is not None else None
     if found is None:
         found = dump_stream([document], width=width, indented_lists=indented_lists).splitlines(
@@ -346,7 +472,7 @@ def _keyed_list(value: Any) -> bool:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return _JSON(value)
 
 
 def _json_safe(value: Any) -> bool:
@@ -383,8 +509,9 @@ class _Document:
         self.number = number
         self.edits = edits
         self.removed: set[int] = set()  # the nodes of the entries removed
-        # what a path leads to in the document before (the changes' paths share their starts)
-        self.resolved: dict[tuple[Part, ...], tuple[yaml.Node | None, yaml.Node, Any]] = {}
+        # what a path leads to in the document before (the changes' paths share their
+        # starts): a tree by part, each entry (key node, node, value) and what is below it
+        self.resolved: _Resolved = {}
         self.rendered = rendered
         self._indented_lists: bool | None = None
 
@@ -405,21 +532,25 @@ class _Document:
             under = at_key = 0
             seen: set[int] = set()
             stack = [self.root]
+            mapping, sequence, scalar = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
             while stack:
                 node = stack.pop()
-                if id(node) in seen or isinstance(node, yaml.ScalarNode):
+                if id(node) in seen:
                     continue
                 seen.add(id(node))
-                if isinstance(node, yaml.SequenceNode):
-                    stack.extend(node.value)
+                if isinstance(node, sequence):
+                    stack.extend(item for item in node.value if not isinstance(item, scalar))
                     continue
-                if not isinstance(node, yaml.MappingNode):
+                if not isinstance(node, mapping):
                     continue
+                flow = node.flow_style
                 for key, value in node.value:
+                    if isinstance(value, scalar):
+                        continue
                     stack.append(value)
                     if (
-                        node.flow_style
-                        or not isinstance(value, yaml.SequenceNode)
+                        flow
+                        or not isinstance(value, sequence)
                         or value.flow_style
                         or not value.value
                     ):
@@ -592,13 +723,15 @@ class _Document:
     ) -> list[tuple[yaml.Node | None, yaml.Node, Any]]:
         """The chain of (key node, node, value) from the document down ``parts``."""
         chain: list[tuple[yaml.Node | None, yaml.Node, Any]] = [(None, self.root, before)]
-        for depth, part in enumerate(parts, 1):
-            here = tuple(parts[:depth])
-            known = self.resolved.get(here)
+        level = self.resolved
+        for depth, part in enumerate(parts):
+            known = level.get(part)
             if known is None:
                 _, node, data = chain[-1]
-                known = self.resolved[here] = self.child(node, data, part, here[:-1])
-            chain.append(known)
+                entry = self.child(node, data, part, parts[:depth])
+                known = level[part] = (entry, {})
+            chain.append(known[0])
+            level = known[1]
         return chain
 
     # -- the edits ----------------------------------------------------------------------
