@@ -150,7 +150,9 @@ def apply_command(
     from combinators import chain
 
     if in_place:
-        _check_in_place(manifests, output)
+        from transforms.cli.in_place import check_in_place
+
+        check_in_place(manifests, output)
     selector = parse_selector(select)
     texts: dict[str, str] = {}  # each overlay file read once: its lines are named from it
     loaded = load_files(overlays, texts)  # and parsed once: its steps keep their lines
@@ -219,13 +221,32 @@ class _Run:
         # what the selector picked: in the only stream, or in any of several
         self.seen = SelectionSeen(selector) if selector is not None else None
 
+    def fold(self, documents: list[Any], first: int, templates: Any = None) -> list[Any]:
+        """The overlays folded over ``documents`` (the first of them the stream's
+        ``first``), nothing checked or said: each document's result. ``templates`` are
+        each document's pod templates, where they were found already."""
+        from transforms.cli.located import apply_located
+
+        if templates is None:
+            from transforms.kube.workloads import pod_templates
+
+            templates = [pod_templates(document) for document in documents]
+        return apply_located(
+            self.transform,
+            documents,
+            select=self.selector,
+            overlays=self.overlays,
+            templates=templates,
+            texts=self.texts,
+            first=first,
+        )
+
     def stream(self, stream: Any, several: bool, number: int) -> Iterator[list[Any]]:
         """Fold the overlays over each part of ``stream`` (its documents, read as asked
         for) and check them; give each part's result. Said at the end: the checks'
         findings, workload patches and places of kinds that met nothing; a selection
         that picks nothing in the only stream is an error."""
         from transforms.cli.documents import boolean_warnings
-        from transforms.cli.located import apply_located
         from transforms.cli.notices import StreamNotices, warn
         from transforms.kube.workloads import pod_templates
 
@@ -249,15 +270,7 @@ class _Run:
             templates = [pod_templates(document) for document in documents]
             if seen is not None:
                 seen.see(templates)
-            result = apply_located(
-                self.transform,
-                documents,
-                select=selector,
-                overlays=self.overlays,
-                templates=templates,
-                texts=self.texts,
-                first=first,
-            )
+            result = self.fold(documents, first, templates)
             checks.documents(documents, result, selector, templates, first=first)
             if not self.reached:
                 self.reached = any(templates) or any(
@@ -347,67 +360,30 @@ def _apply_streams(
 def _apply_in_place(
     run: _Run, manifests: tuple[str, ...], recursive: bool, overlays: tuple[str, ...]
 ) -> None:
-    """Fold and check each file whole, and write back those the overlays change."""
+    """Fold and check each file whole, and write back those the overlays change; a
+    long file's second half folded and spliced in a second process meanwhile
+    (:class:`~transforms.cli.halves.SecondHalf`)."""
+    from transforms.cli.halves import SecondHalf
+    from transforms.cli.in_place import write_back
     from transforms.cli.options import Streamed, read_manifests
     from transforms.cli.parts import Part
 
     streams = read_manifests(manifests, recursive, "apply the overlays to", overlays)
     several = len(streams) > 1
+    debug = bool((click.get_current_context().find_root().obj or {}).get("debug"))
     results: list[list[Any]] = []
-    for number, stream in enumerate(streams):
-        parts = iter([Part(stream.documents, stream.booleans, 1)] if stream.documents else [])
-        whole = Streamed(stream.source, stream.path, stream.path, parts)
-        results.append([doc for result in run.stream(whole, several, number) for doc in result])
-    run.end(len(streams), streams[0].source if streams else "<stdin>")
-    _write_back(streams, results)
-
-
-def _check_in_place(manifests: tuple[str, ...], output: str) -> None:
-    """Refuse what --in-place cannot do: edit standard input, or print as -o asks."""
-    if not manifests or "-" in manifests:
-        raise click.UsageError(
-            "--in-place writes the files it is given: give FILEs or DIRs, not standard input"
-        )
-    remote = next((path for path in manifests if "://" in path or "::" in path), None)
-    if remote is not None:
-        raise click.UsageError(f"--in-place writes files on this machine, not {remote}")
-    source = click.get_current_context().get_parameter_source("output")
-    if source is not None and source.name != "DEFAULT":
-        raise click.UsageError(
-            f"--in-place writes each file in its own format; -o {output} is for what is printed"
-        )
-
-
-def _write_back(streams: list[Any], results: list[list[Any]]) -> None:
-    """Splice each stream's changes into its file's text and write the files that change,
-    each atomically; a file refused is named with why and left as it is (exit 1)."""
-    import gc
-
-    from transforms.io.splicing import SpliceError, splice
-    from transforms.io.writing import write_files_in_place
-
-    edited: list[tuple[str, str]] = []
-    refused = 0
-    # what splicing makes (each text's nodes, the text read back) holds no cycle: the
-    # collector would walk every document of the run again and again, for nothing
-    gc.disable()
+    halves: list[SecondHalf | None] = []
     try:
-        for stream, result in zip(streams, results, strict=True):
-            pairs = list(zip(stream.documents, result, strict=True))
-            if all(after is before for before, after in pairs):
-                continue
-            try:
-                text = splice(stream.text, pairs, stream.source)
-            except SpliceError as err:
-                click.echo(f"podfold: error: {err}; the file is left as it is", err=True)
-                refused += 1
-                continue
-            if text != stream.text:
-                edited.append((stream.path, text))
+        for number, stream in enumerate(streams):
+            SecondHalf.start(
+                stream.text, stream.documents, stream.source, run.fold, debug, into=halves
+            )
+            parts = iter([Part(stream.documents, stream.booleans, 1)] if stream.documents else [])
+            whole = Streamed(stream.source, stream.path, stream.path, parts)
+            results.append([doc for result in run.stream(whole, several, number) for doc in result])
+        run.end(len(streams), streams[0].source if streams else "<stdin>")
+        write_back(streams, results, halves)
     finally:
-        gc.enable()
-    write_files_in_place(edited)  # each whole or not at all: none, where one cannot be
-    for path, _ in edited:
-        click.echo(f"podfold: {path}: written in place", err=True)
-    if refused:
-        click.get_current_context().exit(1)
+        for half in halves:
+            if half is not None:
+                half.cancel()  # a run that failed, or ended: no second process outlives it

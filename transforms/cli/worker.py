@@ -40,7 +40,7 @@ from typing import Any
 
 from combinators.errors import TransformError
 
-__all__ = ("IN_FLIGHT", "WORKER_BYTES", "WorkerLost", "worthwhile", "fold_in_worker")
+__all__ = ("IN_FLIGHT", "WORKER_BYTES", "WorkerLost", "can_fork", "worthwhile", "fold_in_worker")
 
 WORKER_BYTES = 256 * 1024
 """The stream, in bytes, from which a second process folds it: below it, forking would
@@ -58,9 +58,7 @@ def worthwhile(paths: Sequence[str], debug: bool) -> bool:
     """Whether the streams of ``paths`` are folded in a worker: long enough
     (:data:`WORKER_BYTES` in all; standard input counts where it is a file, and a pipe
     counts as long, its length unknown), on a system that forks, with a second core."""
-    if debug or sys.platform != "linux" or not hasattr(os, "fork"):
-        return False
-    if len(os.sched_getaffinity(0)) < 2:
+    if not can_fork(debug):
         return False
     import stat
 
@@ -74,6 +72,15 @@ def worthwhile(paths: Sequence[str], debug: bool) -> bool:
             return path == "-" and stat.S_ISFIFO(info.st_mode)
         total += info.st_size
     return total >= WORKER_BYTES
+
+
+def can_fork(debug: bool) -> bool:
+    """Whether a second process may share the work: on Linux (``os.fork``), with a second
+    core this process may run on, and not with ``--debug`` (whose traceback is of one
+    process)."""
+    if debug or sys.platform != "linux" or not hasattr(os, "fork"):
+        return False
+    return len(os.sched_getaffinity(0)) >= 2
 
 
 class _Aborted(BaseException):
