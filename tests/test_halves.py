@@ -215,7 +215,7 @@ def test_a_lost_second_process_gives_nothing() -> None:
     assert gone(pid)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=settings.default.max_examples // 2, deadline=None)
 @given(
     st.lists(st.integers(0, 3), min_size=2, max_size=12),
     st.sampled_from(["\n", "\r\n"]),

@@ -8,11 +8,13 @@ documents are read each on its own where it has no directive (``%YAML``,
 ``%TAG``), and a line that begins with ``---`` (then a space, a tab or the line's
 end) begins a document wherever it is in a stream YAML reads
 (:mod:`transforms.io.batches`). So where a file is long (:data:`HALVES_BYTES`), its
-text is cut just before the first such line after two fifths of it
-(:func:`cut_point`, :data:`FIRST_SHARE`), and a process forked from this one once the file is read folds the documents of
-the second half (the overlays only: nothing checked or said) and splices them into
-that half's text (:func:`~transforms.io.splicing.splice_part`), while this one folds
-and checks every document of the file, then splices the first half. The two texts,
+text is cut just before the first such line after two fifths of it (:func:`cut_point`,
+:data:`FIRST_SHARE`), and a process forked from this one once the file is read folds
+the documents of the second half (the overlays only: nothing checked or said) and
+splices them into that half's text
+(:func:`~transforms.io.splicing.splice_folded_part`), while this one folds and checks
+every document of the file, then splices the first half
+(:func:`~transforms.io.splicing.splice_part`). The two texts,
 joined, are the file's (:meth:`SecondHalf.join`).
 
 The halves never give what the whole would not. The second half's documents, as
@@ -63,10 +65,9 @@ _DIRECTIVE = re.compile(r"^%", re.MULTILINE)
 def cut_point(text: str, share: float = 0.5) -> int | None:
     """Where ``text`` may be cut in two streams of whole documents that read as its
     own: before the first line that begins a document once ``share`` of the text is
-    behind; ``None``
-    where there is none, or where a directive makes a document's reading depend on
-    what comes before it (or a byte-order mark inside the text would be read
-    differently in a half).
+    behind; ``None`` where there is none, or where a directive makes a document's
+    reading depend on what comes before it (or a byte-order mark inside the text would
+    be read differently in a half).
 
     >>> cut_point("a: 1\\n---\\nb: 2\\n---\\nc: 3\\n"), cut_point("%YAML 1.1\\n---\\na: 1\\n---\\nb: 2\\n")
     (14, None)
