@@ -48,6 +48,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from transforms.cli.forking import as_helper, interrupts_held
+
 __all__ = ("FIRST_SHARE", "HALVES_BYTES", "SecondHalf", "cut_point")
 
 HALVES_BYTES = 256 * 1024
@@ -115,8 +117,6 @@ class SecondHalf:
         is also appended to ``into`` (the run's list, whose halves it cancels as it
         ends) before an interrupt (``SIGINT``, ``SIGTERM``) is taken: no second process
         is started that the run does not know of."""
-        import signal
-
         from transforms.cli.worker import can_fork
 
         cut = None
@@ -132,13 +132,12 @@ class SecondHalf:
                     stream.flush()
         parent = os.getpid()
         readable, writable = os.pipe()
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        try:
+        with interrupts_held() as mask:  # an interrupt is taken as it ends
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the second process; what it gives is tested by join
                 try:
                     os.close(readable)
-                    _end_with(parent, mask)
+                    as_helper(parent, mask)
                     _second(text, documents, source, fold, cut, writable)
                 finally:
                     os._exit(0)
@@ -146,8 +145,6 @@ class SecondHalf:
             half = cls(text, source, cut, pid, os.fdopen(readable, "rb"))
             if into is not None:
                 into.append(half)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # an interrupt is taken here
         return half
 
     def join(self, pairs: Sequence[tuple[Any, Any]]) -> str | None:
@@ -197,22 +194,6 @@ class SecondHalf:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self.pid, 0)
             self.pid = 0
-
-
-def _end_with(parent: int, mask: Any) -> None:  # pragma: no cover - in the second process
-    """In the second process: ``SIGINT`` left to the first (which ends both), ``SIGTERM``
-    ending this one, and this one killed where the first ends first (Linux's parent-death
-    signal): no second process outlives its run, even one killed outright."""
-    import ctypes
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # it ended before the signal was asked for
-        os._exit(0)
-    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _second(

@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from combinators.errors import TransformError
+from transforms.cli.forking import as_helper, interrupts_held
 
 __all__ = ("IN_FLIGHT", "WORKER_BYTES", "WorkerLost", "can_fork", "worthwhile", "fold_in_worker")
 
@@ -142,14 +143,12 @@ def _portable(err: BaseException) -> BaseException:
 
 def _child(run: Any, receive: Any, send: Any) -> None:
     """The worker: fold each stream the reader sends, part by part, and send back each
-    part's result with what was said on stderr meanwhile."""
-    import signal
-
+    part's result with what was said on stderr meanwhile (``SIGINT`` is the reader's to
+    handle: it ends both, :func:`~transforms.cli.forking.as_helper`)."""
     from transforms.cli import progress
     from transforms.cli.options import Streamed
     from transforms.cli.parts import Part
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the reader's to handle: it ends both
     said = io.StringIO()
     sys.stderr, sys.stdout = said, _NoOutput(sys.stdout)
     progress._SHOWN.clear()  # the reader's line, never drawn from here
@@ -221,7 +220,7 @@ def _receive(connection: Any, inbox: Any) -> None:
 class _Reader:
     """The reader's side of a run folded in a worker (see the module)."""
 
-    def __init__(self, run: Any, printed: Any) -> None:
+    def __init__(self, run: Any, printed: Any, mask: Any) -> None:
         import queue
         import threading
         from multiprocessing.connection import Pipe
@@ -233,9 +232,11 @@ class _Reader:
             if stream is not None:
                 with contextlib.suppress(OSError, ValueError):  # its fault is said later
                     stream.flush()
-        self.pid = os.fork()
+        parent = os.getpid()
+        self.pid = os.fork()  # inside interrupts_held: see fold_in_worker
         if self.pid == 0:  # pragma: no cover - the worker; its work is seen in the reader
             try:
+                as_helper(parent, mask)
                 self._send.close()
                 from_worker.close()
                 _child(run, to_worker, sent)
@@ -369,8 +370,11 @@ def fold_in_worker(run: Any, paths: Sequence[str], streams: Any, printed: Any) -
     as ``run.stream`` and ``run.end`` fold them, in a worker (see the module), adding each
     part's result to ``printed`` (:class:`~transforms.cli.withheld.Withheld`) in order:
     documents, or a text of lines; give what ``run.end`` gave there."""
-    reader = _Reader(run, printed)
+    started: list[_Reader] = []  # the reader, once its worker is forked
     try:
+        with interrupts_held() as mask:  # taken as the hold ends, the worker known to close
+            started.append(_Reader(run, printed, mask))
+        reader = started[0]
         several = len(paths) > 1
         first_source = "<stdin>"
         iterator = enumerate(streams)
@@ -399,8 +403,9 @@ def fold_in_worker(run: Any, paths: Sequence[str], streams: Any, printed: Any) -
         reader.send(("end", len(paths), first_source))
         reader.finish()
     finally:
-        reader.close()
-    return reader.ended_with
+        for reader in started:
+            reader.close()
+    return started[0].ended_with
 
 
 def _stop(reader: _Reader) -> None:
