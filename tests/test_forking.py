@@ -27,12 +27,14 @@ def _forked(shielded: bool) -> tuple[int, bytes]:
             status = 3
             try:
                 os.dup2(writable, 2)
+                # Python's own handler, as in a podfold run (a test worker may have another)
+                signal.signal(signal.SIGINT, signal.default_int_handler)
                 os.kill(os.getpid(), signal.SIGINT)
                 if shielded:
                     as_helper(parent, mask)
                 status = 0
-            except KeyboardInterrupt:
-                os.write(2, b"KeyboardInterrupt")
+            except BaseException as err:
+                os.write(2, type(err).__name__.encode())
             finally:
                 os._exit(status)
     os.close(writable)
