@@ -14,11 +14,15 @@ handle: it ends both), lets ``SIGTERM`` end it, and asks to be killed when the r
 process ends, even killed outright (:func:`as_helper`).
 
 >>> import signal
+>>> taken = []
+>>> previous = signal.signal(signal.SIGINT, lambda number, _: taken.append(number))
 >>> with interrupts_held():
-...     signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+...     signal.raise_signal(signal.SIGINT)
+...     taken
+[]
+>>> taken == [signal.SIGINT]
 True
->>> signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())
-False
+>>> _ = signal.signal(signal.SIGINT, previous)
 """
 
 from __future__ import annotations
@@ -33,15 +37,30 @@ __all__ = ("as_helper", "interrupts_held")
 
 @contextlib.contextmanager
 def interrupts_held() -> Iterator[Any]:
-    """``SIGINT`` and ``SIGTERM`` held inside (the mask before, given); one that came
-    meanwhile is taken as the block ends."""
-    import signal
+    """``SIGINT`` and ``SIGTERM`` held inside (the signal mask before it, given); one
+    that came meanwhile is taken as the block ends, by the handler it would have met.
 
+    Blocking them is this thread's only; another thread (fsspec's, reading a URL) may
+    still take one, and Python runs its handler in this thread: so the handlers are
+    also replaced meanwhile by one that keeps the signal for the end."""
+    import signal
+    import threading
+
+    kept: list[int] = []
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():  # where handlers are set
+        for held in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(held) is not None:  # None: not set from Python, kept
+                previous[held] = signal.signal(held, lambda number, _: kept.append(number))
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield mask
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # what was blocked comes in now
+        for restored, handler in previous.items():
+            signal.signal(restored, handler)
+        for taken in dict.fromkeys(kept):
+            signal.raise_signal(taken)
 
 
 def as_helper(parent: int, mask: Any) -> None:  # pragma: no cover - in the forked process
