@@ -134,6 +134,9 @@ def test_a_run_reads_no_importlib_metadata(tmp_path: Path) -> None:
         "try:\n    main(['apply', '-f', 'o.yaml', 'pod.yaml'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('importlib.metadata', 'email', 'zipfile') if m in sys.modules),"
         " file=sys.stderr)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('transforms.cli.') and"
+        " m.rsplit('.', 1)[1] in ('explain', 'fn', 'helm', 'kinds', 'krm', 'recipes', 'render',"
+        " 'validate')), file=sys.stderr)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],
@@ -144,4 +147,6 @@ def test_a_run_reads_no_importlib_metadata(tmp_path: Path) -> None:
         check=False,
     )
     assert "pool: a100" in done.stdout, done.stderr
+    assert done.stderr.splitlines()[-2] == "[]", done.stderr
+    # and of the commands' modules, only the one it runs (transforms.cli.main.COMMANDS)
     assert done.stderr.splitlines()[-1] == "[]", done.stderr

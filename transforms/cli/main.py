@@ -9,9 +9,9 @@ traceback. Where the reader of stdout goes away first (``podfold apply ... |
 head``), podfold ends silently as any writer ``head`` leaves does, by
 ``SIGPIPE`` (exit status 141 in a shell), where there is one.
 
-Importing this module imports click and the commands' small modules only:
-each command imports what it needs (TorchX, the workload tables) when it
-runs, so ``podfold --help`` stays fast.
+Importing this module imports click only: a run imports the module of the
+command it runs (:data:`COMMANDS`), and that command what it needs (TorchX,
+the workload tables) when it runs, so ``podfold --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -27,18 +27,11 @@ from typing import Any, NoReturn
 import click
 
 from combinators import TransformError
-from transforms.cli.apply import apply_command
-from transforms.cli.explain import explain_command
-from transforms.cli.helm import helm_group
-from transforms.cli.kinds import kinds_command
-from transforms.cli.krm import fn_command
 from transforms.cli.options import debug_option
 from transforms.cli.output import OutputError, discard_stdout, flush_stdout
-from transforms.cli.recipes import recipes_command
-from transforms.cli.render import render_command
-from transforms.cli.validate import validate_command
 
 __all__ = (
+    "COMMANDS",
     "podfold",
     "main",
     "one_line",
@@ -55,7 +48,43 @@ EXIT_BROKEN_PIPE = 128 + 13
 """What a shell reports for a writer ended by ``SIGPIPE`` (``yes | head``; signal 13)."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+COMMANDS = {
+    "apply": ("transforms.cli.apply", "apply_command"),
+    "explain": ("transforms.cli.explain", "explain_command"),
+    "fn": ("transforms.cli.krm", "fn_command"),
+    "helm": ("transforms.cli.helm", "helm_group"),
+    "kinds": ("transforms.cli.kinds", "kinds_command"),
+    "recipes": ("transforms.cli.recipes", "recipes_command"),
+    "render": ("transforms.cli.render", "render_command"),
+    "validate": ("transforms.cli.validate", "validate_command"),
+}
+"""Each command's module and name: a run imports the one it runs (``--help`` all)."""
+
+
+class _Commands(click.Group):
+    """The commands of :data:`COMMANDS`, each imported when it is first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            import importlib
+
+            module, name = COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
+        return self.commands.get(cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in COMMANDS:  # click's refusal names the near misses
+            for name in COMMANDS:
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @debug_option
 @click.version_option(package_name="podfold", prog_name="podfold")
 def podfold() -> None:
@@ -67,16 +96,6 @@ def podfold() -> None:
     with 1 and one line on stderr; a reader that stops early ('| head') ends
     podfold silently by SIGPIPE, as it ends any writer (141 in a shell).
     """
-
-
-podfold.add_command(apply_command)
-podfold.add_command(explain_command)
-podfold.add_command(validate_command)
-podfold.add_command(render_command)
-podfold.add_command(recipes_command)
-podfold.add_command(kinds_command)
-podfold.add_command(fn_command)
-podfold.add_command(helm_group)
 
 
 def one_line(err: BaseException) -> str:
