@@ -1,4 +1,4 @@
-"""A long file's second half folded and spliced in a second process
+"""A long file's second half read, folded and spliced in a second process
 (:mod:`transforms.cli.halves`): the halves give the very text the whole splice gives, or
 nothing, and then the whole is spliced; on each way the halves can fail (a half refused,
 a second process that folds otherwise or is lost, a text that cannot be cut, an
@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from combinators import compose
 from recipes import add_toleration, node_selector
 from tests import warm
-from transforms.cli.halves import FIRST_SHARE, HALVES_BYTES, SecondHalf, cut_point
+from transforms.cli.halves import FIRST_SHARE, HALVES_BYTES, SecondHalf, cut_point, second_half
 from transforms.io.safe_yaml import load_manifest
-from transforms.io.splicing import SpliceError, splice, splice_folded_part, splice_part
+from transforms.io.splicing import Composed, SpliceError, splice, splice_part
 from transforms.kube.applying import apply_to_workload
 
 REPO = Path(__file__).resolve().parent.parent
@@ -92,8 +92,8 @@ def folded(text: str, fold: Fold = gpu_fold) -> tuple[list[Any], list[tuple[Any,
     return documents, list(zip(documents, fold(documents, 1), strict=True))
 
 
-def started(text: str, documents: list[Any], fold: Fold = gpu_fold) -> SecondHalf:
-    half = SecondHalf.start(text, documents, "jobs.yaml", fold, debug=False, least=0)
+def started(text: str, fold: Fold = gpu_fold) -> SecondHalf:
+    half = SecondHalf.start(text, "jobs.yaml", fold, debug=False, least=0)
     assert half is not None
     return half
 
@@ -111,27 +111,28 @@ def gone(pid: int) -> bool:
 @pytest.mark.parametrize("count", [2, 9, 40])
 def test_the_halves_give_the_text_the_whole_splice_gives(newline: str, count: int) -> None:
     text = stream(count, newline)
-    documents, pairs = folded(text)
-    half = started(text, documents)
+    half = started(text)
+    nodes: list[Any] = []
+    documents, _ = load_manifest(text, "jobs.yaml", nodes)
+    pairs = list(zip(documents, gpu_fold(documents, 1), strict=True))
     pid = half.pid
-    joined = half.join(pairs)
+    joined = half.join(pairs, Composed.of(text, nodes))  # the first half by the nodes kept
     assert joined is not None
     assert joined == splice(text, pairs, "jobs.yaml")
     assert text[half.cut :].startswith("---") and half.cut >= len(text) * FIRST_SHARE
     assert load_manifest(joined, "jobs.yaml")[0] == [after for _, after in pairs]
     assert joined.count("# shard") == text.count("# shard")  # every comment kept
+    half.cancel()
     assert gone(pid) and half.pid == 0
 
 
 def test_only_a_long_file_is_shared_and_never_with_debug() -> None:
     short = stream(8)
-    documents, _ = folded(short)
-    assert SecondHalf.start(short, documents, "jobs.yaml", gpu_fold, debug=False) is None
+    assert SecondHalf.start(short, "jobs.yaml", gpu_fold, debug=False) is None
     long = stream(8 * HALVES_BYTES // len(short) + 8)
     assert len(long) >= HALVES_BYTES
-    documents, _ = folded(long)
-    assert SecondHalf.start(long, documents, "jobs.yaml", gpu_fold, debug=True) is None
-    half = SecondHalf.start(long, documents, "jobs.yaml", gpu_fold, debug=False)
+    assert SecondHalf.start(long, "jobs.yaml", gpu_fold, debug=True) is None
+    half = SecondHalf.start(long, "jobs.yaml", gpu_fold, debug=False)
     assert half is not None
     pid = half.pid
     half.cancel()
@@ -149,8 +150,7 @@ def test_only_a_long_file_is_shared_and_never_with_debug() -> None:
 )
 def test_a_text_that_cannot_be_cut_is_spliced_whole(text: str) -> None:
     assert cut_point(text, FIRST_SHARE) is None
-    documents = [{"a": 1}, {"b": 2}, {"c": 3}]
-    assert SecondHalf.start(text, documents, "m.yaml", gpu_fold, debug=False, least=0) is None
+    assert SecondHalf.start(text, "m.yaml", gpu_fold, debug=False, least=0) is None
 
 
 def test_the_cut_is_before_a_line_that_begins_a_document() -> None:
@@ -175,10 +175,11 @@ def labelled(documents: list[Any], first: int) -> list[Any]:
 def test_a_half_refused_gives_nothing_and_the_whole_says_where(where: str) -> None:
     jobs = stream(10, styles=(0, 3))
     text = ALIASED + "---\n" + jobs if where == "first" else jobs + "---\n" + ALIASED
-    documents, pairs = folded(text, labelled)
-    half = started(text, documents, labelled)
+    _, pairs = folded(text, labelled)
+    half = started(text, labelled)
     pid = half.pid
     assert half.join(pairs) is None
+    half.cancel()
     assert gone(pid)
     with pytest.raises(SpliceError) as refused:
         splice(text, pairs, "jobs.yaml")
@@ -196,7 +197,7 @@ def test_a_second_process_that_folds_otherwise_gives_nothing() -> None:
     text = stream(12)
     documents, pairs = folded(text, otherwise)
     assert splice(text, pairs, "jobs.yaml").count("folded: here") == len(documents)
-    assert started(text, documents, otherwise).join(pairs) is None
+    assert started(text, otherwise).join(pairs) is None
 
 
 def test_a_lost_second_process_gives_nothing() -> None:
@@ -208,10 +209,11 @@ def test_a_lost_second_process_gives_nothing() -> None:
         return gpu_fold(documents, first)
 
     text = stream(12)
-    documents, pairs = folded(text, killed)
-    half = started(text, documents, killed)
+    _, pairs = folded(text, killed)
+    half = started(text, killed)
     pid = half.pid
     assert half.join(pairs) is None
+    half.cancel()
     assert gone(pid)
 
 
@@ -224,15 +226,15 @@ def test_a_lost_second_process_gives_nothing() -> None:
 def test_law_two_parts_spliced_are_the_whole_spliced(
     styles: list[int], newline: str, share: float
 ) -> None:
-    # splice_part(text[:cut]) + splice_folded_part(text[cut:]) == splice(text), wherever cut
+    # splice_part(text[:cut]) + second_half(text[cut:]) == splice(text), wherever cut
     text = "---\n".join(job(number, style) for number, style in enumerate(styles))
     text = text.replace("\n", newline)
     cut = cut_point(text, share)
     if cut is None:
         return
-    documents, pairs = folded(text)
+    _, pairs = folded(text)
     head, held = splice_part(text[:cut], pairs, "jobs.yaml", newline=newline)
-    tail, afters = splice_folded_part(text[cut:], documents, "jobs.yaml", gpu_fold, newline=newline)
+    tail, afters = second_half(text[cut:], "jobs.yaml", gpu_fold, newline)
     assert held + len(afters) == len(pairs)
     assert afters == [after for _, after in pairs[held:]]
     assert head + tail == splice(text, pairs, "jobs.yaml")

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 
 from combinators import TransformError
 from tests.doc_strategies import json_docs, plain_transforms_for
+from transforms.errors import OverlayError
 from transforms.io.safe_yaml import load_manifest
-from transforms.io.splicing import SpliceError, splice
+from transforms.io.splicing import Composed, SpliceError, splice
 from transforms.io.streams import dump_stream
 
 
@@ -110,11 +111,28 @@ def _with_others(draw: st.DrawFn, text: str) -> tuple[str, int, int]:
     return "---\n".join(parts), before, after
 
 
+def _indented(text: str) -> str:
+    """``text`` (see :func:`written_docs`) with its document indented as a whole."""
+    head, marker, body = text.partition("---\n")
+    return (
+        head
+        + marker
+        + "".join("  " + line if line.strip() else line for line in body.splitlines(True))
+    )
+
+
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.data())
 def test_spliced_text_reads_back_as_the_fold(data: st.DataObject) -> None:
-    # load(splice(text, [(doc, f(doc))])) == [f(doc)]
+    # load(splice(text, [(doc, f(doc))])) == [f(doc)], and the same text where the nodes
+    # are those its reader composed: splice(.., composed=kept) == splice(..)
     text, doc = data.draw(written_docs())
+    if data.draw(st.booleans()):  # a document indented as a whole reads as it did
+        text = _indented(text)
+        try:
+            assume(load_manifest(text, "m.yaml")[0] == [doc])
+        except OverlayError:
+            assume(False)
     transform = data.draw(plain_transforms_for(doc))
     try:
         after = transform(doc)
@@ -130,6 +148,11 @@ def test_spliced_text_reads_back_as_the_fold(data: st.DataObject) -> None:
         pytest.fail(f"{err}\n{stream}\n{doc}\n->{after}")
     assert load_manifest(spliced, "m.yaml")[0] == [pair[1] for pair in pairs]
     assert spliced.count(OTHER) == ahead + behind
+    nodes: list[Any] = []
+    load_manifest(stream, "m.yaml", nodes)
+    kept = Composed.of(stream, nodes)
+    if kept is not None:  # None where a key is written "=" (no plain document): composed anew
+        assert splice(stream, pairs, "m.yaml", composed=kept) == spliced
 
 
 @given(written_docs())
@@ -190,6 +213,50 @@ spec:
 kind: ConfigMap
 data: {a: '1'}
 """
+
+
+def test_a_document_indented_as_a_whole_is_edited_and_read_back_as_it_is() -> None:
+    # its text is read back from its line's start: "a: 2\n  b: 2" alone would not read
+    text = "---\n  a: 1  # one\n  b: 2\n---\n  c: 3\n"
+    pairs = [({"a": 1, "b": 2}, {"a": 2, "b": 2}), ({"c": 3}, {"c": 3})]
+    assert splice(text, pairs, "m.yaml") == "---\n  a: 2  # one\n  b: 2\n---\n  c: 3\n"
+
+
+def test_a_value_below_a_nested_explicit_key_keeps_its_colon_in_place() -> None:
+    # the key '? |' ends at the start of the ':' line: the new value is written after the ':'
+    text = "spec:\n  ? |\n    k\n  : null  # why\n  # trailing\n"
+    before = {"spec": {"k\n": None}}
+    spliced = splice(text, [(before, {"spec": {"k\n": [1]}})], "m.yaml")
+    assert spliced == "spec:\n  ? |\n    k\n  :  # why\n  - 1\n  # trailing\n"
+
+
+def test_the_nodes_its_reader_kept_splice_as_the_text_composed_again() -> None:
+    from combinators import compose, upsert
+    from transforms.io.splicing import splice_part
+
+    overlay = compose(upsert("spec.template.spec.hostIPC", True), upsert("metadata.name", "p"))
+    for text in (MANIFEST, "\ufeff" + MANIFEST, MANIFEST.replace("\n", "\r\n")):
+        nodes: list[Any] = []
+        documents, _ = load_manifest(text, "m.yaml", nodes)
+        kept = Composed.of(text, nodes)
+        assert kept is not None and len(kept.nodes) == len(documents) == 2
+        pairs = [(documents[0], overlay(documents[0])), (documents[1], documents[1])]
+        whole = splice(text, pairs, "m.yaml")
+        assert whole != text and splice(text, pairs, "m.yaml", composed=kept) == whole
+        cut = text.index("---")  # the parts, each with the nodes of its own documents
+        first = splice_part(text[:cut], pairs, "m.yaml", composed=kept.part(0))
+        last = splice_part(text[cut:], pairs, "m.yaml", last=True, composed=kept.part(cut))
+        assert (first[1], last[1]) == (1, 1)
+        assert first[0] + last[0] == whole
+
+
+def test_a_document_its_reader_built_otherwise_keeps_no_node() -> None:
+    # a merge key ('<<') is built by the constructor, which rewrites the nodes it merges
+    text = "a: &x {k: 1}\nb:\n  <<: *x\n---\nc: 1\n"
+    nodes: list[Any] = []
+    load_manifest(text, "m.yaml", nodes)
+    assert nodes[0] is None and nodes[1] is not None
+    assert Composed.of(text, nodes) is None
 
 
 def test_a_changed_scalar_is_one_line_in_its_quoting_style() -> None:

@@ -363,27 +363,38 @@ def _apply_in_place(
     """Fold and check each file whole, and write back those the overlays change; a
     long file's second half folded and spliced in a second process meanwhile
     (:class:`~transforms.cli.halves.SecondHalf`)."""
+    import gc
+
     from transforms.cli.halves import SecondHalf
     from transforms.cli.in_place import write_back
     from transforms.cli.options import Streamed, read_manifests
     from transforms.cli.parts import Part
+    from transforms.io.splicing import Composed
 
-    streams = read_manifests(manifests, recursive, "apply the overlays to", overlays)
-    several = len(streams) > 1
     debug = bool((click.get_current_context().find_root().obj or {}).get("debug"))
     results: list[list[Any]] = []
     halves: list[SecondHalf | None] = []
+
+    def share(source: str, text: str) -> None:  # as soon as the file is read
+        SecondHalf.start(text, source, run.fold, debug, into=halves)
+
     try:
+        # each stream's nodes kept as they were composed: its text is edited by them
+        streams = read_manifests(
+            manifests, recursive, "apply the overlays to", overlays, nodes=True, each_text=share
+        )
+        # what was read lives to the run's end: the collector need not walk it again
+        gc.freeze()
+        several = len(streams) > 1
+        composed = [Composed.of(stream.text, stream.nodes) for stream in streams]
         for number, stream in enumerate(streams):
-            SecondHalf.start(
-                stream.text, stream.documents, stream.source, run.fold, debug, into=halves
-            )
             parts = iter([Part(stream.documents, stream.booleans, 1)] if stream.documents else [])
             whole = Streamed(stream.source, stream.path, stream.path, parts)
             results.append([doc for result in run.stream(whole, several, number) for doc in result])
         run.end(len(streams), streams[0].source if streams else "<stdin>")
-        write_back(streams, results, halves)
+        write_back(streams, results, halves, composed)
     finally:
+        gc.unfreeze()
         for half in halves:
             if half is not None:
                 half.cancel()  # a run that failed, or ended: no second process outlives it

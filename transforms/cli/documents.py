@@ -131,11 +131,15 @@ def read_documents(text: str, source: str) -> list[Any]:
     return read_manifest(text, source)[0]
 
 
-def read_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]]:
+def read_manifest(
+    text: str, source: str, nodes: list[Any] | None = None
+) -> tuple[list[Any], list[PlainBoolean]]:
     """The documents of a YAML (or JSON) stream, as :func:`read_documents` reads them,
     and each of YAML 1.1's booleans (``y``, ``yes``, ``on``, ...) written plain in them,
     which kubectl reads as booleans and so they are read
-    (:class:`~transforms.io.booleans.PlainBoolean`: where, as what).
+    (:class:`~transforms.io.booleans.PlainBoolean`: where, as what); ``nodes``, where
+    given, is given each document's composed node
+    (:func:`~transforms.io.safe_yaml.load_manifest`).
 
     >>> documents, found = read_manifest("kind: Pod\\nspec: {hostNetwork: y}\\n", "pod.yaml")
     >>> documents
@@ -152,7 +156,7 @@ def read_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]
     from transforms.io.safe_yaml import load_manifest
 
     try:
-        documents, found = load_manifest(text, source)
+        documents, found = load_manifest(text, source, nodes)
     except OverlayError as err:  # read as strictly as overlays: duplicate keys, tags, depth
         message = err.message
         if err.column == 1 and _JOINED.match(message):

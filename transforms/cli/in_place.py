@@ -27,11 +27,15 @@ def check_in_place(manifests: tuple[str, ...], output: str) -> None:
         )
 
 
-def write_back(streams: list[Any], results: list[list[Any]], halves: list[Any]) -> None:
+def write_back(
+    streams: list[Any], results: list[list[Any]], halves: list[Any], composed: list[Any]
+) -> None:
     """Splice each stream's changes into its file's text and write the files that change,
     each atomically; a file refused is named with why and left as it is (exit 1).
     ``halves`` holds, for each stream, its :class:`~transforms.cli.halves.SecondHalf`
-    (the second half of a long file, spliced in a second process), or ``None``."""
+    (the second half of a long file, spliced in a second process), or ``None``;
+    ``composed``, what its reader kept of its text
+    (:class:`~transforms.io.splicing.Composed`), or ``None``."""
     import gc
 
     from transforms.io.splicing import SpliceError, splice
@@ -43,14 +47,14 @@ def write_back(streams: list[Any], results: list[list[Any]], halves: list[Any]) 
     # collector would walk every document of the run again and again, for nothing
     gc.disable()
     try:
-        for stream, result, half in zip(streams, results, halves, strict=True):
+        for stream, result, half, nodes in zip(streams, results, halves, composed, strict=True):
             pairs = list(zip(stream.documents, result, strict=True))
             if all(after is before for before, after in pairs):
                 continue
             try:
-                text = half.join(pairs) if half is not None else None
+                text = half.join(pairs, nodes) if half is not None else None
                 if text is None:  # the halves cannot give what the whole would: spliced whole
-                    text = splice(stream.text, pairs, stream.source)
+                    text = splice(stream.text, pairs, stream.source, composed=nodes)
             except SpliceError as err:
                 click.echo(f"podfold: error: {err}; the file is left as it is", err=True)
                 refused += 1

@@ -174,13 +174,15 @@ class Manifest:
     """One stream of manifests as read: ``source`` names it in every message (the file's
     path as given, ``<stdin>``), ``path`` is the file (``None`` for standard input),
     ``text`` what it holds, ``documents`` and ``booleans`` what
-    :func:`~transforms.cli.documents.read_manifest` read of it."""
+    :func:`~transforms.cli.documents.read_manifest` read of it, and ``nodes`` each
+    document's composed node, where they were asked for (to edit the text by)."""
 
     source: str
     path: str | None
     text: str
     documents: list[Any]
     booleans: list[Any]
+    nodes: list[Any] | None = None
 
 
 def read_manifests(
@@ -188,6 +190,9 @@ def read_manifests(
     recursive: bool,
     purpose: str | None = None,
     overlays: Sequence[str] = (),
+    *,
+    nodes: bool = False,
+    each_text: Callable[[str, str], object] | None = None,
 ) -> list[Manifest]:
     """The streams ``given`` names (files, directories: :func:`~transforms.io.sources.manifest_files`;
     ``-`` or nothing: standard input), each read within bounds and parsed on its own, as
@@ -195,7 +200,10 @@ def read_manifests(
     next); where ``purpose`` is given, a stream with no document is refused
     (:func:`require_documents`), and of several, only all of them with none. A file of a
     directory given that is one of the ``overlays`` (an overlay kept beside the manifests it
-    is for) is left out, with a warning: it is no manifest."""
+    is for) is left out, with a warning: it is no manifest. With ``nodes``, each
+    stream's composed nodes are kept (:attr:`Manifest.nodes`); ``each_text``, where
+    given, is called with each file's name and text as soon as it is read, before it is
+    parsed."""
     import sys
 
     from transforms.cli.documents import ManifestError, read_manifest
@@ -221,10 +229,15 @@ def read_manifests(
                 raise ManifestError(
                     err.message, source=err.source, line=err.line, column=err.column
                 ) from None
-        documents, booleans = read_manifest(text, source)
+        if each_text is not None:
+            each_text(source, text)
+        composed: list[Any] | None = [] if nodes else None
+        documents, booleans = read_manifest(text, source, composed)
         if purpose is not None and len(paths) == 1:
             require_documents(documents, source, stream, purpose)
-        read.append(Manifest(source, None if path == "-" else path, text, documents, booleans))
+        read.append(
+            Manifest(source, None if path == "-" else path, text, documents, booleans, composed)
+        )
     if purpose is not None and len(paths) > 1 and not any(each.documents for each in read):
         # of several, one file with none is warned about (as kubectl skips it); all: refused
         require_documents([], f"the {len(paths)} files", None, purpose)

@@ -681,12 +681,21 @@ def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> l
     return _load(text, source, max_nodes, strict_loader(), StrictLoader, None)
 
 
-def load_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]]:
+def load_manifest(
+    text: str, source: str, nodes: list[yaml.Node | None] | None = None
+) -> tuple[list[Any], list[PlainBoolean]]:
     """The documents of a manifest stream, read as :func:`load_documents` reads them but
     with kubectl's plain scalars (:class:`ManifestLoader`: numbers, booleans, keys as text;
     an infinity or NaN as a value refused where it is written, as kubectl refuses the
     file), and each of YAML 1.1's booleans written plain in them
     (:func:`~transforms.io.booleans.plain_booleans`).
+
+    Where ``nodes`` is given, it is given each document's composed node, with its marks
+    (what :mod:`transforms.io.splicing` edits the text by, so the text is not composed
+    twice), or ``None`` for a document whose nodes are not as the text wrote them (one
+    built by the constructor, which rewrites what a merge key merges) or were composed
+    by the other parser (libyaml refused the text, and PyYAML's own read it: its marks
+    count a byte-order mark that libyaml's do not).
 
     >>> documents, found = load_manifest("env:\\n- {name: A, value: y}\\n- {name: B, value: 'n'}\\n", "m.yaml")
     >>> documents
@@ -695,7 +704,7 @@ def load_manifest(text: str, source: str) -> tuple[list[Any], list[PlainBoolean]
     [(('env', 0, 'value'), 'y', 2, 20)]
     """
     found: list[PlainBoolean] = []
-    return _load(text, source, None, manifest_loader(), ManifestLoader, found), found
+    return _load(text, source, None, manifest_loader(), ManifestLoader, found, nodes=nodes), found
 
 
 def load_manifest_part(
@@ -726,27 +735,35 @@ def _load(
     pure: Any,
     found: list[PlainBoolean] | None,
     before: list[int] | None = None,
+    *,
+    nodes: list[yaml.Node | None] | None = None,
 ) -> list[Any]:
     """The documents of ``text`` (see :func:`load_documents`); where ``found`` is given,
     the plain booleans of YAML 1.1 a loader noted reading (``yaml11_read``) go into it;
     where ``before`` is, it holds the nodes the aliases of the stream's earlier parts
-    added, and is given those of this one's too."""
+    added, and is given those of this one's too; where ``nodes`` is, each document's
+    composed node (see :func:`load_manifest`)."""
     check_text(text, source)
     earlier = before[0] if before is not None else 0
 
-    def read(loader: Any, nodes: Iterator[yaml.Node]) -> list[Any]:
+    def read(loader: Any, composed: Iterator[yaml.Node]) -> list[Any]:
         documents: list[Any] = []
         if found is not None:
             found.clear()  # what libyaml's pass found, where PyYAML's reads it all again
+        # the marks of the parser the text is composed with where it is read for edits
+        keep = nodes is not None and isinstance(loader, pure) != LIBYAML
+        if nodes is not None:
+            nodes.clear()
         expanded = 0  # the stream's nodes so far; and those its aliases added
         added = earlier
         try:
-            for node in nodes:
+            for node in composed:
                 if max_nodes is not None:  # a bound on the whole stream, aliases expanded
                     expanded += check_graph(node, max_nodes, before=expanded)
                 if found is not None:
                     loader.non_finite_read = False
-                if is_plain(node, text, None):  # most are: built in one pass
+                plain = is_plain(node, text, None)
+                if plain:  # most are: built in one pass
                     document = build(loader, node)
                 else:
                     if max_nodes is None:
@@ -756,6 +773,8 @@ def _load(
                     refuse_non_finite(node)  # as a key it is text, as a value refused
                 if document is not None:
                     documents.append(document)
+                    if nodes is not None:
+                        nodes.append(node if keep and plain else None)
                     if found is not None and loader.yaml11_read:
                         found.extend(plain_booleans(loader, node, document, len(documents)))
                         loader.yaml11_read = False

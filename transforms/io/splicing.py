@@ -27,7 +27,7 @@ An edit that cannot be made exactly is refused with a :class:`SpliceError`
 naming the file, line and why, and the text is left as it was: an edited value
 reached through an alias (``*base``) or inside an anchored one (``&base``), a
 map that merges another (``<<``), an edit of a whole document. Every spliced
-text is read back before it is given (:func:`~transforms.io.safe_yaml.load_manifest`)
+text is read back before it is given (:mod:`transforms.io.read_back`)
 and must hold exactly the documents after the fold (a key of a map keeps
 its place in the text, wherever the fold put it); where it does not, that is refused too, naming the document.
 
@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -56,15 +56,15 @@ import yaml
 from combinators.data import MISSING, strict_equal
 from combinators.diff import Change, diff, element_name
 from combinators.paths import Index, Key, Match, Part
-from transforms.errors import OverlayError
+from transforms.io.edits import Edit, SpliceError
 
 __all__ = (
     "SpliceError",
     "Edit",
+    "Composed",
     "splice",
     "splice_part",
     "edits_of",
-    "splice_folded_part",
     "line_break",
 )
 
@@ -85,46 +85,73 @@ _WIDE = 2**30  # no folding of a long scalar rewritten where it stands
 # JSON's encoders made once (json.dumps makes one a call where it is given options)
 _JSON = json.JSONEncoder(ensure_ascii=False).encode
 _KEYED = json.JSONEncoder(ensure_ascii=False, default=repr).encode
-_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=repr).encode
-
-
-class SpliceError(OverlayError):
-    """An edit that cannot be made exactly in a file's text: ``source``, ``line`` and
-    ``column`` say where, the message why; the file is to be left as it is.
-
-    >>> print(SpliceError("the value is reached through an alias", source="a.yaml", line=3, column=5))
-    a.yaml:3:5: cannot edit in place: the value is reached through an alias
-    """
-
-    def __str__(self) -> str:
-        where = self.source
-        if self.line is not None:
-            where += f":{self.line}" + ("" if self.column is None else f":{self.column}")
-        return f"{where}: cannot edit in place: {self.message}"
 
 
 @dataclass(frozen=True)
-class Edit:
-    """The text from ``start`` to ``end`` (offsets into the stream's text) replaced by
-    ``text``; an insertion where the two are equal, a cut where ``text`` is empty."""
+class Composed:
+    """A stream's documents as its reader composed them, kept so that the text need not
+    be composed again to be edited: ``nodes``, each document's root node in order (empty
+    documents left out), and ``offset``, what turns a mark's index into a place in the
+    text they are given with.
 
-    start: int
-    end: int
-    text: str
+    >>> from transforms.io.safe_yaml import load_manifest
+    >>> text = "a: 1\\n---\\nb: 1\\n"
+    >>> nodes = []
+    >>> documents, _ = load_manifest(text, "m.yaml", nodes)
+    >>> composed = Composed.of(text, nodes)
+    >>> splice(text, [(documents[0], {"a": 2}), (documents[1], {"b": 2})], "m.yaml", composed=composed)
+    'a: 2\\n---\\nb: 2\\n'
+    >>> [node.start_mark.index + composed.part(5).offset for node in composed.nodes]
+    [-5, 4]
+    """
+
+    nodes: tuple[yaml.Node, ...]
+    offset: int
+
+    @classmethod
+    def of(cls, text: str, nodes: Sequence[yaml.Node | None] | None) -> Composed | None:
+        """What the reader of ``text`` kept of it (the ``nodes`` that
+        :func:`~transforms.io.safe_yaml.load_manifest` gives), or ``None`` where it kept
+        no node for some document: the text is composed again, then."""
+        if nodes is None or any(node is None for node in nodes):
+            return None
+        from transforms.io.safe_yaml import LIBYAML
+
+        # libyaml counts its marks from after a byte-order mark, PyYAML's reader from before it
+        bom = 1 if LIBYAML and text.startswith("\ufeff") else 0
+        return cls(tuple(node for node in nodes if node is not None), bom)
+
+    def part(self, at: int) -> Composed:
+        """The same nodes, for the part of the text that begins at ``at``."""
+        return Composed(self.nodes, self.offset - at)
+
+    def within(self, length: int) -> Iterator[yaml.Node]:
+        """The nodes of the documents that begin in the first ``length`` characters of
+        the text (a part's own, for the part's text: see :meth:`part`)."""
+        offset = self.offset
+        return (node for node in self.nodes if 0 <= node.start_mark.index + offset < length)
 
 
-def splice(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> str:
+def splice(
+    text: str,
+    documents: Sequence[tuple[Any, Any]],
+    source: str,
+    *,
+    composed: Composed | None = None,
+) -> str:
     """``text`` with what changed from each document's ``before`` to its ``after``
     spliced in (see the module); ``documents`` are the stream's documents in order,
     empty ones left out (as :func:`~transforms.io.safe_yaml.load_manifest` reads
     them), each as ``(before, after)``. Where nothing changed, ``text`` itself.
+    ``composed`` is what the reader of ``text`` kept of it (:class:`Composed`), where
+    it did: else the text is composed here.
 
     Raises :class:`SpliceError` naming ``source`` where an edit cannot be exact.
 
     >>> splice("a: 1\\n", [({"a": 1}, {"a": 1, "b": [2]})], "m.yaml")
     'a: 1\\nb:\\n- 2\\n'
     """
-    return _splice(text, documents, source, None, line_break(text))[0]
+    return _splice(text, documents, source, None, line_break(text), composed=composed)[0]
 
 
 def splice_part(
@@ -134,12 +161,15 @@ def splice_part(
     *,
     last: bool = False,
     newline: str | None = None,
+    composed: Composed | None = None,
 ) -> tuple[str, int]:
     """:func:`splice` of ``text``, a part of a longer stream cut just before a line that
     begins a document (``---`` at a line's start: see :mod:`transforms.io.batches`), and
     how many documents it holds: they are the first of the stream's ``documents`` (the
     last, where ``last``), as many as the part holds. ``newline`` is the line break the
     whole stream writes (what is added is written with it; the part's own by default).
+    ``composed`` is what the reader of the whole stream kept of it, for this part
+    (:meth:`Composed.part`), where it did.
 
     Messages name lines and documents of the part: where it is refused, splice the
     whole stream to be told where in it.
@@ -150,26 +180,14 @@ def splice_part(
     (('a: 2\\n', 1), ('---\\nb: 2\\n', 1))
     """
     spliced, own = _splice(
-        text, documents, source, "last" if last else "first", newline or line_break(text)
+        text,
+        documents,
+        source,
+        "last" if last else "first",
+        newline or line_break(text),
+        composed=composed,
     )
     return spliced, len(own)
-
-
-def splice_folded_part(
-    text: str, befores: Sequence[Any], source: str, fold: _Fold, *, newline: str | None = None
-) -> tuple[str, list[Any]]:
-    """:func:`splice_part` of the last part of a stream whose documents before the fold
-    are ``befores``: the part's are folded, by ``fold(them, the number of the first in
-    the stream)``, once the part is composed (and so known); the part's text spliced,
-    and its documents after the fold.
-
-    >>> splice_folded_part("---\\nb: 1\\n", [{"a": 1}, {"b": 1}], "m.yaml",
-    ...                    lambda documents, first: [{"b": first} for _ in documents])
-    ('---\\nb: 2\\n', [{'b': 2}])
-    """
-    pairs = [(before, before) for before in befores]
-    spliced, own = _splice(text, pairs, source, "last", newline or line_break(text), fold)
-    return spliced, [after for _, after in own]
 
 
 def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> list[Edit]:
@@ -180,7 +198,7 @@ def edits_of(text: str, documents: Sequence[tuple[Any, Any]], source: str) -> li
     [Edit(start=3, end=4, text='2')]
     """
     edits: list[Edit] = []
-    _edits(text, documents, source, edits, None, line_break(text), None)
+    _edits(text, documents, source, edits, None, line_break(text))
     return edits
 
 
@@ -199,21 +217,24 @@ def _splice(
     source: str,
     align: str | None,
     newline: str,
-    fold: _Fold | None = None,
+    *,
+    composed: Composed | None = None,
 ) -> tuple[str, Sequence[tuple[Any, Any]]]:
     """:func:`splice` (``align`` ``None``: ``documents`` are all the text's) or
     :func:`splice_part` (``"first"``, ``"last"``: the text's are the first or last of
-    them; with ``fold``, see :func:`splice_folded_part`); the text, and the text's
+    them); the text, and the text's
     documents before and after."""
     edits: list[Edit] = []
-    spans, own = _edits(text, documents, source, edits, align, newline, fold)
+    spans, own = _edits(text, documents, source, edits, align, newline, composed)
     if not edits:
         return text, own
     spliced = _apply(text, edits, source)
+    from transforms.io.read_back import check, check_each
+
     if len(spans) < len(own) and _DIRECTIVE.search(text) is None:
-        _check_each(spliced, spans, edits, own, source)
+        check_each(spliced, spans, edits, own, source)
     else:
-        _check(spliced, [after for _, after in own], source)
+        check(spliced, [after for _, after in own], source)
     return spliced, own
 
 
@@ -224,12 +245,12 @@ def _edits(
     edits: list[Edit],
     align: str | None,
     newline: str,
-    fold: _Fold | None,
+    composed: Composed | None = None,
 ) -> tuple[list[tuple[int, int, int, int, int]], Sequence[tuple[Any, Any]]]:
     """Put the edits into ``edits``; give, for each document changed, ``(its index among
     the text's, where its text begins and ends, where its edits begin and end in
     edits)``, and the text's documents, before and after (see :func:`_splice` for
-    ``align`` and ``fold``)."""
+    ``align``)."""
     # each document changed, by its index in documents: found before the text is parsed
     # for a whole stream (where nothing changed, nothing is), as each is met for a part
     by_number: dict[int, tuple[Any, Any, list[Change]]] = {}
@@ -242,15 +263,20 @@ def _edits(
                     by_number[number] = (before, after, changes)
         if not by_number:
             return [], documents
-    elif fold is not None or any(before is not after for before, after in documents):
+    elif any(before is not after for before, after in documents):
         lazily = True  # else none changed: the part is parsed to count its documents
-    from transforms.io.safe_yaml import LIBYAML
-
-    # libyaml counts its marks from after a byte-order mark, PyYAML's reader from before it
-    offset = 1 if LIBYAML and text.startswith("\ufeff") else 0
     rendered: _Rendered = {}  # each value written once
     spans: list[tuple[int, int, int, int, int]] = []
-    nodes: Iterator[yaml.Node] = _composed(text, source)  # one document's nodes at a time
+    nodes: Iterator[yaml.Node]
+    if composed is None:
+        from transforms.io.safe_yaml import LIBYAML
+
+        # libyaml counts its marks from after a byte-order mark, PyYAML's from before it
+        offset = 1 if LIBYAML and text.startswith("\ufeff") else 0
+        nodes = _composed(text, source)  # one document's nodes at a time
+    else:  # as the reader composed them: the text's own
+        offset = composed.offset
+        nodes = composed.within(len(text))
     base = 0
     if align == "last":  # which documents the text holds is known once it is composed
         held = list(nodes)
@@ -260,10 +286,6 @@ def _edits(
                 f"the text holds {len(held)} documents, where {len(documents)} were given",
                 source=source,
             )
-        if fold is not None:  # the part's documents, now known, folded
-            befores = [before for before, _ in documents[base:]]
-            afters = fold(befores, base + 1)
-            documents = [*documents[:base], *zip(befores, afters, strict=True)]
         nodes = iter(held)
     count = 0
     for count, node in enumerate(nodes, 1):
@@ -354,80 +376,7 @@ def _apply(text: str, edits: list[Edit], source: str) -> str:
     return "".join(parts)
 
 
-def _check(spliced: str, afters: Sequence[Any], source: str) -> None:
-    """Refuse a spliced text that does not read back as ``afters`` (kinds compared too:
-    ``1`` is not ``True``)."""
-    from transforms.io.safe_yaml import load_manifest
-
-    try:
-        found, _ = load_manifest(spliced, source)
-    except OverlayError as err:
-        raise SpliceError(
-            f"the edited text would not read back ({err.message})",
-            source=source,
-            line=err.line,
-            column=err.column,
-        ) from None
-    if len(found) != len(afters):
-        raise SpliceError(
-            f"the edited text would hold {len(found)} documents, not {len(afters)}",
-            source=source,
-        )
-    if _canonical(found) == _canonical(afters):
-        return  # the kinds told apart (1, 1.0, true), key order not: a key keeps its place
-    for number, (read, after) in enumerate(zip(found, afters, strict=True), 1):
-        if not strict_equal(read, after):
-            raise SpliceError(
-                f"document {number}: the edited text would not read back as the "
-                f"folded document (a change no edit of the text can make exactly)",
-                source=source,
-            )
-
-
-def _check_each(
-    spliced: str,
-    spans: Sequence[tuple[int, int, int, int, int]],
-    edits: Sequence[Edit],
-    documents: Sequence[tuple[Any, Any]],
-    source: str,
-) -> None:
-    """:func:`_check` of each changed document's own text only: the text between the
-    documents is as it was, so the others read as they did (no directive makes one
-    document's reading depend on another's)."""
-    shift = 0  # how much longer the text is up to the document
-    for number, start, end, first, last in spans:
-        own = edits[first:last]
-        low = min(start, *(edit.start for edit in own))
-        high = max(end, *(edit.end for edit in own))
-        grown = sum(len(edit.text) - (edit.end - edit.start) for edit in own)
-        piece = spliced[low + shift : high + shift + grown]
-        lines = spliced.count("\n", 0, low + shift)
-        try:
-            _check(piece, [documents[number][1]], source)
-        except SpliceError as err:
-            if err.line is not None:
-                err.line += lines
-            raise SpliceError(
-                err.message.replace("document 1: ", f"document {number + 1}: "),
-                source=source,
-                line=err.line,
-                column=err.column,
-            ) from None
-        shift += grown
-
-
-def _canonical(documents: Any) -> str:
-    """JSON's text of ``documents``, keys sorted: equal for equal documents (the kinds told
-    apart: ``1``, ``1.0``, ``true``; key order not), in C.
-
-    >>> _canonical([{"b": 1, "a": True}]) == _canonical([{"a": True, "b": 1}]) != _canonical([{"a": 1, "b": 1}])
-    True
-    """
-    return _CANONICAL(documents)
-
-
 _Rendered = dict[tuple[str, int | None, bool], list[str]]
-_Fold = Callable[[list[Any], int], list[Any]]
 _Resolved = dict[Part, tuple[tuple["yaml.Node | None", yaml.Node, Any], "_Resolved"]]
 
 
@@ -821,9 +770,10 @@ class _Document:
 
     def replace(self, parts: Sequence[Part], before: Any, value: Any) -> None:
         if not parts:  # the document, emptied or made from an empty one: written anew
-            root = self.root
+            root, start = self.root, self.start(self.root)
             end = self.line_end(self.content_end(root))
-            self.add(self.start(root), end, self.indented(self.render(value), 0, end))
+            column = self.column(start) if self.starts_line(start) else 0  # indented as a whole
+            self.add(start, end, self.indented(self.render(value), column, end))
             return
         chain = self.resolve(parts, before)
         parent = chain[-2][1]
@@ -850,6 +800,9 @@ class _Document:
             return
         if key is not None:
             start, column = self.end(key), self.column(self.key_start(key))
+            if start == self.line_start(start):  # a key that ends its lines ('? |'): its ':' below
+                while self.text[start] in " \t":
+                    start += 1
             lines = self.render({"k": value})
             lines[0] = lines[0][1:]  # what follows the key 'k'
         else:
