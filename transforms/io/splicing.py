@@ -277,6 +277,7 @@ def _edits(
     else:  # as the reader composed them: the text's own
         offset = composed.offset
         nodes = composed.within(len(text))
+    merges = "<<" in text  # a merge key is written so: where it is not, none is looked for
     base = 0
     if align == "last":  # which documents the text holds is known once it is composed
         held = list(nodes)
@@ -305,6 +306,7 @@ def _edits(
             before, after, changes = found
             first = len(edits)
             document = _Document(text, source, offset, newline, node, count, edits, rendered)
+            document.merges = merges
             document.edit(before, after, changes)
             start, end = document.start(node), document.end(node)
             spans.append((count - 1, start, end, first, len(edits)))
@@ -462,6 +464,7 @@ class _Document:
         # starts): a tree by part, each entry (key node, node, value) and what is below it
         self.resolved: _Resolved = {}
         self.rendered = rendered
+        self.merges = True  # whether a map of the text may merge another ('<<')
         self._indented_lists: bool | None = None
 
     # -- what is written, as the document writes it ------------------------------------
@@ -643,7 +646,7 @@ class _Document:
         return None
 
     def no_merge(self, node: yaml.MappingNode, prefix: Sequence[Part]) -> None:
-        if any(key.tag == _MERGE for key, _ in node.value):
+        if self.merges and any(key.tag == _MERGE for key, _ in node.value):
             self.refuse(
                 node,
                 f"{_text(prefix)} merges another map ('<<'): what is merged is written elsewhere",
