@@ -85,14 +85,7 @@ class SecondHalf:
     """The second half of a long file, read, folded and spliced in a forked process (see
     the module); :meth:`join` gives the file's text, :meth:`cancel` ends the process."""
 
-    def __init__(
-        self,
-        text: str,
-        source: str,
-        cut: int,
-        pid: int,
-        answers: Any,
-    ) -> None:
+    def __init__(self, text: str, source: str, cut: int, pid: int, answers: Any) -> None:
         self.text, self.source, self.cut = text, source, cut
         self.pid = pid  # 0 once the process is waited for
         self.answers = answers  # the pipe it answers on
