@@ -25,6 +25,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -222,14 +223,16 @@ def _kept(text: str, printed: str) -> str:
     """``printed`` (apply's documents) spliced into Helm's ``text``, every comment kept;
     ``printed`` itself where the splice cannot be exact."""
     from transforms.io.safe_yaml import load_manifest
-    from transforms.io.splicing import SpliceError, splice
+    from transforms.io.splicing import Composed, SpliceError, splice
 
-    before, _ = load_manifest(text, "<stdin>")
+    nodes: list[Any] = []  # Helm's text edited by the nodes it was read with
+    before, _ = load_manifest(text, "<stdin>", nodes)
     after, _ = load_manifest(printed, "<stdout>")
     if len(before) != len(after):
         return printed
+    pairs = list(zip(before, after, strict=True))
     try:
-        return splice(text, list(zip(before, after, strict=True)), "<stdin>")
+        return splice(text, pairs, "<stdin>", composed=Composed.of(text, nodes))
     except SpliceError:
         return printed
 
