@@ -47,14 +47,14 @@ def write_back(
     # collector would walk every document of the run again and again, for nothing
     gc.disable()
     try:
-        for stream, result, half, nodes in zip(streams, results, halves, composed, strict=True):
+        for stream, result, half, kept in zip(streams, results, halves, composed, strict=True):
             pairs = list(zip(stream.documents, result, strict=True))
             if all(after is before for before, after in pairs):
                 continue
             try:
-                text = half.join(pairs, nodes) if half is not None else None
+                text = half.join(pairs, kept) if half is not None else None
                 if text is None:  # the halves cannot give what the whole would: spliced whole
-                    text = splice(stream.text, pairs, stream.source, composed=nodes)
+                    text = splice(stream.text, pairs, stream.source, composed=kept)
             except SpliceError as err:
                 click.echo(f"podfold: error: {err}; the file is left as it is", err=True)
                 refused += 1

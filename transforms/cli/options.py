@@ -231,12 +231,12 @@ def read_manifests(
                 ) from None
         if each_text is not None:
             each_text(source, text)
-        composed: list[Any] | None = [] if nodes else None
-        documents, booleans = read_manifest(text, source, composed)
+        kept: list[Any] | None = [] if nodes else None
+        documents, booleans = read_manifest(text, source, kept)
         if purpose is not None and len(paths) == 1:
             require_documents(documents, source, stream, purpose)
         read.append(
-            Manifest(source, None if path == "-" else path, text, documents, booleans, composed)
+            Manifest(source, None if path == "-" else path, text, documents, booleans, kept)
         )
     if purpose is not None and len(paths) > 1 and not any(each.documents for each in read):
         # of several, one file with none is warned about (as kubectl skips it); all: refused

@@ -109,8 +109,6 @@ def check_each(
         try:
             check(piece, [documents[number][1]], source)
         except OverlayError as err:
-            from transforms.io.edits import SpliceError
-
             raise SpliceError(
                 err.message.replace("document 1: ", f"document {number + 1}: "),
                 source=source,
