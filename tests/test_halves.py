@@ -1,8 +1,11 @@
-"""A long file's second half read, folded and spliced in a second process
-(:mod:`transforms.cli.halves`): the halves give the very text the whole splice gives, or
-nothing, and then the whole is spliced; on each way the halves can fail (a half refused,
-a second process that folds otherwise or is lost, a text that cannot be cut, an
-interrupted run), on streams with comments, block scalars, flow style and CRLF."""
+"""A long file read, folded and spliced in two halves, the second in a second process
+(:mod:`transforms.cli.halves`): the halves give the very documents the whole read gives
+and the very text the whole splice gives, or nothing, and then the whole is read (or
+spliced) here; on each way the halves can fail (a half that cannot be read or folded, a
+half refused a splice, aliases that expand too far across both, a second process lost,
+a text that cannot be cut, an interrupted run), on streams with comments, block
+scalars, flow style and CRLF; and the command says of a long file what one process
+says of it, to the byte."""
 
 from __future__ import annotations
 
@@ -20,9 +23,16 @@ from hypothesis import strategies as st
 from combinators import compose
 from recipes import add_toleration, node_selector
 from tests import warm
-from transforms.cli.halves import FIRST_SHARE, HALVES_BYTES, SecondHalf, cut_point, second_half
-from transforms.io.safe_yaml import load_manifest
-from transforms.io.splicing import Composed, SpliceError, splice, splice_part
+from transforms.cli.halves import (
+    FIRST_SHARE,
+    HALVES_BYTES,
+    Read,
+    SecondHalf,
+    cut_point,
+    second_half,
+)
+from transforms.io.safe_yaml import MAX_NODES, load_manifest
+from transforms.io.splicing import SpliceError, splice, splice_part
 from transforms.kube.applying import apply_to_workload
 
 REPO = Path(__file__).resolve().parent.parent
@@ -107,20 +117,27 @@ def gone(pid: int) -> bool:
     return False
 
 
+def read_by_halves(text: str, fold: Fold = gpu_fold) -> tuple[SecondHalf, Read | None]:
+    half = started(text, fold)
+    return half, half.read(fold)
+
+
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 @pytest.mark.parametrize("count", [2, 9, 40])
-def test_the_halves_give_the_text_the_whole_splice_gives(newline: str, count: int) -> None:
-    text = stream(count, newline)
-    half = started(text)
-    nodes: list[Any] = []
-    documents, _ = load_manifest(text, "jobs.yaml", nodes)
-    pairs = list(zip(documents, gpu_fold(documents, 1), strict=True))
+def test_the_halves_give_what_the_whole_gives(newline: str, count: int) -> None:
+    text = stream(count, newline).replace("restartPolicy: OnFailure", "suspend: yes")
+    half, read = read_by_halves(text)
+    assert read is not None
+    documents, booleans = load_manifest(text, "jobs.yaml")
+    assert read.documents == documents and read.folded == gpu_fold(documents, 1)
+    assert read.booleans == booleans and len(booleans) >= count // 4  # the file's lines
+    pairs = list(zip(read.documents, read.folded, strict=True))
     pid = half.pid
-    joined = half.join(pairs, Composed.of(text, nodes))  # the first half by the nodes kept
+    joined = half.join(pairs)
     assert joined is not None
     assert joined == splice(text, pairs, "jobs.yaml")
     assert text[half.cut :].startswith("---") and half.cut >= len(text) * FIRST_SHARE
-    assert load_manifest(joined, "jobs.yaml")[0] == [after for _, after in pairs]
+    assert load_manifest(joined, "jobs.yaml")[0] == read.folded
     assert joined.count("# shard") == text.count("# shard")  # every comment kept
     half.cancel()
     assert gone(pid) and half.pid == 0
@@ -172,11 +189,12 @@ def labelled(documents: list[Any], first: int) -> list[Any]:
 
 
 @pytest.mark.parametrize("where", ["first", "second"])
-def test_a_half_refused_gives_nothing_and_the_whole_says_where(where: str) -> None:
+def test_a_half_refused_a_splice_gives_no_text_and_the_whole_says_where(where: str) -> None:
     jobs = stream(10, styles=(0, 3))
     text = ALIASED + "---\n" + jobs if where == "first" else jobs + "---\n" + ALIASED
-    _, pairs = folded(text, labelled)
-    half = started(text, labelled)
+    documents, pairs = folded(text, labelled)
+    half, read = read_by_halves(text, labelled)
+    assert read is not None and read.documents == documents  # read and folded: not refused
     pid = half.pid
     assert half.join(pairs) is None
     half.cancel()
@@ -187,7 +205,40 @@ def test_a_half_refused_gives_nothing_and_the_whole_says_where(where: str) -> No
     assert f"jobs.yaml:{line}:" in str(refused.value), str(refused.value)
 
 
-def test_a_second_process_that_folds_otherwise_gives_nothing() -> None:
+@pytest.mark.parametrize("where", ["first", "second"])
+@pytest.mark.parametrize(
+    "defect",
+    ["kind: Job\nmetadata: {name: [\n", "- a list\n- not a map\n", "kind: Job\nspec: 3\n"],
+)
+def test_a_half_that_cannot_be_read_or_folded_gives_nothing(where: str, defect: str) -> None:
+    def failing(documents: list[Any], first: int) -> list[Any]:
+        if any(document.get("spec") == 3 for document in documents):
+            raise ValueError("no fold for a spec of 3")
+        return gpu_fold(documents, first)
+
+    jobs = stream(12)
+    text = defect + "---\n" + jobs if where == "first" else jobs + "---\n" + defect
+    half = started(text, failing)
+    pid = half.pid
+    assert half.read(failing) is None  # read whole, and what fails said of the whole
+    assert gone(pid) and half.pid == 0  # ended, and waited for
+
+
+def test_aliases_that_expand_too_far_across_both_halves_give_nothing() -> None:
+    # each half's aliases add 60% of the bound: each alone is read, both are refused
+    items = ", ".join(str(number) for number in range(1000))
+    aliases = ", ".join(["*big"] * (MAX_NODES * 6 // 10 // 1000))
+    document = f"kind: ConfigMap\nbig: &big [{items}]\nmore: [{aliases}]\n"
+    text = document + "---\n" + document
+    assert cut_point(text, FIRST_SHARE) == len(document)
+    load_manifest(document, "m.yaml")  # each half alone is within the bound
+    with pytest.raises(Exception, match="expands to more than"):
+        load_manifest(text, "m.yaml")
+    half, read = read_by_halves(text)
+    assert read is None and half.pid == 0
+
+
+def test_what_the_second_process_folded_is_what_is_checked_and_written() -> None:
     here = os.getpid()
 
     def otherwise(documents: list[Any], first: int) -> list[Any]:
@@ -195,9 +246,13 @@ def test_a_second_process_that_folds_otherwise_gives_nothing() -> None:
         return [{**document, "folded": label} for document in documents]
 
     text = stream(12)
-    documents, pairs = folded(text, otherwise)
-    assert splice(text, pairs, "jobs.yaml").count("folded: here") == len(documents)
-    assert started(text, otherwise).join(pairs) is None
+    half, read = read_by_halves(text, otherwise)
+    assert read is not None
+    labels = [after["folded"] for after in read.folded]
+    assert labels[0] == "here" and labels[-1] == "there"  # each half folded once, where read
+    joined = half.join(list(zip(read.documents, read.folded, strict=True)))
+    assert joined is not None and load_manifest(joined, "jobs.yaml")[0] == read.folded
+    half.cancel()
 
 
 def test_a_lost_second_process_gives_nothing() -> None:
@@ -209,12 +264,32 @@ def test_a_lost_second_process_gives_nothing() -> None:
         return gpu_fold(documents, first)
 
     text = stream(12)
-    _, pairs = folded(text, killed)
     half = started(text, killed)
     pid = half.pid
-    assert half.join(pairs) is None
+    assert half.read(killed) is None
+    assert gone(pid) and half.pid == 0
+
+
+def test_a_second_process_lost_as_it_splices_gives_no_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from transforms.cli import halves
+
+    def killed(*args: Any) -> str:  # in the second process, once it sent its documents
+        import threading
+
+        for thread in threading.enumerate():  # the one writing them
+            if thread is not threading.current_thread():
+                thread.join()
+        os.kill(os.getpid(), signal.SIGKILL)
+        raise AssertionError("not reached")
+
+    monkeypatch.setattr(halves, "_splice", killed)
+    text = stream(12)
+    half, read = read_by_halves(text)
+    assert read is not None and read.documents == load_manifest(text, "jobs.yaml")[0]
+    assert half.join(list(zip(read.documents, read.folded, strict=True))) is None
     half.cancel()
-    assert gone(pid)
 
 
 @settings(max_examples=settings.default.max_examples // 2, deadline=None)
@@ -240,19 +315,68 @@ def test_law_two_parts_spliced_are_the_whole_spliced(
     assert head + tail == splice(text, pairs, "jobs.yaml")
 
 
-def test_in_place_on_a_long_file_writes_what_one_process_writes(tmp_path: Path) -> None:
-    text = stream(1600, "\r\n")
+LONG_JOBS = stream(1600, "\r\n")
+TAIL = len(LONG_JOBS) * 9 // 10  # a place in the second half, at a document's start
+TAIL = LONG_JOBS.index("---", TAIL)
+
+
+POD = "kind: Pod\nspec:\n"
+CONTAINER = "  containers: [{name: c, image: x}]\n"
+
+
+def _defective(defect: str, where: str) -> str:
+    defect = defect.replace("\n", "\r\n")
+    if where == "first":
+        return defect + "---\r\n" + LONG_JOBS
+    return LONG_JOBS[:TAIL] + "---\r\n" + defect + LONG_JOBS[TAIL:]
+
+
+@pytest.mark.parametrize(
+    ("defect", "flags", "status", "said"),
+    [
+        ("", [], 0, "written in place"),
+        ("kind: Job\nmetadata: {name: [\n", [], 1, "expected"),  # a syntax error
+        ("- a list\n", [], 1, "is a list, not a map"),
+        # an overlay that fails: a toleration appended to what is no list
+        ("kind: Job\nspec: {template: {spec: {tolerations: 3}}}\n", [], 1, "tolerations"),
+        (
+            f"{POD}  containers: [{{name: c, image: x, env: [{{name: A, value: y}}]}}]\n",
+            [],
+            0,
+            "quote it",
+        ),
+        (f"{POD}  hostNetwork: true\n{CONTAINER}", ["--policy", "baseline"], 1, "1 violation"),
+    ],
+)
+@pytest.mark.parametrize("where", ["first", "second"])
+def test_in_place_on_a_long_file_does_what_one_process_does(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    defect: str,
+    flags: list[str],
+    status: int,
+    said: str,
+    where: str,
+) -> None:
+    # what is written, what is said (the file's lines, the documents' numbers) and the exit
+    from transforms.cli import worker
+
+    text = _defective(defect, where)
     assert len(text) > HALVES_BYTES
     for name in ("shared.yaml", "alone.yaml"):
         (tmp_path / name).write_text(text, newline="")
     overlay = str(REPO / "examples" / "a100.yaml")
-    shared = warm.run("podfold", ["apply", "-f", overlay, "-i", "shared.yaml"], cwd=tmp_path)
-    alone = warm.run(
-        "podfold", ["--debug", "apply", "-f", overlay, "-i", "alone.yaml"], cwd=tmp_path
-    )
-    assert (shared.returncode, alone.returncode) == (0, 0), shared.stderr + alone.stderr
+    argv = ["apply", "-f", overlay, *flags, "-i"]
+    shared = warm.run("podfold", [*argv, "shared.yaml"], cwd=tmp_path)
+    with monkeypatch.context() as patched:  # one process: no second is ever forked
+        patched.setattr(worker, "can_fork", lambda debug: False)
+        alone = warm.run("podfold", [*argv, "alone.yaml"], cwd=tmp_path)
+    assert (shared.returncode, alone.returncode) == (status, status), shared.stderr + alone.stderr
+    assert said in shared.stderr
+    assert shared.stderr.replace("shared.yaml", "alone.yaml") == alone.stderr
     written = (tmp_path / "shared.yaml").read_bytes()
-    assert written != text.encode() and written == (tmp_path / "alone.yaml").read_bytes()
+    assert written == (tmp_path / "alone.yaml").read_bytes()
+    assert (written != text.encode()) == (status == 0)
 
 
 def test_a_run_interrupted_ends_the_second_process_and_writes_nothing(tmp_path: Path) -> None:

@@ -270,7 +270,9 @@ class _Run:
             templates = [pod_templates(document) for document in documents]
             if seen is not None:
                 seen.see(templates)
-            result = self.fold(documents, first, templates)
+            result = part.folded
+            if result is None:
+                result = self.fold(documents, first, templates)
             checks.documents(documents, result, selector, templates, first=first)
             if not self.reached:
                 self.reached = any(templates) or any(
@@ -361,7 +363,7 @@ def _apply_in_place(
     run: _Run, manifests: tuple[str, ...], recursive: bool, overlays: tuple[str, ...]
 ) -> None:
     """Fold and check each file whole, and write back those the overlays change; a
-    long file's second half folded and spliced in a second process meanwhile
+    long file read, folded and spliced in two halves, the second in a second process
     (:class:`~transforms.cli.halves.SecondHalf`)."""
     import gc
 
@@ -373,28 +375,36 @@ def _apply_in_place(
 
     debug = bool((click.get_current_context().find_root().obj or {}).get("debug"))
     results: list[list[Any]] = []
-    halves: list[SecondHalf | None] = []
+    started: list[SecondHalf] = []  # every second process, ended as the run ends
+    halves: list[SecondHalf | None] = []  # each stream's, where its halves read it
+    folds: list[list[Any] | None] = []  # and its documents folded there
 
-    def share(source: str, text: str) -> None:  # as soon as the file is read
-        SecondHalf.start(text, source, run.fold, debug, into=halves)
+    def read_text(source: str, text: str) -> tuple[list[Any], list[Any]] | None:
+        half = SecondHalf.start(text, source, run.fold, debug, into=started)
+        read = half.read(run.fold) if half is not None else None
+        halves.append(half if read is not None else None)
+        folds.append(read.folded if read is not None else None)
+        return (read.documents, read.booleans) if read is not None else None
 
     try:
         # each stream's nodes kept as they were composed: its text is edited by them
         streams = read_manifests(
-            manifests, recursive, "apply the overlays to", overlays, nodes=True, each_text=share
+            manifests, recursive, "apply the overlays to", overlays, nodes=True, read_text=read_text
         )
         # what was read lives to the run's end: the collector need not walk it again
         gc.freeze()
         several = len(streams) > 1
         composed = [Composed.of(stream.text, stream.nodes) for stream in streams]
         for number, stream in enumerate(streams):
-            parts = iter([Part(stream.documents, stream.booleans, 1)] if stream.documents else [])
-            whole = Streamed(stream.source, stream.path, stream.path, parts)
-            results.append([doc for result in run.stream(whole, several, number) for doc in result])
+            whole = Part(stream.documents, stream.booleans, 1, folds[number])
+            parts = iter([whole] if stream.documents else [])
+            streamed = Streamed(stream.source, stream.path, stream.path, parts)
+            results.append(
+                [doc for result in run.stream(streamed, several, number) for doc in result]
+            )
         run.end(len(streams), streams[0].source if streams else "<stdin>")
         write_back(streams, results, halves, composed)
     finally:
         gc.unfreeze()
-        for half in halves:
-            if half is not None:
-                half.cancel()  # a run that failed, or ended: no second process outlives it
+        for half in started:
+            half.cancel()  # a run that failed, or ended: no second process outlives it

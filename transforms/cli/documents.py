@@ -132,14 +132,14 @@ def read_documents(text: str, source: str) -> list[Any]:
 
 
 def read_manifest(
-    text: str, source: str, nodes: list[Any] | None = None
+    text: str, source: str, nodes: list[Any] | None = None, added: list[int] | None = None
 ) -> tuple[list[Any], list[PlainBoolean]]:
     """The documents of a YAML (or JSON) stream, as :func:`read_documents` reads them,
     and each of YAML 1.1's booleans (``y``, ``yes``, ``on``, ...) written plain in them,
     which kubectl reads as booleans and so they are read
     (:class:`~transforms.io.booleans.PlainBoolean`: where, as what); ``nodes``, where
-    given, is given each document's composed node
-    (:func:`~transforms.io.safe_yaml.load_manifest`).
+    given, is given each document's composed node, and ``added``, how many nodes the
+    stream's aliases added (:func:`~transforms.io.safe_yaml.load_manifest`).
 
     >>> documents, found = read_manifest("kind: Pod\\nspec: {hostNetwork: y}\\n", "pod.yaml")
     >>> documents
@@ -156,7 +156,7 @@ def read_manifest(
     from transforms.io.safe_yaml import load_manifest
 
     try:
-        documents, found = load_manifest(text, source, nodes)
+        documents, found = load_manifest(text, source, nodes, added)
     except OverlayError as err:  # read as strictly as overlays: duplicate keys, tags, depth
         message = err.message
         if err.column == 1 and _JOINED.match(message):

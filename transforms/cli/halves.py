@@ -1,4 +1,4 @@
-"""A long file's second half read, folded and spliced into its text in a second process:
+"""A long file read, folded and spliced in two halves, the second in a second process:
 ``podfold apply --in-place`` on two cores.
 
 Splicing a file's changes into its text (:func:`~transforms.io.splicing.splice`:
@@ -10,19 +10,26 @@ reads (:mod:`transforms.io.batches`). So where a file is long (:data:`HALVES_BYT
 its text is cut just before the first such line after a share of it
 (:func:`cut_point`, :data:`FIRST_SHARE`), and a process forked from this one as soon
 as the text is read from the file reads the documents of the second half, folds them
-(the overlays only: nothing checked or said) and splices them into that half's text
-(:func:`second_half`), while this one reads, folds and checks every document of the
-file, then splices the first half (:func:`~transforms.io.splicing.splice_part`). The
-two texts, joined, are the file's (:meth:`SecondHalf.join`).
+(the overlays only: nothing checked or said), sends them to this process, each
+before and after the fold, then splices them into that half's text and sends that
+too. Meanwhile this process reads, folds and splices the first half
+(:meth:`SecondHalf.read`); then it takes the second half's documents, which the run
+checks with the first half's, as it checks a file read whole; the two texts, joined,
+are the file's (:meth:`SecondHalf.join`). Neither process reads or folds what the
+other does.
 
-The halves never give what the whole would not. The second half's documents, as
-the second process read and folded them, must be those this process folded (their
-pickles' digests compared), and the halves' documents must add up to the file's.
-Where one is not so, where either half is refused, or where the second process
-was lost (a signal, the system out of memory), the whole text is spliced in this
-process, and what that gives (the text, or the refusal naming the file's line) is
-what is given. A run that fails or is interrupted ends the second process
-(:meth:`SecondHalf.cancel`).
+The halves never give what the whole would not. Where a half cannot be read or
+folded (a syntax error, a document that is no map, an overlay that fails), where the
+aliases of both halves expand to more than the stream's bound, or where the second
+process was lost before it answered (a signal, the system out of memory), the file
+is read and folded whole in this process, so that what is said of it (the error,
+naming the file's line) is what reading it whole says. Where a half is refused a
+splice, or the second process was lost before it sent its text, the whole is spliced
+in this process, and what that gives (the text, or the refusal naming the file's
+line) is what is given. What is checked is what is written: the second half's
+documents come to this process as the second process folded and spliced them
+(pickled, each before and after the fold, sharing what they share). A run that fails
+or is interrupted ends the second process (:meth:`SecondHalf.cancel`).
 
 >>> text = "".join(f"---\\nname: job-{number}\\n" for number in range(4))
 >>> def fold(documents, first):
@@ -30,11 +37,14 @@ what is given. A run that fails or is interrupted ends the second process
 >>> cut_point(text, 0.4)
 32
 >>> half = SecondHalf.start(text, "jobs.yaml", fold, debug=False, least=0)
->>> documents = [{"name": f"job-{number}"} for number in range(4)]
->>> pairs = list(zip(documents, fold(documents, 1)))
+>>> read = half.read(fold)
+>>> read.documents == [{"name": f"job-{number}"} for number in range(4)]
+True
+>>> pairs = list(zip(read.documents, read.folded))
 >>> from transforms.io.splicing import splice
 >>> half.join(pairs) == splice(text, pairs, "jobs.yaml")
 True
+>>> half.cancel()
 """
 
 from __future__ import annotations
@@ -44,25 +54,25 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from transforms.cli.forking import as_helper, interrupts_held
 
-if TYPE_CHECKING:
-    from transforms.io.splicing import Composed
-
-__all__ = ("FIRST_SHARE", "HALVES_BYTES", "SecondHalf", "cut_point", "second_half")
+__all__ = ("FIRST_SHARE", "HALVES_BYTES", "Read", "SecondHalf", "cut_point", "second_half")
 
 HALVES_BYTES = 256 * 1024
-"""The text, in characters, from which its second half is folded and spliced in a
+"""The text, in characters, from which its second half is read, folded and spliced in a
 second process: below it, forking costs more than it saves."""
 
-FIRST_SHARE = 0.3
-"""How much of the text this process splices: less than half, as it also reads, folds
-and checks every document while the second process reads and folds only its half."""
+FIRST_SHARE = 0.42
+"""How much of the text this process reads, folds and splices: less than half, as it
+also takes the second half's documents and checks every document of the file."""
 
 _DOCUMENT_LINE = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.MULTILINE)
 _DIRECTIVE = re.compile(r"^%", re.MULTILINE)
+
+Fold = Callable[[list[Any], int], list[Any]]
 
 
 def cut_point(text: str, share: float = 0.5) -> int | None:
@@ -81,28 +91,44 @@ def cut_point(text: str, share: float = 0.5) -> int | None:
     return found.start() if found is not None and found.start() > 0 else None
 
 
+@dataclass(frozen=True)
+class Read:
+    """A long file as its two halves read it: ``documents``, the stream's, in order (empty
+    ones left out), ``booleans``, the plain YAML 1.1 booleans written in them
+    (:class:`~transforms.io.booleans.PlainBoolean`: documents and lines of the file), and
+    ``folded``, each document with the overlays folded over it."""
+
+    documents: list[Any]
+    booleans: list[Any]
+    folded: list[Any]
+
+
 class SecondHalf:
     """The second half of a long file, read, folded and spliced in a forked process (see
-    the module); :meth:`join` gives the file's text, :meth:`cancel` ends the process."""
+    the module): :meth:`read` gives the file's documents, :meth:`join` its text,
+    :meth:`cancel` ends the process."""
 
     def __init__(self, text: str, source: str, cut: int, pid: int, answers: Any) -> None:
         self.text, self.source, self.cut = text, source, cut
         self.pid = pid  # 0 once the process is waited for
         self.answers = answers  # the pipe it answers on
+        self.head: str | None = None  # the first half's text spliced, once read (and not refused)
+        self.held = 0  # the documents of the first half
+        self.count = 0  # and of the second
 
     @classmethod
     def start(
         cls,
         text: str,
         source: str,
-        fold: Callable[[list[Any], int], list[Any]],
+        fold: Fold,
         debug: bool,
         least: int = HALVES_BYTES,
-        into: list[SecondHalf | None] | None = None,
+        into: list[SecondHalf] | None = None,
     ) -> SecondHalf | None:
         """Fork the process that reads, folds (``fold(documents, the first one's
         number)``) and splices the second half of ``text``, a stream as read from its
-        file, not yet parsed here; ``None`` where the text is shorter than ``least``,
+        file, not yet parsed; ``None`` where the text is shorter than ``least``,
         cannot be cut, or the system cannot share the work
         (:func:`~transforms.cli.worker.can_fork`). What is given is also appended to
         ``into`` (the run's list, whose halves it cancels as it ends) before an
@@ -114,8 +140,6 @@ class SecondHalf:
         if len(text) >= least and can_fork(debug):
             cut = cut_point(text, FIRST_SHARE)
         if cut is None:
-            if into is not None:
-                into.append(None)
             return None
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             if stream is not None:
@@ -125,7 +149,7 @@ class SecondHalf:
         readable, writable = os.pipe()
         with interrupts_held() as mask:  # an interrupt is taken as it ends
             pid = os.fork()
-            if pid == 0:  # pragma: no cover - the second process; what it gives is tested by join
+            if pid == 0:  # pragma: no cover - the second process; what it gives is tested by read
                 try:
                     os.close(readable)
                     as_helper(parent, mask)
@@ -138,45 +162,88 @@ class SecondHalf:
                 into.append(half)
         return half
 
-    def join(
-        self, pairs: Sequence[tuple[Any, Any]], composed: Composed | None = None
-    ) -> str | None:
-        """The file's text with the changes of ``pairs`` (each document before and after
-        this process folded it) spliced in: the first half here (by the nodes its reader
-        kept, ``composed``, where it did), the second as the second process spliced it;
+    def read(self, fold: Fold) -> Read | None:
+        """Read, fold and splice the first half here, then take the second half's
+        documents as the second process read and folded them: the file's; ``None``
+        (the second process ended) where the halves cannot give what the whole would
+        (see the module): read the whole here, then."""
+        import gc
+
+        from transforms.cli.documents import read_manifest
+        from transforms.io.batches import line_breaks
+        from transforms.io.safe_yaml import MAX_NODES
+        from transforms.io.splicing import Composed, SpliceError, line_break, splice_part
+
+        head = self.text[: self.cut]
+        nodes: list[Any] = []
+        added = [0]
+        # what is made here (documents, nodes, edits, the text read back) holds no cycle:
+        # the collector would walk it again and again, for nothing, as the second does not
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            try:
+                documents, booleans = read_manifest(head, self.source, nodes, added)
+                folded = fold(documents, 1)
+            except Exception:  # what is wrong is said as the whole is read (or folded)
+                self.cancel()
+                return None
+            pairs = list(zip(documents, folded, strict=True))
+            try:
+                self.head, self.held = splice_part(
+                    head,
+                    pairs,
+                    self.source,
+                    newline=line_break(self.text),
+                    composed=Composed.of(head, nodes),
+                )
+            except SpliceError:  # the whole is refused, or not: it says so, naming its line
+                self.head = None
+            answer = self._answer()
+        finally:
+            if collecting:
+                gc.enable()
+        if answer is None or answer[0] != "read" or added[0] + answer[4] > MAX_NODES:
+            self.cancel()  # lost, refused, or aliases the whole stream refuses
+            return None
+        befores, afters, found = answer[1:4]
+        self.count = len(befores)
+        if found:
+            import dataclasses
+
+            lines = line_breaks(head.encode("utf-8", "surrogatepass"))
+            found = [
+                dataclasses.replace(
+                    boolean, document=boolean.document + len(documents), line=boolean.line + lines
+                )
+                for boolean in found
+            ]
+        return Read(documents + befores, booleans + found, folded + afters)
+
+    def join(self, pairs: Sequence[tuple[Any, Any]]) -> str | None:
+        """The file's text with the changes of ``pairs`` (each document of the file
+        before and after it was folded, as :meth:`read` gave them) spliced in: the first
+        half's as this process spliced it, the second's as the second process did;
         ``None`` where the halves cannot give what the whole would (see the module):
         splice the whole, then."""
-        import pickle
-
-        from transforms.io.splicing import SpliceError, line_break, splice_part
-
-        try:
-            head, held = splice_part(
-                self.text[: self.cut],
-                pairs,
-                self.source,
-                newline=line_break(self.text),
-                composed=composed,
-            )
-        except SpliceError:  # the whole is refused, or not: it says so, naming the file's line
-            self.cancel()
+        if self.head is None or self.held + self.count != len(pairs):
             return None
-        with self.answers:
-            answer = self.answers.read()
+        answer = self._answer()
         # the process is waited for as the run ends (cancel): its exit, which frees what it
         # shares with this one, is not waited for here
+        if answer is None or answer[0] != "spliced":
+            return None
+        return self.head + str(answer[1])
+
+    def _answer(self) -> tuple[Any, ...] | None:
+        """The second process's next answer; ``None`` where it ended before it gave it."""
+        import pickle
+
         try:
-            found = pickle.loads(answer)
-        except Exception:  # the second process was lost before it answered
+            answer = pickle.load(self.answers)
+        except Exception:  # lost: the pipe ended, or ended inside an answer
             return None
-        if found[0] != "spliced":
-            return None
-        tail, count, digest = found[1:]
-        if held + count != len(pairs) or count == 0:
-            return None
-        if digest != _digest([after for _, after in pairs[len(pairs) - count :]]):
-            return None  # folded otherwise there: what is written is what was checked here
-        return str(head) + str(tail)
+        return answer if isinstance(answer, tuple) and answer else None
 
     def cancel(self) -> None:
         """End the second process, where it has not been waited for, and wait for it."""
@@ -191,9 +258,7 @@ class SecondHalf:
         self.answers.close()
 
 
-def second_half(
-    part: str, source: str, fold: Callable[[list[Any], int], list[Any]], newline: str
-) -> tuple[str, list[Any]]:
+def second_half(part: str, source: str, fold: Fold, newline: str) -> tuple[str, list[Any]]:
     """What the second process gives of ``part``, the text of a stream from a line that
     begins a document on: its documents read (as the whole stream's reader reads
     them), folded by ``fold`` and spliced into it, what is added written with
@@ -204,56 +269,46 @@ def second_half(
     >>> second_half("---\\nname: b  # kept\\n", "m.yaml", fold, "\\n")
     ('---\\nname: b  # kept\\nteam: ml\\n', [{'name': 'b', 'team': 'ml'}])
     """
+    befores, afters, _, _, nodes = _read(part, source, fold)
+    return _splice(part, befores, afters, source, newline, nodes), afters
+
+
+def _read(
+    part: str, source: str, fold: Fold
+) -> tuple[list[Any], list[Any], list[Any], int, list[Any]]:
+    """The documents of ``part`` (see :func:`second_half`), each folded; the plain YAML
+    1.1 booleans written in them, how many nodes their aliases add, and their nodes."""
     from transforms.cli.documents import read_manifest
-    from transforms.io.splicing import Composed, splice_part
 
     nodes: list[Any] = []
-    befores, _ = read_manifest(part, source, nodes)
+    added = [0]
+    befores, booleans = read_manifest(part, source, nodes, added)
     # only messages depend on the number of the first document, and none is said here
-    afters = fold(befores, 1)
+    return befores, fold(befores, 1), booleans, added[0], nodes
+
+
+def _splice(
+    part: str, befores: list[Any], afters: list[Any], source: str, newline: str, nodes: list[Any]
+) -> str:
+    from transforms.io.splicing import Composed, splice_part
+
     pairs = list(zip(befores, afters, strict=True))
     composed = Composed.of(part, nodes)
-    spliced, _ = splice_part(part, pairs, source, last=True, newline=newline, composed=composed)
-    return spliced, afters
-
-
-def _digest(documents: Sequence[Any]) -> bytes:
-    """What tells two lists of documents apart: the digest of their pickles, written
-    without the pickler's memo, so that it depends on the values, their kinds and their
-    keys' order only, not on which of them are one object (each process reads its own
-    documents); any difference makes the whole be spliced here.
-
-    >>> name = "name"
-    >>> _digest([{name: 1}, {name: 1}]) == _digest([{"name": 1}, {"".join(["na", "me"]): 1}])
-    True
-    >>> _digest([{"a": 1}]) == _digest([{"a": 1.0}]) or _digest([{"a": 1, "b": 2}]) == _digest([{"b": 2, "a": 1}])
-    False
-    """
-    import hashlib
-    import io
-    import pickle
-
-    written = io.BytesIO()
-    pickler = pickle.Pickler(written, protocol=4)
-    pickler.fast = True  # no memo: a tree of plain data, written value by value
-    pickler.dump(list(documents))
-    return hashlib.sha256(written.getvalue()).digest()
+    return splice_part(part, pairs, source, last=True, newline=newline, composed=composed)[0]
 
 
 def _second(
-    text: str,
-    source: str,
-    fold: Callable[[list[Any], int], list[Any]],
-    cut: int,
-    writable: int,
+    text: str, source: str, fold: Fold, cut: int, writable: int
 ) -> None:  # pragma: no cover - run in the second process
-    """The second process: read, fold and splice the documents of ``text[cut:]``
-    (:func:`second_half`), and answer ``("spliced", the half's text, how many documents
-    it holds, their digest)`` on the pipe ``writable``, or ``("refused",)``: the first
-    process then splices the whole."""
+    """The second process: read and fold the documents of ``text[cut:]``, answer
+    ``("read", the documents, each folded, their plain booleans, the nodes their
+    aliases add)`` on the pipe ``writable``, splice them into that text, and answer
+    ``("spliced", the text)``; or ``("refused",)`` where either fails: the first
+    process then reads (or splices) the whole, and says what is wrong."""
     import gc
     import io
     import pickle
+    import threading
 
     from transforms.io.splicing import line_break
 
@@ -263,11 +318,28 @@ def _second(
     gc.disable()
 
     sys.stdout = sys.stderr = io.StringIO()  # what is said, the first process says
-    found: tuple[Any, ...]
-    try:
-        spliced, afters = second_half(text[cut:], source, fold, line_break(text))
-        found = ("spliced", spliced, len(afters), _digest(afters))
-    except Exception:  # the first process splices the whole, and says what is wrong
-        found = ("refused",)
-    with os.fdopen(writable, "wb") as answer:
-        answer.write(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+    part = text[cut:]
+    with os.fdopen(writable, "wb") as answers, contextlib.suppress(OSError):
+        try:
+            befores, afters, booleans, added, nodes = _read(part, source, fold)
+            # one pickle: what a document folded shares with it is shared when read back
+            sent = pickle.dumps(("read", befores, afters, booleans, added), protocol=5)
+        except Exception:
+            answers.write(pickle.dumps(("refused",)))
+            return
+        # written while the half is spliced: the first process takes it once its own is
+        writer = threading.Thread(target=_write, args=(answers, sent))
+        writer.start()
+        found: tuple[Any, ...]
+        try:
+            found = ("spliced", _splice(part, befores, afters, source, line_break(text), nodes))
+        except Exception:  # the first process splices the whole, and says what is wrong
+            found = ("refused",)
+        writer.join()
+        answers.write(pickle.dumps(found, protocol=5))
+
+
+def _write(answers: Any, data: bytes) -> None:  # pragma: no cover - in the second process
+    with contextlib.suppress(OSError, ValueError):  # the first process ended: nothing to say
+        answers.write(data)
+        answers.flush()

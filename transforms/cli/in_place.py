@@ -33,7 +33,7 @@ def write_back(
     """Splice each stream's changes into its file's text and write the files that change,
     each atomically; a file refused is named with why and left as it is (exit 1).
     ``halves`` holds, for each stream, its :class:`~transforms.cli.halves.SecondHalf`
-    (the second half of a long file, spliced in a second process), or ``None``;
+    (a long file read in two halves, the second spliced in a second process), or ``None``;
     ``composed``, what its reader kept of its text
     (:class:`~transforms.io.splicing.Composed`), or ``None``."""
     import gc
@@ -52,7 +52,7 @@ def write_back(
             if all(after is before for before, after in pairs):
                 continue
             try:
-                text = half.join(pairs, kept) if half is not None else None
+                text = half.join(pairs) if half is not None else None
                 if text is None:  # the halves cannot give what the whole would: spliced whole
                     text = splice(stream.text, pairs, stream.source, composed=kept)
             except SpliceError as err:

@@ -192,7 +192,7 @@ def read_manifests(
     overlays: Sequence[str] = (),
     *,
     nodes: bool = False,
-    each_text: Callable[[str, str], object] | None = None,
+    read_text: Callable[[str, str], tuple[list[Any], list[Any]] | None] | None = None,
 ) -> list[Manifest]:
     """The streams ``given`` names (files, directories: :func:`~transforms.io.sources.manifest_files`;
     ``-`` or nothing: standard input), each read within bounds and parsed on its own, as
@@ -201,9 +201,10 @@ def read_manifests(
     (:func:`require_documents`), and of several, only all of them with none. A file of a
     directory given that is one of the ``overlays`` (an overlay kept beside the manifests it
     is for) is left out, with a warning: it is no manifest. With ``nodes``, each
-    stream's composed nodes are kept (:attr:`Manifest.nodes`); ``each_text``, where
-    given, is called with each file's name and text as soon as it is read, before it is
-    parsed."""
+    stream's composed nodes are kept (:attr:`Manifest.nodes`). ``read_text``, where
+    given, is called with each file's name and text as soon as it is read, and reads
+    its documents and booleans where it can (as :func:`~transforms.cli.documents.read_manifest`
+    would: no node is kept of them, then); where it gives ``None``, they are read here."""
     import sys
 
     from transforms.cli.documents import ManifestError, read_manifest
@@ -229,10 +230,9 @@ def read_manifests(
                 raise ManifestError(
                     err.message, source=err.source, line=err.line, column=err.column
                 ) from None
-        if each_text is not None:
-            each_text(source, text)
-        kept: list[Any] | None = [] if nodes else None
-        documents, booleans = read_manifest(text, source, kept)
+        given_read = read_text(source, text) if read_text is not None else None
+        kept: list[Any] | None = [] if nodes and given_read is None else None
+        documents, booleans = given_read or read_manifest(text, source, kept)
         if purpose is not None and len(paths) == 1:
             require_documents(documents, source, stream, purpose)
         read.append(

@@ -38,11 +38,15 @@ __all__ = ("Part", "read_parts")
 class Part:
     """Documents of a stream read together: ``first`` is the number (from 1) of the first
     in the stream, ``booleans`` the plain YAML 1.1 booleans written in them
-    (:class:`~transforms.io.booleans.PlainBoolean`: documents and lines of the stream)."""
+    (:class:`~transforms.io.booleans.PlainBoolean`: documents and lines of the stream);
+    ``folded``, each document with the overlays folded over it, where that was done
+    already (by the process that read the second half of a long file:
+    :mod:`transforms.cli.halves`)."""
 
     documents: list[Any]
     booleans: list[Any]
     first: int
+    folded: list[Any] | None = None
 
 
 def read_parts(handle: IO[bytes], source: str, size: int | None = None) -> Iterator[Part]:

@@ -682,7 +682,10 @@ def load_documents(text: str, source: str, *, max_nodes: int | None = None) -> l
 
 
 def load_manifest(
-    text: str, source: str, nodes: list[yaml.Node | None] | None = None
+    text: str,
+    source: str,
+    nodes: list[yaml.Node | None] | None = None,
+    added: list[int] | None = None,
 ) -> tuple[list[Any], list[PlainBoolean]]:
     """The documents of a manifest stream, read as :func:`load_documents` reads them but
     with kubectl's plain scalars (:class:`ManifestLoader`: numbers, booleans, keys as text;
@@ -695,7 +698,8 @@ def load_manifest(
     twice), or ``None`` for a document whose nodes are not as the text wrote them (one
     built by the constructor, which rewrites what a merge key merges) or were composed
     by the other parser (libyaml refused the text, and PyYAML's own read it: its marks
-    count a byte-order mark that libyaml's do not).
+    count a byte-order mark that libyaml's do not). Where ``added`` is given, it is
+    given how many nodes the stream's aliases added (see :func:`load_manifest_part`).
 
     >>> documents, found = load_manifest("env:\\n- {name: A, value: y}\\n- {name: B, value: 'n'}\\n", "m.yaml")
     >>> documents
@@ -704,7 +708,13 @@ def load_manifest(
     [(('env', 0, 'value'), 'y', 2, 20)]
     """
     found: list[PlainBoolean] = []
-    return _load(text, source, None, manifest_loader(), ManifestLoader, found, nodes=nodes), found
+    before = None if added is None else [0]
+    documents = _load(
+        text, source, None, manifest_loader(), ManifestLoader, found, before, nodes=nodes
+    )
+    if added is not None and before is not None:
+        added[:] = before
+    return documents, found
 
 
 def load_manifest_part(
