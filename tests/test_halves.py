@@ -143,6 +143,24 @@ def test_the_halves_give_what_the_whole_gives(newline: str, count: int) -> None:
     assert gone(pid) and half.pid == 0
 
 
+def test_at_most_live_second_processes_at_once_and_each_text_kept() -> None:
+    from transforms.cli.halves import LIVE
+
+    texts = [stream(12 + number) for number in range(LIVE + 2)]
+    started: list[SecondHalf] = []
+    reads = []
+    for text in texts:
+        half = SecondHalf.start(text, "jobs.yaml", gpu_fold, debug=False, least=0, into=started)
+        assert half is not None and sum(1 for each in started if each.pid) <= LIVE
+        reads.append(half.read(gpu_fold))
+    assert [bool(half.pid) for half in started] == [False] * 2 + [True] * LIVE
+    for text, half, read in zip(texts, started, reads, strict=True):
+        assert read is not None
+        pairs = list(zip(read.documents, read.folded, strict=True))
+        assert half.join(pairs) == splice(text, pairs, "jobs.yaml")
+        half.cancel()
+
+
 def test_only_a_long_file_is_shared_and_never_with_debug() -> None:
     short = stream(8)
     assert SecondHalf.start(short, "jobs.yaml", gpu_fold, debug=False) is None

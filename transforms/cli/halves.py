@@ -59,7 +59,11 @@ from typing import Any
 
 from transforms.cli.forking import as_helper, interrupts_held
 
-__all__ = ("FIRST_SHARE", "HALVES_BYTES", "Read", "SecondHalf", "cut_point", "second_half")
+__all__ = ("FIRST_SHARE", "HALVES_BYTES", "LIVE", "Read", "SecondHalf", "cut_point", "second_half")
+
+LIVE = 2
+"""The most second processes alive at once: each holds its half until its text is
+taken, and a run of many long files takes the oldest's before it starts another."""
 
 HALVES_BYTES = 256 * 1024
 """The text, in characters, from which its second half is read, folded and spliced in a
@@ -115,6 +119,7 @@ class SecondHalf:
         self.head: str | None = None  # the first half's text spliced, once read (and not refused)
         self.held = 0  # the documents of the first half
         self.count = 0  # and of the second
+        self.tail: str | None = None  # the second half's text spliced, once taken
 
     @classmethod
     def start(
@@ -141,6 +146,10 @@ class SecondHalf:
             cut = cut_point(text, FIRST_SHARE)
         if cut is None:
             return None
+        if into is not None:  # at most LIVE processes at once, whatever the files
+            waiting = [half for half in into if half.pid]
+            for half in waiting[: max(0, len(waiting) - LIVE + 1)]:
+                half.take()
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             if stream is not None:
                 with contextlib.suppress(OSError, ValueError):
@@ -206,6 +215,8 @@ class SecondHalf:
         if answer is None or answer[0] != "read" or added[0] + answer[4] > MAX_NODES:
             self.cancel()  # lost, refused, or aliases the whole stream refuses
             return None
+        if self.head is None:  # spliced whole, here: the second half's text is not needed
+            self.cancel()
         befores, afters, found = answer[1:4]
         self.count = len(befores)
         if found:
@@ -228,12 +239,19 @@ class SecondHalf:
         splice the whole, then."""
         if self.head is None or self.held + self.count != len(pairs):
             return None
-        answer = self._answer()
-        # the process is waited for as the run ends (cancel): its exit, which frees what it
-        # shares with this one, is not waited for here
-        if answer is None or answer[0] != "spliced":
-            return None
-        return self.head + str(answer[1])
+        self.take()
+        return None if self.tail is None else self.head + self.tail
+
+    def take(self) -> None:
+        """Take the second half's text (waiting for the second process to splice it),
+        where it was not taken, and end the process: it holds its half's documents and
+        nodes until its text is taken. :attr:`tail` is ``None`` after, where the process
+        was refused the splice or lost."""
+        if self.pid:
+            answer = self._answer()
+            if answer is not None and answer[0] == "spliced":
+                self.tail = str(answer[1])
+            self.cancel()
 
     def _answer(self) -> tuple[Any, ...] | None:
         """The second process's next answer; ``None`` where it ended before it gave it."""
