@@ -247,8 +247,9 @@ def test_aliases_that_expand_too_far_across_both_halves_give_nothing() -> None:
     items = ", ".join(str(number) for number in range(1000))
     aliases = ", ".join(["*big"] * (MAX_NODES * 6 // 10 // 1000))
     document = f"kind: ConfigMap\nbig: &big [{items}]\nmore: [{aliases}]\n"
-    text = document + "---\n" + document
-    assert cut_point(text, FIRST_SHARE) == len(document)
+    first = "# the first of two\n" + document
+    text = first + "---\n" + document
+    assert cut_point(text, FIRST_SHARE) == len(first)
     load_manifest(document, "m.yaml")  # each half alone is within the bound
     with pytest.raises(Exception, match="expands to more than"):
         load_manifest(text, "m.yaml")
@@ -271,6 +272,35 @@ def test_what_the_second_process_folded_is_what_is_checked_and_written() -> None
     joined = half.join(list(zip(read.documents, read.folded, strict=True)))
     assert joined is not None and load_manifest(joined, "jobs.yaml")[0] == read.folded
     half.cancel()
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_second_half_is_checked_there_numbered_after_the_first(fails: bool) -> None:
+    from transforms.cli.checks import Findings
+
+    here = os.getpid()
+
+    def check(documents: list[Any], folded: list[Any], first: int) -> tuple[Any, Any]:
+        assert os.getpid() != here and len(folded) == len(documents)
+        if fails:
+            raise ValueError("a check that fails: the first process checks, and says it")
+        numbers = [f"document {first + index}" for index in range(len(documents))]
+        return Findings(problems=numbers), {"$app_id": numbers[0]}
+
+    text = stream(12)
+    half = SecondHalf.start(text, "jobs.yaml", gpu_fold, debug=False, least=0, check=check)
+    assert half is not None
+    read = half.read(gpu_fold)
+    assert read is not None and read.documents == load_manifest(text, "jobs.yaml")[0]
+    half.cancel()
+    if fails:
+        assert read.checked is None
+        return
+    assert read.checked is not None
+    since, findings, macros = read.checked
+    assert 0 < since < len(read.documents)
+    numbers = [f"document {number}" for number in range(since + 1, len(read.documents) + 1)]
+    assert findings.problems == numbers and macros == {"$app_id": numbers[0]}
 
 
 def test_a_lost_second_process_gives_nothing() -> None:

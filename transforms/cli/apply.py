@@ -241,6 +241,19 @@ class _Run:
             first=first,
         )
 
+    def check(self, documents: list[Any], result: list[Any], first: int) -> tuple[Any, Any]:
+        """Check ``documents`` (``result`` the overlays' fold of them, the first of them
+        the stream's ``first``) apart from any stream, in another process (the second
+        half of a long file's): what the checks found, for the stream's checks to take
+        (:meth:`~transforms.cli.checks.TemplateChecks.take`)."""
+        from transforms.kube.workloads import pod_templates
+
+        checks = self.build()
+        templates = [pod_templates(document) for document in documents]
+        checks.documents(documents, result, self.selector, templates, first=first)
+        found: tuple[Any, Any] = checks.found()
+        return found
+
     def stream(self, stream: Any, several: bool, number: int) -> Iterator[list[Any]]:
         """Fold the overlays over each part of ``stream`` (its documents, read as asked
         for) and check them; give each part's result. Said at the end: the checks'
@@ -273,7 +286,15 @@ class _Run:
             result = part.folded
             if result is None:
                 result = self.fold(documents, first, templates)
-            checks.documents(documents, result, selector, templates, first=first)
+            checked = part.checked
+            if checked is None:
+                checks.documents(documents, result, selector, templates, first=first)
+            else:  # those from ``since`` on were checked in the process that read them
+                since = checked[0]
+                checks.documents(
+                    documents[:since], result[:since], selector, templates[:since], first=first
+                )
+                checks.take(*checked[1:])
             if not self.reached:
                 self.reached = any(templates) or any(
                     after is not before for after, before in zip(result, documents, strict=True)
@@ -378,12 +399,14 @@ def _apply_in_place(
     started: list[SecondHalf] = []  # every second process, ended as the run ends
     halves: list[SecondHalf | None] = []  # each stream's, where its halves read it
     folds: list[list[Any] | None] = []  # and its documents folded there
+    checks: list[tuple[int, Any, Any] | None] = []  # and those checked in the second process
 
     def read_text(source: str, text: str) -> tuple[list[Any], list[Any]] | None:
-        half = SecondHalf.start(text, source, run.fold, debug, into=started)
+        half = SecondHalf.start(text, source, run.fold, debug, into=started, check=run.check)
         read = half.read(run.fold) if half is not None else None
         halves.append(half if read is not None else None)
         folds.append(read.folded if read is not None else None)
+        checks.append(read.checked if read is not None else None)
         return (read.documents, read.booleans) if read is not None else None
 
     try:
@@ -396,7 +419,7 @@ def _apply_in_place(
         several = len(streams) > 1
         composed = [Composed.of(stream.text, stream.nodes) for stream in streams]
         for number, stream in enumerate(streams):
-            whole = Part(stream.documents, stream.booleans, 1, folds[number])
+            whole = Part(stream.documents, stream.booleans, 1, folds[number], checks[number])
             parts = iter([whole] if stream.documents else [])
             streamed = Streamed(stream.source, stream.path, stream.path, parts)
             results.append(

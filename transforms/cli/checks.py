@@ -399,6 +399,32 @@ class TemplateChecks:
             check = self.template if found.selected else self.changed
             check(label, found.template, found.before, found.after, found.after_template)
 
+    def found(self) -> tuple[Findings, dict[str, str]]:
+        """What the checks found so far, as :meth:`take` takes it (from another process:
+        it pickles)."""
+        return self.findings, self.macros
+
+    def take(self, findings: Findings, macros: Mapping[str, str]) -> None:
+        """Add what other checks found (:meth:`found`) of the documents that come after
+        those checked here, as if they had been checked here.
+
+        >>> from transforms.run import Checks, Overlays
+        >>> here, there = (TemplateChecks(Checks(), Overlays([])) for _ in range(2))
+        >>> here.findings.problems.append("document 1: a")
+        >>> here.macros["$app_id"] = "document 1"
+        >>> there.findings = Findings(["document 3: c"], ["document 2: b"], [], 2)
+        >>> there.macros.update({"$app_id": "document 2", "${replica_id}": "document 3"})
+        >>> here.take(*there.found())
+        >>> here.findings, here.macros
+        (Findings(violations=['document 3: c'], problems=['document 1: a', 'document 2: b'], warnings=[], templates=2), {'$app_id': 'document 1', '${replica_id}': 'document 3'})
+        """
+        self.findings.violations += findings.violations
+        self.findings.problems += findings.problems
+        self.findings.warnings += findings.warnings
+        self.findings.templates += findings.templates
+        for macro, label in macros.items():
+            self.macros.setdefault(macro, label)
+
     def report(self, source: str) -> None:
         """Print the warnings, then the problems and violations, and exit 1 if there
         are any."""

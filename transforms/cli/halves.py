@@ -9,14 +9,17 @@ space, a tab or the line's end) begins a document wherever it is in a stream YAM
 reads (:mod:`transforms.io.batches`). So where a file is long (:data:`HALVES_BYTES`),
 its text is cut just before the first such line after a share of it
 (:func:`cut_point`, :data:`FIRST_SHARE`), and a process forked from this one as soon
-as the text is read from the file reads the documents of the second half, folds them
-(the overlays only: nothing checked or said), sends them to this process, each
-before and after the fold, then splices them into that half's text and sends that
-too. Meanwhile this process reads, folds and splices the first half
-(:meth:`SecondHalf.read`); then it takes the second half's documents, which the run
-checks with the first half's, as it checks a file read whole; the two texts, joined,
-are the file's (:meth:`SecondHalf.join`). Neither process reads or folds what the
-other does.
+as the text is read from the file reads the documents of the second half, folds them,
+checks them (numbered after the first half's, as this process tells it once it has
+read them; nothing is said there), sends them to this process, each before and after
+the fold, with what the checks found, then splices them into that half's text and
+sends that too. Meanwhile this process reads, folds and splices the first half
+(:meth:`SecondHalf.read`); then it takes the second half's documents, and the run
+checks the first half's and takes what the second's checks found, as it checks a
+file read whole (:class:`~transforms.cli.parts.Part`'s ``checked``); the two texts,
+joined, are the file's (:meth:`SecondHalf.join`). Neither process reads, folds or
+checks what the other does. Each process that is still to give its text holds its
+half, so no more than :data:`LIVE` are alive at once.
 
 The halves never give what the whole would not. Where a half cannot be read or
 folded (a syntax error, a document that is no map, an overlay that fails), where the
@@ -26,10 +29,12 @@ is read and folded whole in this process, so that what is said of it (the error,
 naming the file's line) is what reading it whole says. Where a half is refused a
 splice, or the second process was lost before it sent its text, the whole is spliced
 in this process, and what that gives (the text, or the refusal naming the file's
-line) is what is given. What is checked is what is written: the second half's
-documents come to this process as the second process folded and spliced them
-(pickled, each before and after the fold, sharing what they share). A run that fails
-or is interrupted ends the second process (:meth:`SecondHalf.cancel`).
+line) is what is given. Where the second half's checks fail, this process checks
+those documents itself, and says what fails. What is checked is what is written:
+the second half's documents come to this process as the second process folded,
+checked and spliced them (pickled, each before and after the fold, sharing what
+they share). A run that fails or is interrupted ends the second process
+(:meth:`SecondHalf.cancel`).
 
 >>> text = "".join(f"---\\nname: job-{number}\\n" for number in range(4))
 >>> def fold(documents, first):
@@ -69,14 +74,16 @@ HALVES_BYTES = 256 * 1024
 """The text, in characters, from which its second half is read, folded and spliced in a
 second process: below it, forking costs more than it saves."""
 
-FIRST_SHARE = 0.42
-"""How much of the text this process reads, folds and splices: less than half, as it
-also takes the second half's documents and checks every document of the file."""
+FIRST_SHARE = 0.5
+"""How much of the text this process reads, folds, checks and splices: each process
+does the same with its half, where the second also writes its documents for this one
+to take (per-phase traces of 1,000 Jobs end the two together about here)."""
 
 _DOCUMENT_LINE = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.MULTILINE)
 _DIRECTIVE = re.compile(r"^%", re.MULTILINE)
 
 Fold = Callable[[list[Any], int], list[Any]]
+Check = Callable[[list[Any], list[Any], int], tuple[Any, Any]]
 
 
 def cut_point(text: str, share: float = 0.5) -> int | None:
@@ -100,11 +107,14 @@ class Read:
     """A long file as its two halves read it: ``documents``, the stream's, in order (empty
     ones left out), ``booleans``, the plain YAML 1.1 booleans written in them
     (:class:`~transforms.io.booleans.PlainBoolean`: documents and lines of the file), and
-    ``folded``, each document with the overlays folded over it."""
+    ``folded``, each document with the overlays folded over it; ``checked``, where the
+    second process checked its documents: the index of the first of them, and what the
+    checks found (:meth:`~transforms.cli.checks.TemplateChecks.found`)."""
 
     documents: list[Any]
     booleans: list[Any]
     folded: list[Any]
+    checked: tuple[int, Any, Any] | None = None
 
 
 class SecondHalf:
@@ -112,10 +122,13 @@ class SecondHalf:
     the module): :meth:`read` gives the file's documents, :meth:`join` its text,
     :meth:`cancel` ends the process."""
 
-    def __init__(self, text: str, source: str, cut: int, pid: int, answers: Any) -> None:
+    def __init__(
+        self, text: str, source: str, cut: int, pid: int, answers: Any, told: int = -1
+    ) -> None:
         self.text, self.source, self.cut = text, source, cut
         self.pid = pid  # 0 once the process is waited for
         self.answers = answers  # the pipe it answers on
+        self.told = told  # the pipe it is told on how many documents the first half holds
         self.head: str | None = None  # the first half's text spliced, once read (and not refused)
         self.held = 0  # the documents of the first half
         self.count = 0  # and of the second
@@ -130,10 +143,12 @@ class SecondHalf:
         debug: bool,
         least: int = HALVES_BYTES,
         into: list[SecondHalf] | None = None,
+        check: Check | None = None,
     ) -> SecondHalf | None:
         """Fork the process that reads, folds (``fold(documents, the first one's
-        number)``) and splices the second half of ``text``, a stream as read from its
-        file, not yet parsed; ``None`` where the text is shorter than ``least``,
+        number)``), checks (``check(documents, folded, the first one's number)``, where
+        given: what the checks found) and splices the second half of ``text``, a stream
+        as read from its file, not yet parsed; ``None`` where the text is shorter than ``least``,
         cannot be cut, or the system cannot share the work
         (:func:`~transforms.cli.worker.can_fork`). What is given is also appended to
         ``into`` (the run's list, whose halves it cancels as it ends) before an
@@ -156,17 +171,22 @@ class SecondHalf:
                     stream.flush()
         parent = os.getpid()
         readable, writable = os.pipe()
+        hears, told = os.pipe() if check is not None else (-1, -1)
         with interrupts_held() as mask:  # an interrupt is taken as it ends
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the second process; what it gives is tested by read
                 try:
                     os.close(readable)
+                    if told >= 0:
+                        os.close(told)
                     as_helper(parent, mask)
-                    _second(text, source, fold, cut, writable)
+                    _second(text, source, fold, cut, writable, check, hears)
                 finally:
                     os._exit(0)
             os.close(writable)
-            half = cls(text, source, cut, pid, os.fdopen(readable, "rb"))
+            if hears >= 0:
+                os.close(hears)
+            half = cls(text, source, cut, pid, os.fdopen(readable, "rb"), told)
             if into is not None:
                 into.append(half)
         return half
@@ -193,6 +213,7 @@ class SecondHalf:
         try:
             try:
                 documents, booleans = read_manifest(head, self.source, nodes, added)
+                self._tell(len(documents))  # the second half's documents' numbers
                 folded = fold(documents, 1)
             except Exception:  # what is wrong is said as the whole is read (or folded)
                 self.cancel()
@@ -211,6 +232,9 @@ class SecondHalf:
             answer = self._answer()
         finally:
             if collecting:
+                # what was read and taken lives to the run's end: kept out of the collector's
+                # walks, which its count, grown meanwhile, would start at once
+                gc.freeze()
                 gc.enable()
         if answer is None or answer[0] != "read" or added[0] + answer[4] > MAX_NODES:
             self.cancel()  # lost, refused, or aliases the whole stream refuses
@@ -229,7 +253,20 @@ class SecondHalf:
                 )
                 for boolean in found
             ]
-        return Read(documents + befores, booleans + found, folded + afters)
+        checked = None if answer[5] is None else (len(documents), *answer[5])
+        return Read(documents + befores, booleans + found, folded + afters, checked)
+
+    def _tell(self, count: int) -> None:
+        """Tell the second process how many documents the first half holds (it numbers
+        its own by it), where it checks them."""
+        if self.told >= 0:
+            told, self.told = self.told, -1
+            try:
+                os.write(told, count.to_bytes(8, "big"))
+            except OSError:  # it ended: what it answers says so
+                pass
+            finally:
+                os.close(told)
 
     def join(self, pairs: Sequence[tuple[Any, Any]]) -> str | None:
         """The file's text with the changes of ``pairs`` (each document of the file
@@ -274,6 +311,9 @@ class SecondHalf:
                 os.waitpid(self.pid, 0)
             self.pid = 0
         self.answers.close()
+        if self.told >= 0:
+            os.close(self.told)
+            self.told = -1
 
 
 def second_half(part: str, source: str, fold: Fold, newline: str) -> tuple[str, list[Any]]:
@@ -289,6 +329,19 @@ def second_half(part: str, source: str, fold: Fold, newline: str) -> tuple[str, 
     """
     befores, afters, _, _, nodes = _read(part, source, fold)
     return _splice(part, befores, afters, source, newline, nodes), afters
+
+
+def _heard(hears: int) -> int | None:  # pragma: no cover - in the second process
+    """How many documents the first half holds, as the first process tells it on the pipe
+    ``hears``; ``None`` where it ended the pipe without (it could not read its half)."""
+    data = b""
+    with contextlib.suppress(OSError):
+        while len(data) < 8:
+            more = os.read(hears, 8 - len(data))
+            if not more:
+                return None
+            data += more
+    return int.from_bytes(data, "big") if len(data) == 8 else None
 
 
 def _read(
@@ -316,13 +369,22 @@ def _splice(
 
 
 def _second(
-    text: str, source: str, fold: Fold, cut: int, writable: int
+    text: str,
+    source: str,
+    fold: Fold,
+    cut: int,
+    writable: int,
+    check: Check | None = None,
+    hears: int = -1,
 ) -> None:  # pragma: no cover - run in the second process
-    """The second process: read and fold the documents of ``text[cut:]``, answer
-    ``("read", the documents, each folded, their plain booleans, the nodes their
-    aliases add)`` on the pipe ``writable``, splice them into that text, and answer
+    """The second process: read and fold the documents of ``text[cut:]``, check them
+    (where ``check`` is given, numbered after the first half's documents, as the first
+    process tells on the pipe ``hears``), answer ``("read", the documents, each folded,
+    their plain booleans, the nodes their aliases add, what the checks found or
+    ``None``)`` on the pipe ``writable``, splice them into that text, and answer
     ``("spliced", the text)``; or ``("refused",)`` where either fails: the first
-    process then reads (or splices) the whole, and says what is wrong."""
+    process then reads (or splices) the whole, and says what is wrong. Checks that
+    fail, or a first half not told, leave the checks to the first process."""
     import gc
     import io
     import pickle
@@ -340,8 +402,14 @@ def _second(
     with os.fdopen(writable, "wb") as answers, contextlib.suppress(OSError):
         try:
             befores, afters, booleans, added, nodes = _read(part, source, fold)
+            checked = None
+            if check is not None:
+                held = _heard(hears)
+                if held is not None:
+                    with contextlib.suppress(Exception):  # said as the first checks them
+                        checked = check(befores, afters, held + 1)
             # one pickle: what a document folded shares with it is shared when read back
-            sent = pickle.dumps(("read", befores, afters, booleans, added), protocol=5)
+            sent = pickle.dumps(("read", befores, afters, booleans, added, checked), protocol=5)
         except Exception:
             answers.write(pickle.dumps(("refused",)))
             return

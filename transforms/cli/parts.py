@@ -41,12 +41,15 @@ class Part:
     (:class:`~transforms.io.booleans.PlainBoolean`: documents and lines of the stream);
     ``folded``, each document with the overlays folded over it, where that was done
     already (by the process that read the second half of a long file:
-    :mod:`transforms.cli.halves`)."""
+    :mod:`transforms.cli.halves`), and ``checked``, where the documents from one on
+    were checked there too: its index, and what the checks found
+    (:meth:`~transforms.cli.checks.TemplateChecks.found`)."""
 
     documents: list[Any]
     booleans: list[Any]
     first: int
     folded: list[Any] | None = None
+    checked: tuple[int, Any, Any] | None = None
 
 
 def read_parts(handle: IO[bytes], source: str, size: int | None = None) -> Iterator[Part]:
