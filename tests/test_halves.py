@@ -274,33 +274,63 @@ def test_what_the_second_process_folded_is_what_is_checked_and_written() -> None
     half.cancel()
 
 
-@pytest.mark.parametrize("fails", [False, True])
-def test_the_second_half_is_checked_there_numbered_after_the_first(fails: bool) -> None:
+@pytest.mark.parametrize("fails", ["nowhere", "here", "there"])
+def test_each_half_is_checked_where_it_is_read_numbered_in_the_file(fails: str) -> None:
     from transforms.cli.checks import Findings
 
     here = os.getpid()
 
     def check(documents: list[Any], folded: list[Any], first: int) -> tuple[Any, Any]:
-        assert os.getpid() != here and len(folded) == len(documents)
-        if fails:
-            raise ValueError("a check that fails: the first process checks, and says it")
+        assert len(folded) == len(documents)
+        if fails == ("here" if os.getpid() == here else "there"):
+            raise ValueError("a check that fails: the run checks again, and says why")
         numbers = [f"document {first + index}" for index in range(len(documents))]
-        return Findings(problems=numbers), {"$app_id": numbers[0]}
+        return Findings(warnings=numbers), {"$app_id": numbers[0]}
 
     text = stream(12)
     half = SecondHalf.start(text, "jobs.yaml", gpu_fold, debug=False, least=0, check=check)
     assert half is not None
     read = half.read(gpu_fold)
     assert read is not None and read.documents == load_manifest(text, "jobs.yaml")[0]
+    pairs = list(zip(read.documents, read.folded, strict=True))
+    assert half.join(pairs) == splice(text, pairs, "jobs.yaml")  # warnings fail nothing
     half.cancel()
-    if fails:
-        assert read.checked is None
+    if fails == "there":
+        assert read.checked is None  # the run checks every document
         return
     assert read.checked is not None
-    since, findings, macros = read.checked
-    assert 0 < since < len(read.documents)
+    since, found = read.checked
     numbers = [f"document {number}" for number in range(since + 1, len(read.documents) + 1)]
-    assert findings.problems == numbers and macros == {"$app_id": numbers[0]}
+    assert [warning for findings, _ in found for warning in findings.warnings] == numbers
+    assert found[0][1] == {"$app_id": numbers[0]}
+    if fails == "here":  # the run checks the first half's documents
+        assert len(found) == 1 and since == len(read.documents) - len(found[0][0].warnings) > 0
+    else:
+        assert len(found) == 2 and since == 0
+
+
+@pytest.mark.parametrize("where", ["first", "second"])
+def test_a_half_whose_checks_fail_is_not_spliced(where: str) -> None:
+    from transforms.cli.checks import Findings
+
+    here = os.getpid()
+
+    def check(documents: list[Any], folded: list[Any], first: int) -> tuple[Any, Any]:
+        failing = where == ("first" if os.getpid() == here else "second")
+        return Findings(problems=["a problem"] if failing else []), {}
+
+    text = stream(12)
+    half = SecondHalf.start(text, "jobs.yaml", gpu_fold, debug=False, least=0, check=check)
+    assert half is not None
+    read = half.read(gpu_fold)
+    assert read is not None and read.checked is not None and read.checked[0] == 0
+    # a run whose checks fail writes nothing: no text is made for it (and where the first
+    # half's fail, the second process is ended at once)
+    assert (half.head is None, half.pid == 0) == (
+        (True, True) if where == "first" else (False, False)
+    )
+    half.take()
+    assert half.tail is None
 
 
 def test_a_lost_second_process_gives_nothing() -> None:

@@ -289,12 +289,14 @@ class _Run:
             checked = part.checked
             if checked is None:
                 checks.documents(documents, result, selector, templates, first=first)
-            else:  # those from ``since`` on were checked in the process that read them
+            else:  # those from ``since`` on were checked as each half was read
                 since = checked[0]
-                checks.documents(
-                    documents[:since], result[:since], selector, templates[:since], first=first
-                )
-                checks.take(*checked[1:])
+                if since:
+                    checks.documents(
+                        documents[:since], result[:since], selector, templates[:since], first=first
+                    )
+                for found in checked[1]:
+                    checks.take(*found)
             if not self.reached:
                 self.reached = any(templates) or any(
                     after is not before for after, before in zip(result, documents, strict=True)
@@ -399,7 +401,7 @@ def _apply_in_place(
     started: list[SecondHalf] = []  # every second process, ended as the run ends
     halves: list[SecondHalf | None] = []  # each stream's, where its halves read it
     folds: list[list[Any] | None] = []  # and its documents folded there
-    checks: list[tuple[int, Any, Any] | None] = []  # and those checked in the second process
+    checks: list[tuple[int, list[Any]] | None] = []  # and what their checks found there
 
     def read_text(source: str, text: str) -> tuple[list[Any], list[Any]] | None:
         half = SecondHalf.start(text, source, run.fold, debug, into=started, check=run.check)

@@ -180,6 +180,11 @@ class Findings:
     warnings: list[str] = field(default_factory=list)
     templates: int = 0
 
+    @property
+    def failed(self) -> bool:
+        """Whether what was found fails the command."""
+        return bool(self.violations or self.problems)
+
 
 Label = str | Callable[[], str]
 """Where a template is, for a finding's line: the text, or what makes it when needed."""
@@ -437,8 +442,8 @@ class TemplateChecks:
             )
         for line in self.findings.warnings:
             click.echo(f"podfold: warning: {source}: {line}", err=True)
-        failed = self.findings.problems + self.findings.violations
-        if failed:
+        if self.findings.failed:
+            failed = self.findings.problems + self.findings.violations
             for line in failed:
                 click.echo(f"{source}: {line}", err=True)
             counts = [

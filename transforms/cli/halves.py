@@ -60,9 +60,12 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transforms.cli.forking import as_helper, interrupts_held
+
+if TYPE_CHECKING:
+    from transforms.cli.checks import Findings
 
 __all__ = ("FIRST_SHARE", "HALVES_BYTES", "LIVE", "Read", "SecondHalf", "cut_point", "second_half")
 
@@ -83,7 +86,8 @@ _DOCUMENT_LINE = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.MULTILINE)
 _DIRECTIVE = re.compile(r"^%", re.MULTILINE)
 
 Fold = Callable[[list[Any], int], list[Any]]
-Check = Callable[[list[Any], list[Any], int], tuple[Any, Any]]
+Found = tuple["Findings", dict[str, str]]
+Check = Callable[[list[Any], list[Any], int], Found]
 
 
 def cut_point(text: str, share: float = 0.5) -> int | None:
@@ -108,13 +112,13 @@ class Read:
     ones left out), ``booleans``, the plain YAML 1.1 booleans written in them
     (:class:`~transforms.io.booleans.PlainBoolean`: documents and lines of the file), and
     ``folded``, each document with the overlays folded over it; ``checked``, where the
-    second process checked its documents: the index of the first of them, and what the
-    checks found (:meth:`~transforms.cli.checks.TemplateChecks.found`)."""
+    documents from one on were checked as they were read: its index, and what the checks
+    of each half found, in order (:meth:`~transforms.cli.checks.TemplateChecks.found`)."""
 
     documents: list[Any]
     booleans: list[Any]
     folded: list[Any]
-    checked: tuple[int, Any, Any] | None = None
+    checked: tuple[int, list[Found]] | None = None
 
 
 class SecondHalf:
@@ -123,9 +127,16 @@ class SecondHalf:
     :meth:`cancel` ends the process."""
 
     def __init__(
-        self, text: str, source: str, cut: int, pid: int, answers: Any, told: int = -1
+        self,
+        text: str,
+        source: str,
+        cut: int,
+        pid: int,
+        answers: Any,
+        told: int = -1,
+        check: Check | None = None,
     ) -> None:
-        self.text, self.source, self.cut = text, source, cut
+        self.text, self.source, self.cut, self.check = text, source, cut, check
         self.pid = pid  # 0 once the process is waited for
         self.answers = answers  # the pipe it answers on
         self.told = told  # the pipe it is told on how many documents the first half holds
@@ -186,7 +197,7 @@ class SecondHalf:
             os.close(writable)
             if hears >= 0:
                 os.close(hears)
-            half = cls(text, source, cut, pid, os.fdopen(readable, "rb"), told)
+            half = cls(text, source, cut, pid, os.fdopen(readable, "rb"), told, check)
             if into is not None:
                 into.append(half)
         return half
@@ -218,15 +229,17 @@ class SecondHalf:
             except Exception:  # what is wrong is said as the whole is read (or folded)
                 self.cancel()
                 return None
+            checked = _checked(self.check, documents, folded, 1)
             pairs = list(zip(documents, folded, strict=True))
             try:
-                self.head, self.held = splice_part(
-                    head,
-                    pairs,
-                    self.source,
-                    newline=line_break(self.text),
-                    composed=Composed.of(head, nodes),
-                )
+                if checked is None or not checked[0].failed:  # else nothing is written
+                    self.head, self.held = splice_part(
+                        head,
+                        pairs,
+                        self.source,
+                        newline=line_break(self.text),
+                        composed=Composed.of(head, nodes),
+                    )
             except SpliceError:  # the whole is refused, or not: it says so, naming its line
                 self.head = None
             answer = self._answer()
@@ -253,8 +266,11 @@ class SecondHalf:
                 )
                 for boolean in found
             ]
-        checked = None if answer[5] is None else (len(documents), *answer[5])
-        return Read(documents + befores, booleans + found, folded + afters, checked)
+        there: Found | None = answer[5]
+        each = None
+        if there is not None:  # the first half's checks given too, where they were made
+            each = (0, [checked, there]) if checked is not None else (len(documents), [there])
+        return Read(documents + befores, booleans + found, folded + afters, each)
 
     def _tell(self, count: int) -> None:
         """Tell the second process how many documents the first half holds (it numbers
@@ -331,6 +347,20 @@ def second_half(part: str, source: str, fold: Fold, newline: str) -> tuple[str, 
     return _splice(part, befores, afters, source, newline, nodes), afters
 
 
+def _checked(
+    check: Check | None, documents: list[Any], folded: list[Any], first: int
+) -> Found | None:
+    """What ``check`` finds of ``documents`` (``folded`` the fold of them, ``first`` the
+    number of the first); ``None`` where there is no check, or it fails: the run checks
+    them again, and says why."""
+    if check is None:
+        return None
+    try:
+        return check(documents, folded, first)
+    except Exception:
+        return None
+
+
 def _heard(hears: int) -> int | None:  # pragma: no cover - in the second process
     """How many documents the first half holds, as the first process tells it on the pipe
     ``hears``; ``None`` where it ended the pipe without (it could not read its half)."""
@@ -402,12 +432,8 @@ def _second(
     with os.fdopen(writable, "wb") as answers, contextlib.suppress(OSError):
         try:
             befores, afters, booleans, added, nodes = _read(part, source, fold)
-            checked = None
-            if check is not None:
-                held = _heard(hears)
-                if held is not None:
-                    with contextlib.suppress(Exception):  # said as the first checks them
-                        checked = check(befores, afters, held + 1)
+            held = _heard(hears) if check is not None else None
+            checked = None if held is None else _checked(check, befores, afters, held + 1)
             # one pickle: what a document folded shares with it is shared when read back
             sent = pickle.dumps(("read", befores, afters, booleans, added, checked), protocol=5)
         except Exception:
@@ -416,11 +442,10 @@ def _second(
         # written while the half is spliced: the first process takes it once its own is
         writer = threading.Thread(target=_write, args=(answers, sent))
         writer.start()
-        found: tuple[Any, ...]
-        try:
-            found = ("spliced", _splice(part, befores, afters, source, line_break(text), nodes))
-        except Exception:  # the first process splices the whole, and says what is wrong
-            found = ("refused",)
+        found: tuple[Any, ...] = ("refused",)  # the first process splices the whole
+        if checked is None or not checked[0].failed:  # else the run fails: nothing is written
+            with contextlib.suppress(Exception):  # and says what is wrong
+                found = ("spliced", _splice(part, befores, afters, source, line_break(text), nodes))
         writer.join()
         answers.write(pickle.dumps(found, protocol=5))
 

@@ -42,14 +42,14 @@ class Part:
     ``folded``, each document with the overlays folded over it, where that was done
     already (by the process that read the second half of a long file:
     :mod:`transforms.cli.halves`), and ``checked``, where the documents from one on
-    were checked there too: its index, and what the checks found
+    were checked there too: its index, and what the checks of each half found, in order
     (:meth:`~transforms.cli.checks.TemplateChecks.found`)."""
 
     documents: list[Any]
     booleans: list[Any]
     first: int
     folded: list[Any] | None = None
-    checked: tuple[int, Any, Any] | None = None
+    checked: tuple[int, list[Any]] | None = None
 
 
 def read_parts(handle: IO[bytes], source: str, size: int | None = None) -> Iterator[Part]:
