@@ -111,3 +111,32 @@ def test_in_place_on_many_files_does_what_one_process_does(
         written = (tmp_path / "shared" / name).read_text()
         assert written == (tmp_path / "alone" / name).read_text()
         assert (written == text) == (name in ("03.yaml", "15.yaml")), name
+
+
+def test_an_interrupt_ends_the_second_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    forked: list[int] = []
+    fork = os.fork
+
+    def recorded() -> int:
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recorded)
+
+    def interrupted() -> str:  # here: a user's ctrl-C as the first file is spliced
+        raise KeyboardInterrupt
+
+    def slow() -> str:  # there: still splicing when the run ends
+        time.sleep(60)
+        return "never"
+
+    splices: list[tuple[int | None, Any]] = [(100, interrupted), (60, slow), (50, slow)]
+    with pytest.raises(KeyboardInterrupt):
+        splice_all(splices, debug=False, least=0)
+    assert len(forked) == 1
+    with pytest.raises(ChildProcessError):  # ended and waited for
+        os.waitpid(forked[0], os.WNOHANG)
