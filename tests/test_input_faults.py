@@ -198,9 +198,8 @@ def test_an_endless_body_is_refused_at_the_bound(files: Path, serve: Any) -> Non
 
 def test_a_server_that_answers_is_read(files: Path, serve: Any) -> None:
     url = serve("ok")
-    done, _ = podfold(
-        "apply", "-f", url, "pod.yaml", cwd=files, env={"PODFOLD_READ_TIMEOUT": str(TIMEOUT)}
-    )
+    # a bound no loaded machine reaches: what is tested is that the answer is read
+    done, _ = podfold("apply", "-f", url, "pod.yaml", cwd=files, env={"PODFOLD_READ_TIMEOUT": "30"})
     assert done.returncode == 0, done.stderr
     assert "nodeSelector:\n    gpu: a100\n" in done.stdout
 

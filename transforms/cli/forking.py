@@ -32,7 +32,19 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ("as_helper", "interrupts_held")
+__all__ = ("as_helper", "flush_streams", "interrupts_held")
+
+
+def flush_streams() -> None:
+    """Flush what this process buffered for stdout and stderr, before it forks: nothing
+    buffered is written twice (once by each process). A stream that cannot be flushed
+    (closed, a full disk) is left: its fault is said as this process writes to it next."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
 
 
 @contextlib.contextmanager

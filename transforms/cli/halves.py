@@ -62,7 +62,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from transforms.cli.forking import as_helper, interrupts_held
+from transforms.cli.forking import as_helper, flush_streams, interrupts_held
 
 if TYPE_CHECKING:
     from transforms.cli.checks import Findings
@@ -176,10 +176,7 @@ class SecondHalf:
             waiting = [half for half in into if half.pid]
             for half in waiting[: max(0, len(waiting) - LIVE + 1)]:
                 half.take()
-        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
-            if stream is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    stream.flush()
+        flush_streams()
         parent = os.getpid()
         readable, writable = os.pipe()
         hears, told = os.pipe() if check is not None else (-1, -1)

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from transforms.cli.forking import as_helper, interrupts_held
+from transforms.cli.forking import as_helper, flush_streams, interrupts_held
 
 if TYPE_CHECKING:
     from transforms.io.splicing import SpliceError
@@ -59,10 +59,7 @@ def splice_all(
         return [_done(splice) for _, splice in splices]
     import pickle
 
-    for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
-        if stream is not None:
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
+    flush_streams()
     parent = os.getpid()
     readable, writable = os.pipe()
     pid = 0

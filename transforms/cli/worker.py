@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from combinators.errors import TransformError
-from transforms.cli.forking import as_helper, interrupts_held
+from transforms.cli.forking import as_helper, flush_streams, interrupts_held
 
 __all__ = ("IN_FLIGHT", "WORKER_BYTES", "WorkerLost", "can_fork", "worthwhile", "fold_in_worker")
 
@@ -228,10 +228,7 @@ class _Reader:
         self.printed, self.progress = printed, run.progress
         to_worker, self._send = Pipe(duplex=False)
         from_worker, sent = Pipe(duplex=False)
-        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
-            if stream is not None:
-                with contextlib.suppress(OSError, ValueError):  # its fault is said later
-                    stream.flush()
+        flush_streams()
         parent = os.getpid()
         self.pid = os.fork()  # inside interrupts_held: see fold_in_worker
         if self.pid == 0:  # pragma: no cover - the worker; its work is seen in the reader
