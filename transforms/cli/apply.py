@@ -390,7 +390,7 @@ def _apply_in_place(
     (:class:`~transforms.cli.halves.SecondHalf`)."""
     import gc
 
-    from transforms.cli.halves import SecondHalf
+    from transforms.cli.halves import Read, SecondHalf
     from transforms.cli.in_place import write_back
     from transforms.cli.options import Streamed, read_manifests
     from transforms.cli.parts import Part
@@ -400,15 +400,13 @@ def _apply_in_place(
     results: list[list[Any]] = []
     started: list[SecondHalf] = []  # every second process, ended as the run ends
     halves: list[SecondHalf | None] = []  # each stream's, where its halves read it
-    folds: list[list[Any] | None] = []  # and its documents folded there
-    checks: list[tuple[int, list[Any]] | None] = []  # and what their checks found there
+    reads: list[Read | None] = []  # and what they read: folded, and checked
 
     def read_text(source: str, text: str) -> tuple[list[Any], list[Any]] | None:
         half = SecondHalf.start(text, source, run.fold, debug, into=started, check=run.check)
         read = half.read(run.fold) if half is not None else None
         halves.append(half if read is not None else None)
-        folds.append(read.folded if read is not None else None)
-        checks.append(read.checked if read is not None else None)
+        reads.append(read)
         return (read.documents, read.booleans) if read is not None else None
 
     try:
@@ -421,7 +419,10 @@ def _apply_in_place(
         several = len(streams) > 1
         composed = [Composed.of(stream.text, stream.nodes) for stream in streams]
         for number, stream in enumerate(streams):
-            whole = Part(stream.documents, stream.booleans, 1, folds[number], checks[number])
+            read = reads[number]
+            whole = Part(stream.documents, stream.booleans, 1)
+            if read is not None:  # folded, and checked, as its halves were read
+                whole = Part(stream.documents, stream.booleans, 1, read.folded, read.checked)
             parts = iter([whole] if stream.documents else [])
             streamed = Streamed(stream.source, stream.path, stream.path, parts)
             results.append(

@@ -13,9 +13,9 @@ as the text is read from the file reads the documents of the second half, folds 
 checks them (numbered after the first half's, as this process tells it once it has
 read them; nothing is said there), sends them to this process, each before and after
 the fold, with what the checks found, then splices them into that half's text and
-sends that too. Meanwhile this process reads, folds and splices the first half
-(:meth:`SecondHalf.read`); then it takes the second half's documents, and the run
-checks the first half's and takes what the second's checks found, as it checks a
+sends that too. Meanwhile this process reads, folds, checks and splices the first
+half (:meth:`SecondHalf.read`); then it takes the second half's documents, and the run
+takes what the checks of both halves found, in order, and says it as it does for a
 file read whole (:class:`~transforms.cli.parts.Part`'s ``checked``); the two texts,
 joined, are the file's (:meth:`SecondHalf.join`). Neither process reads, folds or
 checks what the other does. Each process that is still to give its text holds its
@@ -200,8 +200,9 @@ class SecondHalf:
         return half
 
     def read(self, fold: Fold) -> Read | None:
-        """Read, fold and splice the first half here, then take the second half's
-        documents as the second process read and folded them: the file's; ``None``
+        """Read, fold, check and splice the first half here (a half whose checks fail is
+        not spliced: the run writes nothing), then take the second half's documents as
+        the second process read, folded and checked them: the file's; ``None``
         (the second process ended) where the halves cannot give what the whole would
         (see the module): read the whole here, then."""
         import gc
