@@ -23,7 +23,7 @@ transforms.io.edits.SpliceError: m.yaml: cannot edit in place: document 1: the e
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import TYPE_CHECKING, Any
 
 from combinators.data import strict_equal
@@ -33,10 +33,20 @@ from transforms.io.edits import SpliceError
 if TYPE_CHECKING:
     from transforms.io.edits import Edit
 
-__all__ = ("check", "check_each")
+__all__ = ("check", "check_each", "canonical")
 
 # the kinds told apart (1, 1.0, true), key order not: a key keeps its place in the text
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=repr).encode
+
+
+def canonical(data: Any) -> str:
+    """``data`` as JSON, keys sorted: equal for two data only where they are equal with
+    their kinds (``1`` is not ``True`` nor ``1.0``), whatever the order of their keys.
+
+    >>> canonical({"b": 1, "a": True}) == canonical({"a": True, "b": 1}), canonical(1) == canonical(1.0)
+    (True, False)
+    """
+    return _CANONICAL(data)
 
 
 def check(spliced: str, afters: Sequence[Any], source: str) -> None:
@@ -75,10 +85,14 @@ def check_each(
     edits: Sequence[Edit],
     documents: Sequence[tuple[Any, Any]],
     source: str,
+    *,
+    skip: Container[int] = (),
 ) -> None:
     """:func:`check` of each changed document's own text (see the module): ``spans``
     holds, for each, its index in ``documents`` (each ``(before, after)``), where its text
-    began and ended before the edits, and where its edits begin and end in ``edits``.
+    began and ended before the edits, and where its edits begin and end in ``edits``;
+    those whose index is in ``skip`` are not read (their edits read back where they
+    stand: :mod:`transforms.io.insertions`).
 
     >>> from transforms.io.edits import Edit
     >>> text = "---\\n  a: 2\\n---\\nb: 1\\n"
@@ -90,6 +104,9 @@ def check_each(
         own = edits[first:last]
         low = min(start, *(edit.start for edit in own)) + shift
         grown = sum(len(edit.text) - (edit.end - edit.start) for edit in own)
+        if number in skip:
+            shift += grown
+            continue
         high = max(end, *(edit.end for edit in own)) + shift + grown
         line_start = spliced.rfind("\n", 0, low) + 1
         before = spliced[line_start:low]

@@ -56,7 +56,7 @@ import yaml
 from combinators.data import MISSING, strict_equal
 from combinators.diff import Change, diff, element_name
 from combinators.paths import Index, Key, Match, Part
-from transforms.io.edits import Edit, SpliceError
+from transforms.io.edits import Edit, Inserted, SpliceError
 
 __all__ = (
     "SpliceError",
@@ -231,10 +231,15 @@ def _splice(
     spliced = _apply(text, edits, source)
     from transforms.io.read_back import check, check_each
 
-    if len(spans) < len(own) and _DIRECTIVE.search(text) is None:
-        check_each(spliced, spans, edits, own, source)
-    else:
-        check(spliced, [after for _, after in own], source)
+    if _DIRECTIVE.search(text) is None:  # no document's reading depends on another's
+        from transforms.io.insertions import read_where_they_stand
+
+        standing = read_where_they_stand(text, spans, edits, own, source)
+        if standing or len(spans) < len(own):
+            if len(standing) < len(spans):
+                check_each(spliced, spans, edits, own, source, skip=standing)
+            return spliced, own
+    check(spliced, [after for _, after in own], source)
     return spliced, own
 
 
@@ -605,10 +610,10 @@ class _Document:
             f"document {self.number}: {why}", source=self.source, line=line, column=column
         )
 
-    def add(self, start: int, end: int, text: str) -> None:
+    def add(self, start: int, end: int, text: str, inserted: Inserted | None = None) -> None:
         if self.newline != "\n":
             text = text.replace("\n", self.newline)
-        self.edits.append(Edit(start, end, text))
+        self.edits.append(Edit(start, end, text, inserted))
 
     # -- the walk -----------------------------------------------------------------------
 
@@ -868,8 +873,11 @@ class _Document:
                 )
                 return
             column = self.column(self.key_start(node.value[0][0]))
-            at = self.line_end(self.content_end(node))
-            self.insert_lines(at, self.render({last.name: value}), column)
+            since = self.content_end(node)
+            entries = {last.name: value}
+            first, end = self.start(node.value[0][0]), self.end(node)
+            inserted = Inserted(id(node), first, since, end, entries, old, new_list)
+            self.insert_lines(self.line_end(since), self.render(entries), column, inserted)
             return
         if not isinstance(node, yaml.SequenceNode):
             self.refuse(node, f"{_text(parts[:-1])} is not written as a list")
@@ -886,12 +894,16 @@ class _Document:
             dash = self.dash(node.value[slot])
             column = self.column(dash)
             if self.starts_line(dash):
-                self.insert_lines(self.line_start(dash), lines, column)
+                first, end = self.dash(node.value[0]), self.end(node)
+                inserted = Inserted(id(node), first, dash, end, [value], old, new_list, slot)
+                self.insert_lines(self.line_start(dash), lines, column, inserted)
             else:
                 self.add(dash, dash, self.indented(lines, column, -1) + " " * column)
             return
-        column = self.column(self.dash(node.value[0]))
-        self.insert_lines(self.line_end(self.content_end(node)), lines, column)
+        first = self.dash(node.value[0])
+        column, since, end = self.column(first), self.content_end(node), self.end(node)
+        inserted = Inserted(id(node), first, since, end, [value], old, new_list, len(old))
+        self.insert_lines(self.line_end(since), lines, column, inserted)
 
     @staticmethod
     def slot(old: Any, new: Any, position: int) -> int:
@@ -907,12 +919,14 @@ class _Document:
         following = (kept.get(name) for name in new_names[position + 1 :])
         return next((index for index in following if index is not None), len(old))
 
-    def insert_lines(self, at: int, lines: list[str], column: int) -> None:
+    def insert_lines(
+        self, at: int, lines: list[str], column: int, inserted: Inserted | None = None
+    ) -> None:
         pad = " " * column
         text = "".join(pad + line if line.strip() else line for line in lines)
         if at == len(self.text) and self.text and not self.text.endswith("\n"):
             text = "\n" + text.rstrip("\n")
-        self.add(at, at, text)
+        self.add(at, at, text, inserted)
 
     def flow_insert(self, node: yaml.Node, slot: int, written: str, value: Any) -> None:
         if not _json_safe(value):
