@@ -484,3 +484,75 @@ def test_lines_that_follow_others_inserted_after_their_collection_do_not_stand()
     assert read_where_they_stand(text, spans, below, [(before, after)], "m.yaml") == set()
     with pytest.raises(OverlayError):
         load_manifest(_apply(text, below, "m.yaml"), "m.yaml")
+
+
+SIDECAR = """\
+spec:
+  containers:
+  - name: app  # the app
+    image: app:1
+  volumes:
+  - name: data
+    emptyDir: {}
+"""
+
+
+def test_a_sidecar_and_the_mount_of_the_main_container_stand_together() -> None:
+    # the list of containers gains an element, and its first element a key: the first
+    # is the same element, told by its name
+    before = load_manifest(SIDECAR, "m.yaml")[0][0]
+    app = {**before["spec"]["containers"][0], "volumeMounts": [{"name": "logs"}]}
+    after = {
+        "spec": {
+            "containers": [app, {"name": "shipper", "image": "shipper:1"}],
+            "volumes": before["spec"]["volumes"],
+        }
+    }
+    assert _standing(SIDECAR, [(before, after)]) == {0}
+    assert load_manifest(splice(SIDECAR, [(before, after)], "m.yaml"), "m.yaml")[0] == [after]
+
+
+def test_an_element_changed_within_is_told_only_by_a_name_of_its_own() -> None:
+    text = "l:\n- a: 1\n- a: 2\n"
+    before = load_manifest(text, "m.yaml")[0][0]
+    after = {"l": [{"a": 1, "b": 0}, {"a": 2}, {"a": 3}]}  # no names: read back whole
+    assert _standing(text, [(before, after)]) == set()
+    assert load_manifest(splice(text, [(before, after)], "m.yaml"), "m.yaml")[0] == [after]
+    named = "l:\n- name: one\n- name: two\n"
+    before = load_manifest(named, "m.yaml")[0][0]
+    after = {"l": [{"name": "one", "b": 0}, {"name": "two"}, {"name": "three"}]}
+    edits, spans = _edited(named, [(before, after)])
+    assert read_where_they_stand(named, spans, edits, [(before, after)], "m.yaml") == {0}
+    listed = next(edit for edit in edits if edit.inserted and edit.inserted.slot is not None)
+    claim = listed.inserted
+    assert claim is not None
+    for wrong in (
+        [{"name": "two", "b": 0}, {"name": "one"}, {"name": "three"}],  # another first
+        [{"name": "one", "b": 0}, {"name": "one"}, {"name": "three"}],  # a name twice
+    ):
+        made = [
+            dataclasses.replace(edit, inserted=dataclasses.replace(claim, after=wrong))
+            if edit is listed
+            else edit
+            for edit in edits
+        ]
+        assert read_where_they_stand(named, spans, made, [(before, after)], "m.yaml") == set()
+
+
+def test_elements_that_share_a_name_are_not_told_by_it() -> None:
+    # the splicer writes such a list anew; made by hand, the insertions would stand
+    # if a name told the elements apart: each position's name is the same, swapped
+    text = "l:\n- name: a\n  v: 1\n- name: a\n  v: 2\n"
+    before = load_manifest(text, "m.yaml")[0][0]
+    first, second = before["l"]
+    after = {"l": [{**first, "b": 0}, second, {"name": "c"}]}
+    element, next_dash = text.index("name: a"), text.index("- name: a", 5)
+    inside = Inserted(1, element, text.index("v: 1") + 4, next_dash, {"b": 0}, first, after["l"][0])
+    swapped = [{**second, "b": 0}, first, {"name": "c"}]
+    at_end = Inserted(2, 3, len(text) - 1, len(text), [{"name": "c"}], before["l"], swapped, 2)
+    made = [
+        Edit(next_dash, next_dash, "  b: 0\n", inside),
+        Edit(len(text), len(text), "- name: c\n", at_end),
+    ]
+    spans = [(0, 0, len(text), 0, 2)]
+    assert read_where_they_stand(text, spans, made, [(before, after)], "m.yaml") == set()

@@ -29,7 +29,9 @@ collection's data before and after the fold. Checked, for each insertion:
   their place (a block scalar ending them takes in those more indented than its
   text), they are one document holding exactly the entries added, kinds compared;
 * the map gains exactly its new keys, which it did not have; the list's elements,
-  old and new, come in the order of the list after the fold.
+  old and new, come in the order of the list after the fold (an old element
+  changed within, by edits of its own, is told by its name, in a list whose
+  elements each have a name of their own).
 
 Each text read alone is read once per stream: the same toleration added to a
 thousand pod templates is one reading. Any other edit (a value replaced, an entry
@@ -58,6 +60,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from combinators.data import strict_equal
+from combinators.diff import element_name
 from transforms.errors import OverlayError
 from transforms.io.edits import Edit, Inserted
 
@@ -287,4 +290,16 @@ def _in_order(groups: list[_Group]) -> bool:
             merged.append(before[index])
     if slots or len(merged) != len(after):
         return False
-    return all(strict_equal(old, new) for old, new in zip(merged, after, strict=True))
+    names: list[Any] | None = None
+    for old, new in zip(merged, after, strict=True):
+        if strict_equal(old, new):
+            continue
+        # an element changed within (its own edits are checked where they stand): the
+        # same element where the list's elements are named, each by a name of its own
+        if names is None:
+            names = [element_name(None, item) for item in after]
+            if None in names or len(set(names)) != len(names):
+                return False
+        if element_name(None, old) != element_name(None, new):
+            return False
+    return True
