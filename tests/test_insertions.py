@@ -152,7 +152,7 @@ def _said_to_stand_reads_back(data: st.DataObject, wrong: bool) -> None:
 
 
 @settings(
-    max_examples=4 * settings.default.max_examples,
+    max_examples=settings.default.max_examples * 4,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 @given(st.data())
@@ -161,7 +161,7 @@ def test_a_document_said_to_stand_reads_back_whole_as_the_fold(data: st.DataObje
 
 
 @settings(
-    max_examples=8 * settings.default.max_examples,
+    max_examples=settings.default.max_examples * 8,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 @given(st.data())
