@@ -35,7 +35,15 @@ def _edited(text: str, pairs: list[tuple[Any, Any]]) -> tuple[list[Edit], list[A
 
 def _standing(text: str, pairs: list[tuple[Any, Any]]) -> set[int]:
     edits, spans = _edited(text, pairs)
-    return read_where_they_stand(text, spans, edits, pairs, "m.yaml")
+    return read_where_they_stand(text, spans, edits, "m.yaml")
+
+
+def _claiming(edits: list[Edit], edit: Edit, **changed: Any) -> list[Edit]:
+    """``edits`` with ``edit``'s claim changed as ``changed`` says, the text left as it is."""
+    claim = edit.inserted
+    assert claim is not None
+    made = dataclasses.replace(edit, inserted=dataclasses.replace(claim, **changed))
+    return [made if other is edit else other for other in edits]
 
 
 def _line_starts(text: str) -> list[int]:
@@ -139,7 +147,7 @@ def _said_to_stand_reads_back(data: st.DataObject, wrong: bool) -> None:
         spliced = _apply(stream, edits, "m.yaml")
     except SpliceError:
         assume(False)
-    standing = read_where_they_stand(stream, spans, edits, pairs, "m.yaml")
+    standing = read_where_they_stand(stream, spans, edits, "m.yaml")
     event("stands" if ahead in standing else "read whole")
     if ahead not in standing:
         return
@@ -247,11 +255,9 @@ def test_an_element_added_before_another_stands_in_its_place() -> None:
     assert "- name: B" in spliced.splitlines()[3]
 
 
-def _claimed(text: str, after: Any) -> tuple[list[Edit], list[Any], list[Any]]:
-    before = load_manifest(text, "m.yaml")[0][0]
-    pairs = [(before, after)]
-    edits, spans = _edited(text, pairs)
-    return edits, spans, pairs
+def _claimed(text: str, after: Any) -> tuple[list[Edit], list[Any]]:
+    """The edits and spans the splicer makes of ``text``'s one document becoming ``after``."""
+    return _edited(text, [(load_manifest(text, "m.yaml")[0][0], after)])
 
 
 @pytest.mark.parametrize(
@@ -269,20 +275,20 @@ def _claimed(text: str, after: Any) -> tuple[list[Edit], list[Any], list[Any]]:
     ],
 )
 def test_insertions_not_as_said_do_not_stand(wrong: Any) -> None:
-    edits, spans, pairs = _claimed("a:\n  b: 1\nz: 2\n", {"a": {"b": 1, "c": {"e": 1}}, "z": 2})
-    assert read_where_they_stand("a:\n  b: 1\nz: 2\n", spans, edits, pairs, "m.yaml") == {0}
+    edits, spans = _claimed("a:\n  b: 1\nz: 2\n", {"a": {"b": 1, "c": {"e": 1}}, "z": 2})
+    assert read_where_they_stand("a:\n  b: 1\nz: 2\n", spans, edits, "m.yaml") == {0}
     made = [wrong(edits[0])]
-    assert read_where_they_stand("a:\n  b: 1\nz: 2\n", spans, made, pairs, "m.yaml") == set()
+    assert read_where_they_stand("a:\n  b: 1\nz: 2\n", spans, made, "m.yaml") == set()
 
 
 def test_lines_inserted_at_one_place_stand_only_the_deepest_first() -> None:
     text = "a:\n  b:\n    c: 1\n"
     after = {"a": {"b": {"c": 1, "d": 2}, "e": 3}}
-    edits, spans, pairs = _claimed(text, after)
+    edits, spans = _claimed(text, after)
     assert [edit.start for edit in edits] == [len(text)] * 2
-    assert read_where_they_stand(text, spans, edits, pairs, "m.yaml") == {0}
+    assert read_where_they_stand(text, spans, edits, "m.yaml") == {0}
     swapped = [edits[1], edits[0]]
-    assert read_where_they_stand(text, spans, swapped, pairs, "m.yaml") == set()
+    assert read_where_they_stand(text, spans, swapped, "m.yaml") == set()
     with pytest.raises(SpliceError):  # and the whole document, read back, refuses them
         from transforms.io.read_back import check
 
@@ -329,12 +335,11 @@ def test_a_list_given_in_another_order_than_its_text_does_not_stand() -> None:
     before = load_manifest(text, "m.yaml")[0][0]
     after = {"l": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
     edits, spans = _edited(text, [(before, after)])
-    assert read_where_they_stand(text, spans, edits, [(before, after)], "m.yaml") == {0}
+    assert read_where_they_stand(text, spans, edits, "m.yaml") == {0}
     claim = edits[0].inserted
     assert claim is not None and claim.slot == 1
-    later = dataclasses.replace(claim, slot=2)  # said to go last, but written before "c"
-    made = [dataclasses.replace(edits[0], inserted=later)]
-    assert read_where_they_stand(text, spans, made, [(before, after)], "m.yaml") == set()
+    made = _claiming(edits, edits[0], slot=2)  # said to go last, but written before "c"
+    assert read_where_they_stand(text, spans, made, "m.yaml") == set()
 
 
 def test_a_map_written_with_explicit_keys_has_no_column_told_here() -> None:
@@ -347,7 +352,7 @@ def test_a_map_written_with_explicit_keys_has_no_column_told_here() -> None:
     claim = edits[0].inserted
     assert claim is not None and text[claim.first] == "b"
     deeper = [Edit(len(text), len(text), "    c: 2\n", claim)]
-    assert read_where_they_stand(text, spans, deeper, [(before, after)], "m.yaml") == set()
+    assert read_where_they_stand(text, spans, deeper, "m.yaml") == set()
     with pytest.raises(OverlayError):
         load_manifest(_apply(text, deeper, "m.yaml"), "m.yaml")
 
@@ -363,15 +368,9 @@ def test_a_map_written_with_explicit_keys_has_no_column_told_here() -> None:
 )
 def test_keys_that_are_not_the_maps_new_ones_do_not_stand(before: Any, after: Any) -> None:
     text = "a:\n  b: 1\n"
-    edits, spans, pairs = _claimed(text, {"a": {"b": 1, "c": 2}})
-    claim = edits[0].inserted
-    assert claim is not None
-    made = [
-        dataclasses.replace(
-            edits[0], inserted=dataclasses.replace(claim, before=before, after=after)
-        )
-    ]
-    assert read_where_they_stand(text, spans, made, pairs, "m.yaml") == set()
+    edits, spans = _claimed(text, {"a": {"b": 1, "c": 2}})
+    made = _claiming(edits, edits[0], before=before, after=after)
+    assert read_where_they_stand(text, spans, made, "m.yaml") == set()
 
 
 def test_an_element_the_fold_put_elsewhere_than_its_lines_does_not_stand() -> None:
@@ -379,11 +378,9 @@ def test_an_element_the_fold_put_elsewhere_than_its_lines_does_not_stand() -> No
     before = load_manifest(text, "m.yaml")[0][0]
     after = {"l": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
     edits, spans = _edited(text, [(before, after)])
-    claim = edits[0].inserted
-    assert claim is not None
     last = [{"name": "a"}, {"name": "c"}, {"name": "b"}]  # as if the fold put it last
-    made = [dataclasses.replace(edits[0], inserted=dataclasses.replace(claim, after=last))]
-    assert read_where_they_stand(text, spans, made, [(before, after)], "m.yaml") == set()
+    made = _claiming(edits, edits[0], after=last)
+    assert read_where_they_stand(text, spans, made, "m.yaml") == set()
 
 
 def test_lines_moved_off_an_elements_line_do_not_stand() -> None:
@@ -391,10 +388,10 @@ def test_lines_moved_off_an_elements_line_do_not_stand() -> None:
     before = load_manifest(text, "m.yaml")[0][0]
     after = {"l": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
     edits, spans = _edited(text, [(before, after)])
-    assert read_where_they_stand(text, spans, edits, [(before, after)], "m.yaml") == {0}
+    assert read_where_they_stand(text, spans, edits, "m.yaml") == {0}
     above = text.index("  # about c")  # above the comment: it would then be the new one's
     made = [dataclasses.replace(edits[0], start=above, end=above)]
-    assert read_where_they_stand(text, spans, made, [(before, after)], "m.yaml") == set()
+    assert read_where_they_stand(text, spans, made, "m.yaml") == set()
     assert load_manifest(_apply(text, made, "m.yaml"), "m.yaml")[0] == [after]  # its reading
 
 
@@ -403,10 +400,10 @@ def test_lines_inserted_before_the_end_of_their_collection_do_not_stand() -> Non
     before = load_manifest(text, "m.yaml")[0][0]
     after = {"a": {"b": 1, "c": 3, "d": 4}, "z": 2}
     edits, spans = _edited(text, [(before, after)])
-    assert read_where_they_stand(text, spans, edits, [(before, after)], "m.yaml") == {0}
+    assert read_where_they_stand(text, spans, edits, "m.yaml") == {0}
     middle = text.index("  c: 3")
     made = [dataclasses.replace(edits[0], start=middle, end=middle)]
-    assert read_where_they_stand(text, spans, made, [(before, after)], "m.yaml") == set()
+    assert read_where_they_stand(text, spans, made, "m.yaml") == set()
 
 
 def test_an_element_before_one_that_shares_a_line_with_another_dash_does_not_stand() -> None:
@@ -420,19 +417,19 @@ def test_an_element_before_one_that_shares_a_line_with_another_dash_does_not_sta
     claim = Inserted(1, inner, inner, len(text), ["z"], ["a", "b"], ["z", "a", "b"], 0)
     at = text.index("- - a")
     made = [Edit(at, at, "  - z\n", claim)]
-    assert read_where_they_stand(text, spans, made, [(before, after)], "m.yaml") == set()
+    assert read_where_they_stand(text, spans, made, "m.yaml") == set()
 
 
 @pytest.mark.parametrize("shift", [-2, -1, 1])
 def test_lines_written_off_their_collections_column_do_not_stand(shift: int) -> None:
     # a scalar read alone reads the same at any column: where it stands tells
     text = "a:\n  b: 1\nz: 2\n"
-    edits, spans, pairs = _claimed(text, {"a": {"b": 1, "c": 7}, "z": 2})
+    edits, spans = _claimed(text, {"a": {"b": 1, "c": 7}, "z": 2})
     edit = edits[0]
     assert edit.text == "  c: 7\n"
     moved = edit.text[-shift:] if shift < 0 else " " * shift + edit.text
     made = [dataclasses.replace(edit, text=moved)]
-    assert read_where_they_stand(text, spans, made, pairs, "m.yaml") == set()
+    assert read_where_they_stand(text, spans, made, "m.yaml") == set()
 
 
 def test_an_element_inserted_inside_the_indentation_of_the_next_does_not_stand() -> None:
@@ -440,10 +437,10 @@ def test_an_element_inserted_inside_the_indentation_of_the_next_does_not_stand()
     before = load_manifest(text, "m.yaml")[0][0]
     after = {"l": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
     edits, spans = _edited(text, [(before, after)])
-    assert read_where_they_stand(text, spans, edits, [(before, after)], "m.yaml") == {0}
+    assert read_where_they_stand(text, spans, edits, "m.yaml") == {0}
     inside = edits[0].start + 1  # one of the spaces before "- name: c"
     made = [dataclasses.replace(edits[0], start=inside, end=inside)]
-    assert read_where_they_stand(text, spans, made, [(before, after)], "m.yaml") == set()
+    assert read_where_they_stand(text, spans, made, "m.yaml") == set()
 
 
 @pytest.mark.parametrize(
@@ -479,9 +476,9 @@ def test_lines_that_follow_others_inserted_after_their_collection_do_not_stand()
     edits, spans = _edited(text, [(before, after)])
     place = text.index("# trailing")
     assert [edit.start for edit in edits] == [place, place]
-    assert read_where_they_stand(text, spans, edits, [(before, after)], "m.yaml") == {0}
+    assert read_where_they_stand(text, spans, edits, "m.yaml") == {0}
     below = [dataclasses.replace(edits[0], start=len(text), end=len(text)), edits[1]]
-    assert read_where_they_stand(text, spans, below, [(before, after)], "m.yaml") == set()
+    assert read_where_they_stand(text, spans, below, "m.yaml") == set()
     with pytest.raises(OverlayError):
         load_manifest(_apply(text, below, "m.yaml"), "m.yaml")
 
@@ -522,21 +519,14 @@ def test_an_element_changed_within_is_told_only_by_a_name_of_its_own() -> None:
     before = load_manifest(named, "m.yaml")[0][0]
     after = {"l": [{"name": "one", "b": 0}, {"name": "two"}, {"name": "three"}]}
     edits, spans = _edited(named, [(before, after)])
-    assert read_where_they_stand(named, spans, edits, [(before, after)], "m.yaml") == {0}
+    assert read_where_they_stand(named, spans, edits, "m.yaml") == {0}
     listed = next(edit for edit in edits if edit.inserted and edit.inserted.slot is not None)
-    claim = listed.inserted
-    assert claim is not None
     for wrong in (
         [{"name": "two", "b": 0}, {"name": "one"}, {"name": "three"}],  # another first
         [{"name": "one", "b": 0}, {"name": "one"}, {"name": "three"}],  # a name twice
     ):
-        made = [
-            dataclasses.replace(edit, inserted=dataclasses.replace(claim, after=wrong))
-            if edit is listed
-            else edit
-            for edit in edits
-        ]
-        assert read_where_they_stand(named, spans, made, [(before, after)], "m.yaml") == set()
+        made = _claiming(edits, listed, after=wrong)
+        assert read_where_they_stand(named, spans, made, "m.yaml") == set()
 
 
 def test_elements_that_share_a_name_are_not_told_by_it() -> None:
@@ -555,4 +545,4 @@ def test_elements_that_share_a_name_are_not_told_by_it() -> None:
         Edit(len(text), len(text), "- name: c\n", at_end),
     ]
     spans = [(0, 0, len(text), 0, 2)]
-    assert read_where_they_stand(text, spans, made, [(before, after)], "m.yaml") == set()
+    assert read_where_they_stand(text, spans, made, "m.yaml") == set()

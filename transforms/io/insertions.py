@@ -63,6 +63,8 @@ from combinators.data import strict_equal
 from combinators.diff import element_name
 from transforms.errors import OverlayError
 from transforms.io.edits import Edit, Inserted
+from transforms.io.read_back import canonical
+from transforms.io.safe_yaml import load_manifest
 
 __all__ = ("read_where_they_stand",)
 
@@ -105,20 +107,19 @@ def read_where_they_stand(
     text: str,
     spans: Sequence[tuple[int, int, int, int, int]],
     edits: Sequence[Edit],
-    documents: Sequence[tuple[Any, Any]],
     source: str,
 ) -> set[int]:
     """The documents whose edits are all insertions read back where they stand (see the
-    module), by their index in ``documents``: ``spans`` holds, for each document
+    module), by their index among the stream's: ``spans`` holds, for each document
     changed, its index, where its text begins and ends in ``text`` (the text before
     the edits), and where its edits begin and end in ``edits``.
 
     >>> from transforms.io.edits import Inserted
     >>> text = "a:\\n  b: 1\\n"
     >>> claim = Inserted(0, 5, 9, 10, {"c": 2}, {"b": 1}, {"b": 1, "c": 2})
-    >>> read_where_they_stand(text, [(0, 0, 10, 0, 1)], [Edit(10, 10, "  c: 2\\n", claim)], [(None, None)], "m.yaml")
+    >>> read_where_they_stand(text, [(0, 0, 10, 0, 1)], [Edit(10, 10, "  c: 2\\n", claim)], "m.yaml")
     {0}
-    >>> read_where_they_stand(text, [(0, 0, 10, 0, 1)], [Edit(10, 10, "    c: 2\\n", claim)], [(None, None)], "m.yaml")
+    >>> read_where_they_stand(text, [(0, 0, 10, 0, 1)], [Edit(10, 10, "    c: 2\\n", claim)], "m.yaml")
     set()
     """
     if _OTHER_BREAKS.search(text) is not None:
@@ -163,6 +164,7 @@ def _stands(
         groups.append(_Group(claim, lines, column))
     added: dict[int, list[_Group]] = {}  # by collection
     for at, groups in places.items():
+        after = _next_content(text, at)  # what follows the place, for each collection there
         for index, group in enumerate(groups):
             if not _placed(text, at, group, shapes):
                 return False
@@ -171,7 +173,7 @@ def _stands(
             if not group.before_one and any(since <= other < at for other in places):
                 return False
             following = groups[index + 1] if index + 1 < len(groups) else None
-            alone = _alone(text, at, group, following)
+            alone = _alone(text, at, group, following, after)
             if alone is None or not _reads_as(alone, group.entries, read, source):
                 return False
             added.setdefault(group.claim.node, []).append(group)
@@ -211,15 +213,16 @@ def _placed(text: str, at: int, group: _Group, shapes: dict[tuple[str, int], boo
     return True
 
 
-def _alone(text: str, at: int, group: _Group, following: _Group | None) -> str | None:
+def _alone(
+    text: str, at: int, group: _Group, following: _Group | None, after: tuple[int, str]
+) -> str | None:
     """The text ``group``'s lines are read alone as: they, and the blank lines and
     comments after them; ``None`` where what follows them would not end what they hold
     as it ended their collection, or where their collection did not end just after
-    them (see the module)."""
-    if not group.before_one:
-        ended, trailing = _next_content(text, at)
-        if group.claim.end != ended:  # only blank lines and comments between: none of it
-            return None
+    them (see the module). ``after`` is what follows ``at`` (:func:`_next_content`)."""
+    ended, trailing = after
+    if not group.before_one and group.claim.end != ended:  # only blanks and comments between
+        return None
     if following is not None:  # lines inserted after these, into a collection around
         column = following.column
         if column < group.column or (
@@ -250,9 +253,6 @@ def _next_content(text: str, at: int) -> tuple[int, str]:
 
 def _reads_as(alone: str, entries: Any, read: dict[str, str | None], source: str) -> bool:
     """Whether ``alone`` reads, as a document of its own, as exactly ``entries``."""
-    from transforms.io.read_back import canonical
-    from transforms.io.safe_yaml import load_manifest
-
     found = read.get(alone, read)
     if found is read:
         try:

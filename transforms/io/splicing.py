@@ -234,7 +234,7 @@ def _splice(
     if _DIRECTIVE.search(text) is None:  # no document's reading depends on another's
         from transforms.io.insertions import read_where_they_stand
 
-        standing = read_where_they_stand(text, spans, edits, own, source)
+        standing = read_where_they_stand(text, spans, edits, source)
         if standing or len(spans) < len(own):
             if len(standing) < len(spans):
                 check_each(spliced, spans, edits, own, source, skip=standing)
