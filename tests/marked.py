@@ -134,6 +134,7 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_torchx_run_refuses_a_scalar_option_given_twice",
     ),
     "test_schema.py": ("test_nothing_is_loaded_at_import_time",),
+    "test_script_exit.py": EVERY_TEST,
     "test_shadowing.py": EVERY_TEST,
     "test_worker.py": (
         "test_a_stream_folded_in_a_worker_prints_and_says_what_one_process_does",

@@ -34,6 +34,7 @@ __all__ = (
     "COMMANDS",
     "podfold",
     "main",
+    "script",
     "one_line",
     "EXIT_OK",
     "EXIT_FAILED",
@@ -139,6 +140,53 @@ def main(args: Sequence[str] | None = None) -> NoReturn:
         _run(args, settings)
     finally:
         gc.set_threshold(*thresholds)
+
+
+def script() -> NoReturn:
+    """The console scripts' entry point (``podfold``, ``kubectl-podfold``): :func:`main`,
+    then the process ends at once.
+
+    Once ``main`` has flushed its output and chosen its exit code, all Python still
+    does on its way out is tear the interpreter down: a full collection over every
+    object the run made and every module it loaded, then each module freed. That took
+    80 ms of an ``apply`` of 1,000 Jobs here (17 ms with those objects frozen; 5 ms
+    ended at once), about a tenth of the run. So the functions registered with
+    :mod:`atexit` are run, stdout and stderr flushed, and the process ends with the
+    code ``main`` chose. Where that cannot be done as Python would (a code that is not
+    a number, a thread still running that Python would wait for, a stream that cannot
+    be flushed), Python's own exit is taken instead. ``main`` itself exits as any
+    function does, for a caller that catches :class:`SystemExit`.
+    """
+    try:
+        main()
+    except SystemExit as done:
+        code = done.code
+    _end_at_once(code)
+
+
+def _end_at_once(code: str | int | None) -> NoReturn:
+    """End the process with ``code`` as :func:`script` says."""
+    import threading
+
+    if code is None:
+        code = EXIT_OK
+    others = [
+        thread
+        for thread in threading.enumerate()
+        if thread is not threading.main_thread() and not thread.daemon
+    ]
+    if type(code) is not int or others:
+        sys.exit(code)  # Python's exit: it prints a message code, it waits for the threads
+    import atexit
+
+    atexit._run_exitfuncs()
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        sys.exit(code)  # what Python's exit says of a stream it cannot flush
+    os._exit(code)
 
 
 def _run(args: Sequence[str] | None, settings: dict[str, Any]) -> NoReturn:
