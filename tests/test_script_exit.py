@@ -100,9 +100,9 @@ def test_functions_registered_with_atexit_still_run(work: Path) -> None:
 def test_a_thread_still_running_is_waited_for(work: Path) -> None:
     done = in_python(
         """
-        import sys, threading, time
+        import sys, threading
         def late():
-            time.sleep(0.3)
+            threading.main_thread().join()  # until the main thread's work is done
             sys.stderr.write("thread done\\n")
         threading.Thread(target=late).start()
         from transforms.cli import script

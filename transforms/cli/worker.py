@@ -223,11 +223,11 @@ class _Reader:
     def __init__(self, run: Any, printed: Any, mask: Any) -> None:
         import queue
         import threading
-        from multiprocessing.connection import Pipe
+        from transforms.cli.channel import pipe
 
         self.printed, self.progress = printed, run.progress
-        to_worker, self._send = Pipe(duplex=False)
-        from_worker, sent = Pipe(duplex=False)
+        to_worker, self._send = pipe()
+        from_worker, sent = pipe()
         flush_streams()
         parent = os.getpid()
         self.pid = os.fork()  # inside interrupts_held: see fold_in_worker
