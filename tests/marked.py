@@ -144,6 +144,8 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_several_files_validated_in_a_worker_say_what_one_process_says",
         "test_a_worker_that_dies_ends_the_run_naming_how_and_prints_nothing",
         "test_an_interrupt_ends_the_reader_and_its_worker",
+        "test_what_making_the_run_in_the_worker_says_is_what_one_process_says",
+        "test_the_reader_forks_before_the_overlays_modules_are_loaded",
     ),
     "test_streams.py": (
         "test_a_check_failing_late_in_a_stream_prints_nothing",

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,54 @@ def test_a_failure_late_in_a_stream_folded_in_a_worker_is_said_as_one_process_sa
     same(alone, folded)
 
 
+def refused_first(tmp_path: Path, case: str) -> list[str]:
+    """``apply`` of a long stream whose run cannot be made, or is made with a word
+    (``case``): the overlays and flags are taken in the worker, while the first parts
+    are read."""
+    stream = _written(tmp_path / "jobs.yaml", jobs(60))
+    late = _written(tmp_path / "late.yaml", jobs(60) + "---\nkind: Job\nspec: [1, 2\n")
+    overlay = tmp_path / "overlay.yaml"
+    if case == "an overlay missing":
+        return ["apply", "-f", str(tmp_path / "missing.yaml"), str(stream)]
+    if case == "an overlay's syntax error, and the stream's":
+        return ["apply", "-f", str(_written(overlay, "spec: [\n")), str(late)]
+    if case == "an unknown step":
+        return ["apply", "-f", str(_written(overlay, "- op: upsrt\n  path: a\n")), str(stream)]
+    if case == "a version that is no version":
+        return ["apply", "-f", str(A100), "--k8s-version", "one.x", str(late)]
+    if case == "a denied path no pod has":
+        return ["apply", "-f", str(A100), "--deny", "spec.hostNetwrk", str(late)]
+    if case == "a selector that is no selector":
+        return ["apply", "-f", str(A100), "--select", "colour=red", str(stream)]
+    assert case == "an overlay with no step"
+    return ["apply", "-f", str(_written(overlay, "# nothing yet\n")), str(stream)]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "an overlay missing",
+        "an overlay's syntax error, and the stream's",
+        "an unknown step",
+        "a version that is no version",
+        "a denied path no pod has",
+        "a selector that is no selector",
+        "an overlay with no step",
+    ],
+)
+def test_what_making_the_run_in_the_worker_says_is_what_one_process_says(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone, folded = both(refused_first(tmp_path, case), tmp_path, monkeypatch)
+    if case == "an overlay with no step":
+        assert alone.returncode == 0, alone.stderr
+        assert "no step" in alone.stderr and alone.stdout.count("kind: Job") == 60
+    else:
+        assert alone.returncode in (1, 2) and alone.stdout == "", alone.stderr
+        assert "late.yaml" not in alone.stderr  # what the overlays and flags say comes first
+    same(alone, folded)
+
+
 def invalid_jobs(count: int) -> str:
     """``count`` Jobs, every ninth with a problem (a limit that is no quantity), a warning
     (an env name twice) every eleventh, beside the kinds and booleans of :func:`jobs`."""
@@ -226,10 +275,10 @@ def test_a_worker_that_dies_ends_the_run_naming_how_and_prints_nothing(
     monkeypatch.setattr(worker, "WORKER_BYTES", 0)
     child = worker._child
 
-    def dies(run: Any, receive: Any, send: Any) -> None:
+    def dies(run: Any, made: bool, receive: Any, send: Any) -> None:
         receive.recv()  # a stream begun: the reader is sending its parts
         os.kill(os.getpid(), signal.SIGKILL)
-        child(run, receive, send)  # pragma: no cover - killed
+        child(run, made, receive, send)  # pragma: no cover - killed
 
     monkeypatch.setattr(worker, "_child", dies)
     done = warm.run("podfold", ["apply", "-f", str(A100), str(stream)], timeout=60)
@@ -238,6 +287,35 @@ def test_a_worker_that_dies_ends_the_run_naming_how_and_prints_nothing(
     assert done.stderr == (
         "podfold: error: the process folding the stream was ended by SIGKILL; nothing was printed\n"
     )
+
+
+# what the run's making loads, that the reader of the stream never needs
+OVERLAYS_MODULES = ("transforms.io.loading", "transforms.forms", "transforms.checks.fields")
+
+
+def test_the_reader_forks_before_the_overlays_modules_are_loaded(tmp_path: Path) -> None:
+    stream = _written(tmp_path / "jobs.yaml", jobs(60))
+    listed = tmp_path / "loaded-at-fork.txt"
+    code = textwrap.dedent(f"""
+        import sys
+        from transforms.io import batches
+        from transforms.cli import script, worker
+
+        def hook(event, args):  # raised in the process that forks, before it forks
+            if event == "os.fork":
+                names = {OVERLAYS_MODULES!r} + ("multiprocessing",)
+                with open({str(listed)!r}, "a") as out:
+                    out.write(" ".join(["fork:", *(n for n in names if n in sys.modules)]))
+
+        sys.addaudithook(hook)
+        worker.WORKER_BYTES, batches.PART_BYTES = 0, 300
+        sys.argv = ["podfold", "apply", "-f", {str(A100)!r}, {str(stream)!r}]
+        script()
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("nvidia-tesla-a100") == 60  # the overlays were loaded: there
+    assert listed.read_text() == "fork:"  # one fork, none of those loaded here before it
 
 
 def test_the_worker_is_used_only_where_it_pays(tmp_path: Path) -> None:

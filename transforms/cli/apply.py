@@ -147,12 +147,63 @@ def apply_command(
     full disk leaves no file half-written. Nothing is written where a
     check fails.
     """
-    from combinators import chain
+    from transforms.cli.progress import Progress
 
     if in_place:
         from transforms.cli.in_place import check_in_place
 
         check_in_place(manifests, output)
+    progress = Progress(quiet=quiet)
+    make = functools.partial(
+        _made_run,
+        overlays,
+        select,
+        policy,
+        allow,
+        deny,
+        conflicts,
+        no_validate,
+        k8s_version,
+        progress,
+    )
+    try:
+        if in_place:
+            _apply_in_place(make(), manifests, recursive, overlays)
+            return
+        from transforms.cli.withheld import Withheld
+
+        with Withheld(output) as printed:
+            paths = _made_in_worker(manifests, recursive, overlays)
+            if paths is not None:
+                from transforms.cli import worker
+                from transforms.cli.options import stream_manifests
+
+                worker.fold_in_worker(
+                    make, paths, stream_manifests(paths), printed, progress=progress
+                )
+            else:
+                _apply_streams(make(), manifests, recursive, overlays, printed)
+            progress.close()
+            printed.release()
+    finally:
+        progress.close()
+
+
+def _made_run(
+    overlays: tuple[str, ...],
+    select: tuple[str, ...],
+    policy: str | None,
+    allow: tuple[str, ...],
+    deny: tuple[str, ...],
+    conflicts: str,
+    no_validate: bool,
+    k8s_version: str | None,
+    progress: Any,
+) -> _Run:
+    """The run of ``apply``'s options: the overlays loaded, the checks built (a bad flag is
+    a usage error before any manifest is read), an overlay file with no step warned about."""
+    from combinators import chain
+
     selector = parse_selector(select)
     texts: dict[str, str] = {}  # each overlay file read once: its lines are named from it
     loaded = load_files(overlays, texts)  # and parsed once: its steps keep their lines
@@ -173,24 +224,36 @@ def apply_command(
     from transforms.cli.notices import warn_empty_overlays
 
     warn_empty_overlays(overlays, steps)
-    from transforms.cli.progress import Progress
-
-    progress = Progress(quiet=quiet)
-    run = _Run(
+    return _Run(
         chain(*steps), steps, overlays, texts, selector, build, checks, k8s_version, progress
     )
-    try:
-        if in_place:
-            _apply_in_place(run, manifests, recursive, overlays)
-            return
-        from transforms.cli.withheld import Withheld
 
-        with Withheld(output) as printed:
-            _apply_streams(run, manifests, recursive, overlays, printed)
-            progress.close()
-            printed.release()
-    finally:
-        progress.close()
+
+def _made_in_worker(
+    manifests: tuple[str, ...], recursive: bool, overlays: tuple[str, ...]
+) -> list[str] | None:
+    """The paths of ``manifests`` where the run is made in the worker that folds them
+    (:func:`~transforms.cli.worker.fold_in_worker`), so that this process reads the first
+    parts while the worker loads the overlays: a long stream (:func:`~transforms.cli.worker.worthwhile`)
+    of files named each (or stdin), whose paths are found without a word said. Else
+    ``None``: the run is made first, here (a directory's files are found after the
+    overlays are loaded, and what is said of them is said after what loading says)."""
+    import os
+
+    from transforms.cli import worker
+    from transforms.cli.options import manifest_paths
+
+    given = manifests or ("-",)
+    debug = bool((click.get_current_context().find_root().obj or {}).get("debug"))
+    if not worker.can_fork(debug) or any(
+        path != "-" and not os.path.isfile(path) for path in given
+    ):
+        return None
+    try:
+        paths = manifest_paths(given, recursive, overlays)
+    except Exception:  # said once the overlays are loaded, as it always is
+        return None
+    return paths if worker.worthwhile(paths, debug) else None
 
 
 class _Run:

@@ -325,8 +325,6 @@ def _without_overlays(paths: list[str], given: Sequence[str], overlays: Sequence
     is read as it is asked."""
     import os
 
-    from transforms.cli.notices import warn
-
     if not overlays:
         return paths
     named = set(given)
@@ -337,6 +335,8 @@ def _without_overlays(paths: list[str], given: Sequence[str], overlays: Sequence
             and path not in named
             and any(_same_file(path, overlay) for overlay in overlays)
         ):
+            from transforms.cli.notices import warn  # the forms' macros: not on every start
+
             folder = os.path.dirname(path) or "."
             warn(f"{path}: given as an overlay (-f), so left out of the manifests of {folder}")
             continue

@@ -5,24 +5,35 @@ Reading a stream (libyaml's events, and the documents made of them) is about two
 of what ``apply`` does with it; folding, checking and writing are the rest, and the two
 are independent once a part has been read. So where the stream is long
 (:func:`worthwhile`), this process reads the parts (:func:`~transforms.cli.parts.read_parts`)
-and writes the output, and one worker process, forked from it once the overlays are
-loaded, folds and checks each part in order: the run (``_Run`` of
-:mod:`transforms.cli.apply`, ``_Validation`` of :mod:`transforms.cli.validate`, with
-every record it keeps of the streams) lives in the worker, which runs the same code on
-the same parts in the same order as this process would, so what it finds is what this
-process would find; what the run's end gives (validate's tally) is sent back.
+and writes the output, and one worker process, forked from it, folds and checks each
+part in order: the run (``_Run`` of :mod:`transforms.cli.apply`, ``_Validation`` of
+:mod:`transforms.cli.validate`, with every record it keeps of the streams) lives in the
+worker, which runs the same code on the same parts in the same order as this process
+would, so what it finds is what this process would find; what the run's end gives
+(validate's tally) is sent back. ``apply`` of files named each (or stdin) forks the
+worker before the overlays are loaded, and the worker makes the run (loads the
+overlays, builds the checks) while this process reads the first parts: a tenth of a
+run of 1,000 Jobs, taken off its start.
 
+* Who writes a part's YAML is decided as the worker has folded it: the worker, where no
+  other part waits there (this process, still reading, is the one behind); else this
+  process, once it has read all it may send (the worker is behind, or the stream is all
+  read). Each does what the other has no time for.
 * What the worker says on stderr (warnings, findings, a failure's message) is taken
   with each part's result and said here in order, as it would have been said;
   the progress line stays this process's (the worker counts, this process draws).
-* An error the worker meets (an overlay failing on a document, a check that fails the
-  run) ends the run here with that error: the same exception, sent back.
+* An error the worker meets (an overlay or a flag refused as it makes the run, an
+  overlay failing on a document, a check that fails the run) ends the run here with
+  that error: the same exception, sent back (a usage error is said in this process's
+  context, the same command's). What making the run refuses is said before anything
+  this process met reading, as when the run is made first.
 * An error reading a part (a syntax error, bytes that are not UTF-8) is said once the
   worker has folded every part before it, as it is when one process does all.
 * At most :data:`IN_FLIGHT` parts are between the two processes at once, so the memory
-  held does not grow with the stream. A worker that dies (killed, out of memory) is an
-  error naming how it ended; it never hangs the run, and nothing is printed. An
-  interrupt ends both.
+  held does not grow with the stream; each process takes what the other sends as it
+  comes, in a thread, so neither waits on a full pipe. A worker that dies (killed, out
+  of memory) is an error naming how it ended; it never hangs the run, and nothing is
+  printed. An interrupt ends both.
 
 Only on Linux (``os.fork``), with two cores or more, and never with ``--debug`` (whose
 traceback is of one process).
@@ -34,7 +45,6 @@ import contextlib
 import io
 import os
 import sys
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,8 +57,9 @@ WORKER_BYTES = 256 * 1024
 """The stream, in bytes, from which a second process folds it: below it, forking would
 cost more than it saves."""
 
-IN_FLIGHT = 4
-"""The most parts sent to the worker and not yet given back."""
+IN_FLIGHT = 8
+"""The most parts sent to the worker and not yet given back: enough for this process to
+read the first thousand documents of a stream while the worker makes the run."""
 
 
 class WorkerLost(TransformError):
@@ -129,9 +140,15 @@ class _NoOutput(io.TextIOBase):
 
 def _portable(err: BaseException) -> BaseException:
     """``err``, as it can be sent to the reader: itself where it pickles, else a plain
-    error saying what it was."""
+    error saying what it was. A usage error (a bad flag, met making the run) goes as
+    its words alone: the reader says it in its own context (the same command's), which
+    shows the usage (:meth:`_Reader._handle`)."""
     import pickle
 
+    import click
+
+    if isinstance(err, click.UsageError):
+        return click.UsageError(err.format_message())
     try:
         pickle.loads(pickle.dumps(err))
     except Exception:
@@ -141,10 +158,16 @@ def _portable(err: BaseException) -> BaseException:
     return err
 
 
-def _child(run: Any, receive: Any, send: Any) -> None:
+def _child(run: Any, made: bool, receive: Any, send: Any) -> None:
     """The worker: fold each stream the reader sends, part by part, and send back each
     part's result with what was said on stderr meanwhile (``SIGINT`` is the reader's to
-    handle: it ends both, :func:`~transforms.cli.forking.as_helper`)."""
+    handle: it ends both, :func:`~transforms.cli.forking.as_helper`). ``run`` is the
+    run, or, where ``made`` is false, what makes it here (what fails there is said as
+    the run's first failure). What the reader sends is taken from the pipe as it comes
+    (:func:`_take`), so the reader never waits on a full pipe while this process works."""
+    import queue
+    import threading
+
     from transforms.cli import progress
     from transforms.cli.options import Streamed
     from transforms.cli.parts import Part
@@ -152,11 +175,11 @@ def _child(run: Any, receive: Any, send: Any) -> None:
     said = io.StringIO()
     sys.stderr, sys.stdout = said, _NoOutput(sys.stdout)
     progress._SHOWN.clear()  # the reader's line, never drawn from here
-    tally = _Tally(run.progress.on)
-    run.progress = tally
-    from transforms.io.streams import dump_stream
+    inbox: Any = queue.Queue()
+    threading.Thread(target=_take, args=(receive, inbox), daemon=True).start()
+    tally = _Tally(False)
 
-    dumps: list[bool] = []  # of each part sent, not yet folded: whether it is written here
+    dumps: list[bool] = []  # of each part sent, not yet folded: whether it may be written here
 
     def taken() -> str:
         text = said.getvalue()
@@ -164,13 +187,9 @@ def _child(run: Any, receive: Any, send: Any) -> None:
         said.truncate()
         return text
 
-    idle = [0.0]  # seconds waiting for the reader, since the last result sent
-
     def parts() -> Any:
         while True:
-            began = time.monotonic()
-            message = receive.recv()
-            idle[0] += time.monotonic() - began
+            message = inbox.get()
             if message[0] == "part":
                 dumps.append(message[4])
                 yield Part(*message[1:4])
@@ -181,8 +200,14 @@ def _child(run: Any, receive: Any, send: Any) -> None:
 
     ended: Any = None  # what the run's end gives
     try:
+        if not made:
+            run = run()
+        tally.on = run.progress.on
+        run.progress = tally
+        from transforms.io.streams import dump_stream
+
         while True:
-            message = receive.recv()
+            message = inbox.get()
             if message[0] == "end":
                 ended = run.end(*message[1:])
                 break
@@ -191,16 +216,31 @@ def _child(run: Any, receive: Any, send: Any) -> None:
             number, source, path, several = message[1:]
             stream = Streamed(source, path, sys.stdin if path is None else path, parts())
             for result in run.stream(stream, several, number):
-                dumped = dumps.pop(0)
+                # written here where the reader is ahead (nothing of it waits to be
+                # folded); where it waits, the reader writes it (it has no more to read)
+                dumped = dumps.pop(0) and inbox.empty()
                 out = dump_stream(result) if dumped else result
-                send.send(("result", out, dumped, len(result), taken(), tally.take(), idle[0]))
-                idle[0] = 0.0
+                send.send(("result", out, dumped, len(result), taken(), tally.take()))
             send.send(("said", taken(), tally.take()))
         send.send(("done", taken(), None, ended))
     except _Aborted:
         send.send(("aborted", taken()))
     except BaseException as err:
         send.send(("done", taken(), _portable(err), None))
+
+
+def _take(connection: Any, inbox: Any) -> None:
+    """The worker's thread that takes what the reader sends as it comes; the reader gone
+    (the pipe closed) is an abort."""
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            inbox.put(("abort",))
+            return
+        inbox.put(message)
+        if message[0] in ("end", "abort"):
+            return
 
 
 def _receive(connection: Any, inbox: Any) -> None:
@@ -220,12 +260,13 @@ def _receive(connection: Any, inbox: Any) -> None:
 class _Reader:
     """The reader's side of a run folded in a worker (see the module)."""
 
-    def __init__(self, run: Any, printed: Any, mask: Any) -> None:
+    def __init__(self, run: Any, made: bool, progress: Any, printed: Any, mask: Any) -> None:
         import queue
         import threading
+
         from transforms.cli.channel import pipe
 
-        self.printed, self.progress = printed, run.progress
+        self.printed, self.progress = printed, progress
         to_worker, self._send = pipe()
         from_worker, sent = pipe()
         flush_streams()
@@ -236,7 +277,7 @@ class _Reader:
                 as_helper(parent, mask)
                 self._send.close()
                 from_worker.close()
-                _child(run, to_worker, sent)
+                _child(run, made, to_worker, sent)
             finally:
                 os._exit(0)
         to_worker.close()
@@ -247,8 +288,6 @@ class _Reader:
         self.thread.daemon = True
         self.thread.start()
         self.pending = 0  # parts sent, not yet given back
-        # seconds each process waited for the other: the one that waits less writes less
-        self.idle = self.worker_idle = 0.0
         self.ended = False  # the worker said it is done (or aborted)
         self.ended_with: Any = None  # what the run's end gave, in the worker
 
@@ -263,16 +302,14 @@ class _Reader:
 
     def part(self, part: Any) -> None:
         """Send the next part, once fewer than :data:`IN_FLIGHT` are with the worker.
-        Where the worker was behind (this process waited for it), the part comes back as
-        documents, written here; else the worker writes it: each process does what the
-        other has no time for."""
-        began = time.monotonic()
+        The worker writes it (YAML) where, once it is folded, no other part waits there
+        (this process is the one behind: it still reads); else it comes back as
+        documents, written here (this process is ahead, or has read all): each
+        process does what the other has no time for."""
         while self.pending >= IN_FLIGHT:
             self._handle(self.inbox.get())
-        self._drain()
-        there = self.printed.output == "yaml" and self.worker_idle >= self.idle
+        there = self.printed.output == "yaml"  # as YAML: the worker may write it
         self.send(("part", part.documents, part.booleans, part.first, there))
-        self.idle += time.monotonic() - began
         self.pending += 1
 
     def _drain(self) -> None:
@@ -310,7 +347,6 @@ class _Reader:
             else:
                 self.printed.add(message[1])
             self.progress.update(**message[5])
-            self.worker_idle += message[6]
         elif kind == "said":
             self._say(message[1])
             self.progress.update(**message[2])
@@ -321,7 +357,12 @@ class _Reader:
             self.ended = True
             self._say(message[1])
             if message[2] is not None:
-                raise message[2]
+                import click
+
+                failed = message[2]
+                if isinstance(failed, click.UsageError) and failed.ctx is None:
+                    failed.ctx = click.get_current_context(silent=True)  # the worker's, as made
+                raise failed
             self.ended_with = message[3]
         else:
             self.ended = True
@@ -362,15 +403,23 @@ class _Reader:
         self._connection.close()
 
 
-def fold_in_worker(run: Any, paths: Sequence[str], streams: Any, printed: Any) -> Any:
+def fold_in_worker(
+    run: Any, paths: Sequence[str], streams: Any, printed: Any, *, progress: Any = None
+) -> Any:
     """Fold ``streams`` (:func:`~transforms.cli.options.stream_manifests` of ``paths``)
     as ``run.stream`` and ``run.end`` fold them, in a worker (see the module), adding each
     part's result to ``printed`` (:class:`~transforms.cli.withheld.Withheld`) in order:
-    documents, or a text of lines; give what ``run.end`` gave there."""
+    documents, or a text of lines; give what ``run.end`` gave there.
+
+    Where ``progress`` (the run's line) is given, ``run`` is what makes the run, called
+    in the worker: what it loads (the overlays, the checks) is loaded there while this
+    process reads the first parts, and what it refuses (an overlay, a flag) is said
+    before anything this process met reading, as where the run is made first."""
     started: list[_Reader] = []  # the reader, once its worker is forked
+    made = progress is None
     try:
         with interrupts_held() as mask:  # taken as the hold ends, the worker known to close
-            started.append(_Reader(run, printed, mask))
+            started.append(_Reader(run, made, run.progress if made else progress, printed, mask))
         reader = started[0]
         several = len(paths) > 1
         first_source = "<stdin>"
