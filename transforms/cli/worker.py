@@ -164,7 +164,7 @@ def _child(run: Any, made: bool, receive: Any, send: Any) -> None:
     handle: it ends both, :func:`~transforms.cli.forking.as_helper`). ``run`` is the
     run, or, where ``made`` is false, what makes it here (what fails there is said as
     the run's first failure). What the reader sends is taken from the pipe as it comes
-    (:func:`_take`), so the reader never waits on a full pipe while this process works."""
+    (:func:`_pass_on`), so the reader never waits on a full pipe while this process works."""
     import queue
     import threading
 
@@ -176,7 +176,9 @@ def _child(run: Any, made: bool, receive: Any, send: Any) -> None:
     sys.stderr, sys.stdout = said, _NoOutput(sys.stdout)
     progress._SHOWN.clear()  # the reader's line, never drawn from here
     inbox: Any = queue.Queue()
-    threading.Thread(target=_take, args=(receive, inbox), daemon=True).start()
+    # the reader gone (the pipe closed) is an abort
+    taking = (receive, inbox, "abort", ("end", "abort"))
+    threading.Thread(target=_pass_on, args=taking, daemon=True).start()
     tally = _Tally(False)
 
     dumps: list[bool] = []  # of each part sent, not yet folded: whether it may be written here
@@ -229,31 +231,18 @@ def _child(run: Any, made: bool, receive: Any, send: Any) -> None:
         send.send(("done", taken(), _portable(err), None))
 
 
-def _take(connection: Any, inbox: Any) -> None:
-    """The worker's thread that takes what the reader sends as it comes; the reader gone
-    (the pipe closed) is an abort."""
+def _pass_on(connection: Any, inbox: Any, lost: str, last: tuple[str, ...]) -> None:
+    """A thread of each process that takes what the other sends as it comes, so that
+    neither ever waits on the other's full pipe: into ``inbox``, up to a message whose
+    kind is one of ``last``; the pipe closed first is a message of the kind ``lost``."""
     while True:
         try:
             message = connection.recv()
         except (EOFError, OSError):
-            inbox.put(("abort",))
+            inbox.put((lost,))
             return
         inbox.put(message)
-        if message[0] in ("end", "abort"):
-            return
-
-
-def _receive(connection: Any, inbox: Any) -> None:
-    """The reader's thread that takes what the worker sends as it comes, so that neither
-    process ever waits on the other's full pipe."""
-    while True:
-        try:
-            message = connection.recv()
-        except (EOFError, OSError):
-            inbox.put(("lost",))
-            return
-        inbox.put(message)
-        if message[0] in ("done", "aborted"):
+        if message[0] in last:
             return
 
 
@@ -284,7 +273,8 @@ class _Reader:
         sent.close()
         self._connection = from_worker
         self.inbox: Any = queue.Queue()
-        self.thread = threading.Thread(target=_receive, args=(from_worker, self.inbox))
+        taking = (from_worker, self.inbox, "lost", ("done", "aborted"))
+        self.thread = threading.Thread(target=_pass_on, args=taking)
         self.thread.daemon = True
         self.thread.start()
         self.pending = 0  # parts sent, not yet given back
