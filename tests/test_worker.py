@@ -318,6 +318,24 @@ def test_the_reader_forks_before_the_overlays_modules_are_loaded(tmp_path: Path)
     assert listed.read_text() == "fork:"  # one fork, none of those loaded here before it
 
 
+def test_an_overlay_refused_is_said_at_once_while_stdin_gives_nothing(tmp_path: Path) -> None:
+    podfold = Path(sys.executable).parent / "podfold"
+    with subprocess.Popen(
+        [str(podfold), "apply", "-f", str(tmp_path / "missing.yaml"), "-"],
+        stdin=subprocess.PIPE,  # a pipe (long, for the worker) whose writer says nothing
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as running:
+        assert running.stdin is not None and running.stderr is not None
+        try:
+            code = running.wait(timeout=60)  # not waiting for stdin to give a part
+        finally:
+            running.stdin.close()
+        said = running.stderr.read().decode()
+    assert code == 1
+    assert said.startswith("podfold: error: ") and "missing.yaml: cannot read the overlay" in said
+
+
 def test_the_worker_is_used_only_where_it_pays(tmp_path: Path) -> None:
     small, large = tmp_path / "small.yaml", tmp_path / "large.yaml"
     small.write_text(jobs(3))

@@ -235,22 +235,25 @@ def _made_in_worker(
     """The paths of ``manifests`` where the run is made in the worker that folds them
     (:func:`~transforms.cli.worker.fold_in_worker`), so that this process reads the first
     parts while the worker loads the overlays: a long stream (:func:`~transforms.cli.worker.worthwhile`)
-    of files named each (or stdin), whose paths are found without a word said. Else
-    ``None``: the run is made first, here (a directory's files are found after the
-    overlays are loaded, and what is said of them is said after what loading says)."""
+    of regular files named each, whose paths are found without a word said. Else
+    ``None``: the run is made first, here. A directory's files are found after the
+    overlays are loaded, and what is said of them is said after what loading says. And
+    stdin may stall (a pipe whose writer waits): an overlay refused must be said at
+    once, not once the pipe has given a part."""
     import os
 
     from transforms.cli import worker
     from transforms.cli.options import manifest_paths
 
-    given = manifests or ("-",)
     debug = bool((click.get_current_context().find_root().obj or {}).get("debug"))
-    if not worker.can_fork(debug) or any(
-        path != "-" and not os.path.isfile(path) for path in given
+    if (
+        not manifests
+        or not worker.can_fork(debug)
+        or any(path == "-" or not os.path.isfile(path) for path in manifests)
     ):
         return None
     try:
-        paths = manifest_paths(given, recursive, overlays)
+        paths = manifest_paths(manifests, recursive, overlays)
     except Exception:  # said once the overlays are loaded, as it always is
         return None
     return paths if worker.worthwhile(paths, debug) else None

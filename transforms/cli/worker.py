@@ -10,7 +10,7 @@ part in order: the run (``_Run`` of :mod:`transforms.cli.apply`, ``_Validation``
 :mod:`transforms.cli.validate`, with every record it keeps of the streams) lives in the
 worker, which runs the same code on the same parts in the same order as this process
 would, so what it finds is what this process would find; what the run's end gives
-(validate's tally) is sent back. ``apply`` of files named each (or stdin) forks the
+(validate's tally) is sent back. ``apply`` of regular files named each forks the
 worker before the overlays are loaded, and the worker makes the run (loads the
 overlays, builds the checks) while this process reads the first parts: a tenth of a
 run of 1,000 Jobs, taken off its start.
