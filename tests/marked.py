@@ -147,6 +147,8 @@ SPAWN: dict[str, tuple[str, ...]] = {
         "test_what_making_the_run_in_the_worker_says_is_what_one_process_says",
         "test_the_reader_forks_before_the_overlays_modules_are_loaded",
         "test_an_overlay_refused_is_said_at_once_while_stdin_gives_nothing",
+        "test_a_message_that_cannot_be_taken_fails_the_run_never_hangs_it",
+        "test_a_closed_stderr_leaves_the_run_as_one_process_leaves_it",
     ),
     "test_streams.py": (
         "test_a_check_failing_late_in_a_stream_prints_nothing",

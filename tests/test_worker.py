@@ -336,6 +336,60 @@ def test_an_overlay_refused_is_said_at_once_while_stdin_gives_nothing(tmp_path: 
     assert said.startswith("podfold: error: ") and "missing.yaml: cannot read the overlay" in said
 
 
+@pytest.mark.parametrize("where", ["the worker", "the reader"])
+def test_a_message_that_cannot_be_taken_fails_the_run_never_hangs_it(
+    where: str, tmp_path: Path
+) -> None:
+    stream = _written(tmp_path / "jobs.yaml", jobs(60))
+    code = textwrap.dedent(f"""
+        import os, sys
+        from transforms.cli import channel, script, worker
+        from transforms.io import batches
+
+        reader, taken, real = os.getpid(), [0], channel.Reading.recv
+        def recv(self):  # the third message taken there: no memory left for it
+            if (os.getpid() != reader) == {where == "the worker"!r}:
+                taken[0] += 1
+                if taken[0] == 3:
+                    raise MemoryError("no room for the message")
+            return real(self)
+
+        channel.Reading.recv = recv
+        worker.WORKER_BYTES, batches.PART_BYTES = 0, 300
+        sys.argv = ["podfold", "apply", "-f", {str(A100)!r}, {str(stream)!r}]
+        script()
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "Traceback" not in done.stderr  # the thread's failure is the run's, said once
+    assert done.stderr.endswith(  # after what the parts taken before it said
+        "podfold: internal error: MemoryError: no room for the message "
+        "(run with --debug for the traceback)\n"
+    )
+
+
+def test_a_closed_stderr_leaves_the_run_as_one_process_leaves_it(tmp_path: Path) -> None:
+    stream = _written(tmp_path / "jobs.yaml", jobs(60))  # with warnings, said on stderr
+    driver = _written(
+        tmp_path / "driver.py",
+        "import sys\nfrom transforms.cli import script, worker\nfrom transforms.io import batches\n"
+        "worker.WORKER_BYTES, batches.PART_BYTES = 0, 300\nscript()\n",
+    )
+    runs = [
+        subprocess.run(  # stderr closed: Python's sys.stderr is None
+            f"'{sys.executable}' '{driver}' {flag} apply -f '{A100}' '{stream}' 2>&-",
+            shell=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        for flag in ("", "--debug")  # --debug: in one process
+    ]
+    assert runs[0].returncode == runs[1].returncode == 0
+    assert runs[0].stdout == runs[1].stdout
+    assert runs[0].stdout.count("nvidia-tesla-a100") == 60
+
+
 def test_the_worker_is_used_only_where_it_pays(tmp_path: Path) -> None:
     small, large = tmp_path / "small.yaml", tmp_path / "large.yaml"
     small.write_text(jobs(3))

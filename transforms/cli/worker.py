@@ -192,6 +192,8 @@ def _child(run: Any, made: bool, receive: Any, send: Any) -> None:
     def parts() -> Any:
         while True:
             message = inbox.get()
+            if message[0] == "failed":
+                raise message[1]
             if message[0] == "part":
                 dumps.append(message[4])
                 yield Part(*message[1:4])
@@ -210,6 +212,8 @@ def _child(run: Any, made: bool, receive: Any, send: Any) -> None:
 
         while True:
             message = inbox.get()
+            if message[0] == "failed":
+                raise message[1]
             if message[0] == "end":
                 ended = run.end(*message[1:])
                 break
@@ -234,12 +238,17 @@ def _child(run: Any, made: bool, receive: Any, send: Any) -> None:
 def _pass_on(connection: Any, inbox: Any, lost: str, last: tuple[str, ...]) -> None:
     """A thread of each process that takes what the other sends as it comes, so that
     neither ever waits on the other's full pipe: into ``inbox``, up to a message whose
-    kind is one of ``last``; the pipe closed first is a message of the kind ``lost``."""
+    kind is one of ``last``; the pipe closed first is a message of the kind ``lost``,
+    and any other failure (no memory left for a message) a ``failed`` one, holding
+    it: the run's error, never a wait for a message that will not come."""
     while True:
         try:
             message = connection.recv()
         except (EOFError, OSError):
             inbox.put((lost,))
+            return
+        except BaseException as err:
+            inbox.put(("failed", err))
             return
         inbox.put(message)
         if message[0] in last:
@@ -318,7 +327,7 @@ class _Reader:
             self._handle(self.inbox.get())
 
     def _say(self, text: str) -> None:
-        if text:
+        if text and sys.stderr is not None:  # none (closed): unsaid, as click leaves it
             from transforms.cli.progress import clear
 
             clear()
@@ -340,6 +349,8 @@ class _Reader:
         elif kind == "said":
             self._say(message[1])
             self.progress.update(**message[2])
+        elif kind == "failed":  # taking the worker's message failed here
+            raise message[1]
         elif kind == "aborted":
             self.ended = True
             self._say(message[1])
